@@ -1,0 +1,1 @@
+"""Triton modules generated from ops/*.hsr by `hsr compile`; never edited by hand."""

@@ -1,0 +1,262 @@
+"""Stage 2, check: AST to typed IR.
+
+Resolves names and axes, types every node, attaches ``where`` conditions to
+the reductions they restrict. Every error names the line and column.
+"""
+
+from __future__ import annotations
+
+from . import ir
+from . import syntax as S
+from .errors import SpecError
+
+
+def check(spec: S.Spec) -> ir.Program:
+    return _Checker(spec).program()
+
+
+class _Checker:
+    def __init__(self, spec: S.Spec):
+        self.spec = spec
+        self.tensors: dict[str, ir.Tensor] = {}
+        self.used: set[str] = set()
+
+    def error(self, message: str, pos: S.Pos, hint: str | None = None) -> SpecError:
+        return SpecError(message, source=self.spec.source, filename=self.spec.filename,
+                         line=pos.line, col=pos.col, hint=hint)
+
+    # -- declarations -------------------------------------------------------
+    def program(self) -> ir.Program:
+        for decl in self.spec.declarations:
+            self.declare(decl)
+        defs = self.spec.definitions
+        if not defs:
+            last = len(self.spec.source.splitlines()) or 1
+            raise self.error("the spec defines no output", S.Pos(last, 1),
+                             "add a definition such as  out[i, j] = sum_s max_t <Q_s, D_t>")
+        if len(defs) > 1:
+            raise self.error(f"a second definition ({defs[1].name!r}); a spec has one output",
+                             defs[1].pos, "write one spec per output; a sum of terms goes in one definition")
+        definition = self.definition(defs[0])
+        for t in self.tensors.values():
+            if t.name not in self.used:
+                raise self.error(f"{t.name!r} is declared but never used", t.pos,
+                                 "remove the declaration or use it in the definition")
+        return ir.Program(tuple(self.tensors.values()), definition, self.spec.source, self.spec.filename)
+
+    def declare(self, decl: S.Declaration) -> None:
+        if decl.name in self.tensors:
+            raise self.error(f"{decl.name!r} is declared twice", decl.pos)
+        if len(set(decl.axes)) != len(decl.axes):
+            raise self.error(f"{decl.name!r} names an axis twice: [{', '.join(decl.axes)}]", decl.pos)
+        if not decl.axes and decl.type != "int":
+            raise self.error(f"{decl.name!r} has no axes", decl.pos, "declare its axes, as in w[s]: float")
+        default = decl.default
+        allowed = {"bool": ("all",), "int": ("full",), "float": ()}[decl.type]
+        if default is not None:
+            ok = default in allowed or (decl.type == "float" and isinstance(default, float))
+            if not ok:
+                want = {"bool": "'all'", "int": "'full'", "float": "a number"}[decl.type]
+                raise self.error(f"{default!r} is not a default for a {decl.type} input", decl.pos,
+                                 f"a {decl.type} input's default is {want}")
+        self.tensors[decl.name] = ir.Tensor(decl.name, decl.axes, decl.type, default, decl.pos)
+
+    # -- the definition -----------------------------------------------------
+    def definition(self, d: S.Definition) -> ir.Definition:
+        if d.name in self.tensors:
+            raise self.error(f"{d.name!r} is already declared as an input", d.pos)
+        if len(set(d.axes)) != len(d.axes):
+            raise self.error(f"output {d.name!r} names an axis twice", d.pos)
+        known = {a for t in self.tensors.values() for a in t.axes}
+        for axis in d.axes:
+            if axis not in known:
+                raise self.error(f"output axis {axis!r} is not an axis of any input", d.pos)
+        reduced = {r.axis for r in _reductions(d.expr)}
+        conds = tuple(self.condition(c, set(d.axes), reduced) for c in d.conds)
+        expr = self.expr(d.expr, frozenset(d.axes), conds, top=True)
+        if not isinstance(expr, ir.Reduce):
+            raise self.error("the definition reduces over nothing", d.pos,
+                             "a hard-selection reduction starts with a reduction such as sum_s or max_t")
+        missing = set(d.axes) - expr.axes
+        if missing:
+            raise self.error(f"output axis {sorted(missing)[0]!r} does not appear in the expression", d.pos)
+        return ir.Definition(d.name, d.axes, expr, conds, d.pos)
+
+    def condition(self, c: S.Cond, out_axes: set, reduced: set) -> ir.Cond:
+        if isinstance(c, S.MaskCond):
+            t = self.lookup(c.name, c.pos)
+            if t.kind != ir.BOOL:
+                raise self.error(f"{c.name!r} is {t.kind}, but a where-mask must be bool", c.pos,
+                                 "for a length bound write  t < lengths[j]")
+            if c.axes is not None and c.axes != t.axes:
+                raise self.error(f"{c.name} is declared [{', '.join(t.axes)}], not [{', '.join(c.axes)}]", c.pos)
+            over = [a for a in t.axes if a in reduced]
+            if len(over) != 1:
+                raise self.error(f"mask {c.name!r} must name exactly one reduced axis, it names {len(over)}",
+                                 c.pos, f"reduced axes here: {', '.join(sorted(reduced)) or 'none'}")
+            stray = [a for a in t.axes if a not in reduced and a not in out_axes]
+            if stray:
+                raise self.error(f"axis {stray[0]!r} of mask {c.name!r} is neither an output nor a reduced axis", c.pos)
+            self.used.add(t.name)
+            return ir.Mask(t, over[0], c.pos)
+        if c.axis not in reduced:
+            raise self.error(f"{c.axis!r} is not a reduced axis, so it cannot be bounded", c.pos,
+                             f"reduced axes here: {', '.join(sorted(reduced)) or 'none'}")
+        if isinstance(c.bound, int):
+            return ir.Bound(c.axis, c.bound, c.pos)
+        t = self.lookup(c.bound, c.pos)
+        if t.kind != ir.INT:
+            raise self.error(f"bound {t.name!r} is {t.kind}, but a length bound must be int", c.pos)
+        if c.bound_axes is not None and c.bound_axes != t.axes:
+            raise self.error(f"{t.name} is declared [{', '.join(t.axes)}], not [{', '.join(c.bound_axes)}]", c.pos)
+        stray = [a for a in t.axes if a not in out_axes]
+        if stray:
+            raise self.error(f"length bound {t.name!r} varies over {stray[0]!r}, which is not an output axis", c.pos)
+        self.used.add(t.name)
+        return ir.Bound(c.axis, t, c.pos)
+
+    # -- expressions --------------------------------------------------------
+    def lookup(self, name: str, pos: S.Pos) -> ir.Tensor:
+        if name not in self.tensors:
+            raise self.error(f"{name!r} is not declared", pos,
+                             f"declare it first, as in {name}[i, s]: float")
+        return self.tensors[name]
+
+    def expr(self, e: S.Expr, scope: frozenset, conds: tuple, top: bool = False) -> ir.Expr:
+        if isinstance(e, S.Num):
+            return ir.Const(e.value, e.pos)
+        if isinstance(e, S.Ref):
+            return self.load(e, scope, pair=False)
+        if isinstance(e, S.Reduce):
+            return self.reduce(e, scope, conds, top)
+        if isinstance(e, S.Dot):
+            return self.pair("dot", e.a, e.b, scope, e.pos)
+        if isinstance(e, S.Norm):
+            return self.norm(e, scope, squared=False)
+        if isinstance(e, S.Pow):
+            if isinstance(e.base, S.Norm) and e.base.kind == "2" and e.exponent == 2:
+                return self.norm(e.base, scope, squared=True)
+            return ir.Apply("pow", (self.expr(e.base, scope, conds),), e.pos, e.exponent)
+        if isinstance(e, S.Binary):
+            return ir.Apply(e.op, (self.expr(e.left, scope, conds), self.expr(e.right, scope, conds)), e.pos)
+        if isinstance(e, S.Neg):
+            return ir.Apply("neg", (self.expr(e.operand, scope, conds),), e.pos)
+        if isinstance(e, S.Call):
+            if e.fn == "cos":
+                if len(e.args) != 2:
+                    raise self.error("cos takes two rows: cos(A, B)", e.pos)
+                return self.pair("cos", e.args[0], e.args[1], scope, e.pos)
+            if e.fn not in ir.UNARY_FNS:
+                raise self.error(f"unknown function {e.fn!r}", e.pos,
+                                 "functions: cos " + " ".join(ir.UNARY_FNS))
+            if len(e.args) != 1:
+                raise self.error(f"{e.fn} takes one argument, not {len(e.args)}", e.pos)
+            return ir.Apply(e.fn, (self.expr(e.args[0], scope, conds),), e.pos)
+        raise self.error("unsupported expression", getattr(e, "pos", S.Pos(1, 1)))
+
+    def reduce(self, e: S.Reduce, scope: frozenset, conds: tuple, top: bool) -> ir.Reduce:
+        if e.op.startswith("arg") and not top:
+            raise self.error(f"{e.op}_{e.axis} must be the whole definition", e.pos,
+                             "an index cannot feed arithmetic; write  idx[i, s] = argmax_t ...")
+        if e.axis in scope:
+            raise self.error(f"axis {e.axis!r} is already bound here", e.pos,
+                             "an axis is reduced once and is not also an output axis")
+        body = self.expr(e.body, scope | {e.axis}, conds)
+        if e.axis not in body.axes:
+            raise self.error(f"{e.op}_{e.axis} reduces over {e.axis!r}, but its operand does not depend on it",
+                             e.pos, "a reduction takes the product term after it; check the axis name")
+        mine = tuple(c for c in conds if _cond_axis(c) == e.axis)
+        return ir.Reduce(e.op, e.axis, body, mine, e.pos)
+
+    def norm(self, e: S.Norm, scope: frozenset, squared: bool) -> ir.Pair:
+        inner = e.inner
+        if not (isinstance(inner, S.Binary) and inner.op == "-"):
+            raise self.error("a pairwise norm is written ||A - B||", e.pos)
+        kind = "l1" if e.kind == "1" else ("sqdist" if squared else "dist")
+        return self.pair(kind, inner.left, inner.right, scope, e.pos)
+
+    def pair(self, kind: str, a: S.Expr, b: S.Expr, scope: frozenset, pos: S.Pos) -> ir.Pair:
+        for side in (a, b):
+            if not isinstance(side, S.Ref):
+                raise self.error("a pairwise score takes two tensor rows, as in <Q_s, D_t>",
+                                 getattr(side, "pos", pos))
+        la, lb = self.load(a, scope, pair=True), self.load(b, scope, pair=True)
+        if la.contracted is None or lb.contracted is None:
+            side = a if la.contracted is None else b
+            raise self.error(f"{side.name} has no axis left over to contract", side.pos,
+                             "the contraction axis is the one axis of both rows that nothing else binds")
+        if la.contracted != lb.contracted:
+            raise self.error(f"the rows contract different axes ({la.contracted!r} and {lb.contracted!r})", pos,
+                             "both rows must leave the same axis unbound")
+        return ir.Pair(kind, la, lb, la.contracted, pos)
+
+    def load(self, r: S.Ref, scope: frozenset, pair: bool) -> ir.Load:
+        t, bound = self.resolve(r, scope)
+        left = [a for a in t.axes if a not in scope and a not in bound]
+        if t.kind != ir.FLOAT:
+            raise self.error(f"{t.name!r} is {t.kind}; only float inputs enter arithmetic", r.pos,
+                             "bool inputs are masks (where ...), int inputs are length bounds")
+        if not pair and left:
+            raise self.error(f"axis {left[0]!r} of {t.name} is not bound", r.pos,
+                             f"bind it with a reduction such as sum_{left[0]}, or make it an output axis")
+        if pair and len(left) > 1:
+            raise self.error(f"{t.name} leaves {len(left)} axes unbound ({', '.join(left)}); a row leaves one",
+                             r.pos, "bind the others with reductions or output axes")
+        self.used.add(t.name)
+        return ir.Load(t, left[0] if left else None, r.pos)
+
+    def resolve(self, r: S.Ref, scope: frozenset) -> tuple[ir.Tensor, set]:
+        """Find the tensor a reference names and the axes it binds explicitly."""
+        if r.index is not None:
+            t = self.lookup(r.name, r.pos)
+            if len(r.index) != len(t.axes):
+                raise self.error(f"{t.name} has {len(t.axes)} axes, indexed with {len(r.index)}", r.pos)
+            bound = set()
+            for declared, given in zip(t.axes, r.index):
+                if given == ":":
+                    continue
+                if given != declared:
+                    raise self.error(f"{t.name}'s axis {declared!r} is indexed as {given!r}", r.pos,
+                                     f"use the declared axis name {declared!r} (renaming is not supported)")
+                if given not in scope:
+                    raise self.error(f"axis {given!r} is not bound here", r.pos)
+                bound.add(given)
+            free = [a for a, g in zip(t.axes, r.index) if g == ":"]
+            for a in t.axes:
+                if a in scope and a in free:
+                    raise self.error(f"axis {a!r} is bound here and cannot be contracted with ':'", r.pos)
+            return t, bound
+        if r.name in self.tensors:
+            return self.tensors[r.name], set()
+        base, sep, axis = r.name.rpartition("_")
+        if sep and base in self.tensors:
+            t = self.tensors[base]
+            if axis not in t.axes:
+                raise self.error(f"{base} has no axis {axis!r}", r.pos,
+                                 f"{base} is declared [{', '.join(t.axes)}]")
+            if axis not in scope:
+                raise self.error(f"axis {axis!r} is not bound here", r.pos,
+                                 f"a reduction such as sum_{axis} or an output axis binds it")
+            return t, {axis}
+        raise self.error(f"{r.name!r} is not declared", r.pos,
+                         f"declare it first, as in {base or r.name}[...]: float")
+
+
+def _reductions(e: S.Expr):
+    if isinstance(e, S.Reduce):
+        yield e
+        yield from _reductions(e.body)
+    elif isinstance(e, (S.Binary,)):
+        yield from _reductions(e.left)
+        yield from _reductions(e.right)
+    elif isinstance(e, S.Neg):
+        yield from _reductions(e.operand)
+    elif isinstance(e, S.Pow):
+        yield from _reductions(e.base)
+    elif isinstance(e, S.Call):
+        for a in e.args:
+            yield from _reductions(a)
+
+
+def _cond_axis(c: ir.Cond) -> str:
+    return c.axis

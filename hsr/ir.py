@@ -1,0 +1,164 @@
+"""The typed IR: what a checked spec means.
+
+Every expression node knows its free axes (the axes its value varies over) and
+its position in the spec, so later stages can both reason about it and point
+back at the line it came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .syntax import Pos
+
+FLOAT, BOOL, INT = "float", "bool", "int"
+
+REDUCE_OPS = ("sum", "mean", "max", "min", "argmax", "argmin")
+SELECT_OPS = ("max", "min", "argmax", "argmin")
+PAIR_KINDS = ("dot", "cos", "sqdist", "dist", "l1")
+UNARY_FNS = ("relu", "log1p", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "softplus")
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A declared input. ``default`` is None (required), 'all' (bool mask),
+    'full' (int length: the whole axis) or a number (float)."""
+    name: str
+    axes: tuple[str, ...]
+    kind: str
+    default: Union[str, float, None]
+    pos: Pos
+
+    @property
+    def optional(self) -> bool:
+        return self.default is not None
+
+
+@dataclass(frozen=True)
+class Const:
+    value: float
+    pos: Pos
+    axes: frozenset = frozenset()
+
+
+@dataclass(frozen=True)
+class Load:
+    """A float tensor read at the current axes; ``contracted`` is the axis left
+    over for the enclosing pairwise score (None outside one)."""
+    tensor: Tensor
+    contracted: str | None
+    pos: Pos
+
+    @property
+    def axes(self) -> frozenset:
+        return frozenset(a for a in self.tensor.axes if a != self.contracted)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A pairwise score of two rows over the contraction axis."""
+    kind: str
+    a: Load
+    b: Load
+    axis: str
+    pos: Pos
+
+    @property
+    def axes(self) -> frozenset:
+        return self.a.axes | self.b.axes
+
+
+@dataclass(frozen=True)
+class Apply:
+    """Elementwise: fn is one of + - * / neg pow or a name in UNARY_FNS;
+    ``param`` holds pow's exponent."""
+    fn: str
+    args: tuple
+    pos: Pos
+    param: float | None = None
+
+    @property
+    def axes(self) -> frozenset:
+        out = frozenset()
+        for a in self.args:
+            out |= a.axes
+        return out
+
+
+@dataclass(frozen=True)
+class Mask:
+    """A bool tensor; False positions leave every reduction over ``axis``."""
+    tensor: Tensor
+    axis: str
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Bound:
+    """``axis < limit``: limit is an int tensor (indexed by output axes) or an int."""
+    axis: str
+    limit: Union[Tensor, int]
+    pos: Pos
+
+
+Cond = Union[Mask, Bound]
+
+
+@dataclass(frozen=True)
+class Reduce:
+    op: str
+    axis: str
+    body: "Expr"
+    conds: tuple = ()
+    pos: Pos = Pos(1, 1)
+
+    @property
+    def axes(self) -> frozenset:
+        return self.body.axes - {self.axis}
+
+
+Expr = Union[Const, Load, Pair, Apply, Reduce]
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    axes: tuple[str, ...]
+    expr: Expr
+    conds: tuple
+    pos: Pos
+
+    @property
+    def kind(self) -> str:
+        return INT if isinstance(self.expr, Reduce) and self.expr.op.startswith("arg") else FLOAT
+
+
+@dataclass(frozen=True)
+class Program:
+    """A checked spec: its inputs in declaration order and its one definition."""
+    tensors: tuple[Tensor, ...]
+    definition: Definition
+    source: str
+    filename: str
+    axis_order: tuple[str, ...] = field(default=())
+
+    def tensor(self, name: str) -> Tensor:
+        return next(t for t in self.tensors if t.name == name)
+
+    def line(self, pos: Pos) -> str:
+        lines = self.source.splitlines()
+        return lines[pos.line - 1].strip() if 0 < pos.line <= len(lines) else ""
+
+
+def walk(expr: Expr):
+    """Yield every node of an expression, parents first."""
+    yield expr
+    if isinstance(expr, Pair):
+        yield from walk(expr.a)
+        yield from walk(expr.b)
+    elif isinstance(expr, Apply):
+        for arg in expr.args:
+            yield from walk(arg)
+    elif isinstance(expr, Reduce):
+        yield from walk(expr.body)

@@ -1,0 +1,130 @@
+"""Stage 5, load: write generated source to a content-addressed cache, import
+it, and wrap it as an Op.
+
+Cache entries live under ``HSR_CACHE_DIR`` (default ``~/.cache/hsr``), keyed
+by the normalised spec, the hsr version and the Triton version. Writes go to
+a temporary file first and are renamed into place, so concurrent processes
+never see half a file; an entry whose checksum does not match is rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from . import __version__
+from .check import check
+from .emit import emit
+from .op import Op
+from .parse import parse
+from .plan import plan
+
+_CHECKSUM = "# hsr-checksum: "
+
+
+def cache_dir(override=None) -> Path:
+    return Path(override or os.environ.get("HSR_CACHE_DIR") or Path.home() / ".cache" / "hsr")
+
+
+def read_spec(path_or_text) -> tuple[str, str]:
+    """(source, filename) from a path or from spec text."""
+    if isinstance(path_or_text, Path) or ("\n" not in str(path_or_text) and str(path_or_text).endswith(".hsr")):
+        path = Path(path_or_text)
+        return path.read_text(), path.name
+    return str(path_or_text), "<spec>"
+
+
+def normalise(source: str) -> str:
+    """The spec without comments and with single spaces: what the cache key hashes."""
+    out = []
+    for line in source.splitlines():
+        line = re.sub(r"\s+", " ", line.split("#", 1)[0]).strip()
+        if line:
+            out.append(line)
+    return "\n".join(out)
+
+
+def cache_key(source: str) -> str:
+    try:
+        import triton
+        triton_version = triton.__version__
+    except ImportError:  # pragma: no cover - triton is a dependency on Linux
+        triton_version = "none"
+    text = f"{normalise(source)}\nhsr {__version__}\ntriton {triton_version}\n{_templates_digest()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _templates_digest() -> str:
+    """A hash of the templates, so that editing one invalidates the cache."""
+    from importlib import resources
+
+    digest = hashlib.sha256()
+    root = resources.files("hsr.templates")
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".jinja"):
+            digest.update(entry.name.encode() + entry.read_bytes())
+    return digest.hexdigest()
+
+
+def compile_spec(path_or_text, cache_dir=None) -> Op:
+    source, filename = read_spec(path_or_text)
+    program = check(parse(source, filename))
+    kernel_plan = plan(program)
+    key = cache_key(source)  # the spec, the versions and the templates
+    path = cache_dir_path(cache_dir) / f"{kernel_plan.out}_{key}.py"
+    generated = _read_valid(path)
+    if generated is None:
+        generated = emit(kernel_plan, source, filename)
+        _write_atomic(path, generated)
+    module = _import(path, f"hsr_cache.{kernel_plan.out}_{key}")
+    return Op(program, kernel_plan, module, generated)
+
+
+def cache_dir_path(override=None) -> Path:
+    path = cache_dir(override)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _read_valid(path: Path) -> str | None:
+    """The cached source without its checksum line, or None if absent or damaged."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
+    body, sep, tail = text.rpartition(_CHECKSUM)
+    if not sep or tail.strip() != hashlib.sha256(body.encode()).hexdigest():
+        return None
+    return body
+
+
+def _write_atomic(path: Path, source: str) -> None:
+    text = source + _CHECKSUM + hashlib.sha256(source.encode()).hexdigest() + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _import(path: Path, name: str):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

@@ -1,0 +1,43 @@
+"""The compiled operator a user holds."""
+
+from __future__ import annotations
+
+from . import reference
+
+
+class Op:
+    """A compiled spec: call it on tensors (by position or by name)."""
+
+    def __init__(self, program, plan, module, source: str):
+        self.program = program
+        self.plan = plan
+        self.module = module
+        self._source = source
+
+    def __call__(self, *args, **kwargs):
+        return self.module.apply(*args, **kwargs)
+
+    @property
+    def name(self) -> str:
+        return self.plan.out
+
+    @property
+    def source(self) -> str:
+        """The generated Triton module's source."""
+        return self._source
+
+    def explain(self) -> str:
+        """The plan in words."""
+        return self.plan.explain()
+
+    def reference(self, *args, **kwargs):
+        """The float64 reference evaluator on the same arguments."""
+        return reference.evaluate(self.program, *args, **kwargs)
+
+    def forward_with_indices(self, *args, **kwargs):
+        """(out, selected index per outer position), without autograd."""
+        return self.module.forward_with_indices(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        names = ", ".join(t.name for t in self.program.tensors)
+        return f"<hsr.Op {self.plan.out}({names})>"

@@ -1,0 +1,205 @@
+"""The reference evaluator: interprets the typed IR with torch in float64.
+
+It materialises every pairwise score (chunked along the first output axis to
+bound memory) and is the oracle of every test. Selections take the lowest
+index among ties; an empty selection gives index -1 and value 0; NaN
+propagates. Gradients flow through the selected index only, because the
+selected value is a gather at that index.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from . import ir
+from .runtime import bind
+
+_CHUNK_BYTES = 1 << 28
+_FNS = {
+    "relu": torch.relu, "log1p": torch.log1p, "exp": torch.exp, "log": torch.log,
+    "sqrt": torch.sqrt, "abs": torch.abs, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+    "softplus": torch.nn.functional.softplus,
+}
+_EPS = 1e-12  # as torch.nn.functional.normalize
+
+
+def evaluate(program: ir.Program, *args, return_indices: bool = False, **kwargs):
+    """Evaluate the spec on tensors (positional in declaration order, or by name).
+
+    Returns the output in float64 (int64 for argmax/argmin). With
+    ``return_indices`` also a dict {reduction position: index tensor} of every
+    selection's chosen index, as (tensor, axes).
+    """
+    signature = tuple((t.name, t.axes, t.kind, t.default) for t in program.tensors)
+    dtypes = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+    tensors, sizes = bind(program.definition.name, signature, args, kwargs, float_dtypes=dtypes)
+    d = program.definition
+    chunks = _chunks(program, sizes)
+    outs, idx_parts = [], {}
+    for lo, hi in chunks:
+        ev = _Evaluator(program, tensors, sizes, d.axes[0] if d.axes else None, lo, hi)
+        value, axes = ev.eval(d.expr)
+        outs.append(ev.align(value, axes, d.axes))
+        for key, (t, t_axes) in ev.indices.items():
+            idx_parts.setdefault(key, []).append((t, t_axes))
+    dim0 = 0
+    out = torch.cat(outs, dim=dim0) if len(outs) > 1 else outs[0]
+    if not return_indices:
+        return out
+    indices = {}
+    for key, parts in idx_parts.items():
+        axes = parts[0][1]
+        cat_dim = axes.index(d.axes[0]) if d.axes and d.axes[0] in axes else None
+        joined = torch.cat([p for p, _ in parts], dim=cat_dim) if cat_dim is not None else parts[0][0]
+        indices[key] = (joined, axes)
+    return out, indices
+
+
+def _chunks(program: ir.Program, sizes: dict) -> list:
+    d = program.definition
+    if not d.axes:
+        return [(0, 1)]
+    axes_used = {a for t in program.tensors for a in t.axes}
+    total = 8 * math.prod(max(sizes[a], 1) for a in axes_used)
+    n0 = sizes[d.axes[0]]
+    per = max(1, int(n0 * _CHUNK_BYTES // max(total, 1)))
+    return [(lo, min(lo + per, n0)) for lo in range(0, max(n0, 1), per)] if n0 else [(0, 0)]
+
+
+class _Evaluator:
+    """Evaluates named-axis values: (tensor, axes tuple)."""
+
+    def __init__(self, program, tensors, sizes, chunk_axis, lo, hi):
+        self.program, self.sizes = program, dict(sizes)
+        self.chunk_axis = chunk_axis
+        self.tensors = {}
+        for name, t in tensors.items():
+            decl = program.tensor(name)
+            if t is not None and chunk_axis in decl.axes:
+                t = t.narrow(decl.axes.index(chunk_axis), lo, hi - lo)
+            self.tensors[name] = t
+        if chunk_axis is not None:
+            self.sizes[chunk_axis] = hi - lo
+        self.indices = {}
+
+    @staticmethod
+    def align(t: torch.Tensor, axes: tuple, target: tuple) -> torch.Tensor:
+        """Permute and unsqueeze t (over axes) to broadcast against target."""
+        order = [axes.index(a) for a in target if a in axes]
+        t = t.permute(*order) if order != list(range(len(order))) else t
+        shape, it = [], iter(t.shape)
+        for a in target:
+            shape.append(next(it) if a in axes else 1)
+        return t.reshape(shape)
+
+    def load(self, node: ir.Load) -> tuple:
+        t = self.tensors[node.tensor.name]
+        return t.to(torch.float64), node.tensor.axes
+
+    def eval(self, node) -> tuple:
+        if isinstance(node, ir.Const):
+            return torch.tensor(node.value, dtype=torch.float64), ()
+        if isinstance(node, ir.Load):
+            return self.load(node)
+        if isinstance(node, ir.Pair):
+            return self.pair(node)
+        if isinstance(node, ir.Apply):
+            return self.apply(node)
+        return self.reduce(node)
+
+    def pair(self, node: ir.Pair) -> tuple:
+        (a, a_axes), (b, b_axes) = self.load(node.a), self.load(node.b)
+        k = node.axis
+        out_axes = tuple(x for x in a_axes if x != k) + tuple(x for x in b_axes if x != k and x not in a_axes)
+        full = out_axes + (k,)
+        if node.kind == "cos":
+            a = a / a.norm(dim=a_axes.index(k), keepdim=True).clamp_min(_EPS)
+            b = b / b.norm(dim=b_axes.index(k), keepdim=True).clamp_min(_EPS)
+        if node.kind in ("dot", "cos"):
+            letters = {x: chr(ord("a") + i) for i, x in enumerate(full)}
+            sub = lambda axes: "".join(letters[x] for x in axes)
+            return torch.einsum(f"{sub(a_axes)},{sub(b_axes)}->{sub(out_axes)}", a, b), out_axes
+        diff = self.align(a, a_axes, full) - self.align(b, b_axes, full)
+        if node.kind == "l1":
+            return diff.abs().sum(-1), out_axes
+        sq = (diff * diff).sum(-1)
+        return (sq if node.kind == "sqdist" else torch.sqrt(sq)), out_axes
+
+    def apply(self, node: ir.Apply) -> tuple:
+        vals = [self.eval(a) for a in node.args]
+        axes = tuple(dict.fromkeys(x for _, ax in vals for x in ax))
+        ts = [self.align(t, ax, axes) for t, ax in vals]
+        fn = node.fn
+        if fn == "+":
+            return ts[0] + ts[1], axes
+        if fn == "-":
+            return ts[0] - ts[1], axes
+        if fn == "*":
+            return ts[0] * ts[1], axes
+        if fn == "/":
+            return ts[0] / ts[1], axes
+        if fn == "neg":
+            return -ts[0], axes
+        if fn == "pow":
+            return ts[0] ** node.param, axes
+        return _FNS[fn](ts[0]), axes
+
+    def valid(self, node: ir.Reduce, axes: tuple) -> tuple:
+        """The bool mask of positions every condition keeps, and its axes."""
+        size = self.sizes[node.axis]
+        valid, v_axes = torch.ones(size, dtype=torch.bool), (node.axis,)
+        for c in node.conds:
+            if isinstance(c, ir.Mask):
+                m = self.tensors[c.tensor.name]
+                if m is None:
+                    continue
+                m_axes = c.tensor.axes
+            else:
+                ar = torch.arange(size)
+                lim = c.limit if isinstance(c.limit, int) else self.tensors[c.limit.name]
+                if lim is None:
+                    continue
+                if isinstance(lim, int):
+                    m, m_axes = ar < lim, (node.axis,)
+                else:
+                    l_axes = c.limit.axes
+                    m = self.align(ar, (node.axis,), l_axes + (node.axis,)) < lim.cpu().unsqueeze(-1)
+                    m_axes = l_axes + (node.axis,)
+            m = m.cpu()
+            union = tuple(dict.fromkeys(v_axes + m_axes))
+            valid = self.align(valid, v_axes, union) & self.align(m, m_axes, union)
+            v_axes = union
+        return valid, v_axes
+
+    def reduce(self, node: ir.Reduce) -> tuple:
+        value, axes = self.eval(node.body)
+        valid, v_axes = self.valid(node, axes)
+        union = tuple(dict.fromkeys(axes + v_axes))
+        value = self.align(value, axes, union).expand(*[self.sizes[a] for a in union])
+        valid = self.align(valid.to(value.device), v_axes, union).expand(value.shape)
+        p = union.index(node.axis)
+        rest = union[:p] + union[p + 1:]
+        op = node.op
+        if op == "sum":
+            return torch.where(valid, value, 0.0).sum(p), rest
+        if op == "mean":
+            total = torch.where(valid, value, 0.0).sum(p)
+            count = valid.sum(p)
+            return torch.where(count > 0, total / count.clamp_min(1), 0.0), rest
+        lowest = op in ("min", "argmin")
+        fill = math.inf if lowest else -math.inf
+        key = torch.where(valid, value, fill).detach()
+        idx = (key.argmin(p) if lowest else key.argmax(p)).unsqueeze(p)
+        # An all-(+/-)inf row can pick a masked position: fall back to the first valid one.
+        picked_ok = valid.gather(p, idx)
+        first_valid = valid.to(torch.int8).argmax(p).unsqueeze(p)
+        idx = torch.where(picked_ok, idx, first_valid)
+        any_valid = valid.any(p)
+        chosen = value.gather(p, idx).squeeze(p)
+        idx = torch.where(any_valid, idx.squeeze(p), -1)
+        self.indices[(node.pos.line, node.pos.col)] = (idx, rest)
+        if op.startswith("arg"):
+            return idx, rest
+        return torch.where(any_valid, chosen, 0.0), rest

@@ -1,0 +1,122 @@
+"""Run-time support shared by the reference evaluator and generated modules.
+
+Generated op modules import this module and torch/triton only: no parser,
+no Jinja, no sympy on the hot path.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+from .errors import TensorError
+
+KERNEL_FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+INT_DTYPES = (torch.int32, torch.int64)
+
+# (name, axes, kind, default) for each declared input, in declaration order.
+Signature = tuple
+
+
+def interpreting() -> bool:
+    """True when Triton runs kernels through its CPU interpreter."""
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
+         float_dtypes=KERNEL_FLOAT_DTYPES) -> tuple[dict, dict]:
+    """Match call arguments to the spec's inputs and bind the axis sizes.
+
+    Returns ({name: tensor or None}, {axis: size}). Raises TensorError naming
+    the argument and the spec's axis for anything that does not fit.
+    """
+    names = [entry[0] for entry in signature]
+    if len(args) > len(names):
+        raise TensorError(f"{op_name}: takes {len(names)} inputs ({', '.join(names)}), got {len(args)}")
+    given = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TensorError(f"{op_name}: unknown input {key!r}; inputs are {', '.join(names)}")
+        if key in given:
+            raise TensorError(f"{op_name}: input {key!r} given twice")
+        given[key] = value
+    tensors, sizes, origin = {}, {}, {}
+    device, float_dtype = None, None
+    for name, axes, kind, default in signature:
+        value = given.get(name)
+        if value is None:
+            if default is None:
+                raise TensorError(f"{op_name}: missing input {name!r} [{', '.join(axes)}]")
+            tensors[name] = None
+            continue
+        if not isinstance(value, torch.Tensor):
+            raise TensorError(f"{op_name}: input {name!r} must be a torch.Tensor, got {type(value).__name__}")
+        _check_dtype(op_name, name, kind, value, float_dtypes)
+        if kind == "float":
+            if float_dtype is not None and value.dtype != float_dtype:
+                raise TensorError(f"{op_name}: input {name!r} is {value.dtype} but earlier float inputs "
+                                  f"are {float_dtype}; float inputs share one dtype")
+            float_dtype = value.dtype
+        if value.dim() != len(axes):
+            raise TensorError(f"{op_name}: input {name!r} must have {len(axes)} axes [{', '.join(axes)}], "
+                              f"got shape {tuple(value.shape)}")
+        if device is not None and value.device != device:
+            raise TensorError(f"{op_name}: input {name!r} is on {value.device}, earlier inputs on {device}")
+        device = value.device
+        for dim, axis in enumerate(axes):
+            size = value.shape[dim]
+            if axis in sizes and sizes[axis] != size:
+                raise TensorError(f"{op_name}: axis {axis!r} of {name!r} (dim {dim}) has size {size}, "
+                                  f"but {origin[axis]} gives {axis!r} size {sizes[axis]}")
+            sizes.setdefault(axis, size)
+            origin.setdefault(axis, repr(name))
+        tensors[name] = value
+    for name, axes, kind, default in signature:
+        missing = [a for a in axes if a not in sizes]
+        if missing:
+            raise TensorError(f"{op_name}: the size of axis {missing[0]!r} is unknown: "
+                              f"pass {name!r} or another input with that axis")
+    return tensors, sizes
+
+
+def _check_dtype(op_name, name, kind, value, float_dtypes):
+    if kind == "float" and value.dtype not in float_dtypes:
+        allowed = ", ".join(str(d).replace("torch.", "") for d in float_dtypes)
+        raise TensorError(f"{op_name}: input {name!r} must be a float tensor ({allowed}), got {value.dtype}")
+    if kind == "bool" and value.dtype != torch.bool:
+        raise TensorError(f"{op_name}: mask {name!r} must be torch.bool, got {value.dtype}")
+    if kind == "int" and value.dtype not in INT_DTYPES:
+        raise TensorError(f"{op_name}: length {name!r} must be int32 or int64, got {value.dtype}")
+
+
+def next_pow2(n: int, at_least: int = 16) -> int:
+    p = at_least
+    while p < n:
+        p *= 2
+    return p
+
+
+def length_bucket(n: int) -> int:
+    """Bucket a length for autotune keys: powers of two, so that nearby lengths
+    share one tuned config."""
+    return next_pow2(max(n, 1), 1)
+
+
+_fallback_programs: dict = {}
+
+
+def reference_fallback(spec: str, filename: str, args: tuple, kwargs: dict):
+    """Run a spec on CPU tensors with the float64 reference evaluator (fp32 out).
+
+    The path for machines with no GPU and no interpreter; it parses the spec
+    once per process, off the GPU hot path."""
+    from .check import check
+    from .parse import parse
+    from .reference import evaluate
+
+    program = _fallback_programs.get(spec)
+    if program is None:
+        program = _fallback_programs[spec] = check(parse(spec, filename))
+    out = evaluate(program, *args, **kwargs)
+    return out if out.dtype == torch.int64 else out.to(torch.float32)

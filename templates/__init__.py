@@ -1,0 +1,1 @@
+"""Jinja2 templates of the generated kernels and op modules."""
