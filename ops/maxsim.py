@@ -1,3 +1,58 @@
-"""MaxSim placeholder front end (filled in below)."""
-def maxsim(*a, **k):
-    raise NotImplementedError
+"""MaxSim, the late-interaction score of ColBERT and ColPali.
+
+``maxsim(Q, D)`` sums, over query tokens, each token's best inner product with
+a document's tokens. It runs the kernels generated from ``maxsim*.hsr``
+(imported from ``hsr.generated``: no parsing or code generation on this path).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from hsr.errors import TensorError
+from hsr.generated import maxsim as _in_batch
+from hsr.generated import maxsim_cos as _in_batch_cos
+from hsr.generated import maxsim_kd as _per_query
+from hsr.generated import maxsim_kd_cos as _per_query_cos
+
+
+def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
+           d_mask: torch.Tensor | None = None, *, normalize: bool = False) -> torch.Tensor:
+    """MaxSim scores, fp32, differentiable in Q and D.
+
+    Q: [Nq, Lq, d] (or [Lq, d] for one query).
+    D: [Nd, Ld, d] gives scores [Nq, Nd]; [Nq, K, Ld, d] (each query's own K
+       candidates) gives [Nq, K]. A one-query Q drops the leading axis of the result.
+    q_mask [Nq, Lq], d_mask [Nd, Ld] or [Nq, K, Ld]: True marks a real token.
+       Masked query tokens leave the sum; masked document tokens leave the max;
+       a document with no real token scores 0 and passes no gradient.
+    normalize: L2-normalise every token inside the kernel (cosine MaxSim).
+    Inputs are fp16, bf16 or fp32 (one dtype for both); ties go to the lowest
+    document token.
+    """
+    if not isinstance(Q, torch.Tensor) or not isinstance(D, torch.Tensor):
+        raise TensorError("maxsim: Q and D must be torch.Tensors")
+    single = Q.dim() == 2
+    if single:
+        Q = Q.unsqueeze(0)
+        if q_mask is not None:
+            q_mask = q_mask.unsqueeze(0)
+    if Q.dim() != 3:
+        raise TensorError(f"maxsim: Q must be [Nq, Lq, d] or [Lq, d], got shape {tuple(Q.shape)}")
+    if D.dim() == 3:
+        module = _in_batch_cos if normalize else _in_batch
+    elif D.dim() == 4:
+        module = _per_query_cos if normalize else _per_query
+    else:
+        raise TensorError(f"maxsim: D must be [Nd, Ld, d] or [Nq, K, Ld, d], got shape {tuple(D.shape)}")
+    out = module.apply(Q, D, qmask=_as_mask(q_mask, "q_mask"), dmask=_as_mask(d_mask, "d_mask"))
+    return out[0] if single else out
+
+
+def _as_mask(mask, name):
+    """Bool masks pass as they are; 0/1 integer or float masks are read as != 0."""
+    if mask is None or not isinstance(mask, torch.Tensor) or mask.dtype == torch.bool:
+        return mask
+    if not mask.is_complex():
+        return mask != 0
+    raise TensorError(f"maxsim: {name} must be a bool tensor, got {mask.dtype}")

@@ -1,0 +1,83 @@
+"""The command line: ``hsr compile`` and ``hsr explain``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import HsrError
+
+
+def _build(spec_path: Path) -> tuple[str, object]:
+    from .check import check
+    from .emit import emit
+    from .parse import parse
+    from .plan import plan
+
+    source = spec_path.read_text()
+    kernel_plan = plan(check(parse(source, spec_path.name)))
+    return emit(kernel_plan, source, spec_path.name), kernel_plan
+
+
+def _default_out_dir(spec_path: Path) -> Path:
+    """The bundled layout keeps ops/x.hsr beside generated/x.py; elsewhere the spec's folder."""
+    sibling = spec_path.resolve().parent.parent / "generated"
+    return sibling if spec_path.resolve().parent.name == "ops" and sibling.is_dir() else spec_path.parent
+
+
+def cmd_compile(args) -> int:
+    stale = []
+    for spec in map(Path, args.specs):
+        out_dir = Path(args.output) if args.output else _default_out_dir(spec)
+        target = out_dir / f"{spec.stem}.py"
+        source, _ = _build(spec)
+        if args.check:
+            current = target.read_text() if target.exists() else None
+            if current != source:
+                stale.append(f"{target} differs from what {spec} produces now")
+            continue
+        out_dir.mkdir(parents=True, exist_ok=True)
+        target.write_text(source)
+        print(f"wrote {target}")
+    if stale:
+        print("\n".join(stale), file=sys.stderr)
+        print("run `hsr compile` on these specs and commit the result", file=sys.stderr)
+        return 1
+    if args.check:
+        print(f"{len(args.specs)} generated module(s) up to date")
+    return 0
+
+
+def cmd_explain(args) -> int:
+    source, kernel_plan = _build(Path(args.spec))
+    print(kernel_plan.explain())
+    print()
+    print(source, end="")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="hsr", description="Compile hard-selection reductions to Triton.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("compile", help="generate the Triton module of each spec")
+    p.add_argument("specs", nargs="+", metavar="SPEC")
+    p.add_argument("-o", "--output", metavar="DIR", help="where to write (default: generated/ beside ops/)")
+    p.add_argument("--check", action="store_true", help="fail if the written modules differ from the specs")
+    p.set_defaults(func=cmd_compile)
+    p = sub.add_parser("explain", help="print the plan and the Triton source of a spec")
+    p.add_argument("spec", metavar="SPEC")
+    p.set_defaults(func=cmd_explain)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except HsrError as err:
+        print(err, file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"hsr: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

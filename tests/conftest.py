@@ -1,0 +1,42 @@
+"""Every kernel test runs through Triton's CPU interpreter unless a GPU is asked for.
+
+TRITON_INTERPRET must be set before triton (and so any generated module) is
+imported, which is why it is set here, at collection time.
+"""
+
+import os
+
+import pytest
+
+if os.environ.get("HSR_TEST_DEVICE", "cpu") == "cpu":
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import torch  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+settings.register_profile("ci", max_examples=25, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("thorough", max_examples=200, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(config, items):
+    has_gpu = torch.cuda.is_available()
+    skip = pytest.mark.skip(reason="needs a CUDA device (run on the GPU machine)")
+    for item in items:
+        if "gpu" in item.keywords and not has_gpu:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def device():
+    """Where kernel tests run: 'cpu' (interpreter) here, 'cuda' on the GPU machine."""
+    return os.environ.get("HSR_TEST_DEVICE", "cpu")
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    path = tmp_path / "hsr-cache"
+    monkeypatch.setenv("HSR_CACHE_DIR", str(path))
+    return path
