@@ -14,7 +14,7 @@ if os.environ.get("HSR_TEST_DEVICE", "cpu") == "cpu":
 import torch  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-settings.register_profile("ci", max_examples=25, deadline=None,
+settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.register_profile("thorough", max_examples=200, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def device():
     """Where kernel tests run: 'cpu' (interpreter) here, 'cuda' on the GPU machine."""
     return os.environ.get("HSR_TEST_DEVICE", "cpu")

@@ -1,0 +1,203 @@
+"""MaxSim kernels against the float64 reference evaluator, through the
+Triton interpreter here (and on CUDA with HSR_TEST_DEVICE=cuda)."""
+
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, strategies as st
+
+import hsr
+from hsr.errors import TensorError
+from hsr.ops import maxsim
+
+OPS = Path(__file__).resolve().parent.parent / "ops"
+DTYPES = [torch.float32, torch.float16, torch.bfloat16]
+
+
+@pytest.fixture(scope="module")
+def specs():
+    return {name: hsr.compile(OPS / f"{name}.hsr") for name in ("maxsim", "maxsim_kd", "maxsim_cos")}
+
+
+def _ints(shape, gen, dtype, lo=-3, hi=3):
+    """Small integers: exact in every dtype, so dot products and ties are exact too."""
+    return torch.randint(lo, hi + 1, shape, generator=gen).to(dtype)
+
+
+def _mask(shape, gen, p_keep, empty_rows=0):
+    m = torch.rand(shape, generator=gen) < p_keep
+    for r in range(min(empty_rows, shape[0])):
+        m[r] = False
+    return m
+
+
+def _aligned(indices, axes, want):
+    (idx, idx_axes), = indices.values()
+    return idx.permute(*[idx_axes.index(a) for a in want])
+
+
+shapes = st.fixed_dictionaries({
+    "nq": st.integers(1, 3), "nd": st.integers(1, 3),
+    "lq": st.integers(1, 40), "ld": st.integers(1, 90),
+    "d": st.sampled_from([8, 13, 16, 31, 64, 100, 128, 200, 256]),
+    "dtype": st.sampled_from(DTYPES), "seed": st.integers(0, 2**31 - 1),
+    "qmask": st.booleans(), "dmask": st.booleans(),
+})
+
+
+@given(shapes)
+def test_values_and_indices_match_the_reference(specs, device, case):
+    gen = torch.Generator().manual_seed(case["seed"])
+    nq, nd, lq, ld, d, dt = (case[k] for k in ("nq", "nd", "lq", "ld", "d", "dtype"))
+    Q, D = _ints((nq, lq, d), gen, dt), _ints((nd, ld, d), gen, dt)
+    qm = _mask((nq, lq), gen, 0.7) if case["qmask"] else None
+    dm = _mask((nd, ld), gen, 0.6, empty_rows=1) if case["dmask"] else None
+    ref, indices = specs["maxsim"].reference(Q, D, qm, dm, return_indices=True)
+    out, idx = specs["maxsim"].forward_with_indices(*(x if x is None else x.to(device) for x in (Q, D, qm, dm)))
+    assert torch.equal(out.cpu().double(), ref)  # integer data: exact
+    ref_idx = _aligned(indices, None, ("i", "j", "s"))
+    kept = torch.ones(nq, nd, lq, dtype=torch.bool) if qm is None else qm[:, None, :].expand(nq, nd, lq)
+    assert torch.equal(idx.cpu()[kept], ref_idx[kept].int())  # lowest index wins every tie
+    assert (idx.cpu()[~kept] == -1).all()
+
+
+@given(shapes, st.booleans())
+def test_gradients_match_the_reference(specs, device, case, normalize):
+    gen = torch.Generator().manual_seed(case["seed"])
+    nq, nd, lq, ld, d, dt = (case[k] for k in ("nq", "nd", "lq", "ld", "d", "dtype"))
+    Q, D = _ints((nq, lq, d), gen, dt), _ints((nd, ld, d), gen, dt)
+    if normalize:  # random floats: cosine ties between different integer rows are too likely
+        Q, D = torch.randn(Q.shape, generator=gen).to(dt), torch.randn(D.shape, generator=gen).to(dt)
+    qm = _mask((nq, lq), gen, 0.7) if case["qmask"] else None
+    dm = _mask((nd, ld), gen, 0.6, empty_rows=1) if case["dmask"] else None
+    grad = torch.randn(nq, nd, generator=gen)
+
+    Qk = Q.clone().to(device).requires_grad_()
+    Dk = D.clone().to(device).requires_grad_()
+    out = maxsim(Qk, Dk, qm if qm is None else qm.to(device), dm if dm is None else dm.to(device),
+                 normalize=normalize)
+    out.backward(grad.to(device))
+
+    spec = specs["maxsim_cos" if normalize else "maxsim"]
+    Qr, Dr = Q.double().requires_grad_(), D.double().requires_grad_()
+    ref = spec.reference(Qr, Dr, qm, dm)
+    ref.backward(grad.double())
+    tol = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2}[dt]
+    scale = lambda t: max(t.abs().max().item(), 1.0)
+    assert Qk.grad.dtype == dt and Dk.grad.dtype == dt
+    assert (out.cpu().double() - ref.detach()).abs().max() <= tol * scale(ref) * (1 + lq / 8)
+    if not normalize or dt == torch.float32:  # low-precision cosine may pick a near-tied winner
+        assert (Qk.grad.cpu().double() - Qr.grad).abs().max() <= tol * scale(Qr.grad) * 4
+        assert (Dk.grad.cpu().double() - Dr.grad).abs().max() <= tol * scale(Dr.grad) * 4
+
+
+@given(st.integers(1, 3), st.integers(1, 4), st.integers(1, 33), st.integers(1, 70),
+       st.sampled_from([8, 24, 64, 130]), st.sampled_from(DTYPES), st.integers(0, 2**31 - 1))
+def test_per_query_candidates(specs, device, nq, k, lq, ld, d, dt, seed):
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((nq, lq, d), gen, dt), _ints((nq, k, ld, d), gen, dt)
+    dm = _mask((nq, k, ld), gen, 0.6)
+    dm[0, 0] = False  # a candidate with no real token
+    grad = torch.randn(nq, k, generator=gen)
+    Qk, Dk = Q.clone().to(device).requires_grad_(), D.clone().to(device).requires_grad_()
+    out = maxsim(Qk, Dk, d_mask=dm.to(device))
+    out.backward(grad.to(device))
+    Qr, Dr = Q.double().requires_grad_(), D.double().requires_grad_()
+    ref = specs["maxsim_kd"].reference(Qr, Dr, dmask=dm)
+    ref.backward(grad.double())
+    assert out.shape == (nq, k)
+    assert torch.equal(out.cpu().double(), ref.detach())
+    assert out[0, 0].item() == 0.0
+    tol = {torch.float32: 1e-5, torch.float16: 1e-2, torch.bfloat16: 2e-2}[dt]
+    assert torch.allclose(Qk.grad.cpu().double(), Qr.grad, rtol=tol, atol=tol * 4)
+    assert torch.allclose(Dk.grad.cpu().double(), Dr.grad, rtol=tol, atol=tol * 4)
+    assert (Dk.grad[0, 0] == 0).all()
+
+
+def test_random_floats_fp32(specs, device):
+    gen = torch.Generator().manual_seed(3)
+    Q, D = torch.randn(2, 37, 96, generator=gen), torch.randn(3, 129, 96, generator=gen)
+    out = maxsim(Q.to(device), D.to(device)).cpu()
+    ref = specs["maxsim"].reference(Q, D)
+    assert torch.allclose(out.double(), ref, rtol=1e-5, atol=1e-4)
+
+
+def test_one_query_drops_the_leading_axis(device):
+    gen = torch.Generator().manual_seed(4)
+    Q, D = _ints((5, 16), gen, torch.float32), _ints((4, 9, 16), gen, torch.float32)
+    out = maxsim(Q.to(device), D.to(device))
+    assert out.shape == (4,)
+    assert torch.equal(out.cpu(), maxsim(Q[None].to(device), D.to(device))[0].cpu())
+
+
+def test_all_masked_document_scores_zero_and_passes_no_gradient(device):
+    gen = torch.Generator().manual_seed(5)
+    Q = torch.randn(2, 7, 32, generator=gen).to(device).requires_grad_()
+    D = torch.randn(3, 11, 32, generator=gen).to(device).requires_grad_()
+    dm = torch.ones(3, 11, dtype=torch.bool)
+    dm[1] = False
+    out = maxsim(Q, D, d_mask=dm.to(device))
+    assert (out[:, 1] == 0).all()
+    out[:, 1].sum().backward()
+    assert (Q.grad == 0).all() and (D.grad == 0).all()
+
+
+def test_masked_query_tokens_leave_the_sum(device):
+    gen = torch.Generator().manual_seed(6)
+    Q, D = torch.randn(1, 6, 16, generator=gen), torch.randn(2, 5, 16, generator=gen)
+    qm = torch.tensor([[True, False, True, False, False, True]])
+    out = maxsim(Q.to(device), D.to(device), q_mask=qm.to(device)).cpu()
+    kept = maxsim(Q[:, qm[0]].to(device), D.to(device)).cpu()
+    assert torch.allclose(out, kept, atol=1e-5)
+
+
+def test_non_contiguous_inputs(specs, device):
+    gen = torch.Generator().manual_seed(7)
+    Qt = torch.randn(40, 3, 2, generator=gen).to(device)   # [d, s, i] transposed below
+    Dbig = torch.randn(4, 30, 80, generator=gen).to(device)
+    Q = Qt.permute(2, 1, 0)            # [2, 3, 40], strides reversed
+    D = Dbig[:, ::2, :40]              # [4, 15, 40], a strided slice
+    out = maxsim(Q, D).cpu()
+    ref = specs["maxsim"].reference(Q.cpu(), D.cpu())
+    assert not Q.is_contiguous() and not D.is_contiguous()
+    assert torch.allclose(out.double(), ref, rtol=1e-5, atol=1e-4)
+    broadcast = maxsim(Q[:1].expand(2, 3, 40), D)   # stride 0
+    assert torch.allclose(broadcast[0], broadcast[1])
+
+
+def test_nan_propagates(device):
+    Q, D = torch.randn(2, 3, 16), torch.randn(2, 4, 16)
+    D[1, 2, 5] = float("nan")
+    out = maxsim(Q.to(device), D.to(device)).cpu()
+    assert torch.isnan(out[:, 1]).all() and not torch.isnan(out[:, 0]).any()
+
+
+def test_cpu_without_interpreter_uses_the_reference(specs, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    gen = torch.Generator().manual_seed(8)
+    Q, D = torch.randn(2, 5, 8, generator=gen), torch.randn(3, 6, 8, generator=gen)
+    out = maxsim(Q, D)
+    assert out.dtype == torch.float32
+    assert torch.allclose(out.double(), specs["maxsim"].reference(Q, D), atol=1e-5)
+
+
+@pytest.mark.parametrize("q_shape, d_shape, kwargs, words", [
+    ((2, 5, 8), (3, 6, 9), {}, ["'d'", "size 9", "size 8"]),
+    ((2, 5, 8, 1), (3, 6, 8), {}, ["Q must be"]),
+    ((2, 5, 8), (6, 8), {}, ["D must be"]),
+    ((2, 5, 8), (3, 6, 8), {"q_mask": torch.ones(2, 4, dtype=torch.bool)}, ["'s'", "qmask"]),
+    ((2, 5, 8), (3, 6, 8), {"d_mask": torch.ones(3, 6, 2, dtype=torch.bool)}, ["dmask", "2 axes"]),
+])
+def test_bad_tensors_name_the_argument_and_axis(q_shape, d_shape, kwargs, words):
+    with pytest.raises(TensorError) as err:
+        maxsim(torch.randn(q_shape), torch.randn(d_shape), **kwargs)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_mixed_dtypes_are_refused():
+    with pytest.raises(TensorError, match="share one dtype"):
+        maxsim(torch.randn(1, 2, 8), torch.randn(1, 2, 8).half())
+    with pytest.raises(TensorError, match="float tensor"):
+        maxsim(torch.randn(1, 2, 8).double(), torch.randn(1, 2, 8).double())

@@ -1,0 +1,108 @@
+"""The select_reduce kernel family on specs beyond the bundled ones: mean
+outers, min selections, length bounds, required masks, swapped operands and
+more grid axes, each against the float64 reference through the interpreter."""
+
+import pytest
+import torch
+from hypothesis import given, strategies as st
+
+import hsr
+
+SPECS = {
+    "mean_min_bound": """
+        A[b, n, c]: float
+        B[b, m, c]: float
+        alen[b]: int = full
+        blen[b]: int = full
+        out[b] = mean_n min_m <A_n, B_m>  where n < alen[b], m < blen[b]
+    """,
+    "swapped_required_mask": """
+        Q[i, s, d]: float
+        D[j, t, d]: float
+        keep[j, t]: bool
+        out[i, j] = sum_s max_t <D_t, Q_s>  where keep
+    """,
+    "literal_bound_three_grid_axes": """
+        X[g, h, r, e]: float
+        Y[h, c, e]: float
+        out[g, h] = sum_r max_c <X_r, Y_c>  where c < 5
+    """,
+    "cos_min_mean": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        out[i, j] = mean_s min_t cos(A_s, B_t)
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def ops():
+    return {name: hsr.compile(text) for name, text in SPECS.items()}
+
+
+def _ints(shape, gen):
+    return torch.randint(-3, 4, shape, generator=gen).float()
+
+
+def _check(op, args, kwargs, grads_of, device, exact=True):
+    moved = [a.to(device) for a in args]
+    moved_kw = {k: v.to(device) for k, v in kwargs.items()}
+    leaves = [m.clone().requires_grad_() if i in grads_of else m for i, m in enumerate(moved)]
+    out = op(*leaves, **moved_kw)
+    ref_leaves = [a.double().requires_grad_() if i in grads_of else a for i, a in enumerate(args)]
+    ref = op.reference(*ref_leaves, **kwargs)
+    if exact:
+        assert torch.allclose(out.cpu().double(), ref, rtol=1e-6, atol=1e-6)
+    else:
+        assert torch.allclose(out.cpu().double(), ref, rtol=1e-4, atol=1e-4)
+    grad = torch.randn(out.shape, generator=torch.Generator().manual_seed(0))
+    out.backward(grad.to(device))
+    ref.backward(grad.double())
+    for i in grads_of:
+        assert torch.allclose(leaves[i].grad.cpu().double(), ref_leaves[i].grad, rtol=1e-4, atol=1e-4), i
+
+
+@given(st.integers(1, 3), st.integers(1, 30), st.integers(1, 40), st.integers(2, 40), st.integers(0, 10**6))
+def test_mean_of_min_with_length_bounds(ops, device, nb, n, m, c, seed):
+    gen = torch.Generator().manual_seed(seed)
+    A, B = _ints((nb, n, c), gen), _ints((nb, m, c), gen)
+    alen = torch.randint(0, n + 1, (nb,), generator=gen)
+    blen = torch.randint(0, m + 1, (nb,), generator=gen).to(torch.int32)
+    _check(ops["mean_min_bound"], (A, B), {"alen": alen, "blen": blen}, (0, 1), device)
+
+
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 20), st.integers(1, 50), st.integers(0, 10**6))
+def test_swapped_operands_and_a_required_mask(ops, device, ni, nj, s, t, seed):
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((ni, s, 16), gen), _ints((nj, t, 16), gen)
+    keep = torch.rand(nj, t, generator=gen) < 0.5
+    _check(ops["swapped_required_mask"], (Q, D, keep), {}, (0, 1), device)
+
+
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 20), st.integers(1, 12), st.integers(0, 10**6))
+def test_three_grid_axes_and_a_literal_bound(ops, device, g, h, r, c, seed):
+    gen = torch.Generator().manual_seed(seed)
+    X, Y = _ints((g, h, r, 20), gen), _ints((h, c, 20), gen)
+    _check(ops["literal_bound_three_grid_axes"], (X, Y), {}, (0, 1), device)
+
+
+@given(st.integers(1, 2), st.integers(1, 2), st.integers(1, 20), st.integers(1, 40), st.integers(0, 10**6))
+def test_cosine_min_mean(ops, device, ni, nj, s, t, seed):
+    gen = torch.Generator().manual_seed(seed)
+    A, B = torch.randn(ni, s, 24, generator=gen), torch.randn(nj, t, 24, generator=gen)
+    A[0, 0] = 0.0  # a zero row: normalised as x / max(|x|, eps)
+    _check(ops["cos_min_mean"], (A, B), {}, (0, 1), device, exact=False)
+
+
+def test_required_mask_is_required(ops):
+    with pytest.raises(hsr.errors.TensorError, match="missing input 'keep'"):
+        ops["swapped_required_mask"](torch.randn(1, 2, 16), torch.randn(1, 3, 16))
+
+
+def test_empty_axes(ops, device):
+    op = ops["mean_min_bound"]
+    out = op(torch.randn(2, 0, 8).to(device), torch.randn(2, 5, 8).to(device))
+    assert out.shape == (2,) and (out == 0).all()
+    out = op(torch.randn(2, 4, 8).to(device), torch.randn(2, 0, 8).to(device))
+    assert (out == 0).all()
+    assert op(torch.randn(0, 4, 8).to(device), torch.randn(0, 3, 8).to(device)).shape == (0,)
