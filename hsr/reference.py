@@ -34,7 +34,8 @@ def evaluate(program: ir.Program, *args, return_indices: bool = False, **kwargs)
     """
     signature = tuple((t.name, t.axes, t.kind, t.default) for t in program.tensors)
     dtypes = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-    tensors, sizes = bind(program.definition.name, signature, args, kwargs, float_dtypes=dtypes)
+    tensors, sizes = bind(program.definition.name, signature, args, kwargs, float_dtypes=dtypes,
+                           one_float_dtype=False)
     d = program.definition
     chunks = _chunks(program, sizes)
     outs, idx_parts = [], {}

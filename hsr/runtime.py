@@ -25,7 +25,7 @@ def interpreting() -> bool:
 
 
 def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
-         float_dtypes=KERNEL_FLOAT_DTYPES) -> tuple[dict, dict]:
+         float_dtypes=KERNEL_FLOAT_DTYPES, one_float_dtype: bool = True) -> tuple[dict, dict]:
     """Match call arguments to the spec's inputs and bind the axis sizes.
 
     Returns ({name: tensor or None}, {axis: size}). Raises TensorError naming
@@ -54,7 +54,7 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
             raise TensorError(f"{op_name}: input {name!r} must be a torch.Tensor, got {type(value).__name__}")
         _check_dtype(op_name, name, kind, value, float_dtypes)
         if kind == "float":
-            if float_dtype is not None and value.dtype != float_dtype:
+            if one_float_dtype and float_dtype is not None and value.dtype != float_dtype:
                 raise TensorError(f"{op_name}: input {name!r} is {value.dtype} but earlier float inputs "
                                   f"are {float_dtype}; float inputs share one dtype")
             float_dtype = value.dtype
