@@ -74,7 +74,7 @@ class _Checker:
         reduced = {r.axis for r in _reductions(d.expr)}
         conds = tuple(self.condition(c, set(d.axes), reduced) for c in d.conds)
         expr = self.expr(d.expr, frozenset(d.axes), conds, top=True)
-        if not isinstance(expr, ir.Reduce):
+        if not any(isinstance(node, ir.Reduce) for node in ir.walk(expr)):
             raise self.error("the definition reduces over nothing", d.pos,
                              "a hard-selection reduction starts with a reduction such as sum_s or max_t")
         missing = set(d.axes) - expr.axes

@@ -98,6 +98,11 @@ class _Planner:
     def plan(self) -> KernelPlan:
         d = self.program.definition
         outer = d.expr
+        if not isinstance(outer, ir.Reduce):
+            what = ("a sum of normal forms" if isinstance(outer, ir.Apply) and outer.fn in ("+", "-")
+                    else "an expression around the outer reduction")
+            raise self.reject("OUTER", f"{what} is not supported yet; the definition must be one "
+                              "OUTER_r reduction", outer.pos)
         if outer.op not in ("sum", "mean"):
             what = "a selection with no outer reduction" if outer.op.startswith("arg") or isinstance(
                 outer.body, (ir.Pair, ir.Apply)) else f"an outer {outer.op}"

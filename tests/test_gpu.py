@@ -1,0 +1,375 @@
+"""MaxSim on a real GPU: the generated Triton kernels against a float64 reference.
+
+Every test here is marked ``gpu``: the conftest skips them where CUDA is absent,
+and they skip themselves under TRITON_INTERPRET (run them with
+``HSR_TEST_DEVICE=cuda python3 -m pytest -m gpu tests/test_gpu.py``).
+
+Two kinds of input:
+
+* integer-valued tensors in [-3, 3] (and integer upstream gradients): every
+  product and every fp32 sum is exact in fp16, bf16 and fp32, so scores,
+  selected indices (lowest index wins a tie) and gradients must match the
+  float64 reference exactly -- gradients after the same single rounding to the
+  input dtype;
+* random normal tensors: values within 1e-4 relative (fp32) or 1e-2 (fp16,
+  bf16); gradients are checked against the reference evaluated at the
+  kernel's own selection, after checking that selection is a true maximum
+  (within fp32 rounding), so that a near-tie cannot make the test flaky.
+
+Shapes are kept small, and most have Lq <= 16 so that the autotuner keeps one
+config (each config is a Triton compile): the file should run in well under
+two minutes on an H100.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from hsr import runtime
+from hsr.ops import maxsim
+
+OPS = Path(__file__).resolve().parent.parent / "ops"
+DTYPES = [torch.float16, torch.bfloat16, torch.float32]
+DT_IDS = ["fp16", "bf16", "fp32"]
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(runtime.interpreting(),
+                       reason="TRITON_INTERPRET is set: run with HSR_TEST_DEVICE=cuda on the GPU machine"),
+]
+
+CUDA = "cuda"
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _gen(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def _ints(shape, gen, dtype, lo=-3, hi=3):
+    """Small integers: exact in every dtype, so products, fp32 sums and ties are exact."""
+    return torch.randint(lo, hi + 1, shape, generator=gen).to(dtype)
+
+
+def _randn(shape, gen, dtype):
+    return torch.randn(shape, generator=gen).to(dtype)
+
+
+def _mask(shape, gen, p_keep):
+    return torch.rand(shape, generator=gen) < p_keep
+
+
+def _rel(a, b):
+    a, b = a.double().cpu(), b.double().cpu()
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+def _poison():
+    """Fill blocks of the caching allocator with NaN, so that an output the
+    kernels leave unwritten (they allocate with torch.empty) shows as NaN."""
+    blocks = [torch.full((1 << 17,), float("nan"), device=CUDA) for _ in range(32)]  # small pool
+    blocks += [torch.full((1 << 22,), float("nan"), device=CUDA) for _ in range(4)]  # large pool
+    del blocks
+
+
+def _sync():
+    if torch.device(CUDA).type == "cuda":
+        torch.cuda.synchronize()
+
+
+def _cuda(x):
+    return None if x is None else x.to(CUDA)
+
+
+def reference(Q, D, qmask=None, dmask=None, normalize=False, sel=None):
+    """float64 MaxSim on the CPU: (scores, selection).
+
+    Q [Nq, Lq, d]; D [Nd, Ld, d] (in-batch) or [Nq, K, Ld, d] (per query).
+    The selection [Nq, Nd|K, Lq] is the first maximal document token (the
+    lowest index wins a tie), -1 where the query token is masked or the
+    document has no real token. With ``sel`` given, that selection is used
+    instead of the argmax (to differentiate at the kernel's choice).
+    Differentiable in Q and D (float64 leaves).
+    """
+    kd = D.dim() == 4
+    if normalize:
+        Q = Q / Q.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+        D = D / D.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    S = torch.einsum("isd,iktd->ikst", Q, D) if kd else torch.einsum("isd,jtd->ijst", Q, D)
+    nq, nj, lq, ld = S.shape
+    if dmask is None:
+        t_ok = torch.ones(1, 1, 1, ld, dtype=torch.bool)
+    elif kd:
+        t_ok = dmask[:, :, None, :]
+    else:
+        t_ok = dmask[None, :, None, :]
+    s_ok = torch.ones(nq, 1, lq, dtype=torch.bool) if qmask is None else qmask[:, None, :]
+    key = S.detach().masked_fill(~t_ok, float("-inf"))
+    idx = key.argmax(-1) if sel is None else sel.long().clamp_min(0)  # argmax: first maximum
+    chosen = S.gather(-1, idx.unsqueeze(-1)).squeeze(-1)
+    picked = t_ok.any(-1) & s_ok
+    score = torch.where(picked, chosen, torch.zeros((), dtype=S.dtype)).sum(-1)
+    return score, torch.where(picked, idx, torch.full_like(idx, -1))
+
+
+def _module(kd, normalize):
+    from hsr.generated import maxsim as m, maxsim_cos as mc, maxsim_kd as mk, maxsim_kd_cos as mkc
+    return {(False, False): m, (False, True): mc, (True, False): mk, (True, True): mkc}[(kd, normalize)]
+
+
+def run_kernel(Q, D, qmask, dmask, normalize, grad):
+    """maxsim on CUDA with autograd: (out, Q.grad, D.grad), all on the CPU."""
+    Qc = Q.to(CUDA).requires_grad_()
+    Dc = D.to(CUDA).requires_grad_()
+    _poison()
+    out = maxsim(Qc, Dc, _cuda(qmask), _cuda(dmask), normalize=normalize)
+    _poison()
+    out.backward(grad.to(CUDA))
+    _sync()
+    assert out.dtype == torch.float32
+    assert Qc.grad.dtype == Q.dtype and Dc.grad.dtype == D.dtype
+    return out.detach().cpu(), Qc.grad.cpu(), Dc.grad.cpu()
+
+
+def run_reference(Q, D, qmask, dmask, normalize, grad, sel=None):
+    """float64 reference with autograd: (out, Q.grad, D.grad, selection)."""
+    Q64 = Q.double().requires_grad_()
+    D64 = D.double().requires_grad_()
+    out, idx = reference(Q64, D64, qmask, dmask, normalize, sel)
+    out.backward(grad.double())
+    return out.detach(), Q64.grad, D64.grad, idx
+
+
+def kernel_selection(Q, D, qmask, dmask, normalize):
+    """The kernel's selected document token per (query, document, query token)."""
+    mod = _module(D.dim() == 4, normalize)
+    _poison()
+    out, idx = mod.forward_with_indices(Q.to(CUDA), D.to(CUDA), qmask=_cuda(qmask), dmask=_cuda(dmask))
+    return out.cpu(), idx.cpu().long()
+
+
+def check_exact(Q, D, qmask=None, dmask=None, seed=0):
+    """Integer inputs: values, selection and gradients equal the reference exactly."""
+    nq, nj = Q.shape[0], D.shape[1] if D.dim() == 4 else D.shape[0]
+    grad = _ints((nq, nj), _gen(seed + 7), torch.float32, -2, 2)
+    out, gQ, gD = run_kernel(Q, D, qmask, dmask, False, grad)
+    ref, rQ, rD, ref_idx = run_reference(Q, D, qmask, dmask, False, grad)
+    assert torch.equal(out.double(), ref), f"max |diff| {(out.double() - ref).abs().max().item()}"
+    assert torch.equal(gQ, rQ.to(Q.dtype)), f"Q.grad: max |diff| {(gQ.double() - rQ).abs().max().item()}"
+    assert torch.equal(gD, rD.to(D.dtype)), f"D.grad: max |diff| {(gD.double() - rD).abs().max().item()}"
+    out2, idx = kernel_selection(Q, D, qmask, dmask, False)
+    assert torch.equal(out2.double(), ref)
+    assert torch.equal(idx, ref_idx), "selected indices differ (lowest index must win ties)"
+    return out, gQ, gD
+
+
+def check_random(Q, D, qmask=None, dmask=None, normalize=False, seed=0):
+    """Random inputs: values within tolerance; gradients at the kernel's own
+    selection, after checking that selection is a maximum to fp32 rounding."""
+    tol = 1e-4 if Q.dtype == torch.float32 else 1e-2
+    nq, nj = Q.shape[0], D.shape[1] if D.dim() == 4 else D.shape[0]
+    grad = torch.randn((nq, nj), generator=_gen(seed + 11))
+    out, gQ, gD = run_kernel(Q, D, qmask, dmask, normalize, grad)
+    assert torch.isfinite(out).all() and torch.isfinite(gQ).all() and torch.isfinite(gD).all()
+    ref, _, _, ref_idx = run_reference(Q, D, qmask, dmask, normalize, grad)
+    assert _rel(out, ref) < tol, f"values: rel err {_rel(out, ref):.3e}"
+
+    _, sel = kernel_selection(Q, D, qmask, dmask, normalize)
+    assert torch.equal(sel >= 0, ref_idx >= 0), "a different set of (query token, document) pairs selected"
+    # The kernel's choice must score within rounding of the true maximum.
+    Q64, D64 = Q.double(), D.double()
+    if normalize:
+        Q64 = Q64 / Q64.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+        D64 = D64 / D64.norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    S = torch.einsum("isd,iktd->ikst", Q64, D64) if D.dim() == 4 else torch.einsum("isd,jtd->ijst", Q64, D64)
+    ok = sel >= 0
+    at_sel = S.gather(-1, sel.clamp_min(0).unsqueeze(-1)).squeeze(-1)
+    at_ref = S.gather(-1, ref_idx.clamp_min(0).unsqueeze(-1)).squeeze(-1)
+    slack = 1e-5 * max(1.0, S.abs().max().item())
+    assert (at_sel[ok] >= at_ref[ok] - slack).all(), "the kernel selected a token that is not a maximum"
+
+    ref_k, rQ, rD, _ = run_reference(Q, D, qmask, dmask, normalize, grad, sel=sel)
+    assert _rel(out, ref_k) < tol
+    assert _rel(gQ, rQ) < tol, f"Q.grad: rel err {_rel(gQ, rQ):.3e}"
+    assert _rel(gD, rD) < tol, f"D.grad: rel err {_rel(gD, rD):.3e}"
+    return out, gQ, gD
+
+
+# --------------------------------------------------------------------------- values
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("shape", [(3, 5, 7, 77, 96), (2, 3, 40, 300, 128)], ids=["small", "multi_tile"])
+def test_forward_values_random(dtype, shape):
+    """Forward only (no_grad: the kernel stores no indices), random normal inputs."""
+    if shape[2] > 16 and dtype == torch.bfloat16:
+        pytest.skip("the multi-tile shape autotunes a full config pool; fp16 and fp32 cover it")
+    nq, nd, lq, ld, d = shape
+    g = _gen(sum(shape) + DTYPES.index(dtype))
+    Q, D = _randn((nq, lq, d), g, dtype), _randn((nd, ld, d), g, dtype)
+    _poison()
+    with torch.no_grad():
+        out = maxsim(Q.to(CUDA), D.to(CUDA))
+    _sync()
+    assert out.shape == (nq, nd) and out.dtype == torch.float32
+    ref, _ = reference(Q.double(), D.double())
+    tol = 1e-4 if dtype == torch.float32 else 1e-2
+    err = _rel(out, ref)
+    assert err < tol, f"rel err {err:.3e}"
+
+
+def test_fp32_uses_ieee_dot():
+    """fp32 inputs must not go through tf32: D carries 10 fractional bits (12
+    significant), which tf32's 11 cannot hold, while every product and fp32
+    sum stays exact. An IEEE dot then matches the float64 reference exactly."""
+    g = _gen(5)
+    nq, nd, lq, ld, d = 3, 5, 7, 77, 96
+    Q = _ints((nq, lq, d), g, torch.float32)
+    D = _ints((nd, ld, d), g, torch.float32) + torch.randint(0, 1024, (nd, ld, d), generator=g) / 1024.0
+    with torch.no_grad():
+        out = maxsim(Q.to(CUDA), D.to(CUDA))
+    ref, _ = reference(Q.double(), D.double())
+    assert torch.equal(out.cpu().double(), ref), f"max |diff| {(out.cpu().double() - ref).abs().max().item()} (tf32?)"
+
+
+# --------------------------------------------------------------------------- exact, with gradients
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("masks", [False, True], ids=["nomask", "masks"])
+def test_in_batch_exact(dtype, masks):
+    g = _gen(100 + DTYPES.index(dtype) * 2 + masks)
+    nq, nd, lq, ld, d = 3, 4, 13, 77, 64
+    Q, D = _ints((nq, lq, d), g, dtype), _ints((nd, ld, d), g, dtype)
+    qm = dm = None
+    if masks:
+        qm, dm = _mask((nq, lq), g, 0.7), _mask((nd, ld), g, 0.6)
+        dm[1] = False  # a document with no real token: scores 0, passes no gradient
+        qm[2] = False  # a query with no real token: scores 0 everywhere, no gradient
+    out, gQ, gD = check_exact(Q, D, qm, dm, seed=1)
+    if masks:
+        assert (out[:, 1] == 0).all() and (gD[1] == 0).all()
+        assert (out[2] == 0).all() and (gQ[2] == 0).all()
+        assert (gQ[~qm] == 0).all() and (gD[~dm] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+def test_per_query_kd_exact(dtype):
+    """D [Nq, K, Ld, d]: each query against its own K candidates."""
+    g = _gen(200 + DTYPES.index(dtype))
+    nq, k, lq, ld, d = 3, 4, 11, 70, 48
+    Q, D = _ints((nq, lq, d), g, dtype), _ints((nq, k, ld, d), g, dtype)
+    qm, dm = _mask((nq, lq), g, 0.8), _mask((nq, k, ld), g, 0.6)
+    dm[0, 2] = False  # an empty candidate
+    out, gQ, gD = check_exact(Q, D, qm, dm, seed=2)
+    assert out.shape == (nq, k)
+    assert out[0, 2] == 0 and (gD[0, 2] == 0).all()
+
+
+@pytest.mark.parametrize("dtype,d", [(torch.float16, 8), (torch.float16, 24), (torch.float16, 200),
+                                     (torch.float16, 256), (torch.bfloat16, 8), (torch.float32, 256)],
+                         ids=["fp16-8", "fp16-24", "fp16-200", "fp16-256", "bf16-8", "fp32-256"])
+def test_head_dims_exact(dtype, d):
+    """d from 8 to 256, padded to a power of two inside the kernel."""
+    g = _gen(300 + d)
+    nq, nd, lq, ld = 2, 3, 9, 45
+    Q, D = _ints((nq, lq, d), g, dtype), _ints((nd, ld, d), g, dtype)
+    check_exact(Q, D, None, _mask((nd, ld), g, 0.7), seed=3)
+
+
+def test_multi_tile_exact():
+    """Several tiles of query and document tokens (Lq 40, Ld 300): ties across
+    tiles must still go to the lowest index."""
+    g = _gen(400)
+    nq, nd, lq, ld, d = 2, 5, 40, 300, 32
+    Q, D = _ints((nq, lq, d), g, torch.float16, -1, 1), _ints((nd, ld, d), g, torch.float16, -1, 1)
+    check_exact(Q, D, _mask((nq, lq), g, 0.9), _mask((nd, ld), g, 0.8), seed=4)
+
+
+def test_single_query_and_int_masks():
+    """Q [Lq, d] gives [Nd]; 0/1 integer masks read as != 0."""
+    g = _gen(500)
+    lq, nd, ld, d = 13, 4, 77, 64
+    Q, D = _ints((lq, d), g, torch.float16), _ints((nd, ld, d), g, torch.float16)
+    qm, dm = _mask((lq,), g, 0.7), _mask((nd, ld), g, 0.6)
+    with torch.no_grad():
+        out = maxsim(Q.to(CUDA), D.to(CUDA), qm.int().to(CUDA), dm.to(torch.uint8).to(CUDA))
+    ref, _ = reference(Q[None].double(), D.double(), qm[None], dm)
+    assert out.shape == (nd,)
+    assert torch.equal(out.cpu().double(), ref[0])
+
+
+def test_strided_inputs_exact():
+    """Non-contiguous Q and D (views with strides) give the same exact result."""
+    g = _gen(600)
+    nq, nd, lq, ld, d = 2, 3, 10, 60, 64
+    Qbig = _ints((nq, 2 * lq, d), g, torch.float16)
+    Dbig = _ints((nd, ld, 2 * d), g, torch.float16)
+    Q, D = Qbig[:, ::2], Dbig[..., :d]
+    grad = _ints((nq, nd), _gen(601), torch.float32, -2, 2)
+    Qc, Dc = Qbig.to(CUDA)[:, ::2].requires_grad_(), Dbig.to(CUDA)[..., :d].requires_grad_()
+    assert not Qc.is_contiguous() and not Dc.is_contiguous()
+    out = maxsim(Qc, Dc)
+    out.backward(grad.to(CUDA))
+    ref, rQ, rD, _ = run_reference(Q.contiguous(), D.contiguous(), None, None, False, grad)
+    assert torch.equal(out.detach().cpu().double(), ref)
+    assert torch.equal(Qc.grad.cpu(), rQ.half()) and torch.equal(Dc.grad.cpu(), rD.half())
+
+
+# --------------------------------------------------------------------------- random, with gradients
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+def test_in_batch_random_grads(dtype):
+    g = _gen(700 + DTYPES.index(dtype))
+    nq, nd, lq, ld, d = 3, 4, 13, 77, 64
+    Q, D = _randn((nq, lq, d), g, dtype), _randn((nd, ld, d), g, dtype)
+    qm, dm = _mask((nq, lq), g, 0.8), _mask((nd, ld), g, 0.7)
+    dm[3] = False
+    out, _, gD = check_random(Q, D, qm, dm, seed=7)
+    assert (out[:, 3] == 0).all() and (gD[3] == 0).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)
+@pytest.mark.parametrize("kd", [False, True], ids=["in_batch", "kd"])
+def test_normalize(dtype, kd):
+    """normalize=True: cosine MaxSim, tokens L2-normalised inside the kernel."""
+    g = _gen(800 + DTYPES.index(dtype) * 2 + kd)
+    nq, nj, lq, ld, d = 3, 4, 12, 70, 96
+    Q = _randn((nq, lq, d), g, dtype) * 3.0  # not unit norm: the kernel must normalise
+    D = _randn((nq, nj, ld, d) if kd else (nj, ld, d), g, dtype) * 0.5
+    qm = _mask((nq, lq), g, 0.8)
+    dm = _mask((nq, nj, ld) if kd else (nj, ld), g, 0.7)
+    if kd:
+        dm[1, 0] = False
+    else:
+        dm[0] = False
+    out, _, gD = check_random(Q, D, qm, dm, normalize=True, seed=8)
+    assert out.abs().max() <= lq + 1e-3  # a sum of at most Lq cosines
+    if kd:
+        assert out[1, 0] == 0 and (gD[1, 0] == 0).all()
+    else:
+        assert (out[:, 0] == 0).all() and (gD[0] == 0).all()
+
+
+# --------------------------------------------------------------------------- the oracle itself
+
+def test_reference_matches_compiled_spec(cache_dir):
+    """This file's float64 reference agrees with hsr's own reference evaluator
+    (hsr.compile(ops/maxsim*.hsr).reference) on masked integer inputs."""
+    import hsr
+
+    g = _gen(900)
+    Q, D = _ints((2, 9, 16), g, torch.float32), _ints((3, 20, 16), g, torch.float32)
+    qm, dm = _mask((2, 9), g, 0.7), _mask((3, 20), g, 0.6)
+    dm[1] = False
+    ref, _ = reference(Q.double(), D.double(), qm, dm)
+    spec = hsr.compile(OPS / "maxsim.hsr", cache_dir=cache_dir)
+    assert torch.equal(spec.reference(Q, D, qm, dm).double(), ref)
+
+    Dk = _ints((2, 3, 20, 16), g, torch.float32)
+    dmk = _mask((2, 3, 20), g, 0.6)
+    ref_k, _ = reference(Q.double(), Dk.double(), qm, dmk, normalize=True)
+    spec_k = hsr.compile(OPS / "maxsim_kd_cos.hsr", cache_dir=cache_dir)
+    assert torch.allclose(spec_k.reference(Q, Dk, qm, dmk).double(), ref_k, rtol=1e-12, atol=1e-12)
