@@ -207,8 +207,8 @@ def _prune(configs, named_args, **kwargs):
 
 
 def _forward_kernel():
-    """The autotuned forward on a GPU; None under the interpreter (fixed blocks)."""
-    if runtime.interpreting():
+    """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""
+    if not runtime.autotuning():
         return None
     arch = _arch()
     if arch not in _tuned:

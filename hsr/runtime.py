@@ -90,6 +90,12 @@ def _check_dtype(op_name, name, kind, value, float_dtypes):
         raise TensorError(f"{op_name}: length {name!r} must be int32 or int64, got {value.dtype}")
 
 
+def autotuning() -> bool:
+    """Autotune GPU kernels unless HSR_AUTOTUNE=0 (then fixed heuristic blocks,
+    as under the interpreter: quicker to compile, for tests)."""
+    return os.environ.get("HSR_AUTOTUNE", "1") != "0" and not interpreting()
+
+
 def next_pow2(n: int, at_least: int = 16) -> int:
     p = at_least
     while p < n:

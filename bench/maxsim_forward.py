@@ -1,0 +1,535 @@
+#!/usr/bin/env python3
+"""MaxSim forward on the five reference shapes: hsr against eager PyTorch.
+
+Run on the GPU machine from the repository root:
+
+    python3 bench/maxsim_forward.py --out DIR [--dtype fp16|bf16|fp32] [--quick]
+
+In one run it
+
+1. measures the machine's two ceilings: a large matrix product (TFLOP/s, in
+   the benchmark's dtype, random data) and a large device-to-device copy
+   (TB/s, counting bytes read plus bytes written);
+2. times, for each shape (Nq=1 query, B=1000 documents, d=128), the hsr
+   forward ``maxsim(Q, D)`` under ``torch.no_grad``, the eager einsum in the
+   input dtype, an eager baseline with fp32 accumulation and fp32
+   intermediates, and the optional peers flash_maxsim and
+   late_interaction_kernels where they import;
+3. checks every result against a float64 reference (and hsr against the fp32
+   baseline), flagging a relative error above 1e-2;
+4. writes maxsim_forward.json and maxsim_forward.md into --out and prints the
+   table last.
+
+Timings are medians of ``triton.testing.do_bench`` (which flushes L2 before
+every timed run), after a warm-up call so that autotuning and compilation stay
+out of them. Inputs are L2-normalised random tokens, as ColBERT and ColPali
+produce; shapes whose inputs could sit in L2 rotate among several input sets.
+The physical limit of a shape is max(FLOPs / matmul rate, bytes / copy rate)
+with FLOPs = 2 Nq B Lq Ld d and bytes = (Nq Lq + B Ld) d elem + 4 Nq B.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+
+NQ, B, DIM = 1, 1000, 128
+SHAPES = (  # name, Lq, Ld
+    ("textual", 32, 300),
+    ("long-doc", 32, 1024),
+    ("medium", 128, 1024),
+    ("visual", 512, 1024),
+    ("colpali", 1024, 1024),
+)
+DTYPE_NAMES = ("fp16", "bf16", "fp32")
+ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
+FLAG_REL_ERR = 1e-2
+DEVICE = "cuda"
+MATMUL_N = 8192  # the matmul ceiling's size
+COPY_NUMEL = 1 << 28  # the copy ceiling's fp32 elements (1 GiB)
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="bench/results", help="directory for maxsim_forward.{json,md} (default: %(default)s)")
+    p.add_argument("--dtype", default="fp16", choices=DTYPE_NAMES, help="input dtype (default: %(default)s)")
+    p.add_argument("--quick", action="store_true", help="shorter timing windows, one timing per variant")
+    p.add_argument("--shapes", default=",".join(s[0] for s in SHAPES),
+                   help="comma-separated subset of: " + ", ".join(s[0] for s in SHAPES))
+    p.add_argument("--no-peers", action="store_true", help="skip flash_maxsim and late_interaction_kernels")
+    p.add_argument("--budget-s", type=float, default=float(os.environ.get("HSR_BENCH_BUDGET_S", "330")),
+                   help="wall-clock budget; work left when it runs out is skipped and noted (default: %(default)s)")
+    p.add_argument("--plan", action="store_true", help="print the shapes, FLOPs and bytes, and exit (no GPU needed)")
+    args = p.parse_args(argv)
+    names = [s.strip() for s in args.shapes.split(",") if s.strip()]
+    known = {s[0] for s in SHAPES}
+    bad = [n for n in names if n not in known]
+    if bad:
+        p.error(f"unknown shape(s) {', '.join(bad)}; choose from {', '.join(sorted(known))}")
+    args.shape_list = [s for s in SHAPES if s[0] in names]
+    return args
+
+
+def shape_cost(lq, ld, dtype_name, nq=None, b=None, d=None):
+    """(FLOPs, bytes) of one forward: every input read once, the fp32 output written once."""
+    nq, b, d = nq or NQ, b or B, d or DIM
+    flops = 2 * nq * b * lq * ld * d
+    nbytes = (nq * lq + b * ld) * d * ELEM_BYTES[dtype_name] + nq * b * 4
+    return flops, nbytes
+
+
+def print_plan(args):
+    print(f"Nq={NQ} B={B} d={DIM} dtype={args.dtype}")
+    print(f"{'shape':10s} {'Lq':>5s} {'Ld':>5s} {'GFLOP':>9s} {'MB':>9s} {'FLOP/byte':>10s}")
+    for name, lq, ld in args.shape_list:
+        f, b = shape_cost(lq, ld, args.dtype)
+        print(f"{name:10s} {lq:5d} {ld:5d} {f / 1e9:9.2f} {b / 1e6:9.1f} {f / b:10.1f}")
+
+
+# --------------------------------------------------------------------------- GPU part
+
+class Bench:
+    def __init__(self, args):
+        import torch
+        import triton
+        import triton.testing
+
+        self.torch, self.triton = torch, triton
+        self.args = args
+        self.t0 = time.monotonic()
+        self.dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[args.dtype]
+        self.warmup_ms, self.rep_ms = (10, 30) if args.quick else (25, 150)
+        self.repeats = 1 if args.quick else 2
+        self.notes = []
+        # fp32 inputs: hsr uses an IEEE dot, so the eager fp32 baselines and the fp32
+        # matmul ceiling are measured without tf32 too.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+    # ---- utilities
+
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    def over_budget(self, what):
+        if self.elapsed() > self.args.budget_s:
+            msg = f"skipped {what}: past the {self.args.budget_s:.0f} s budget"
+            print("  " + msg, flush=True)
+            self.notes.append(msg)
+            return True
+        return False
+
+    def time_fn(self, fn):
+        """Median ms over `repeats` do_bench calls (each itself a median); all runs kept."""
+        torch = self.torch
+        fn()  # warm-up: compilation and autotuning happen here
+        fn()
+        torch.cuda.synchronize()
+        runs = [self.triton.testing.do_bench(fn, warmup=self.warmup_ms, rep=self.rep_ms, return_mode="median")
+                for _ in range(self.repeats)]
+        return statistics.median(runs), runs
+
+    def guarded(self, label, thunk):
+        """Run thunk(); OOM and other errors become a status string instead of a crash."""
+        torch = self.torch
+        try:
+            return thunk(), "ok"
+        except torch.cuda.OutOfMemoryError:
+            status = "OOM"
+        except RuntimeError as e:  # older OOM spellings, cuBLAS allocation failures
+            status = "OOM" if "out of memory" in str(e).lower() else _error(e)
+        except Exception as e:  # noqa: BLE001 - a baseline's failure must not end the run
+            status = _error(e)
+        print(f"  {label}: {status}", flush=True)
+        try:
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+        except Exception as e:  # noqa: BLE001 - a broken context shows in the next call too
+            print(f"  after {label}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+        return None, status
+
+    # ---- ceilings
+
+    def matmul_ceiling(self):
+        torch = self.torch
+        n = MATMUL_N
+        g = torch.Generator(device=DEVICE).manual_seed(1)
+        a = torch.randn(n, n, device=DEVICE, dtype=self.dtype, generator=g)
+        b = torch.randn(n, n, device=DEVICE, dtype=self.dtype, generator=g)
+        out = torch.empty(n, n, device=DEVICE, dtype=self.dtype)
+        ms, runs = self.time_fn(lambda: torch.mm(a, b, out=out))
+        runs = runs + [self.triton.testing.do_bench(lambda: torch.mm(a, b, out=out), warmup=self.warmup_ms,
+                                                    rep=self.rep_ms, return_mode="median")]
+        ms = statistics.median(runs)
+        del a, b, out
+        torch.cuda.empty_cache()
+        tflops = 2 * n ** 3 / (ms * 1e-3) / 1e12
+        what = f"torch.mm {n}x{n}x{n} {self.args.dtype}" + (" (IEEE, tf32 off)" if self.args.dtype == "fp32" else "")
+        return {"what": what, "n": n, "ms": ms, "runs_ms": runs, "tflops": tflops}
+
+    def copy_ceiling(self):
+        torch = self.torch
+        numel = COPY_NUMEL
+        src = torch.randn(numel, device=DEVICE, dtype=torch.float32)
+        dst = torch.empty_like(src)
+        ms, runs = self.time_fn(lambda: dst.copy_(src))
+        runs = runs + [self.triton.testing.do_bench(lambda: dst.copy_(src), warmup=self.warmup_ms,
+                                                    rep=self.rep_ms, return_mode="median")]
+        ms = statistics.median(runs)
+        ok = torch.equal(dst[:1024], src[:1024]) and torch.equal(dst[-1024:], src[-1024:])
+        moved = 2 * src.numel() * src.element_size()
+        del src, dst
+        torch.cuda.empty_cache()
+        return {"what": f"Tensor.copy_ of {numel * 4 / 2**30:g} GiB, device to device", "bytes_moved": moved, "ms": ms,
+                "runs_ms": runs, "tb_per_s": moved / (ms * 1e-3) / 1e12, "checked": bool(ok)}
+
+    # ---- inputs and references
+
+    def inputs(self, lq, ld, n_sets, seed):
+        torch = self.torch
+        g = torch.Generator(device=DEVICE).manual_seed(seed)
+        sets = []
+        for _ in range(n_sets):
+            q = torch.nn.functional.normalize(torch.randn(NQ, lq, DIM, device=DEVICE, generator=g), dim=-1)
+            d = torch.randn(B, ld, DIM, device=DEVICE, generator=g)
+            d = torch.nn.functional.normalize(d, dim=-1, out=d)
+            sets.append((q.to(self.dtype), d.to(self.dtype)))
+            del q, d
+        return sets
+
+    def n_sets_for(self, nbytes):
+        """Rotate among several input sets when the inputs could sit in L2."""
+        l2 = getattr(self.torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20) or (50 << 20)
+        if nbytes >= 2 * l2:
+            return 1
+        return max(2, min(8, math.ceil(4 * l2 / nbytes)))
+
+    def reference64(self, Q, D):
+        """float64 scores [Nq, B], in document chunks of at most ~1 GiB of scores."""
+        torch = self.torch
+        nq, lq, _ = Q.shape
+        b, ld, _ = D.shape
+        chunk = max(1, (1 << 30) // (nq * lq * ld * 8))
+        q64 = Q.double()
+        out = torch.empty(nq, b, dtype=torch.float64, device=Q.device)
+        for lo in range(0, b, chunk):
+            s = torch.einsum("qsd,ntd->qnst", q64, D[lo:lo + chunk].double())
+            out[:, lo:lo + chunk] = s.amax(-1).sum(-1)
+            del s
+        return out
+
+    @staticmethod
+    def rel_err(out, ref):
+        out = out.double().reshape(ref.shape)
+        if not bool(out.isfinite().all()):
+            return float("nan")
+        return ((out - ref).norm() / ref.norm()).item()
+
+
+def _error(e):
+    return f"error: {type(e).__name__}: {' '.join(str(e).split())[:300]}"
+
+
+def fp32_baseline(torch, dtype):
+    """The eager fp32-accumulate baseline: (callable, description).
+
+    Preferred: torch.mm with out_dtype=float32 on the low-precision operands
+    (tensor cores, fp32 accumulation, fp32 scores), the same operand
+    precision as hsr. Where that overload is missing: einsum on fp32-cast
+    inputs with tf32 off (IEEE fp32, slower)."""
+
+    def mm_out_fp32(Q, D):
+        nq, lq, d = Q.shape
+        b, ld, _ = D.shape
+        s = torch.mm(Q.reshape(nq * lq, d), D.reshape(b * ld, d).t(), out_dtype=torch.float32)
+        return s.view(nq, lq, b, ld).amax(-1).sum(1)
+
+    def einsum_fp32(Q, D):
+        return torch.einsum("qsd,ntd->qnst", Q.float(), D.float()).amax(-1).sum(-1)
+
+    if dtype == torch.float32:
+        return einsum_fp32, "einsum on fp32 inputs (IEEE fp32, tf32 off): fp32 [Nq,B,Lq,Ld] scores, then max, sum"
+    try:
+        q = torch.randn(1, 4, 16, device=DEVICE, dtype=dtype)
+        d = torch.randn(3, 5, 16, device=DEVICE, dtype=dtype)
+        got = mm_out_fp32(q, d)
+        want = einsum_fp32(q, d)
+        if got.dtype == torch.float32 and torch.allclose(got, want, rtol=1e-3, atol=1e-3):
+            return mm_out_fp32, ("torch.mm(..., out_dtype=float32) on the low-precision operands (tensor cores, "
+                                 "fp32 accumulate), fp32 [Nq,Lq,B,Ld] scores, then amax, sum")
+    except Exception as e:  # noqa: BLE001
+        print(f"torch.mm out_dtype=float32 unavailable ({type(e).__name__}); fp32 baseline is einsum on fp32 inputs")
+    return einsum_fp32, "einsum on fp32-cast inputs (IEEE fp32, tf32 off): fp32 scores, then max, sum"
+
+
+def load_peers(torch):
+    """Optional peer libraries: {name: (callable(Q, D) -> [Nq, B], description)}."""
+    peers = {}
+    try:
+        import flash_maxsim as fm
+    except Exception as e:  # noqa: BLE001
+        print(f"peer flash_maxsim not available ({type(e).__name__}: {e}); skipped")
+    else:
+        ver = getattr(fm, "__version__", "?")
+        single = getattr(fm, "flash_maxsim", None)
+        batched = getattr(fm, "flash_maxsim_batched", None)
+        if callable(single):
+            def run_fm(Q, D, _f=single, _b=batched):
+                if Q.shape[0] == 1 or not callable(_b):
+                    return torch.stack([_f(q, D) for q in Q])  # flash_maxsim(Q [Lq, d], D [B, Ld, d]) -> [B]
+                return _b(Q, D)
+            peers["flash_maxsim"] = (run_fm, f"flash_maxsim {ver}: flash_maxsim(Q[Lq,d], D[B,Ld,d]) -> [B]")
+        elif callable(batched):
+            peers["flash_maxsim"] = (lambda Q, D, _b=batched: _b(Q, D),
+                                     f"flash_maxsim {ver}: flash_maxsim_batched(Q, D) -> [Nq,B]")
+        else:
+            print("peer flash_maxsim imported but has no flash_maxsim/flash_maxsim_batched; skipped")
+    try:
+        import late_interaction_kernels as lik
+    except Exception as e:  # noqa: BLE001
+        print(f"peer late_interaction_kernels not available ({type(e).__name__}: {e}); skipped")
+    else:
+        ver = getattr(lik, "__version__", "?")
+        fn = getattr(lik, "maxsim", None)
+        if callable(fn):
+            peers["late_interaction_kernels"] = (lambda Q, D, _f=fn: _f(Q, D),
+                                                 f"late_interaction_kernels {ver}: maxsim(Q[Nq,Lq,d], D[B,Ld,d]) -> [Nq,B]")
+        else:
+            print("peer late_interaction_kernels imported but has no maxsim; skipped")
+    return peers
+
+
+def fmt_ms(x):
+    if x is None:
+        return "-"
+    return f"{x:.3f}" if x >= 0.1 else f"{x * 1000:.1f}us"
+
+
+def markdown(result):
+    c = result["ceilings"]
+    lines = [
+        f"MaxSim forward, Nq={NQ}, B={B}, d={DIM}, {result['dtype']}, on {result['device']} "
+        f"(torch {result['versions']['torch']}, triton {result['versions']['triton']}).",
+        f"Ceilings measured in this run: matmul {c['matmul']['tflops']:.0f} TFLOP/s ({c['matmul']['what']}), "
+        f"copy {c['copy']['tb_per_s']:.2f} TB/s (read + write).",
+        f"Eager: einsum in {result['dtype']}; fp32-acc: {result['baselines']['eager_fp32acc']}.",
+        "",
+    ]
+    peer_names = [p for p in result["peers"]]
+    head = ["shape", "Lq x Ld", "limit (bound)", "hsr", "% of limit", "eager", "x eager", "fp32-acc", "x fp32-acc"]
+    head += peer_names + ["hsr rel err (vs fp64)"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for s in result["shapes"]:
+        t, st = s["times_ms"], s["status"]
+
+        def cell(name):
+            if st.get(name) == "ok":
+                return fmt_ms(t.get(name))
+            return (st.get(name) or "-").split(":")[0]  # "error", "OOM", "skipped (budget)"; details in the JSON
+
+        def ratio(name):
+            r = s["speedup_vs_hsr"].get(name)
+            return f"{r:.2f}x" if r else "-"
+
+        frac = s.get("fraction_of_limit")
+        err = s["rel_err_vs_fp64"].get("hsr")
+        flag = " FLAG" if s.get("flags") else ""
+        row = [s["name"], f"{s['Lq']} x {s['Ld']}", f"{fmt_ms(s['limit_ms'])} ({s['bound']})", cell("hsr"),
+               f"{100 * frac:.0f}%" if frac else "-", cell("eager"), ratio("eager"),
+               cell("eager_fp32acc"), ratio("eager_fp32acc")]
+        row += [cell(p) for p in peer_names]
+        row += [(f"{err:.1e}" if err is not None else "-") + flag]
+        lines.append("| " + " | ".join(row) + " |")
+    if result["notes"]:
+        lines += ["", "Notes:"] + [f"- {n}" for n in result["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.plan:
+        print_plan(args)
+        return 0
+    import torch
+    import triton
+
+    if not torch.cuda.is_available():
+        print("maxsim_forward: no CUDA device; nothing to time (use --plan to see the shapes)", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    from hsr.ops import maxsim
+
+    bench = Bench(args)
+    props = torch.cuda.get_device_properties(0)
+    result = {
+        "device": torch.cuda.get_device_name(0),
+        "sm_count": props.multi_processor_count,
+        "l2_bytes": getattr(props, "L2_cache_size", None),
+        "memory_bytes": props.total_memory,
+        "versions": {"torch": torch.__version__, "triton": triton.__version__, "python": platform.python_version(),
+                     "cuda": torch.version.cuda},
+        "dtype": args.dtype, "quick": args.quick, "Nq": NQ, "B": B, "d": DIM,
+        "inputs": "L2-normalised random normal tokens (torch.randn, then F.normalize), cast to the dtype",
+        "timing": f"triton.testing.do_bench median (L2 flushed before each run), warmup {bench.warmup_ms} ms, "
+                  f"rep {bench.rep_ms} ms, {bench.repeats} timing(s) per variant, median of those",
+        "ceilings": {}, "baselines": {}, "peers": {}, "shapes": [], "notes": bench.notes,
+    }
+    json_path = os.path.join(args.out, "maxsim_forward.json")
+    md_path = os.path.join(args.out, "maxsim_forward.md")
+
+    def save():
+        """Write what is known so far (a run cut off by a time limit still leaves results)."""
+        with open(json_path, "w") as f:
+            json.dump(result, f, indent=2, default=str)
+        if isinstance(result["ceilings"].get("copy"), dict) and result["baselines"]:
+            with open(md_path, "w") as f:
+                f.write(markdown(result))
+
+    print(f"device: {result['device']} ({result['sm_count']} SMs, L2 {result['l2_bytes']} B); "
+          f"torch {torch.__version__}, triton {triton.__version__}, python {platform.python_version()}", flush=True)
+
+    # 1. ceilings
+    mm, st = bench.guarded("matmul ceiling", bench.matmul_ceiling)
+    cp, st2 = bench.guarded("copy ceiling", bench.copy_ceiling)
+    if mm is None or cp is None:
+        print("cannot measure the ceilings; stopping", file=sys.stderr)
+        result["ceilings"] = {"matmul": st, "copy": st2}
+        save()
+        return 1
+    result["ceilings"] = {"matmul": mm, "copy": cp}
+    print(f"matmul: {mm['tflops']:.1f} TFLOP/s ({mm['what']}; runs {[round(x, 3) for x in mm['runs_ms']]} ms)")
+    print(f"copy:   {cp['tb_per_s']:.3f} TB/s (runs {[round(x, 3) for x in cp['runs_ms']]} ms)", flush=True)
+    save()
+
+    # 2. variants
+    eager_desc = f"torch.einsum('qsd,ntd->qnst', Q, D).max(-1).values.sum(-1) in {args.dtype}"
+    fp32_fn, fp32_desc = fp32_baseline(torch, bench.dtype)
+    variants = {
+        "hsr": (lambda Q, D: maxsim(Q, D), "hsr.ops.maxsim(Q, D), generated Triton kernel, fp32 accumulate"),
+        "eager": (lambda Q, D: torch.einsum("qsd,ntd->qnst", Q, D).max(-1).values.sum(-1), eager_desc),
+        "eager_fp32acc": (fp32_fn, fp32_desc),
+    }
+    result["baselines"] = {k: v[1] for k, v in variants.items()}
+    peers = {} if args.no_peers else load_peers(torch)
+    result["peers"] = {k: v[1] for k, v in peers.items()}
+    for k, v in peers.items():
+        print(f"peer {k}: {v[1]}")
+    save()
+
+    def run_shape_variants(rec, sets, ref64, fp32_out, names_fns):
+        for name, fn in names_fns:
+            if bench.over_budget(f"{name} at {rec['name']}"):
+                rec["status"][name] = "skipped (budget)"
+                continue
+
+            def go(fn=fn):
+                out = fn(*sets[0])
+                torch.cuda.synchronize()
+                err = bench.rel_err(out, ref64)
+                err_fp32 = bench.rel_err(out, fp32_out) if fp32_out is not None else None
+                del out
+                state = [0]
+
+                def call():
+                    i = state[0]
+                    state[0] = (i + 1) % len(sets)
+                    return fn(*sets[i])
+
+                ms, runs = bench.time_fn(call)
+                return ms, runs, err, err_fp32
+
+            r, status = bench.guarded(f"{name} at {rec['name']}", go)
+            rec["status"][name] = status
+            if r is None:
+                continue
+            ms, runs, err, err_fp32 = r
+            rec["times_ms"][name] = ms
+            rec["runs_ms"][name] = runs
+            rec["rel_err_vs_fp64"][name] = err
+            if name == "hsr" and err_fp32 is not None:
+                rec["rel_err_hsr_vs_fp32acc"] = err_fp32
+            if not (err <= FLAG_REL_ERR):  # NaN fails the comparison too
+                rec["flags"].append(f"{name}: rel err {err:.3e} vs fp64 > {FLAG_REL_ERR}")
+            print(f"  {rec['name']:9s} {name:26s} {ms:9.4f} ms  rel err vs fp64 {err:.2e}"
+                  + (f", vs fp32-acc {err_fp32:.2e}" if name == "hsr" and err_fp32 is not None else ""), flush=True)
+            torch.cuda.empty_cache()
+
+    def finish(rec):
+        t = rec["times_ms"]
+        hsr_ms = t.get("hsr")
+        rec["speedup_vs_hsr"] = {k: (v / hsr_ms if hsr_ms else None) for k, v in t.items() if k != "hsr"}
+        rec["fraction_of_limit"] = rec["limit_ms"] / hsr_ms if hsr_ms else None
+        e = rec.get("rel_err_hsr_vs_fp32acc")
+        msg = f"hsr: rel err {e:.3e} vs fp32-acc > {FLAG_REL_ERR}" if e is not None else None
+        if msg and not (e <= FLAG_REL_ERR) and msg not in rec["flags"]:
+            rec["flags"].append(msg)
+
+    for phase, names in (("core", list(variants)), ("peers", list(peers))):
+        if not names:
+            continue
+        print(f"\n== {phase}: {', '.join(names)}", flush=True)
+        for si, (sname, lq, ld) in enumerate(args.shape_list):
+            if bench.over_budget(f"{phase} at {sname}"):
+                break
+            flops, nbytes = shape_cost(lq, ld, args.dtype)
+            if phase == "core":
+                t_c = flops / (mm["tflops"] * 1e12) * 1e3
+                t_m = nbytes / (cp["tb_per_s"] * 1e12) * 1e3
+                rec = {"name": sname, "Nq": NQ, "B": B, "Lq": lq, "Ld": ld, "d": DIM, "flops": flops, "bytes": nbytes,
+                       "compute_ms": t_c, "memory_ms": t_m, "limit_ms": max(t_c, t_m),
+                       "bound": "compute" if t_c >= t_m else "memory", "n_input_sets": bench.n_sets_for(nbytes),
+                       "times_ms": {}, "runs_ms": {}, "status": {}, "rel_err_vs_fp64": {}, "flags": [],
+                       "speedup_vs_hsr": {}, "fraction_of_limit": None}
+                result["shapes"].append(rec)
+            else:
+                rec = next((r for r in result["shapes"] if r["name"] == sname), None)
+                if rec is None:
+                    continue
+            made, st = bench.guarded(f"inputs at {sname}", lambda: bench.inputs(lq, ld, rec["n_input_sets"], 1000 + si))
+            if made is None:
+                for name in names:
+                    rec["status"][name] = f"inputs: {st}"
+                continue
+            sets = made
+            ref64, _ = bench.guarded(f"fp64 reference at {sname}", lambda: bench.reference64(*sets[0]))
+            if ref64 is None:
+                for name in names:
+                    rec["status"][name] = "no fp64 reference"
+                continue
+            fp32_out = None
+            if phase == "core":
+                fp32_out, _ = bench.guarded(f"fp32-acc output at {sname}", lambda: fp32_fn(*sets[0]).double())
+            with torch.no_grad():
+                fns = [(n, variants[n][0]) for n in names] if phase == "core" else [(n, peers[n][0]) for n in names]
+                run_shape_variants(rec, sets, ref64, fp32_out, fns)
+            del sets, ref64, fp32_out
+            torch.cuda.empty_cache()
+            finish(rec)
+            save()
+
+    result["elapsed_s"] = bench.elapsed()
+    save()
+    table = markdown(result)
+    with open(md_path, "w") as f:
+        f.write(table)
+    flags = [f"{s['name']}: {fl}" for s in result["shapes"] for fl in s["flags"]]
+    print(f"\nwrote {json_path} and {md_path} ({result['elapsed_s']:.0f} s)")
+    if flags:
+        print("FLAGGED (rel err > 1e-2):\n  " + "\n  ".join(flags))
+    print()
+    print(table, flush=True)
+    hsr_bad = [f for f in flags if ": hsr:" in f] + [
+        f"{s['name']}: hsr {s['status'].get('hsr')}" for s in result["shapes"] if s["status"].get("hsr", "ok") != "ok"]
+    return 1 if hsr_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

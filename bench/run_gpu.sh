@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The one script a GPU (device) call runs, from the repository root:
+#   bash bench/run_gpu.sh [all|tests|bench]    (carry .whl with the call)
+# It installs the carried wheels and hsr without network, prints the machine,
+# runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
+# to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
+# A failing test run does not stop the benchmark; the script's exit status
+# is non-zero if either failed. Time: tests <= 200 s, benchmark <= 290 s (it
+# starts no new work after 230 s), about 8 minutes at the very most.
+set -eo pipefail
+
+OUT="${OUT:-bench/results}"
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+PY=python3
+T0=$(date +%s)
+
+# 1. Carried wheels (lark for hsr.compile; optional peers) into /tmp/site.
+if compgen -G ".whl/*.whl" >/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+else
+    echo "note: no .whl/ carried (lark missing: hsr.compile will fail; peers skipped)"
+fi
+
+# 2. hsr itself, without network: an editable install; if that fails, a copy of
+#    the package tree laid out as pyproject's package-dir maps it, with python -P
+#    so that the repository root (whose hsr/ lacks templates/ops/generated) does
+#    not shadow it.
+hsr_ok() { (cd "$1" && $PY -c "import hsr.templates, hsr.ops, hsr.generated, hsr.ops.maxsim") >/dev/null 2>&1; }
+if python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >/tmp/hsr_install.log 2>&1 \
+        && hsr_ok /tmp && hsr_ok .; then
+    echo "hsr: editable install"
+else
+    echo "hsr: editable install failed or incomplete; using a copied package tree"
+    tail -5 /tmp/hsr_install.log || true
+    rm -rf /tmp/hsrpkg && mkdir -p /tmp/hsrpkg
+    cp -r hsr /tmp/hsrpkg/hsr
+    for sub in templates ops generated; do cp -r "$sub" "/tmp/hsrpkg/hsr/$sub"; done
+    export PYTHONPATH=/tmp/hsrpkg${PYTHONPATH:+:$PYTHONPATH}
+    PY="python3 -P"
+    hsr_ok . || { echo "hsr does not import"; $PY -c "import hsr.templates, hsr.ops, hsr.generated"; exit 1; }
+fi
+
+# 3. The machine.
+nvidia-smi || true
+$PY - <<'EOF'
+import platform, torch, triton, hsr, hsr.generated
+print(f"python {platform.python_version()}, torch {torch.__version__} (CUDA {torch.version.cuda}), triton {triton.__version__}")
+print(f"device: {torch.cuda.get_device_name(0)}, hsr from {hsr.__file__}, generated from {hsr.generated.__file__}")
+for name in ("lark", "flash_maxsim", "late_interaction_kernels"):
+    try:
+        mod = __import__(name)
+        print(f"{name} {getattr(mod, '__version__', '?')}")
+    except Exception as e:  # noqa: BLE001
+        print(f"{name}: not importable ({type(e).__name__}: {e})")
+EOF
+
+STAGE="${1:-all}"
+rc_tests=0
+rc_bench=0
+if [ "$STAGE" = all ] || [ "$STAGE" = tests ]; then
+# 4. GPU tests (the conftest reads HSR_TEST_DEVICE before importing triton).
+HSR_TEST_DEVICE=cuda timeout 200 $PY -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py 2>&1 \
+    | tee "$OUT/gpu_tests.log" || rc_tests=$?
+echo "gpu tests: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+# 4b. The interpreter suites' kernel tests, on CUDA (fixed blocks: fewer compiles).
+HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 200 $PY -m pytest -q -p no:cacheprovider \
+    tests/test_maxsim.py tests/test_select_reduce.py 2>&1 | tee "$OUT/cuda_suites.log" || rc_tests=$?
+echo "cuda suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+fi
+if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
+
+# 5. Benchmark (stops starting new work past its budget; table printed last).
+timeout 290 $PY bench/maxsim_forward.py --out "$OUT" --budget-s 230 2>&1 | tee "$OUT/bench.log" || rc_bench=$?
+fi
+echo "run_gpu.sh: tests exit $rc_tests, bench exit $rc_bench, $(( $(date +%s) - T0 )) s in all"
+[ "$rc_tests" -eq 0 ] && [ "$rc_bench" -eq 0 ]
