@@ -44,6 +44,13 @@ OUTPUT = "score"
 # (name, axes, kind, default) of each input, in declaration order.
 SIGNATURE = (('Q', ('i', 's', 'd'), 'float', None), ('D', ('i', 'k', 't', 'd'), 'float', None), ('qmask', ('i', 's'), 'bool', 'all'), ('dmask', ('i', 'k', 't'), 'bool', 'all'))
 NAMES = tuple(entry[0] for entry in SIGNATURE)
+DIFFERENTIABLE = ('Q', 'D')
+
+
+@triton.jit
+def _score_select(x, y):
+    """max that keeps NaN, as torch.max does."""
+    return tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL)
 
 
 @triton.jit
@@ -84,7 +91,8 @@ def score_fwd(
         best = tl.full([BLOCK_S], float("-inf"), tl.float32)
         best_idx = tl.full([BLOCK_S], -1, tl.int32)
         t_seen = tl.zeros([BLOCK_T], tl.int32)
-        for t0 in range(0, size_t, BLOCK_T):
+        t_full = (size_t // BLOCK_T) * BLOCK_T
+        for t0 in range(0, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
             t_in = offs_t < size_t
             t_ok = t_in
@@ -98,20 +106,53 @@ def score_fwd(
                 score = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
             else:
                 score = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            score = tl.where(score == score, score, float("inf"))  # a NaN is selected, as in torch.max
-            score = tl.where(t_ok[None, :], score, float("-inf"))
-            tile_best, tile_idx = tl.max(score, axis=1, return_indices=True, return_indices_tie_break_left=True)
-            better = tile_best > best  # strict: an earlier tile keeps a tie
-            best_idx = tl.where(better, tile_idx + t0, best_idx)
-            best = tl.where(better, tile_best, best)
+            if NEED_IDX:
+                keyed = tl.where(score == score, score, float("inf"))  # a NaN is selected, as in torch.max
+                if HAS_dmask:
+                    keyed = tl.where(t_ok[None, :], keyed, float("-inf"))
+                tile_best, tile_idx = tl.max(keyed, axis=1, return_indices=True, return_indices_tie_break_left=True)
+                better = tile_best > best  # strict: an earlier tile keeps a tie
+                best_idx = tl.where(better, tile_idx + t0, best_idx)
+                best = tl.where(better, tile_best, best)
+            else:
+                if HAS_dmask:
+                    score = tl.where(t_ok[None, :], score, float("-inf"))
+                best = tl.maximum(best, tl.reduce(score, 1, _score_select), propagate_nan=tl.PropagateNan.ALL)
+            t_seen += t_ok.to(tl.int32)
+        if t_full < size_t:  # the last, partial tile
+            t0 = t_full
+            offs_t = t0 + tl.arange(0, BLOCK_T)
+            t_in = offs_t < size_t
+            t_ok = t_in
+            # spec line 8: where dmask
+            if HAS_dmask:
+                t_ok = t_ok & (tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+            b = tl.load(b_rows + offs_t[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
+                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+            # spec line 8: score[i, k] = sum_s max_t <Q_s, D_t>  where qmask, dmask
+            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                score = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+            else:
+                score = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            if NEED_IDX:
+                keyed = tl.where(score == score, score, float("inf"))  # a NaN is selected, as in torch.max
+                keyed = tl.where(t_ok[None, :], keyed, float("-inf"))
+                tile_best, tile_idx = tl.max(keyed, axis=1, return_indices=True, return_indices_tie_break_left=True)
+                better = tile_best > best  # strict: an earlier tile keeps a tie
+                best_idx = tl.where(better, tile_idx + t0, best_idx)
+                best = tl.where(better, tile_best, best)
+            else:
+                score = tl.where(t_ok[None, :], score, float("-inf"))
+                best = tl.maximum(best, tl.reduce(score, 1, _score_select), propagate_nan=tl.PropagateNan.ALL)
             t_seen += t_ok.to(tl.int32)
         t_any = tl.sum(t_seen, axis=0) > 0
-        # Where the selection hit a NaN (or +inf), recompute that score so a NaN propagates.
-        redo = (best == float("inf")) & (best_idx >= 0) & s_ok
-        b_sel = tl.load(b_rows + best_idx[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
-                        mask=redo[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-        exact = tl.sum(a.to(tl.float32) * b_sel, axis=1)
-        best = tl.where(redo, exact, best)
+        if NEED_IDX:
+            # Where the selection hit a NaN (kept as inf), recompute that score so the NaN propagates.
+            redo = (best == float("inf")) & (best_idx >= 0) & s_ok
+            b_sel = tl.load(b_rows + best_idx[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
+                            mask=redo[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+            exact = tl.sum(a.to(tl.float32) * b_sel, axis=1)
+            best = tl.where(redo, exact, best)
         # spec line 8: an empty selection is 0 and passes no gradient
         picked = s_ok & t_any
         value = tl.where(picked, best, 0.0)
@@ -312,4 +353,6 @@ def apply(*args, **kwargs):
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
-    return _Function.apply(sizes, *(t[name] for name in NAMES))
+    if torch.is_grad_enabled() and any(t[name] is not None and t[name].requires_grad for name in DIFFERENTIABLE):
+        return _Function.apply(sizes, *(t[name] for name in NAMES))
+    return _forward(t, sizes, False)[0]

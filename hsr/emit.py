@@ -73,6 +73,16 @@ def _flat(axes) -> str:
     return expr or "0"
 
 
+def _guard(conds: list) -> str:
+    """When full tiles need the where-conditions applied: never (''), always
+    ('True'), or when an optional input is given ('HAS_x or HAS_y')."""
+    if not conds:
+        return ""
+    if any(not c["optional"] for c in conds):
+        return "True"
+    return " or ".join(f"HAS_{c['name']}" for c in conds)
+
+
 def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
     lines = source.splitlines()
     decls = {name: (axes, kind, default) for name, axes, kind, default in plan.signature}
@@ -98,7 +108,7 @@ def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
         out=plan.out, grid=list(plan.grid), R=plan.r, C=plan.c, K=plan.k, A=plan.a.name, B=plan.b.name,
         outer=plan.outer, select=plan.select, pair=plan.pair, line=plan.line, spec_line=plan.spec_line,
         pair_line=plan.pair_line, pair_text=lines[plan.pair_line - 1].strip(),
-        signature=repr(plan.signature), sizes=[f"size_{s}" for s in sizes], size_names=sizes,
+        signature=repr(plan.signature), differentiable=repr((plan.a.name, plan.b.name)), sizes=[f"size_{s}" for s in sizes], size_names=sizes,
         stride_params=stride_params, cond_tensors=cond_tensors, optional=optional,
         cond_tensor_info=[dict(name=n, kind=decls[n][1], rank=len(decls[n][0])) for n in cond_tensors],
         conds_r=conds[plan.r], conds_c=conds[plan.c],
@@ -115,6 +125,8 @@ def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
         db_strides=[f"dstride_{plan.b.name}_{a}" for a in plan.b.axes],
         size_args=", ".join(f'sizes["{s}"]' for s in sizes),
         shape_args="".join(f'sizes["{g}"], ' for g in plan.grid).rstrip(" "),
-        n_other=n_other, cell_expr=_flat(plan.grid),
+        n_other=n_other, c_guard=_guard(conds[plan.c]),
+        fill="-inf" if plan.select == "max" else "inf", nan_key="inf" if plan.select == "max" else "-inf",
+        better=">" if plan.select == "max" else "<", combine="maximum" if plan.select == "max" else "minimum", cell_expr=_flat(plan.grid),
         a_cells_py=" * ".join(f'sizes["{g}"]' for g in plan.a.grid_axes) or "1",
     )

@@ -56,6 +56,8 @@ def test_values_and_indices_match_the_reference(specs, device, case):
     ref, indices = specs["maxsim"].reference(Q, D, qm, dm, return_indices=True)
     out, idx = specs["maxsim"].forward_with_indices(*(x if x is None else x.to(device) for x in (Q, D, qm, dm)))
     assert torch.equal(out.cpu().double(), ref)  # integer data: exact
+    plain = specs["maxsim"](*(x if x is None else x.to(device) for x in (Q, D, qm, dm)))  # no index path
+    assert torch.equal(plain.cpu().double(), ref)
     ref_idx = _aligned(indices, None, ("i", "j", "s"))
     kept = torch.ones(nq, nd, lq, dtype=torch.bool) if qm is None else qm[:, None, :].expand(nq, nd, lq)
     assert torch.equal(idx.cpu()[kept], ref_idx[kept].int())  # lowest index wins every tie

@@ -47,6 +47,8 @@ def _ints(shape, gen):
 def _check(op, args, kwargs, grads_of, device, exact=True):
     moved = [a.to(device) for a in args]
     moved_kw = {k: v.to(device) for k, v in kwargs.items()}
+    with torch.no_grad():  # the forward that saves no index
+        plain = op(*moved, **moved_kw)
     leaves = [m.clone().requires_grad_() if i in grads_of else m for i, m in enumerate(moved)]
     out = op(*leaves, **moved_kw)
     ref_leaves = [a.double().requires_grad_() if i in grads_of else a for i, a in enumerate(args)]
@@ -55,6 +57,7 @@ def _check(op, args, kwargs, grads_of, device, exact=True):
         assert torch.allclose(out.cpu().double(), ref, rtol=1e-6, atol=1e-6)
     else:
         assert torch.allclose(out.cpu().double(), ref, rtol=1e-4, atol=1e-4)
+    assert torch.equal(plain, out.detach())
     grad = torch.randn(out.shape, generator=torch.Generator().manual_seed(0))
     out.backward(grad.to(device))
     ref.backward(grad.double())
