@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import ir
 from . import syntax as S
-from .errors import SpecError
+from .errors import SpecError, source_lines
 
 
 def check(spec: S.Spec) -> ir.Program:
@@ -21,7 +21,7 @@ class _Checker:
         self.tensors: dict[str, ir.Tensor] = {}
         self.used: set[str] = set()
 
-    def error(self, message: str, pos: S.Pos, hint: str | None = None) -> SpecError:
+    def error(self, message: str, pos: S.Pos, hint: str) -> SpecError:
         return SpecError(message, source=self.spec.source, filename=self.spec.filename,
                          line=pos.line, col=pos.col, hint=hint)
 
@@ -31,7 +31,7 @@ class _Checker:
             self.declare(decl)
         defs = self.spec.definitions
         if not defs:
-            last = len(self.spec.source.splitlines()) or 1
+            last = len(source_lines(self.spec.source.rstrip("\n"))) or 1
             raise self.error("the spec defines no output", S.Pos(last, 1),
                              "add a definition such as  out[i, j] = sum_s max_t <Q_s, D_t>")
         if len(defs) > 1:
@@ -46,9 +46,10 @@ class _Checker:
 
     def declare(self, decl: S.Declaration) -> None:
         if decl.name in self.tensors:
-            raise self.error(f"{decl.name!r} is declared twice", decl.pos)
+            raise self.error(f"{decl.name!r} is declared twice", decl.pos, "each input is declared once; rename one")
         if len(set(decl.axes)) != len(decl.axes):
-            raise self.error(f"{decl.name!r} names an axis twice: [{', '.join(decl.axes)}]", decl.pos)
+            raise self.error(f"{decl.name!r} names an axis twice: [{', '.join(decl.axes)}]", decl.pos,
+                             "axis names are sizes: give each axis of a tensor its own name")
         if not decl.axes and decl.type != "int":
             raise self.error(f"{decl.name!r} has no axes", decl.pos, "declare its axes, as in w[s]: float")
         default = decl.default
@@ -64,13 +65,14 @@ class _Checker:
     # -- the definition -----------------------------------------------------
     def definition(self, d: S.Definition) -> ir.Definition:
         if d.name in self.tensors:
-            raise self.error(f"{d.name!r} is already declared as an input", d.pos)
+            raise self.error(f"{d.name!r} is already declared as an input", d.pos, "give the output a name of its own")
         if len(set(d.axes)) != len(d.axes):
-            raise self.error(f"output {d.name!r} names an axis twice", d.pos)
+            raise self.error(f"output {d.name!r} names an axis twice", d.pos, "each output axis is named once")
         known = {a for t in self.tensors.values() for a in t.axes}
         for axis in d.axes:
             if axis not in known:
-                raise self.error(f"output axis {axis!r} is not an axis of any input", d.pos)
+                raise self.error(f"output axis {axis!r} is not an axis of any input", d.pos,
+                                 "output axes are axes of the declared inputs")
         reduced = {r.axis for r in _reductions(d.expr)}
         conds = tuple(self.condition(c, set(d.axes), reduced) for c in d.conds)
         expr = self.expr(d.expr, frozenset(d.axes), conds, top=True)
@@ -79,7 +81,8 @@ class _Checker:
                              "a hard-selection reduction starts with a reduction such as sum_s or max_t")
         missing = set(d.axes) - expr.axes
         if missing:
-            raise self.error(f"output axis {sorted(missing)[0]!r} does not appear in the expression", d.pos)
+            raise self.error(f"output axis {sorted(missing)[0]!r} does not appear in the expression", d.pos,
+                             "every output axis must be an axis of some tensor the expression reads")
         return ir.Definition(d.name, d.axes, expr, conds, d.pos)
 
     def condition(self, c: S.Cond, out_axes: set, reduced: set) -> ir.Cond:
@@ -89,14 +92,16 @@ class _Checker:
                 raise self.error(f"{c.name!r} is {t.kind}, but a where-mask must be bool", c.pos,
                                  "for a length bound write  t < lengths[j]")
             if c.axes is not None and c.axes != t.axes:
-                raise self.error(f"{c.name} is declared [{', '.join(t.axes)}], not [{', '.join(c.axes)}]", c.pos)
+                raise self.error(f"{c.name} is declared [{', '.join(t.axes)}], not [{', '.join(c.axes)}]", c.pos,
+                                 f"write {c.name}[{', '.join(t.axes)}] or just {c.name}")
             over = [a for a in t.axes if a in reduced]
             if len(over) != 1:
                 raise self.error(f"mask {c.name!r} must name exactly one reduced axis, it names {len(over)}",
                                  c.pos, f"reduced axes here: {', '.join(sorted(reduced)) or 'none'}")
             stray = [a for a in t.axes if a not in reduced and a not in out_axes]
             if stray:
-                raise self.error(f"axis {stray[0]!r} of mask {c.name!r} is neither an output nor a reduced axis", c.pos)
+                raise self.error(f"axis {stray[0]!r} of mask {c.name!r} is neither an output nor a reduced axis", c.pos,
+                                 "a mask's axes are output axes plus the one reduced axis it restricts")
             self.used.add(t.name)
             return ir.Mask(t, over[0], c.pos)
         if c.axis not in reduced:
@@ -106,12 +111,15 @@ class _Checker:
             return ir.Bound(c.axis, c.bound, c.pos)
         t = self.lookup(c.bound, c.pos)
         if t.kind != ir.INT:
-            raise self.error(f"bound {t.name!r} is {t.kind}, but a length bound must be int", c.pos)
+            raise self.error(f"bound {t.name!r} is {t.kind}, but a length bound must be int", c.pos,
+                             f"declare it as {t.name}[{', '.join(t.axes)}]: int")
         if c.bound_axes is not None and c.bound_axes != t.axes:
-            raise self.error(f"{t.name} is declared [{', '.join(t.axes)}], not [{', '.join(c.bound_axes)}]", c.pos)
+            raise self.error(f"{t.name} is declared [{', '.join(t.axes)}], not [{', '.join(c.bound_axes)}]", c.pos,
+                             f"write {t.name}[{', '.join(t.axes)}] or just {t.name}")
         stray = [a for a in t.axes if a not in out_axes]
         if stray:
-            raise self.error(f"length bound {t.name!r} varies over {stray[0]!r}, which is not an output axis", c.pos)
+            raise self.error(f"length bound {t.name!r} varies over {stray[0]!r}, which is not an output axis", c.pos,
+                             "a length bound may vary over output axes only")
         self.used.add(t.name)
         return ir.Bound(c.axis, t, c.pos)
 
@@ -144,15 +152,16 @@ class _Checker:
         if isinstance(e, S.Call):
             if e.fn == "cos":
                 if len(e.args) != 2:
-                    raise self.error("cos takes two rows: cos(A, B)", e.pos)
+                    raise self.error("cos takes two rows: cos(A, B)", e.pos, "as in cos(Q_s, D_t)")
                 return self.pair("cos", e.args[0], e.args[1], scope, e.pos)
             if e.fn not in ir.UNARY_FNS:
                 raise self.error(f"unknown function {e.fn!r}", e.pos,
                                  "functions: cos " + " ".join(ir.UNARY_FNS))
             if len(e.args) != 1:
-                raise self.error(f"{e.fn} takes one argument, not {len(e.args)}", e.pos)
+                raise self.error(f"{e.fn} takes one argument, not {len(e.args)}", e.pos, f"as in {e.fn}(x)")
             return ir.Apply(e.fn, (self.expr(e.args[0], scope, conds),), e.pos)
-        raise self.error("unsupported expression", getattr(e, "pos", S.Pos(1, 1)))
+        raise self.error("unsupported expression", getattr(e, "pos", S.Pos(1, 1)),
+                         "see the language section of the README")
 
     def reduce(self, e: S.Reduce, scope: frozenset, conds: tuple, top: bool) -> ir.Reduce:
         if e.op.startswith("arg") and not top:
@@ -171,7 +180,7 @@ class _Checker:
     def norm(self, e: S.Norm, scope: frozenset, squared: bool) -> ir.Pair:
         inner = e.inner
         if not (isinstance(inner, S.Binary) and inner.op == "-"):
-            raise self.error("a pairwise norm is written ||A - B||", e.pos)
+            raise self.error("a pairwise norm is written ||A - B||", e.pos, "as in ||P_n - R_m||^2")
         kind = "l1" if e.kind == "1" else ("sqdist" if squared else "dist")
         return self.pair(kind, inner.left, inner.right, scope, e.pos)
 
@@ -179,7 +188,7 @@ class _Checker:
         for side in (a, b):
             if not isinstance(side, S.Ref):
                 raise self.error("a pairwise score takes two tensor rows, as in <Q_s, D_t>",
-                                 getattr(side, "pos", pos))
+                                 getattr(side, "pos", pos), "apply arithmetic outside the score: w_s * <Q_s, D_t>")
         la, lb = self.load(a, scope, pair=True), self.load(b, scope, pair=True)
         if la.contracted is None or lb.contracted is None:
             side = a if la.contracted is None else b
@@ -210,7 +219,8 @@ class _Checker:
         if r.index is not None:
             t = self.lookup(r.name, r.pos)
             if len(r.index) != len(t.axes):
-                raise self.error(f"{t.name} has {len(t.axes)} axes, indexed with {len(r.index)}", r.pos)
+                raise self.error(f"{t.name} has {len(t.axes)} axes, indexed with {len(r.index)}", r.pos,
+                                 f"{t.name} is declared [{', '.join(t.axes)}]")
             bound = set()
             for declared, given in zip(t.axes, r.index):
                 if given == ":":
@@ -219,12 +229,14 @@ class _Checker:
                     raise self.error(f"{t.name}'s axis {declared!r} is indexed as {given!r}", r.pos,
                                      f"use the declared axis name {declared!r} (renaming is not supported)")
                 if given not in scope:
-                    raise self.error(f"axis {given!r} is not bound here", r.pos)
+                    raise self.error(f"axis {given!r} is not bound here", r.pos,
+                                     f"a reduction such as sum_{given}, or an output axis, binds it; ':' marks the contraction axis")
                 bound.add(given)
             free = [a for a, g in zip(t.axes, r.index) if g == ":"]
             for a in t.axes:
                 if a in scope and a in free:
-                    raise self.error(f"axis {a!r} is bound here and cannot be contracted with ':'", r.pos)
+                    raise self.error(f"axis {a!r} is bound here and cannot be contracted with ':'", r.pos,
+                                     "contract an axis that no output or reduction binds")
             return t, bound
         if r.name in self.tensors:
             return self.tensors[r.name], set()

@@ -12,6 +12,7 @@ from importlib import resources
 import jinja2
 
 from . import __version__
+from .errors import source_lines
 from .plan import KernelPlan
 
 
@@ -26,19 +27,30 @@ def emit(plan: KernelPlan, source: str, filename: str) -> str:
     """The module source for a plan; ``filename`` is named in its header."""
     context = _select_reduce_context(plan, source)
     context.update(version=__version__, filename=filename, spec_literal=_py_string(source),
-                   spec_lines=[line.rstrip() for line in source.strip("\n").splitlines()],
+                   spec_lines=[_comment_line(line.rstrip()) for line in source_lines(source.strip("\n"))],
                    plan_lines=plan.explain().splitlines(), family=plan.family)
     text = _environment().get_template("module.py.jinja").render(**context)
-    text = "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    text = "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n") + "\n"
     while "\n\n\n\n" in text:
         text = text.replace("\n\n\n\n", "\n\n\n")
     ast.parse(text)  # a template bug shows here, not at import time
     return text
 
 
+def _plain(text: str) -> bool:
+    """True when text can sit in a comment or a triple-quoted literal unchanged."""
+    return all(c.isprintable() or c == "\t" for c in text)
+
+
+def _comment_line(line: str) -> str:
+    return line if _plain(line) else repr(line)[1:-1]
+
+
 def _py_string(text: str) -> str:
     """A readable Python literal of the spec: triple-quoted where that is exact."""
-    if '"""' in text or "\\" in text or text.endswith('"'):
+    lines = text.split("\n")
+    exact = all(_plain(line) and line == line.rstrip() for line in lines)
+    if not exact or '"""' in text or "\\" in text or text.endswith('"'):
         return repr(text)
     return '"""\\\n' + text + '"""'
 
@@ -84,7 +96,7 @@ def _guard(conds: list) -> str:
 
 
 def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
-    lines = source.splitlines()
+    lines = source_lines(source)
     decls = {name: (axes, kind, default) for name, axes, kind, default in plan.signature}
     grid_map = {g: f"pid_{g}" for g in plan.grid}
     cond_tensors = sorted({c.name for c in plan.conds if c.name}, key=list(decls).index)

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 
+def source_lines(source: str) -> list[str]:
+    """The spec's lines as the parser counts them: split at "\n" only (a form
+    feed or a lone "\r" inside a comment does not start a line)."""
+    return [line[:-1] if line.endswith("\r") else line for line in source.split("\n")]
+
+
 class HsrError(Exception):
     """Base class of every error hsr raises on purpose."""
 
@@ -22,7 +28,7 @@ class SpecError(HsrError):
         self.line = line
         self.col = col
         self.hint = hint
-        lines = source.splitlines() or [""]
+        lines = source_lines(source)
         self.source_line = lines[line - 1] if 0 < line <= len(lines) else ""
         text = f"{filename}:{line}:{col}: {message}\n    {self.source_line}\n    {' ' * (col - 1)}^"
         if hint:

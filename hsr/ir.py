@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
+from .errors import source_lines
 from .syntax import Pos
 
 FLOAT, BOOL, INT = "float", "bool", "int"
@@ -147,7 +148,7 @@ class Program:
         return next(t for t in self.tensors if t.name == name)
 
     def line(self, pos: Pos) -> str:
-        lines = self.source.splitlines()
+        lines = source_lines(self.source)
         return lines[pos.line - 1].strip() if 0 < pos.line <= len(lines) else ""
 
 

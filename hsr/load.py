@@ -2,7 +2,8 @@
 it, and wrap it as an Op.
 
 Cache entries live under ``HSR_CACHE_DIR`` (default ``~/.cache/hsr``), keyed
-by the normalised spec, the hsr version and the Triton version. Writes go to
+by the spec's exact text and file name (the generated module quotes its lines),
+the hsr and Triton versions and the templates. Writes go to
 a temporary file first and are renamed into place, so concurrent processes
 never see half a file; an entry whose checksum does not match is rewritten.
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -39,23 +39,15 @@ def read_spec(path_or_text) -> tuple[str, str]:
     return str(path_or_text), "<spec>"
 
 
-def normalise(source: str) -> str:
-    """The spec without comments and with single spaces: what the cache key hashes."""
-    out = []
-    for line in source.splitlines():
-        line = re.sub(r"\s+", " ", line.split("#", 1)[0]).strip()
-        if line:
-            out.append(line)
-    return "\n".join(out)
-
-
-def cache_key(source: str) -> str:
+def cache_key(source: str, filename: str = "<spec>") -> str:
+    """The exact spec text and file name (the module quotes both, with line
+    numbers), the hsr and Triton versions, and the templates."""
     try:
         import triton
         triton_version = triton.__version__
     except ImportError:  # pragma: no cover - triton is a dependency on Linux
         triton_version = "none"
-    text = f"{normalise(source)}\nhsr {__version__}\ntriton {triton_version}\n{_templates_digest()}"
+    text = f"{filename}\n{source}\nhsr {__version__}\ntriton {triton_version}\n{_templates_digest()}"
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -75,7 +67,7 @@ def compile_spec(path_or_text, cache_dir=None) -> Op:
     source, filename = read_spec(path_or_text)
     program = check(parse(source, filename))
     kernel_plan = plan(program)
-    key = cache_key(source)  # the spec, the versions and the templates
+    key = cache_key(source, filename)
     path = cache_dir_path(cache_dir) / f"{kernel_plan.out}_{key}.py"
     generated = _read_valid(path)
     if generated is None:
@@ -109,6 +101,9 @@ def _write_atomic(path: Path, source: str) -> None:
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a shared cache needs others to read
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -8,7 +8,7 @@ from importlib import resources
 import lark
 
 from . import syntax as S
-from .errors import SpecError
+from .errors import SpecError, source_lines
 
 _REDUCE_OPS = ("argmax", "argmin", "mean", "sum", "max", "min")
 
@@ -47,7 +47,7 @@ def _syntax_error(err: lark.exceptions.UnexpectedInput, source: str, filename: s
     if isinstance(err, lark.exceptions.UnexpectedToken):
         tok = err.token
         if tok.type == "$END":
-            lines = source.splitlines() or [""]
+            lines = source_lines(source.rstrip("\n"))
             line, col = len(lines), len(lines[-1]) + 1
             what = "the spec ends too early"
         elif tok.type == "_NL":
@@ -58,7 +58,7 @@ def _syntax_error(err: lark.exceptions.UnexpectedInput, source: str, filename: s
         hint = "expected " + ", ".join(expected[:8]) if expected else None
         return SpecError(what, source=source, filename=filename, line=line, col=col, hint=hint)
     if isinstance(err, lark.exceptions.UnexpectedCharacters):
-        char = source.splitlines()[line - 1][col - 1:col] if source.splitlines() else "?"
+        char = source_lines(source)[line - 1][col - 1:col]
         return SpecError(f"unexpected character {char!r}", source=source, filename=filename,
                          line=line, col=col, hint="names are letters, digits and '_'; "
                          "operators are + - * / ^ < > || and reductions are written op_axis")
@@ -89,6 +89,8 @@ class _Builder:
             if rest:
                 value = rest[0].children[0]
                 default = self.number(value) if isinstance(value, lark.Tree) else str(value)
+                if rest[0].data == "negative":
+                    default = -default
             return S.Declaration(str(name), self.axis_list(axes), str(type_tok), default, self.pos(name))
         name, axes, expr, *rest = node.children
         conds = tuple(self.cond(c) for c in rest if isinstance(c, lark.Tree))

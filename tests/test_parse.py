@@ -119,6 +119,7 @@ def test_maxsim_tree():
     ("m[i, s]: bool = all", "bool", "all"),
     ("n[i]: int = full", "int", "full"),
     ("w[s]: float = 1.5", "float", 1.5),
+    ("w[s]: float = -1.5", "float", -1.5),
     ("w[s]: float = 2", "float", 2.0),
     ("w[s]: float = 1e-3", "float", 1e-3),
     ("w[s]: float = 0.", "float", 0.0),
@@ -283,7 +284,6 @@ def test_where_is_a_keyword():
     (HEAD + "out[i, j] = sum_s max_t <Q_s D_t>\n", 3, 30, "unexpected 'D_t'"),
     ("Q[i, s, d]: double\n", 1, 13, "unexpected 'double'"),
     ("Q[i, s, d] float\n", 1, 12, "unexpected 'float'"),
-    ("Q[i, s, d]: float = -1\n", 1, 21, "unexpected '-'"),
     ("Q[i, s d]: float\n", 1, 8, "unexpected 'd'"),
     ("\n\nQ[i, s, d]: float\nD[j, t, d]: float\nout[i, j] = sum_s max_t <Q_s, D_t>)\n", 5, 35, "unexpected ')'"),
     (HEAD + "out[i, j] = sum_s max_t <Q_s, D_t> where 3\n", 3, 42, "unexpected '3'"),
@@ -325,9 +325,6 @@ def test_syntax_error_is_not_chained_to_lark():
 # line number names; str.splitlines() also breaks lines at \f, \v, \x1c-\x1e,
 # \x85, U+2028, U+2029 and a lone \r, which the grammar (and editors' line
 # numbers) do not.
-@pytest.mark.xfail(strict=True, reason="SpecError picks its source line with str.splitlines(), which splits "
-                   "at \\f, \\v, \\x85, U+2028 and lone \\r while the parser counts only \\n: the quoted "
-                   "line and caret are those of another line")
 @pytest.mark.parametrize("sep", ["\x0c", "\x0b", "\x85", "\u2028", "\r"],
                          ids=["formfeed", "vtab", "nel", "u2028", "lone-cr"])
 def test_error_quotes_the_right_line_after_odd_separator_in_comment(sep):
@@ -342,7 +339,7 @@ def test_error_quotes_the_right_line_after_odd_separator_in_comment(sep):
 # -- robustness: random mutations of the bundled specs -----------------------------------
 
 # Characters the grammar cares about, and some it does not. The line separators
-# other than \n are left to the xfail test above.
+# other than \n are covered by the test above.
 _GRAMMAR_CHARS = list("abdijkstwxyzQDRP_01239.e[](),:<>|=+-*/^#\\ \t\n") + ["where ", "sum_", "max_", "||", "_1", "cos("]
 _ODD = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _INSERTS = st.one_of(st.sampled_from(_GRAMMAR_CHARS),
@@ -374,7 +371,7 @@ def test_mutations_give_a_program_or_a_spec_error(source):
     try:
         check(spec)
     except SpecError as err:
-        # the hint of check errors is covered (and partly xfailed) in test_check
+        # the hint of check errors is covered in test_check
         assert_error_format(err, source, "mut.hsr", hint=False)
 
 
