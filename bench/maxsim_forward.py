@@ -357,8 +357,9 @@ def markdown(result):
 def tuned_configs():
     """The autotuner's choices so far for the in-batch MaxSim kernel, as text."""
     try:
+        import hsr.autotune
         import hsr.generated.maxsim as generated
-        return {arch: {str(k): str(v) for k, v in tuner.cache.items()} for arch, tuner in generated._tuned.items()}
+        return hsr.autotune.chosen(generated.score_fwd)
     except Exception as e:  # noqa: BLE001 - a report, not a requirement
         return {"error": repr(e)}
 

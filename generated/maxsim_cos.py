@@ -26,7 +26,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import runtime
+from hsr import autotune, runtime
 
 SPEC = """\
 # Cosine MaxSim: MaxSim on L2-normalised tokens, normalised inside the kernel.
@@ -216,51 +216,11 @@ def score_bwd(
              grad_a.to(grad_Q_ptr.dtype.element_ty), mask=s_in[:, None] & d_in[None, :])
 
 
-# Autotune pools (block sizes of s and t, warps, stages), pruned by the
-# lengths and by a shared-memory estimate that counts padded d and stages.
-_POOLS = {
-    "sm90": ((16, 64, 4, 3), (32, 64, 4, 3), (64, 64, 4, 3), (64, 128, 4, 3), (64, 128, 8, 3),
-             (128, 64, 8, 3), (128, 128, 8, 3), (64, 32, 4, 4), (32, 128, 4, 4)),
-    "sm80": ((16, 64, 4, 3), (32, 64, 4, 3), (64, 64, 4, 3), (64, 128, 4, 3), (128, 64, 8, 3),
-             (64, 32, 4, 4), (32, 128, 4, 3)),
-}
-_SMEM_BYTES = {"sm90": 227 * 1024, "sm80": 163 * 1024}
-_tuned = {}
-
-
-def _arch() -> str:
-    major, _ = torch.cuda.get_device_capability()
-    return "sm90" if major >= 9 else "sm80"
-
-
-def _prune(configs, named_args, **kwargs):
-    args = {**named_args, **kwargs}
-    arch = _arch()
-    elem = args["Q_ptr"].element_size()
-    block_k = args["BLOCK_D"]
-    max_r = runtime.next_pow2(args["size_s"])
-    max_c = runtime.next_pow2(args["size_t"])
-    kept = []
-    for cfg in configs:
-        br, bc = cfg.kwargs["BLOCK_S"], cfg.kwargs["BLOCK_T"]
-        smem = (br + bc * cfg.num_stages) * block_k * elem
-        if br <= max_r and bc <= max_c and smem <= _SMEM_BYTES[arch]:
-            kept.append(cfg)
-    return kept or [min(configs, key=lambda c: c.kwargs["BLOCK_S"] * c.kwargs["BLOCK_T"])]
-
-
 def _forward_kernel():
     """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""
-    if not runtime.autotuning():
-        return None
-    arch = _arch()
-    if arch not in _tuned:
-        configs = [triton.Config({"BLOCK_S": br, "BLOCK_T": bc}, num_warps=w, num_stages=s)
-                   for br, bc, w, s in _POOLS[arch]]
-        _tuned[arch] = triton.autotune(
-            configs=configs, key=["r_bucket", "c_bucket", "BLOCK_D", "NEED_IDX"],
-            prune_configs_by={"early_config_prune": _prune})(score_fwd)
-    return _tuned[arch]
+    return autotune.forward(score_fwd, operand="Q_ptr", block_r="BLOCK_S",
+                            block_c="BLOCK_T", block_k="BLOCK_D",
+                            size_r="size_s", size_c="size_t")
 
 
 def _strides(t, rank):

@@ -1,0 +1,35 @@
+"""The autotune pools and their pruning (the tuning itself needs a GPU)."""
+
+import torch
+import triton
+
+from hsr import autotune
+
+
+def _configs(pool):
+    return [triton.Config({"BR": br, "BC": bc}, num_warps=w, num_stages=s) for br, bc, w, s in pool]
+
+
+def test_pruning_keeps_blocks_within_the_lengths_and_shared_memory(monkeypatch):
+    monkeypatch.setattr(autotune, "arch", lambda: "sm80")
+    prune = autotune._pruner("A", "BR", "BC", "BK", "size_r", "size_c")
+    args = {"A": torch.empty(1, dtype=torch.float16), "size_r": 20, "size_c": 1000, "BK": 256}
+    kept = prune(_configs(autotune.POOLS["sm80"]), args)
+    assert kept and all(c.kwargs["BR"] <= 32 for c in kept)
+    for c in kept:
+        assert (c.kwargs["BR"] + c.kwargs["BC"] * c.num_stages) * 256 * 2 <= autotune.SMEM_BYTES["sm80"]
+    assert len(kept) < len(autotune.POOLS["sm80"])
+
+
+def test_pruning_never_leaves_nothing(monkeypatch):
+    monkeypatch.setattr(autotune, "arch", lambda: "sm90")
+    prune = autotune._pruner("A", "BR", "BC", "BK", "size_r", "size_c")
+    args = {"A": torch.empty(1, dtype=torch.float32), "size_r": 1, "size_c": 1, "BK": 8192}
+    kept = prune(_configs(autotune.POOLS["sm90"]), args)
+    assert len(kept) == 1 and kept[0].kwargs["BR"] * kept[0].kwargs["BC"] == min(
+        br * bc for br, bc, _, _ in autotune.POOLS["sm90"])
+
+
+def test_no_tuning_under_the_interpreter():
+    assert autotune.forward(object(), operand="A", block_r="BR", block_c="BC", block_k="BK",
+                            size_r="r", size_c="c") is None
