@@ -57,7 +57,10 @@ def _check(op, args, kwargs, grads_of, device, exact=True):
         assert torch.allclose(out.cpu().double(), ref, rtol=1e-6, atol=1e-6)
     else:
         assert torch.allclose(out.cpu().double(), ref, rtol=1e-4, atol=1e-4)
-    assert torch.equal(plain, out.detach())
+    if exact:  # integer data: both forwards are exact
+        assert torch.equal(plain, out.detach())
+    else:  # two differently compiled kernels may round the last bit apart
+        assert torch.allclose(plain, out.detach(), rtol=1e-6, atol=1e-7)
     grad = torch.randn(out.shape, generator=torch.Generator().manual_seed(0))
     out.backward(grad.to(device))
     ref.backward(grad.double())
