@@ -107,18 +107,21 @@ def score_fwd(
                 score = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)), 1e-12)
             score = score * a_inv[:, None] * b_inv[None, :]
+            if HAS_dmask:
+                score = tl.where(t_ok[None, :], score, float("-inf"))
+            tile_best = tl.reduce(score, 1, _score_select)  # keeps NaN, as torch.max does
             if NEED_IDX:
-                keyed = tl.where(score == score, score, float("inf"))  # a NaN is selected, as in torch.max
-                if HAS_dmask:
-                    keyed = tl.where(t_ok[None, :], keyed, float("-inf"))
-                tile_best, tile_idx = tl.max(keyed, axis=1, return_indices=True, return_indices_tie_break_left=True)
-                better = tile_best > best  # strict: an earlier tile keeps a tie
-                best_idx = tl.where(better, tile_idx + t0, best_idx)
+                # the lowest index holding the tile's best; a NaN best takes its first NaN
+                tile_idx = tl.min(tl.where(score == tile_best[:, None], offs_t[None, :], size_t), axis=1)
+                tile_nan = tile_best != tile_best
+                if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
+                    first_nan = tl.min(tl.where(score != score, offs_t[None, :], size_t), axis=1)
+                    tile_idx = tl.where(tile_nan, first_nan, tile_idx)
+                better = (tile_best > best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
+                best_idx = tl.where(better, tile_idx, best_idx)
                 best = tl.where(better, tile_best, best)
             else:
-                if HAS_dmask:
-                    score = tl.where(t_ok[None, :], score, float("-inf"))
-                best = tl.maximum(best, tl.reduce(score, 1, _score_select), propagate_nan=tl.PropagateNan.ALL)
+                best = tl.maximum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
             t_seen += t_ok.to(tl.int32)
         if t_full < size_t:  # the last, partial tile
             t0 = t_full
@@ -137,26 +140,22 @@ def score_fwd(
                 score = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)), 1e-12)
             score = score * a_inv[:, None] * b_inv[None, :]
+            score = tl.where(t_ok[None, :], score, float("-inf"))
+            tile_best = tl.reduce(score, 1, _score_select)  # keeps NaN, as torch.max does
             if NEED_IDX:
-                keyed = tl.where(score == score, score, float("inf"))  # a NaN is selected, as in torch.max
-                keyed = tl.where(t_ok[None, :], keyed, float("-inf"))
-                tile_best, tile_idx = tl.max(keyed, axis=1, return_indices=True, return_indices_tie_break_left=True)
-                better = tile_best > best  # strict: an earlier tile keeps a tie
-                best_idx = tl.where(better, tile_idx + t0, best_idx)
+                # the lowest index holding the tile's best; a NaN best takes its first NaN
+                tile_idx = tl.min(tl.where(score == tile_best[:, None], offs_t[None, :], size_t), axis=1)
+                tile_nan = tile_best != tile_best
+                if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
+                    first_nan = tl.min(tl.where(score != score, offs_t[None, :], size_t), axis=1)
+                    tile_idx = tl.where(tile_nan, first_nan, tile_idx)
+                better = (tile_best > best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
+                best_idx = tl.where(better, tile_idx, best_idx)
                 best = tl.where(better, tile_best, best)
             else:
-                score = tl.where(t_ok[None, :], score, float("-inf"))
-                best = tl.maximum(best, tl.reduce(score, 1, _score_select), propagate_nan=tl.PropagateNan.ALL)
+                best = tl.maximum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
             t_seen += t_ok.to(tl.int32)
         t_any = tl.sum(t_seen, axis=0) > 0
-        if NEED_IDX:
-            # Where the selection hit a NaN (kept as inf), recompute that score so the NaN propagates.
-            redo = (best == float("inf")) & (best_idx >= 0) & s_ok
-            b_sel = tl.load(b_rows + best_idx[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
-                            mask=redo[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-            exact = tl.sum(a.to(tl.float32) * b_sel, axis=1)
-            exact = exact * a_inv / tl.maximum(tl.sqrt(tl.sum(b_sel * b_sel, axis=1)), 1e-12)
-            best = tl.where(redo, exact, best)
         # spec line 7: an empty selection is 0 and passes no gradient
         picked = s_ok & t_any
         value = tl.where(picked, best, 0.0)

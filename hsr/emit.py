@@ -138,7 +138,7 @@ def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
         size_args=", ".join(f'sizes["{s}"]' for s in sizes),
         shape_args="".join(f'sizes["{g}"], ' for g in plan.grid).rstrip(" "),
         n_other=n_other, c_guard=_guard(conds[plan.c]),
-        fill="-inf" if plan.select == "max" else "inf", nan_key="inf" if plan.select == "max" else "-inf",
+        fill="-inf" if plan.select == "max" else "inf",
         better=">" if plan.select == "max" else "<", combine="maximum" if plan.select == "max" else "minimum", cell_expr=_flat(plan.grid),
         a_cells_py=" * ".join(f'sizes["{g}"]' for g in plan.a.grid_axes) or "1",
     )

@@ -168,11 +168,15 @@ def test_non_contiguous_inputs(specs, device):
     assert torch.allclose(broadcast[0], broadcast[1])
 
 
-def test_nan_propagates(device):
-    Q, D = torch.randn(2, 3, 16), torch.randn(2, 4, 16)
+def test_nan_propagates(specs, device):
+    Q, D = torch.randn(2, 3, 16), torch.randn(2, 70, 16)
     D[1, 2, 5] = float("nan")
+    D[1, 66, 0] = float("nan")
     out = maxsim(Q.to(device), D.to(device)).cpu()
     assert torch.isnan(out[:, 1]).all() and not torch.isnan(out[:, 0]).any()
+    trained, idx = specs["maxsim"].forward_with_indices(Q.to(device), D.to(device))  # the index path
+    assert torch.isnan(trained.cpu()[:, 1]).all() and not torch.isnan(trained.cpu()[:, 0]).any()
+    assert (idx.cpu()[:, 1] == 2).all()  # the first NaN is selected, as torch.max does
 
 
 def test_cpu_without_interpreter_uses_the_reference(specs, monkeypatch):
