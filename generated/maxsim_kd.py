@@ -171,11 +171,12 @@ def score_bwd(
     stride_D_i, stride_D_k, stride_D_t, stride_D_d,
     dstride_Q_i, dstride_Q_s, dstride_Q_d,
     dstride_D_i, dstride_D_k, dstride_D_t, dstride_D_d,
-    BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
 ):
     """Backward of score from the saved argmax, one program per block of
-    Q rows: gathers the selected D rows into grad_Q and scatters
-    Q rows into grad_D (fp32 atomics), in one pass."""
+    Q rows: gathers the selected D rows into grad_Q (each row
+    written once) and, with SCATTER, adds Q rows into grad_D with fp32
+    atomics in the same pass ("atomic"); without, score_bwd_D owns grad_D."""
     # spec line 8: score[i, k] = sum_s max_t <Q_s, D_t>  where qmask, dmask
     a_cell = tl.program_id(0).to(tl.int64)
     pid_i = a_cell
@@ -197,10 +198,57 @@ def score_bwd(
                     mask=hit_k, other=0.0).to(tl.float32)
         grad_a += g * b
         contrib = g * a
-        tl.atomic_add(grad_D_ptr + pid_i * dstride_D_i + pid_k * dstride_D_k + sel[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
-                      contrib, mask=hit_k)
+        if SCATTER:
+            tl.atomic_add(grad_D_ptr + pid_i * dstride_D_i + pid_k * dstride_D_k + sel[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
+                          contrib, mask=hit_k)
     tl.store(grad_Q_ptr + pid_i * dstride_Q_i + offs_s[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d,
              grad_a.to(grad_Q_ptr.dtype.element_ty), mask=s_in[:, None] & d_in[None, :])
+
+
+@triton.jit
+def score_bwd_D(
+    Q_ptr, D_ptr, grad_ptr, idx_ptr, count_ptr, grad_D_ptr,
+    size_i, size_k, size_s, size_t, size_d,
+    stride_Q_i, stride_Q_s, stride_Q_d,
+    stride_D_i, stride_D_k, stride_D_t, stride_D_d,
+    dstride_D_i, dstride_D_k, dstride_D_t, dstride_D_d,
+    BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
+    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr,
+):
+    """grad_D of score, destination-owned ("deterministic"): one program per
+    block of D rows sums, in a fixed order and in fp32 registers, the Q
+    rows that selected them (a one-hot tile times the Q tile on the tensor
+    cores), and writes each row once: no atomics, bitwise reproducible."""
+    # spec line 8: score[i, k] = sum_s max_t <Q_s, D_t>  where qmask, dmask
+    b_cell = tl.program_id(0).to(tl.int64)
+    pid_k = b_cell % size_k
+    rest_k = b_cell // size_k
+    pid_i = rest_k
+    offs_t = tl.program_id(1) * BLOCK_T + tl.arange(0, BLOCK_T)
+    t_in = offs_t < size_t
+    offs_d = tl.arange(0, BLOCK_D)
+    d_in = offs_d < size_d
+    acc = tl.zeros([BLOCK_T, BLOCK_D], tl.float32)
+    for other in range(0, 1):
+        cell = (pid_i) * size_k + pid_k
+        g = tl.load(grad_ptr + cell)
+        a_rows = Q_ptr + pid_i * stride_Q_i
+        for s0 in range(0, size_s, BLOCK_S):
+            offs_s = s0 + tl.arange(0, BLOCK_S)
+            s_in = offs_s < size_s
+            sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-1)
+            onehot = offs_t[:, None] == sel[None, :]
+            mine = tl.max(onehot.to(tl.int32), axis=1)
+            if tl.max(mine, axis=0) > 0:  # some row of this block was selected from this Q block
+                a = tl.load(a_rows + offs_s[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
+                            mask=(sel >= 0)[:, None] & d_in[None, :], other=0.0)
+                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    part = tl.dot(onehot.to(tl.float32), a.to(tl.float32), input_precision="ieee")
+                else:
+                    part = tl.dot(onehot.to(a.dtype), a, input_precision=PRECISION)
+                acc += g * part
+    tl.store(grad_D_ptr + pid_i * dstride_D_i + pid_k * dstride_D_k + offs_t[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
+             acc.to(grad_D_ptr.dtype.element_ty), mask=t_in[:, None] & d_in[None, :])
 
 
 def _forward_kernel():
@@ -254,47 +302,69 @@ def _forward(t, sizes, need_idx):
     return out, idx, count
 
 
-def _backward(t, sizes, idx, count, grad_out):
-    """Gradients of Q and D in their input dtypes."""
+def _backward(t, sizes, idx, count, grad_out, mode):
+    """Gradients of Q and D, in their input dtypes. mode "atomic": one pass,
+    fp32 atomics into grad_D; "deterministic": grad_D owned by its rows."""
     Q, D = t["Q"], t["D"]
-    grad_Q = torch.empty(Q.shape, dtype=Q.dtype, device=Q.device)
-    grad_D = torch.zeros(D.shape, dtype=torch.float32, device=D.device)  # fp32 atomics
-    n_rows = sizes["i"]
-    block_r = min(64, runtime.next_pow2(sizes["s"]))
-    grid = (n_rows, triton.cdiv(sizes["s"], block_r))
-    if grad_Q.numel() == 0 or idx is None or idx.numel() == 0:
-        return grad_Q.zero_(), grad_D.to(D.dtype)
+    if mode == "auto":
+        mode = auto_backward(sizes)
+    atomic = mode == "atomic"
+    grad_Q = torch.zeros(Q.shape, dtype=Q.dtype, device=Q.device)
+    if atomic:
+        grad_D = torch.zeros(D.shape, dtype=torch.float32, device=D.device)
+    else:
+        grad_D = torch.zeros(D.shape, dtype=D.dtype, device=D.device)
+    if idx is None or idx.numel() == 0:
+        return grad_Q, grad_D.to(D.dtype)
     grad = grad_out.to(torch.float32).contiguous()
-    score_bwd[grid](
-        Q, D, grad, idx, count if count is not None else grad, grad_Q, grad_D,
+    count = count if count is not None else grad
+    block_r = min(64, runtime.next_pow2(sizes["s"]))
+    block_k = runtime.next_pow2(sizes["d"])
+    score_bwd[(sizes["i"], triton.cdiv(sizes["s"], block_r))](
+        Q, D, grad, idx, count, grad_Q, grad_D,
         sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"],
         *Q.stride(), *D.stride(), *grad_Q.stride(), *grad_D.stride(),
-        BLOCK_S=block_r, BLOCK_D=runtime.next_pow2(sizes["d"]),
-        num_warps=4,
+        BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=4,
     )
-    return grad_Q, grad_D.to(D.dtype)
+    if atomic:
+        return grad_Q, grad_D.to(D.dtype)
+    block_c = 64 if block_k <= 128 else 32
+    score_bwd_D[(sizes["i"] * sizes["k"], triton.cdiv(sizes["t"], block_c))](
+        Q, D, grad, idx, count, grad_D,
+        sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"],
+        *Q.stride(), *D.stride(), *grad_D.stride(),
+        BLOCK_S=min(32, block_r), BLOCK_T=block_c, BLOCK_D=block_k,
+        PRECISION="ieee" if Q.dtype == torch.float32 else "tf32",
+        DOT_FP32=runtime.interpreting() and Q.dtype == torch.bfloat16, num_warps=4,
+    )
+    return grad_Q, grad_D
+
+
+def auto_backward(sizes) -> str:
+    """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
+    return runtime.auto_backward(n_contenders=1, outer=sizes["s"], selected=sizes["t"])
 
 
 class _Function(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, sizes, *inputs):
+    def forward(ctx, sizes, mode, *inputs):
         t = dict(zip(NAMES, inputs))
-        need = ctx.needs_input_grad[1 + NAMES.index("Q")] or ctx.needs_input_grad[1 + NAMES.index("D")]
+        need = ctx.needs_input_grad[2 + NAMES.index("Q")] or ctx.needs_input_grad[2 + NAMES.index("D")]
         out, idx, count = _forward(t, sizes, need)
         if need:
             ctx.save_for_backward(t["Q"], t["D"], idx, count)
-            ctx.sizes = sizes
+            ctx.sizes, ctx.mode = sizes, mode
         return out
 
     @staticmethod
     def backward(ctx, grad_out):
         Q, D, idx, count = ctx.saved_tensors
         t = {"Q": Q, "D": D}
-        grad_Q, grad_D = _backward(t, ctx.sizes, idx, count, grad_out)
+        grad_Q, grad_D = _backward(t, ctx.sizes, idx, count, grad_out, ctx.mode)
         grads = [None] * len(NAMES)
-        grads[NAMES.index("Q")] = grad_Q if ctx.needs_input_grad[1 + NAMES.index("Q")] else None
-        grads[NAMES.index("D")] = grad_D if ctx.needs_input_grad[1 + NAMES.index("D")] else None
-        return (None, *grads)
+        grads[NAMES.index("Q")] = grad_Q if ctx.needs_input_grad[2 + NAMES.index("Q")] else None
+        grads[NAMES.index("D")] = grad_D if ctx.needs_input_grad[2 + NAMES.index("D")] else None
+        return (None, None, *grads)
 
 
 def forward_with_indices(*args, **kwargs):
@@ -304,15 +374,18 @@ def forward_with_indices(*args, **kwargs):
     return out, idx.view(*out.shape, sizes["s"])
 
 
-def apply(*args, **kwargs):
+def apply(*args, backward="auto", **kwargs):
     """score on tensors given by position (declaration order) or name.
 
     CUDA tensors run the kernels; CPU tensors run them through the Triton
-    interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator."""
+    interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator.
+    backward: "atomic" (one pass, fp32 atomics), "deterministic" (bitwise
+    reproducible) or "auto"."""
+    runtime.check_backward(OUTPUT, backward)
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
     if torch.is_grad_enabled() and any(t[name] is not None and t[name].requires_grad for name in DIFFERENTIABLE):
-        return _Function.apply(sizes, *(t[name] for name in NAMES))
+        return _Function.apply(sizes, backward, *(t[name] for name in NAMES))
     return _forward(t, sizes, False)[0]

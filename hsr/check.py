@@ -11,6 +11,9 @@ from . import syntax as S
 from .errors import SpecError, source_lines
 
 
+RESERVED = ("backward",)  # keyword options of every compiled op
+
+
 def check(spec: S.Spec) -> ir.Program:
     return _Checker(spec).program()
 
@@ -47,6 +50,9 @@ class _Checker:
     def declare(self, decl: S.Declaration) -> None:
         if decl.name in self.tensors:
             raise self.error(f"{decl.name!r} is declared twice", decl.pos, "each input is declared once; rename one")
+        if decl.name in RESERVED:
+            raise self.error(f"{decl.name!r} is a reserved name", decl.pos,
+                             f"an op takes {decl.name}= as an option; name the input otherwise")
         if len(set(decl.axes)) != len(decl.axes):
             raise self.error(f"{decl.name!r} names an axis twice: [{', '.join(decl.axes)}]", decl.pos,
                              "axis names are sizes: give each axis of a tensor its own name")

@@ -114,6 +114,7 @@ def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
     strided += [(n, decls[n][0]) for n in cond_tensors]
     stride_params = [", ".join(f"stride_{n}_{a}" for a in axes) for n, axes in strided if axes]
     other = [g for g in plan.grid if g not in plan.a.grid_axes]
+    other_b = [g for g in plan.grid if g not in plan.b.grid_axes]
     n_other = " * ".join(f"size_{g}" for g in other) or "1"
     optional = [n for n in decls if decls[n][2] is not None]
     return dict(
@@ -127,6 +128,11 @@ def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
         decompose_cell=_decompose("cell", plan.grid),
         decompose_a=_decompose("a_cell", plan.a.grid_axes),
         decompose_other=_decompose("other", other),
+        decompose_b=_decompose("b_cell", plan.b.grid_axes),
+        decompose_other_b=_decompose("other", other_b),
+        n_other_b=" * ".join(f"size_{g}" for g in other_b) or "1",
+        n_other_b_py=" * ".join(f'sizes["{g}"]' for g in other_b) or "1",
+        b_cells_py=" * ".join(f'sizes["{g}"]' for g in plan.b.grid_axes) or "1",
         a_base=_offset(plan.a.name, plan.a.grid_axes, grid_map),
         b_base=_offset(plan.b.name, plan.b.grid_axes, grid_map),
         da_base=_offset(plan.a.name, plan.a.grid_axes, grid_map, "dstride"),

@@ -14,8 +14,9 @@ class Op:
         self.module = module
         self._source = source
 
-    def __call__(self, *args, **kwargs):
-        return self.module.apply(*args, **kwargs)
+    def __call__(self, *args, backward: str = "auto", **kwargs):
+        """Run the op; ``backward`` is "auto", "atomic" or "deterministic"."""
+        return self.module.apply(*args, backward=backward, **kwargs)
 
     @property
     def name(self) -> str:

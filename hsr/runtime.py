@@ -96,6 +96,24 @@ def autotuning() -> bool:
     return os.environ.get("HSR_AUTOTUNE", "1") != "0" and not interpreting()
 
 
+BACKWARDS = ("auto", "atomic", "deterministic")
+
+
+def check_backward(op_name: str, backward) -> None:
+    if backward not in BACKWARDS:
+        raise TensorError(f"{op_name}: backward must be one of {', '.join(map(repr, BACKWARDS))}, got {backward!r}")
+
+
+def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
+    """backward="auto": the destination-owned backward where few outer rows
+    compete for each selected row, fp32 atomics where many do.
+
+    n_contenders: output cells that share one selected row (in-batch MaxSim:
+    the number of queries; per-query candidates: 1). The rule and the
+    measurements behind it are in bench/NOTES.md."""
+    return "deterministic" if n_contenders * outer <= 4 * selected else "atomic"
+
+
 def next_pow2(n: int, at_least: int = 16) -> int:
     p = at_least
     while p < n:

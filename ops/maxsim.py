@@ -17,7 +17,8 @@ from hsr.generated import maxsim_kd_cos as _per_query_cos
 
 
 def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
-           d_mask: torch.Tensor | None = None, *, normalize: bool = False) -> torch.Tensor:
+           d_mask: torch.Tensor | None = None, *, normalize: bool = False,
+           backward: str = "auto") -> torch.Tensor:
     """MaxSim scores, fp32, differentiable in Q and D.
 
     Q: [Nq, Lq, d] (or [Lq, d] for one query).
@@ -27,6 +28,8 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
        Masked query tokens leave the sum; masked document tokens leave the max;
        a document with no real token scores 0 and passes no gradient.
     normalize: L2-normalise every token inside the kernel (cosine MaxSim).
+    backward: "atomic" (one fused pass, fp32 atomics into grad D), "deterministic"
+       (grad D owned by its rows: bitwise reproducible) or "auto".
     Inputs are fp16, bf16 or fp32 (one dtype for both); ties go to the lowest
     document token.
     """
@@ -45,7 +48,7 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
         module = _per_query_cos if normalize else _per_query
     else:
         raise TensorError(f"maxsim: D must be [Nd, Ld, d] or [Nq, K, Ld, d], got shape {tuple(D.shape)}")
-    out = module.apply(Q, D, qmask=_as_mask(q_mask, "q_mask"), dmask=_as_mask(d_mask, "d_mask"))
+    out = module.apply(Q, D, qmask=_as_mask(q_mask, "q_mask"), dmask=_as_mask(d_mask, "d_mask"), backward=backward)
     return out[0] if single else out
 
 
