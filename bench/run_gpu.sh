@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -73,6 +73,9 @@ if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 
 # 5. Benchmark (stops starting new work past its budget; table printed last).
 timeout 290 $PY bench/maxsim_forward.py --out "$OUT" --budget-s 230 2>&1 | tee "$OUT/bench.log" || rc_bench=$?
+fi
+if [ "$STAGE" = train ]; then
+timeout 520 $PY bench/maxsim_train.py --out "$OUT" --budget-s 420 2>&1 | tee "$OUT/train.log" || rc_bench=$?
 fi
 echo "run_gpu.sh: tests exit $rc_tests, bench exit $rc_bench, $(( $(date +%s) - T0 )) s in all"
 [ "$rc_tests" -eq 0 ] && [ "$rc_bench" -eq 0 ]
