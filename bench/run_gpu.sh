@@ -74,6 +74,9 @@ if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 # 5. Benchmark (stops starting new work past its budget; table printed last).
 timeout 290 $PY bench/maxsim_forward.py --out "$OUT" --budget-s 230 2>&1 | tee "$OUT/bench.log" || rc_bench=$?
 fi
+if [ "$STAGE" = parts ]; then
+timeout 520 $PY bench/maxsim_train_parts.py --out "$OUT" 2>&1 | tee "$OUT/parts.log" || rc_bench=$?
+fi
 if [ "$STAGE" = train ]; then
 timeout 520 $PY bench/maxsim_train.py --out "$OUT" --budget-s 420 2>&1 | tee "$OUT/train.log" || rc_bench=$?
 fi
