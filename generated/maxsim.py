@@ -317,22 +317,22 @@ def _backward(t, sizes, idx, count, grad_out, mode):
         return grad_Q, grad_D.to(D.dtype)
     grad = grad_out.to(torch.float32).contiguous()
     count = count if count is not None else grad
-    block_r = min(64, runtime.next_pow2(sizes["s"]))
+    block_r = min(32, runtime.next_pow2(sizes["s"]))  # measured: bench/NOTES.md, training step
     block_k = runtime.next_pow2(sizes["d"])
     score_bwd[(sizes["i"], triton.cdiv(sizes["s"], block_r))](
         Q, D, grad, idx, count, grad_Q, grad_D,
         sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
         *Q.stride(), *D.stride(), *grad_Q.stride(), *grad_D.stride(),
-        BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=4,
+        BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
     )
     if atomic:
         return grad_Q, grad_D.to(D.dtype)
-    block_c = 64 if block_k <= 128 else 32
+    block_c = 32
     score_bwd_D[(sizes["j"], triton.cdiv(sizes["t"], block_c))](
         Q, D, grad, idx, count, grad_D,
         sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
         *Q.stride(), *D.stride(), *grad_D.stride(),
-        BLOCK_S=min(32, block_r), BLOCK_T=block_c, BLOCK_D=block_k,
+        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=block_k,
         PRECISION="ieee" if Q.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and Q.dtype == torch.bfloat16, num_warps=4,
     )

@@ -106,12 +106,15 @@ def check_backward(op_name: str, backward) -> None:
 
 def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
     """backward="auto": the destination-owned backward where few outer rows
-    compete for each selected row, fp32 atomics where many do.
+    compete for each selected row (expected contributions per selected row,
+    n_contenders * outer / selected, at most 16), fp32 atomics where more do.
 
     n_contenders: output cells that share one selected row (in-batch MaxSim:
-    the number of queries; per-query candidates: 1). The rule and the
-    measurements behind it are in bench/NOTES.md."""
-    return "deterministic" if n_contenders * outer <= 4 * selected else "atomic"
+    the number of queries; per-query candidates: 1). Measured on an H100 at the
+    training shapes (bench/results/h100-train-parts-v0, bench/NOTES.md): the
+    one-hot backward won at 13.6 contributions per row (ColBERT B=128) and lost
+    at 32, 55 and 64 (ColPali B=32, ColBERT B=512, ColPali B=64)."""
+    return "deterministic" if n_contenders * outer <= 16 * selected else "atomic"
 
 
 def next_pow2(n: int, at_least: int = 16) -> int:
