@@ -62,34 +62,41 @@ def score_fwd(
     stride_D_j, stride_D_t, stride_D_d,
     stride_qmask_i, stride_qmask_s,
     stride_dmask_j, stride_dmask_t,
-    r_bucket, c_bucket,  # autotune keys only
+    r_bucket, c_bucket, g_bucket,  # autotune keys only
     HAS_qmask: tl.constexpr,
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, BLOCK_I: tl.constexpr,
 ):
-    """Forward of score: one program per output cell (i, j)."""
+    """Forward of score: one program per output cell (i, j), with
+    BLOCK_I values of i stacked in one Q tile, so that each D tile
+    loaded serves them all."""
     # spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
     cell = tl.program_id(0).to(tl.int64)
     pid_j = cell % size_j
     rest_j = cell // size_j
-    pid_i = rest_j
-    a_rows = Q_ptr + pid_i * stride_Q_i
+    pid_i_block = rest_j
+    # rows of the Q tile: BLOCK_I values of i x BLOCK_S values of s
+    rows = tl.arange(0, BLOCK_I * BLOCK_S)
+    pid_i = pid_i_block * BLOCK_I + rows // BLOCK_S
+    i_in = pid_i < size_i
+    row_cell = (pid_i) * size_j + pid_j
+    a_rows = (Q_ptr + pid_i * stride_Q_i)[:, None]
     b_rows = D_ptr + pid_j * stride_D_j
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
-    acc = tl.zeros([BLOCK_S], tl.float32)
+    acc = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
     for s0 in range(0, size_s, BLOCK_S):
-        offs_s = s0 + tl.arange(0, BLOCK_S)
-        s_in = offs_s < size_s
+        offs_s = s0 + rows % BLOCK_S
+        s_in = (offs_s < size_s) & i_in
         s_ok = s_in
         # spec line 8: where qmask
         if HAS_qmask:
             s_ok = s_ok & (tl.load(qmask_ptr + pid_i * stride_qmask_i + offs_s * stride_qmask_s, mask=s_in, other=0) != 0)
         a = tl.load(a_rows + offs_s[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
                     mask=s_ok[:, None] & d_in[None, :], other=0.0)
-        best = tl.full([BLOCK_S], float("-inf"), tl.float32)
-        best_idx = tl.full([BLOCK_S], -1, tl.int32)
+        best = tl.full([BLOCK_I * BLOCK_S], float("-inf"), tl.float32)
+        best_idx = tl.full([BLOCK_I * BLOCK_S], -1, tl.int32)
         t_seen = tl.zeros([BLOCK_T], tl.int32)
         t_full = (size_t // BLOCK_T) * BLOCK_T
         for t0 in range(0, t_full, BLOCK_T):
@@ -158,9 +165,13 @@ def score_fwd(
         value = tl.where(picked, best, 0.0)
         acc += value
         if NEED_IDX:
-            tl.store(idx_ptr + cell * size_s + offs_s, tl.where(picked, best_idx, -1), mask=s_in)
-    total = tl.sum(acc, axis=0)
-    tl.store(out_ptr + cell, total)
+            tl.store(idx_ptr + row_cell * size_s + offs_s, tl.where(picked, best_idx, -1), mask=s_in)
+    # the outer sum of each i: the rows of one i are consecutive
+    total = tl.sum(tl.reshape(acc, [BLOCK_I, BLOCK_S]), axis=1)
+    pid_i = pid_i_block * BLOCK_I + tl.arange(0, BLOCK_I)
+    cell = (pid_i) * size_j + pid_j
+    done = pid_i < size_i
+    tl.store(out_ptr + cell, total, mask=done)
 
 
 @triton.jit
@@ -254,7 +265,8 @@ def _forward_kernel():
     """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""
     return autotune.forward(score_fwd, operand="Q_ptr", block_r="BLOCK_S",
                             block_c="BLOCK_T", block_k="BLOCK_D",
-                            size_r="size_s", size_c="size_t")
+                            size_r="size_s", size_c="size_t",
+                            block_g="BLOCK_I", size_g="size_i")
 
 
 def _strides(t, rank):
@@ -282,7 +294,7 @@ def _forward(t, sizes, need_idx):
         out, idx if idx is not None else out, count if count is not None else out,
         sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
         *Q.stride(), *D.stride(), *_strides(qmask, 2), *_strides(dmask, 2),
-        runtime.length_bucket(sizes["s"]), runtime.length_bucket(sizes["t"]),
+        runtime.length_bucket(sizes["s"]), runtime.length_bucket(sizes["t"]), runtime.length_bucket(sizes["i"]),
     )
     flags = dict(
         HAS_qmask=t["qmask"] is not None,
@@ -291,13 +303,19 @@ def _forward(t, sizes, need_idx):
         PRECISION="ieee" if Q.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and Q.dtype == torch.bfloat16,
     )
+    other_cells = n_cells // sizes["i"]
+
+    def grid(meta):  # the i axis goes in blocks of BLOCK_I
+        return (triton.cdiv(sizes["i"], meta["BLOCK_I"]) * other_cells,)
     kernel = _forward_kernel()
     if kernel is None:
         blocks = dict(BLOCK_S=min(64, runtime.next_pow2(sizes["s"])),
-                      BLOCK_T=min(64, runtime.next_pow2(sizes["t"])))
-        score_fwd[(n_cells,)](*args, **blocks, **flags)
+                      BLOCK_T=min(64, runtime.next_pow2(sizes["t"])),
+                      BLOCK_I=min(2, runtime.next_pow2(sizes["i"], 1)),
+                      )
+        score_fwd[grid](*args, **blocks, **flags)
     else:
-        kernel[(n_cells,)](*args, **flags)
+        kernel[grid](*args, **flags)
     return out, idx, count
 
 

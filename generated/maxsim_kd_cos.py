@@ -283,7 +283,8 @@ def _forward_kernel():
     """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""
     return autotune.forward(score_fwd, operand="Q_ptr", block_r="BLOCK_S",
                             block_c="BLOCK_T", block_k="BLOCK_D",
-                            size_r="size_s", size_c="size_t")
+                            size_r="size_s", size_c="size_t",
+                            block_g=None, size_g=None)
 
 
 def _strides(t, rank):
@@ -320,13 +321,15 @@ def _forward(t, sizes, need_idx):
         PRECISION="ieee" if Q.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and Q.dtype == torch.bfloat16,
     )
+    grid = (n_cells,)
     kernel = _forward_kernel()
     if kernel is None:
         blocks = dict(BLOCK_S=min(64, runtime.next_pow2(sizes["s"])),
-                      BLOCK_T=min(64, runtime.next_pow2(sizes["t"])))
-        score_fwd[(n_cells,)](*args, **blocks, **flags)
+                      BLOCK_T=min(64, runtime.next_pow2(sizes["t"])),
+                      )
+        score_fwd[grid](*args, **blocks, **flags)
     else:
-        kernel[(n_cells,)](*args, **flags)
+        kernel[grid](*args, **flags)
     return out, idx, count
 
 

@@ -61,19 +61,22 @@ def _offset(tensor: str, axes, mapping: dict, prefix: str = "stride") -> str:
     return " + ".join(terms) or "0"
 
 
-def _decompose(var: str, axes) -> list[str]:
-    """Statements splitting a flat row-major index into one pid_<axis> per axis."""
+def _decompose(var: str, axes, blocked: str | None = None) -> list[str]:
+    """Statements splitting a flat row-major index into one pid_<axis> per axis;
+    the ``blocked`` axis counts blocks of BLOCK_<AXIS> (pid_<axis>_block)."""
     axes = list(axes)
     if not axes:
         return []
     stmts, rest = [], var
     for n, axis in enumerate(reversed(axes)):
+        name = f"pid_{axis}_block" if axis == blocked else f"pid_{axis}"
+        size = f"tl.cdiv(size_{axis}, BLOCK_{axis.upper()})" if axis == blocked else f"size_{axis}"
         if n == len(axes) - 1:
-            stmts.append(f"pid_{axis} = {rest}")
+            stmts.append(f"{name} = {rest}")
         else:
-            stmts.append(f"pid_{axis} = {rest} % size_{axis}")
+            stmts.append(f"{name} = {rest} % {size}")
             nxt = f"rest_{axis}"
-            stmts.append(f"{nxt} = {rest} // size_{axis}")
+            stmts.append(f"{nxt} = {rest} // {size}")
             rest = nxt
     return stmts
 
@@ -95,8 +98,19 @@ def _guard(conds: list) -> str:
     return " or ".join(f"HAS_{c['name']}" for c in conds)
 
 
+def _blocked_axis(plan: KernelPlan) -> str | None:
+    """The output axis whose values a forward program stacks in one A tile: the
+    last one that A carries and B does not (in-batch MaxSim: the query), so each
+    B tile loaded serves several of them. None when there is none, or when a
+    condition on the selected axis varies over it."""
+    c_axes = {a for c in plan.conds if c.axis == plan.c for a in c.axes}
+    candidates = [g for g in plan.grid if g in plan.a.grid_axes and g not in plan.b.grid_axes and g not in c_axes]
+    return candidates[-1] if candidates else None
+
+
 def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
     lines = source_lines(source)
+    blocked = _blocked_axis(plan)
     decls = {name: (axes, kind, default) for name, axes, kind, default in plan.signature}
     grid_map = {g: f"pid_{g}" for g in plan.grid}
     cond_tensors = sorted({c.name for c in plan.conds if c.name}, key=list(decls).index)
@@ -125,7 +139,8 @@ def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
         stride_params=stride_params, cond_tensors=cond_tensors, optional=optional,
         cond_tensor_info=[dict(name=n, kind=decls[n][1], rank=len(decls[n][0])) for n in cond_tensors],
         conds_r=conds[plan.r], conds_c=conds[plan.c],
-        decompose_cell=_decompose("cell", plan.grid),
+        decompose_cell=_decompose("cell", plan.grid, blocked),
+        G=blocked or "", ROWS=f"BLOCK_{blocked.upper()} * BLOCK_{plan.r.upper()}" if blocked else f"BLOCK_{plan.r.upper()}",
         decompose_a=_decompose("a_cell", plan.a.grid_axes),
         decompose_other=_decompose("other", other),
         decompose_b=_decompose("b_cell", plan.b.grid_axes),

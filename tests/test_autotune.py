@@ -33,3 +33,16 @@ def test_pruning_never_leaves_nothing(monkeypatch):
 def test_no_tuning_under_the_interpreter():
     assert autotune.forward(object(), operand="A", block_r="BR", block_c="BC", block_k="BK",
                             size_r="r", size_c="c") is None
+
+
+def test_stacked_pool_prunes_by_the_stacked_axis(monkeypatch):
+    monkeypatch.setattr(autotune, "arch", lambda: "sm90")
+    prune = autotune._pruner("A", "BR", "BC", "BK", "size_r", "size_c", "BG", "size_g")
+    configs = [triton.Config({"BR": br, "BC": bc, "BG": bg}, num_warps=w, num_stages=s)
+               for br, bc, bg, w, s in autotune.STACKED_POOLS["sm90"]]
+    one_query = prune(configs, {"A": torch.empty(1, dtype=torch.float16), "size_r": 32, "size_c": 300,
+                                "size_g": 1, "BK": 128})
+    assert all(c.kwargs["BG"] == 1 for c in one_query) or len(one_query) == 1
+    many = prune(configs, {"A": torch.empty(1, dtype=torch.float16), "size_r": 32, "size_c": 300,
+                           "size_g": 512, "BK": 128})
+    assert any(c.kwargs["BG"] >= 4 for c in many)
