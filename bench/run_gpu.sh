@@ -65,7 +65,7 @@ HSR_TEST_DEVICE=cuda timeout 200 $PY -m pytest -q -m gpu -p no:cacheprovider tes
     | tee "$OUT/gpu_tests.log" || rc_tests=$?
 echo "gpu tests: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 # 4b. The interpreter suites' kernel tests, on CUDA (fixed blocks: fewer compiles).
-HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 200 $PY -m pytest -q -p no:cacheprovider \
+HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 330 $PY -m pytest -q -p no:cacheprovider \
     tests/test_maxsim.py tests/test_select_reduce.py 2>&1 | tee "$OUT/cuda_suites.log" || rc_tests=$?
 echo "cuda suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 fi
