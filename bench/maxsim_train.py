@@ -38,8 +38,6 @@ def parse_args(argv=None):
 
 
 def variants(torch, peers: bool):
-    import torch.nn.functional as F
-
     from hsr.ops import maxsim
 
     def naive(Q, D):
@@ -64,7 +62,6 @@ def variants(torch, peers: bool):
                                                f"late_interaction_kernels {getattr(lik, '__version__', '?')} maxsim")
         except Exception as e:  # noqa: BLE001 - optional peer
             print(f"late_interaction_kernels skipped: {type(e).__name__}: {e}")
-    del F
     return out
 
 
