@@ -13,7 +13,7 @@ import jinja2
 
 from . import __version__
 from .errors import source_lines
-from .plan import KernelPlan
+from .plan import Plan, TermPlan
 
 
 def _environment() -> jinja2.Environment:
@@ -23,9 +23,12 @@ def _environment() -> jinja2.Environment:
                               keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
-def emit(plan: KernelPlan, source: str, filename: str) -> str:
+def emit(plan: Plan, source: str, filename: str) -> str:
     """The module source for a plan; ``filename`` is named in its header."""
-    context = _select_reduce_context(plan, source)
+    context = dict(out=plan.out, signature=repr(plan.signature), combine=plan.combine,
+                   index_out=plan.index_out, out_axes=list(plan.axes),
+                   terms=[_term_context(t, plan, source) for t in plan.terms],
+                   differentiable=repr(tuple(dict.fromkeys(n for t in plan.terms for n in t.differentiable))))
     context.update(version=__version__, filename=filename, spec_literal=_py_string(source),
                    spec_lines=[_comment_line(line.rstrip()) for line in source_lines(source.strip("\n"))],
                    plan_lines=plan.explain().splitlines(), family=plan.family)
@@ -98,24 +101,32 @@ def _guard(conds: list) -> str:
     return " or ".join(f"HAS_{c['name']}" for c in conds)
 
 
-def _blocked_axis(plan: KernelPlan) -> str | None:
+def _blocked_axis(term: TermPlan) -> str | None:
     """The output axis whose values a forward program stacks in one A tile: the
     last one that A carries and B does not (in-batch MaxSim: the query), so each
-    B tile loaded serves several of them. None when there is none, or when a
-    condition on the selected axis varies over it."""
-    c_axes = {a for c in plan.conds if c.axis == plan.c for a in c.axes}
-    candidates = [g for g in plan.grid if g in plan.a.grid_axes and g not in plan.b.grid_axes and g not in c_axes]
+    B tile loaded serves several of them. None when there is none, when a
+    condition on the selected axis varies over it, or when the term is not a
+    sum or mean over tensor-core tiles."""
+    if term.outer not in ("sum", "mean") or term.pair == "l1":
+        return None
+    c_axes = {a for c in term.conds if c.axis == term.c for a in c.axes}
+    c_axes |= {a for s in term.sides if s.side == "col" for a in s.axes}
+    candidates = [g for g in term.grid if g in term.a.grid_axes and g not in term.b.grid_axes and g not in c_axes]
     return candidates[-1] if candidates else None
 
 
-def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
+def _py_sizes(axes) -> str:
+    return " * ".join(f'sizes["{g}"]' for g in axes) or "1"
+
+
+def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     lines = source_lines(source)
-    blocked = _blocked_axis(plan)
+    blocked = _blocked_axis(t)
     decls = {name: (axes, kind, default) for name, axes, kind, default in plan.signature}
-    grid_map = {g: f"pid_{g}" for g in plan.grid}
-    cond_tensors = sorted({c.name for c in plan.conds if c.name}, key=list(decls).index)
-    conds = {plan.r: [], plan.c: []}
-    for c in plan.conds:
+    grid_map = {g: f"pid_{g}" for g in t.grid}
+    cond_tensors = sorted({c.name for c in t.conds if c.name}, key=list(decls).index)
+    conds = {t.r: [], t.c: []}
+    for c in t.conds:
         mapping = dict(grid_map)
         mapping[c.axis] = f"offs_{c.axis}"
         text = c.name if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
@@ -123,43 +134,79 @@ def _select_reduce_context(plan: KernelPlan, source: str) -> dict:
             kind=c.kind, name=c.name, axis=c.axis, literal=c.literal, line=c.line, text=text,
             optional=bool(c.name and decls[c.name][2] is not None),
             offset=_offset(c.name, c.axes, mapping) if c.name else ""))
-    sizes = list(dict.fromkeys(list(plan.grid) + [plan.r, plan.c, plan.k]))
-    strided = [(plan.a.name, plan.a.axes), (plan.b.name, plan.b.axes)]
+    aux = []
+    for name, op, axis in (("asq", t.a, t.r), ("bsq", t.b, t.c)):
+        if name in t.aux:
+            axes = tuple(x for x in op.axes if x != t.k)
+            dim = op.axes.index(t.k)
+            aux.append(dict(name=name, tensor=f"aux_{name}", axes=axes, operand=op.name, k_dim=dim, axis=axis,
+                            base=_offset(f"aux_{name}", [x for x in axes if x != axis], grid_map),
+                            sel=f"stride_aux_{name}_{axis}"))
+    sides = []
+    for s in t.sides:
+        axis = t.r if s.side == "row" else t.c
+        sides.append(dict(name=s.name, side=s.side, axes=s.axes, axis=axis,
+                          optional=decls[s.name][2] is not None, default=repr(float(s.default or 0.0)),
+                          base=_offset(s.name, [x for x in s.axes if x != axis], grid_map),
+                          row=f"offs_{axis} * stride_{s.name}_{axis}" if axis in s.axes else "0",
+                          sel=f"sel_safe * stride_{s.name}_{axis}" if axis in s.axes else "0",
+                          owner_axes=(t.a if s.side == "row" else t.b).axes,
+                          cells_py=_py_sizes((t.a if s.side == "row" else t.b).grid_axes)))
+    sizes = list(dict.fromkeys(list(t.grid) + [t.r, t.c, t.k]))
+    strided = [(t.a.name, t.a.axes), (t.b.name, t.b.axes)]
+    strided += [(a["tensor"], a["axes"]) for a in aux]
+    strided += [(s["name"], s["axes"]) for s in sides]
     strided += [(n, decls[n][0]) for n in cond_tensors]
     stride_params = [", ".join(f"stride_{n}_{a}" for a in axes) for n, axes in strided if axes]
-    other = [g for g in plan.grid if g not in plan.a.grid_axes]
-    other_b = [g for g in plan.grid if g not in plan.b.grid_axes]
-    n_other = " * ".join(f"size_{g}" for g in other) or "1"
-    optional = [n for n in decls if decls[n][2] is not None]
+    other = [g for g in t.grid if g not in t.a.grid_axes]
+    other_b = [g for g in t.grid if g not in t.b.grid_axes]
+    optional = [n for n in dict.fromkeys([c for c in cond_tensors] + [s["name"] for s in sides])
+                if decls[n][2] is not None]
+    out_axes = list(t.out_axes)
+    ostride = {g: f"ostride_{g}" for g in out_axes}
+    out_base = " + ".join(f"pid_{g} * {ostride[g]}" for g in t.grid) or "0"
+    weights = dict(t.weights)
     return dict(
-        out=plan.out, grid=list(plan.grid), R=plan.r, C=plan.c, K=plan.k, A=plan.a.name, B=plan.b.name,
-        outer=plan.outer, select=plan.select, pair=plan.pair, line=plan.line, spec_line=plan.spec_line,
-        pair_line=plan.pair_line, pair_text=lines[plan.pair_line - 1].strip(),
-        signature=repr(plan.signature), differentiable=repr((plan.a.name, plan.b.name)), sizes=[f"size_{s}" for s in sizes], size_names=sizes,
+        P=t.name, out=plan.out, grid=list(t.grid), R=t.r, C=t.c, K=t.k, A=t.a.name, B=t.b.name,
+        outer=t.outer, select=t.select, written_select=t.written_select, index_out=t.index_out,
+        pair=t.pair, line=t.line, spec_line=t.spec_line,
+        pair_line=t.pair_line, pair_text=lines[t.pair_line - 1].strip(),
+        differentiable=repr(t.differentiable), sizes=[f"size_{s}" for s in sizes], size_names=sizes,
         stride_params=stride_params, cond_tensors=cond_tensors, optional=optional,
         cond_tensor_info=[dict(name=n, kind=decls[n][1], rank=len(decls[n][0])) for n in cond_tensors],
-        conds_r=conds[plan.r], conds_c=conds[plan.c],
-        decompose_cell=_decompose("cell", plan.grid, blocked),
-        G=blocked or "", ROWS=f"BLOCK_{blocked.upper()} * BLOCK_{plan.r.upper()}" if blocked else f"BLOCK_{plan.r.upper()}",
-        decompose_a=_decompose("a_cell", plan.a.grid_axes),
+        conds_r=conds[t.r], conds_c=conds[t.c], aux=aux, aux_names=[a["name"] for a in aux],
+        sides=sides, row_sides=[s for s in sides if s["side"] == "row"],
+        col_sides=[s for s in sides if s["side"] == "col"],
+        key=t.key, key_is_prim=t.key_is_prim, h=t.h, post=t.post, value=t.value, weights=weights,
+        row_grads=t.row_grads, col_grads=dict(t.col_grads), need_x=t.need_x, uses_value=t.uses_value,
+        uniform=t.uniform, prim="l1" if t.pair == "l1" else "dot",
+        decompose_cell=_decompose("cell", t.grid, blocked),
+        G=blocked or "", ROWS=f"BLOCK_{blocked.upper()} * BLOCK_{t.r.upper()}" if blocked else f"BLOCK_{t.r.upper()}",
+        decompose_a=_decompose("a_cell", t.a.grid_axes),
         decompose_other=_decompose("other", other),
-        decompose_b=_decompose("b_cell", plan.b.grid_axes),
+        decompose_b=_decompose("b_cell", t.b.grid_axes),
         decompose_other_b=_decompose("other", other_b),
+        n_other=" * ".join(f"size_{g}" for g in other) or "1",
         n_other_b=" * ".join(f"size_{g}" for g in other_b) or "1",
-        n_other_b_py=" * ".join(f'sizes["{g}"]' for g in other_b) or "1",
-        b_cells_py=" * ".join(f'sizes["{g}"]' for g in plan.b.grid_axes) or "1",
-        a_base=_offset(plan.a.name, plan.a.grid_axes, grid_map),
-        b_base=_offset(plan.b.name, plan.b.grid_axes, grid_map),
-        da_base=_offset(plan.a.name, plan.a.grid_axes, grid_map, "dstride"),
-        db_base=_offset(plan.b.name, plan.b.grid_axes, grid_map, "dstride"),
-        a_strides=[f"stride_{plan.a.name}_{a}" for a in plan.a.axes],
-        b_strides=[f"stride_{plan.b.name}_{a}" for a in plan.b.axes],
-        da_strides=[f"dstride_{plan.a.name}_{a}" for a in plan.a.axes],
-        db_strides=[f"dstride_{plan.b.name}_{a}" for a in plan.b.axes],
+        n_other_b_py=_py_sizes(other_b), b_cells_py=_py_sizes(t.b.grid_axes),
+        a_cells_py=_py_sizes(t.a.grid_axes), cells_py=_py_sizes(t.grid),
+        a_cell_expr=_flat(t.a.grid_axes), b_cell_expr=_flat(t.b.grid_axes),
+        a_base=_offset(t.a.name, t.a.grid_axes, grid_map),
+        b_base=_offset(t.b.name, t.b.grid_axes, grid_map),
+        da_base=_offset(t.a.name, t.a.grid_axes, grid_map, "dstride"),
+        db_base=_offset(t.b.name, t.b.grid_axes, grid_map, "dstride"),
+        a_strides=[f"stride_{t.a.name}_{a}" for a in t.a.axes],
+        b_strides=[f"stride_{t.b.name}_{a}" for a in t.b.axes],
+        da_strides=[f"dstride_{t.a.name}_{a}" for a in t.a.axes],
+        db_strides=[f"dstride_{t.b.name}_{a}" for a in t.b.axes],
+        ostrides=[ostride[g] for g in out_axes], out_axes=out_axes, out_base=out_base,
+        out_row=f"offs_{t.r} * ostride_{t.r}" if t.outer == "none" else "0",
         size_args=", ".join(f'sizes["{s}"]' for s in sizes),
-        shape_args="".join(f'sizes["{g}"], ' for g in plan.grid).rstrip(" "),
-        n_other=n_other, c_guard=_guard(conds[plan.c]),
-        fill="-inf" if plan.select == "max" else "inf",
-        better=">" if plan.select == "max" else "<", combine="maximum" if plan.select == "max" else "minimum", cell_expr=_flat(plan.grid),
-        a_cells_py=" * ".join(f'sizes["{g}"]' for g in plan.a.grid_axes) or "1",
+        shape_args="".join(f'sizes["{g}"], ' for g in out_axes).rstrip(" "),
+        c_guard=_guard(conds[t.c]),
+        fill="-inf" if t.select == "max" else "inf",
+        better=">" if t.select == "max" else "<", combine="maximum" if t.select == "max" else "minimum",
+        ofill="-inf" if t.outer == "max" else "inf", obetter=">" if t.outer == "max" else "<",
+        ocombine="maximum" if t.outer == "max" else "minimum",
+        cell_expr=_flat(t.grid),
     )

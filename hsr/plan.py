@@ -1,29 +1,44 @@
-"""Stage 3, plan: recognise the hard-selection normal form and choose a kernel.
+"""Stage 3, plan: recognise the hard-selection normal form and choose kernels.
 
-    out[G] = OUTER_r SELECT_c pair(A[.., r, :], B[.., c, :])   where conds
+    out[G] = OUTER_r post( SELECT_c pre( pair(A_r, B_c), row_r, col_c ) )
 
-This version accepts OUTER in {sum, mean}, SELECT in {max, min} and the pair
-scores <A, B> and cos(A, B). A is the row operand (it carries r), B the
-selection operand (it carries c); every output axis is a grid axis and must
-be carried by A or B. Anything else is rejected with an error that names the
-part of the normal form it breaks.
+- OUTER is sum, mean, max, min, or absent (then r is an output axis, tiled
+  inside a program: Splade's vocabulary).
+- SELECT is max, min, argmax or argmin over c, an axis of B only.
+- pair is <A, B>, cos(A, B), ||A - B||^2, ||A - B|| or ||A - B||_1.
+- pre and post are elementwise in the pair, per-row terms (axes of A: w_s,
+  bias_v) and, in pre, per-column terms (axes of B).
+- A definition may add, subtract and scale several normal forms (Chamfer's
+  two directions): each becomes its own kernels.
+
+``pre`` is split with sympy into a key the tile loop computes and a monotone
+function applied once per selected value (hoisting); a decreasing one flips
+max and min. The backward's derivatives come from sympy too. Anything else is
+rejected with an error naming the part of the normal form it breaks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sympy as sp
+
 from . import ir
+from . import symbolic as S
 from .errors import PlanError
 
-NORMAL_FORM = "out[G] = OUTER_r SELECT_c pair(A_r, B_c)  (OUTER: sum, mean; SELECT: max, min; pair: <A, B>, cos(A, B))"
+NORMAL_FORM = "out[G] = OUTER_r post(SELECT_c pre(pair(A_r, B_c)))"
+OUTERS = ("sum", "mean", "max", "min", "none")
+PAIR_TEXT = {"dot": "<{a}, {b}>", "cos": "cos({a}, {b})", "sqdist": "||{a} - {b}||^2",
+             "dist": "||{a} - {b}||", "l1": "||{a} - {b}||_1"}
+FLIP = {"max": "min", "min": "max"}
 
 
 @dataclass(frozen=True)
 class Operand:
     name: str
     axes: tuple[str, ...]        # declared axes, in order
-    grid_axes: tuple[str, ...]   # the output axes it carries, in declared order
+    grid_axes: tuple[str, ...]   # the program-grid axes it carries, in declared order
 
 
 @dataclass(frozen=True)
@@ -39,11 +54,25 @@ class Condition:
 
 
 @dataclass(frozen=True)
-class KernelPlan:
-    out: str
-    grid: tuple[str, ...]
-    outer: str
-    select: str
+class Side:
+    """A per-row (side "row", axes of A) or per-column (side "col", axes of B)
+    float input read next to the pair; ``default`` when the input is optional."""
+    name: str
+    axes: tuple[str, ...]
+    side: str
+    default: float | None
+
+
+@dataclass(frozen=True)
+class TermPlan:
+    """One normal form: the kernels of one term of the definition."""
+    name: str                    # prefix of its kernels
+    out_axes: tuple[str, ...]    # the definition's axes
+    grid: tuple[str, ...]        # one program per value (and per r block when outer is none)
+    outer: str                   # sum, mean, max, min or none
+    select: str                  # max or min, after hoisting (what the tile loop keeps)
+    written_select: str          # as the spec writes it
+    index_out: bool              # argmax/argmin: the output is the index
     pair: str
     r: str
     c: str
@@ -51,107 +80,333 @@ class KernelPlan:
     a: Operand
     b: Operand
     conds: tuple[Condition, ...]
-    signature: tuple
+    sides: tuple[Side, ...]
+    aux: tuple[str, ...]         # row norms the pair needs: "asq" (of A), "bsq" (of B)
+    key: str                     # Triton code of the tile's key
+    key_is_prim: bool            # the key is the pair primitive itself (dot or l1)
+    h: str                       # the hoisted epilogue, in "best"
+    hoisted: str                 # sympy text of h, for explain
+    post: str                    # Triton code of post, in "value"
+    value: str                   # pre at the selection, in the backward's names
+    weights: tuple               # ((symbol, code of d out / d symbol per unit grad)), backward
+    row_grads: tuple             # ((name, direct code, through-selection code))
+    col_grads: tuple             # ((name, code))
+    need_x: bool                 # the backward needs the primitive at the selection
+    uses_value: bool             # the backward needs v = pre at the selection
+    uniform: bool                # d out / d dot is the same for every row of a cell
     line: int
     spec_line: str
     pair_line: int
+
+    def conds_on(self, axis: str) -> tuple[Condition, ...]:
+        return tuple(c for c in self.conds if c.axis == axis)
+
+    @property
+    def differentiable(self) -> tuple[str, ...]:
+        if self.index_out:
+            return ()
+        return (self.a.name, self.b.name) + tuple(s.name for s in self.sides)
+
+    def explain(self) -> list[str]:
+        pair = PAIR_TEXT[self.pair].format(a=self.a.name, b=self.b.name)
+        grid = ", ".join(self.grid) or "(scalar)"
+        tiled = f" x blocks of {self.r!r}" if self.outer == "none" else ""
+        lines = [f"  kernels {self.name}_*: one program per ({grid}){tiled}",
+                 f"  pair: {pair} over axis {self.k!r}"
+                 + (" (elementwise)" if self.pair == "l1" else ", on the tensor cores (tl.dot, fp32 accumulation)")]
+        if self.aux:
+            lines.append(f"  row norms {', '.join(self.aux)} computed once per row, before the kernel")
+        key = self.key.replace("[None, :]", "").replace("[:, None]", "")
+        lines.append(f"  tile loop keeps the running {self.select} of {key} over {self.c!r} "
+                     f"({self.b.name} rows streamed in tiles; lowest index wins ties)")
+        if self.hoisted != "key":
+            turn = "" if self.select == self.written_select else f", so {self.written_select} became {self.select}"
+            lines.append(f"  epilogue hoisted after the selection (monotone, sympy){turn}: {self.hoisted}")
+        if self.index_out:
+            lines.append(f"  output: the index arg{self.written_select} (int64, -1 when nothing is selected)")
+        elif self.outer == "none":
+            lines.append(f"  no outer reduction: one value per {self.r!r}")
+        else:
+            lines.append(f"  outer: {self.outer} over {self.r!r} ({self.a.name} rows in a tile), one store per cell")
+        for c in self.conds:
+            what = f"mask {c.name}" if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
+            lines.append(f"  where {what}: positions of {c.axis!r} left out")
+        if not self.index_out:
+            lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
+                         f"or destination-owned one-hot tiles (\"deterministic\"), from the saved int32 index")
+        return lines
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A whole definition: its terms and how they combine."""
+    out: str
+    axes: tuple[str, ...]
+    index_out: bool
+    terms: tuple[TermPlan, ...]
+    combine: str                 # Python over t0, t1, ... (the terms' outputs)
+    signature: tuple
+    line: int
+    spec_line: str
 
     @property
     def family(self) -> str:
         return "select_reduce"
 
-    def conds_on(self, axis: str) -> tuple[Condition, ...]:
-        return tuple(c for c in self.conds if c.axis == axis)
-
     def explain(self) -> str:
-        pair = {"dot": f"<{self.a.name}, {self.b.name}>", "cos": f"cos({self.a.name}, {self.b.name})"}[self.pair]
-        grid = ", ".join(self.grid) or "(scalar)"
-        lines = [
-            f"{self.out}[{', '.join(self.grid)}]  (spec line {self.line}: {self.spec_line})",
-            f"  family: select_reduce, one program per output cell ({grid})",
-            f"  pair: {pair} over axis {self.k!r}, on the tensor cores (tl.dot, fp32 accumulation)",
-            f"  select: {self.select} over {self.c!r} ({self.b.name} rows streamed in tiles, running "
-            f"{self.select} and arg{self.select} in registers, lowest index wins ties)",
-            f"  outer: {self.outer} over {self.r!r} ({self.a.name} rows held in a tile), one store per cell",
-        ]
-        for c in self.conds:
-            what = f"mask {c.name}" if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
-            lines.append(f"  where {what}: positions of {c.axis!r} left out of the {self.outer if c.axis == self.r else self.select}")
-        lines.append(f"  backward: {self.a.name} by gather (one program per row block), "
-                     f"{self.b.name} by fp32 atomic scatter, fused in one pass; from the saved "
-                     f"int32 arg{self.select} [{', '.join(self.grid + (self.r,))}]")
+        lines = [f"{self.out}[{', '.join(self.axes)}]  (spec line {self.line}: {self.spec_line})",
+                 "  family: select_reduce"]
+        if len(self.terms) > 1:
+            lines.append(f"  {len(self.terms)} normal forms, combined on the host: {self.combine}")
+        for n, term in enumerate(self.terms):
+            if len(self.terms) > 1:
+                lines.append(f"  term t{n}:")
+            lines.extend(term.explain())
         return "\n".join(lines)
 
 
-def plan(program: ir.Program) -> KernelPlan:
+KernelPlan = Plan  # the name earlier versions used
+
+
+def plan(program: ir.Program) -> Plan:
     return _Planner(program).plan()
 
 
 class _Planner:
     def __init__(self, program: ir.Program):
         self.program = program
+        self.terms: list[TermPlan] = []
 
     def reject(self, part: str, message: str, pos, hint: str | None = None) -> PlanError:
         return PlanError(f"{part}: {message}", source=self.program.source, filename=self.program.filename,
                          line=pos.line, col=pos.col, hint=hint or f"the normal form is {NORMAL_FORM}")
 
-    def plan(self) -> KernelPlan:
+    def plan(self) -> Plan:
         d = self.program.definition
-        outer = d.expr
-        if not isinstance(outer, ir.Reduce):
-            what = ("a sum of normal forms" if isinstance(outer, ir.Apply) and outer.fn in ("+", "-")
-                    else "an expression around the outer reduction")
-            raise self.reject("OUTER", f"{what} is not supported yet; the definition must be one "
-                              "OUTER_r reduction", outer.pos)
-        if outer.op not in ("sum", "mean"):
-            what = "a selection with no outer reduction" if outer.op.startswith("arg") or isinstance(
-                outer.body, (ir.Pair, ir.Apply)) else f"an outer {outer.op}"
-            raise self.reject("OUTER", f"{what} is not supported yet; OUTER must be sum or mean", outer.pos)
-        select = outer.body
-        if isinstance(select, ir.Apply):
-            raise self.reject("post", "an epilogue between the outer reduction and the selection is not "
-                              "supported yet", select.pos)
-        if not isinstance(select, ir.Reduce) or select.op not in ("max", "min"):
-            pos = getattr(select, "pos", outer.pos)
-            raise self.reject("SELECT", f"{outer.op}_{outer.axis} must apply to a max or min selection", pos)
-        pair = select.body
-        if isinstance(pair, ir.Apply):
-            raise self.reject("pre", "a function of the pairwise score is not supported yet", pair.pos)
-        if not isinstance(pair, ir.Pair):
-            raise self.reject("pair", "the selection must apply to a pairwise score", select.pos)
-        if pair.kind not in ("dot", "cos"):
-            raise self.reject("pair", f"the pairwise score {pair.kind} is not supported yet; "
-                              "use <A, B> or cos(A, B)", pair.pos)
-        r, c, k = outer.axis, select.axis, pair.axis
+        combine = self.combine(d.expr)
+        index_out = any(t.index_out for t in self.terms)
+        if index_out and len(self.terms) > 1:
+            raise self.reject("OUTER", "an index output cannot be combined with other terms", d.expr.pos)
+        return Plan(out=d.name, axes=d.axes, index_out=index_out, terms=tuple(self.terms), combine=combine,
+                    signature=tuple((t.name, t.axes, t.kind, t.default) for t in self.program.tensors),
+                    line=d.pos.line, spec_line=self.program.line(d.pos))
+
+    # -- the combination of terms ----------------------------------------------
+    def combine(self, e) -> str:
+        if isinstance(e, ir.Reduce):
+            n = len(self.terms)
+            self.terms.append(self.term(e, f"{self.program.definition.name}" + (f"_t{n}" if n else "")))
+            return f"t{n}"
+        if isinstance(e, ir.Const):
+            return repr(float(e.value))
+        if isinstance(e, ir.Apply) and e.fn in ("+", "-", "*", "/"):
+            left, right = (self.combine(a) for a in e.args)
+            if e.fn in ("*", "/") and not (_constant(e.args[1]) or (e.fn == "*" and _constant(e.args[0]))):
+                raise self.reject("OUTER", f"terms are combined by + and -, or scaled by numbers; "
+                                  f"not multiplied ({e.fn}) by another term", e.pos)
+            return f"({left} {e.fn} {right})"
+        if isinstance(e, ir.Apply) and e.fn == "neg":
+            return f"(-{self.combine(e.args[0])})"
+        what = "a function of the outer reduction" if isinstance(e, ir.Apply) else "an expression outside the reductions"
+        raise self.reject("OUTER", f"{what} is not supported; the definition is a sum of OUTER_r reductions",
+                          e.pos, "write the function in your own code, around the op's output")
+
+    # -- one normal form --------------------------------------------------------
+    def term(self, root: ir.Reduce, name: str) -> TermPlan:
+        d = self.program.definition
+        inner = [n for n in ir.walk(root.body) if isinstance(n, ir.Reduce)]
+        if root.op in ("argmax", "argmin") or not inner:
+            outer, select, post_expr = None, root, None
+        else:
+            outer = root
+            if outer.op not in ("sum", "mean", "max", "min"):
+                raise self.reject("OUTER", f"{outer.op} cannot be an outer reduction", outer.pos)
+            if len(inner) != 1:
+                raise self.reject("SELECT", "one selection per term; a second reduction sits inside "
+                                  f"{outer.op}_{outer.axis}", inner[1].pos)
+            select, post_expr = inner[0], outer.body
+            if select.op.startswith("arg"):
+                raise self.reject("SELECT", "an index cannot be reduced", select.pos)
+        if select.op not in ("max", "min", "argmax", "argmin"):
+            pos = select.pos
+            raise self.reject("SELECT", f"{select.op}_{select.axis} must apply to a max or min selection"
+                              if outer is None else f"{select.op}_{select.axis} is not a selection (max, min)", pos)
+        pairs = [n for n in ir.walk(select.body) if isinstance(n, ir.Pair)]
+        if isinstance(select.body, ir.Reduce) or any(isinstance(n, ir.Reduce) for n in ir.walk(select.body)):
+            raise self.reject("SELECT", "a reduction inside a selection is not a normal form", select.body.pos)
+        if len(pairs) != 1:
+            what = "no pairwise score" if not pairs else "two pairwise scores"
+            raise self.reject("pair", f"the selection must apply to one pairwise score; it has {what}",
+                              select.pos)
+        pair = pairs[0]
+        c, k = select.axis, pair.axis
         a_load, b_load = pair.a, pair.b
-        if c in a_load.axes and r in b_load.axes:
+        if c in a_load.tensor.axes and c not in b_load.tensor.axes:
             a_load, b_load = b_load, a_load
-        for load, mine, other in ((a_load, r, c), (b_load, c, r)):
-            axes = load.tensor.axes
-            if mine not in axes or other in axes:
-                raise self.reject("pair", f"{load.tensor.name} must carry exactly one of {r!r} and {c!r}",
-                                  load.pos, "one row comes from the outer axis, the other from the selected one")
-        grid = d.axes
-        for load, own in ((a_load, r), (b_load, c)):
-            stray = [x for x in load.tensor.axes if x not in grid and x not in (own, k)]
+        if c not in b_load.tensor.axes or c in a_load.tensor.axes:
+            raise self.reject("pair", f"exactly one of {a_load.tensor.name} and {b_load.tensor.name} must carry "
+                              f"the selected axis {c!r}", pair.pos, "one row comes from the selected axis")
+        out_axes = d.axes
+        if outer is not None:
+            r = outer.axis
+            if r not in a_load.tensor.axes or r in b_load.tensor.axes:
+                raise self.reject("pair", f"{a_load.tensor.name} must carry {r!r} and {b_load.tensor.name} must not",
+                                  a_load.pos, "one row comes from the outer axis, the other from the selected one")
+            grid = out_axes
+        else:
+            own = [x for x in a_load.tensor.axes if x in out_axes and x not in b_load.tensor.axes]
+            if not own:
+                raise self.reject("pair", f"{a_load.tensor.name} carries no output axis of its own to tile",
+                                  a_load.pos, f"give {a_load.tensor.name} an axis the output keeps, as in W[v, h]")
+            r = own[-1]
+            grid = tuple(x for x in out_axes if x != r)
+        for load, mine in ((a_load, r), (b_load, c)):
+            stray = [x for x in load.tensor.axes if x not in out_axes and x not in (mine, k)]
             if stray:
                 raise self.reject("pair", f"axis {stray[0]!r} of {load.tensor.name} is neither an output axis, "
-                                  f"{own!r} nor the contraction axis", load.pos)
-        for g in grid:
+                                  f"{mine!r} nor the contraction axis", load.pos)
+        for g in out_axes:
             if g not in a_load.tensor.axes and g not in b_load.tensor.axes:
                 raise self.reject("G", f"output axis {g!r} is carried by neither {a_load.tensor.name} "
                                   f"nor {b_load.tensor.name}", d.pos)
-        conds = tuple(self.condition(x) for x in outer.conds + select.conds)
-        return KernelPlan(
-            out=d.name, grid=grid, outer=outer.op, select=select.op, pair=pair.kind, r=r, c=c, k=k,
-            a=self.operand(a_load, grid), b=self.operand(b_load, grid), conds=conds,
-            signature=tuple((t.name, t.axes, t.kind, t.default) for t in self.program.tensors),
-            line=d.pos.line, spec_line=self.program.line(d.pos), pair_line=pair.pos.line)
+        conds = tuple(self.condition(x) for x in (outer.conds if outer else ()) + select.conds)
+        a, b = self.operand(a_load, grid), self.operand(b_load, grid)
+        return self.algebra(name, root, outer, select, pair, post_expr, a, b, r, c, k, grid, conds)
+
+    # -- the epilogues, with sympy ----------------------------------------------
+    def algebra(self, name, root, outer, select, pair, post_expr, a, b, r, c, k, grid, conds) -> TermPlan:
+        d = self.program.definition
+        sides: dict[str, Side] = {}
+        dot, l1 = sp.Symbol("dot", real=True), sp.Symbol("l1", nonnegative=True)
+        asq, bsq = sp.Symbol("asq", nonnegative=True), sp.Symbol("bsq", nonnegative=True)
+        ia, ib = sp.Symbol("ia", positive=True), sp.Symbol("ib", positive=True)
+        v = sp.Symbol("v", real=True)
+        prim = {"dot": dot, "cos": dot * ia * ib, "sqdist": S.Relu(asq + bsq - 2 * dot),
+                "dist": S.ClampedSqrt(asq + bsq - 2 * dot), "l1": l1}[pair.kind]
+        aux = {"dot": (), "cos": ("asq", "bsq"), "sqdist": ("asq", "bsq"), "dist": ("asq", "bsq"),
+               "l1": ()}[pair.kind]
+
+        def side(load: ir.Load, where: str) -> sp.Symbol:
+            t = load.tensor
+            is_col = c in t.axes
+            if is_col and where == "post":
+                raise self.reject("post", f"{t.name} varies over the selected axis {c!r}, which the selection "
+                                  "has already reduced", load.pos)
+            owner = b if is_col else a
+            stray = [x for x in t.axes if x not in owner.axes or x == k]
+            if stray:
+                part = "pre" if where == "pre" else "post"
+                raise self.reject(part, f"{t.name} varies over {stray[0]!r}, which {owner.name} does not carry; "
+                                  f"a per-{'column' if is_col else 'row'} term's axes are axes of {owner.name}",
+                                  load.pos)
+            if t.name in (a.name, b.name):
+                raise self.reject(where, f"{t.name} is read both as a row of the pair and as a term", load.pos)
+            default = float(t.default) if isinstance(t.default, (int, float)) else None
+            sides[t.name] = Side(t.name, t.axes, "col" if is_col else "row", default)
+            return sp.Symbol(f"{'col' if is_col else 'row'}_{t.name}", real=True)
+
+        def to_sympy(e, where):
+            if isinstance(e, ir.Const):
+                return sp.Integer(int(e.value)) if float(e.value).is_integer() else sp.Float(e.value)
+            if isinstance(e, ir.Load):
+                return side(e, where)
+            if e is pair:
+                return prim
+            if e is select:
+                return v
+            if isinstance(e, ir.Apply):
+                args = [to_sympy(x, where) for x in e.args]
+                if e.fn == "+":
+                    return args[0] + args[1]
+                if e.fn == "-":
+                    return args[0] - args[1]
+                if e.fn == "*":
+                    return args[0] * args[1]
+                if e.fn == "/":
+                    return args[0] / args[1]
+                if e.fn == "neg":
+                    return -args[0]
+                if e.fn == "pow":
+                    p = e.param
+                    return args[0] ** (sp.Integer(int(p)) if float(p).is_integer() else sp.Float(p))
+                return S.UNARY[e.fn](args[0])
+            raise self.reject(where, "unexpected expression here", e.pos)
+
+        pre = to_sympy(select.body, "pre")
+        post = to_sympy(post_expr, "post") if post_expr is not None else v
+        dependent = {dot, l1, bsq, ib} | {s for s in pre.free_symbols if s.name.startswith("col_")}
+        index_out = select.op.startswith("arg")
+        key, h, direction = S.hoist(pre, dependent, strict=index_out)
+        written = select.op.removeprefix("arg")
+        selected = written if direction > 0 else FLIP[written]
+        if index_out and outer is not None:
+            raise self.reject("SELECT", "an index cannot be reduced", select.pos)
+
+        tile = {"dot": "dot", "l1": "l1", "asq": "asq[:, None]", "bsq": "bsq[None, :]",
+                "ia": "ia[:, None]", "ib": "ib[None, :]"}
+        row_level = {"dot": "x_sel", "l1": "x_sel", "asq": "asq", "bsq": "bsq_sel", "ia": "ia", "ib": "ib_sel",
+                     "v": "v", "key": "best"}
+        for s in sides.values():
+            tile[f"{s.side}_{s.name}"] = f"{s.side}_{s.name}" + ("[:, None]" if s.side == "row" else "[None, :]")
+            row_level[f"{s.side}_{s.name}"] = f"row_{s.name}" if s.side == "row" else f"col_{s.name}_sel"
+        try:
+            key_code = S.triton_code(key, tile)
+            h_code = S.triton_code(h, row_level)
+            post_code = S.triton_code(post, {**row_level, "v": "value"})
+            value_code = S.triton_code(pre, row_level)
+            dpost_dv = sp.diff(post, v)
+            grads_needed = [] if index_out else self.derivatives(pre, post, v, sides)
+        except NotImplementedError as err:  # a function sympy turned into something we do not print
+            raise self.reject("pre", f"cannot lower this epilogue ({err})", select.body.pos)
+        weights = tuple((sym, S.triton_code(expr, row_level)) for sym, expr in grads_needed[0]) if grads_needed else ()
+        row_grads = tuple((nm, S.triton_code(direct, row_level), S.triton_code(through, row_level))
+                          for nm, direct, through in grads_needed[1]) if grads_needed else ()
+        col_grads = tuple((nm, S.triton_code(expr, row_level)) for nm, expr in grads_needed[2]) if grads_needed else ()
+        used = set()
+        if grads_needed:
+            for _, e in grads_needed[0] + [(None, x) for _, x in grads_needed[2]]:
+                used |= e.free_symbols
+            for _, x, y in grads_needed[1]:
+                used |= x.free_symbols | y.free_symbols
+        uses_value = v in used
+        need_x = bool({dot, l1} & (used | (pre.free_symbols if uses_value else set())))
+        uniform = (pair.kind == "dot" and outer is not None and outer.op in ("sum", "mean")
+                   and sp.diff(pre, dot) == 1 and dpost_dv.is_Number and not need_x
+                   and all(s.side != "col" for s in sides.values()))
+        return TermPlan(
+            name=name, out_axes=d.axes, grid=grid, outer=outer.op if outer else "none", select=selected,
+            written_select=written, index_out=index_out, pair=pair.kind, r=r, c=c, k=k, a=a, b=b, conds=conds,
+            sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1), h=h_code,
+            hoisted=str(h), post=post_code, value=value_code, weights=weights, row_grads=row_grads,
+            col_grads=col_grads, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
+            line=root.pos.line, spec_line=self.program.line(root.pos), pair_line=pair.pos.line)
+
+    @staticmethod
+    def derivatives(pre, post, v, sides):
+        """(weights, row grads, col grads) per unit gradient of a row's value:
+        weights: d out / d primitive (dot, l1, asq, bsq, ia, ib) through the
+        selection; row grads: (name, direct d post / d term, d pre / d term
+        through the selection); col grads: (name, d out / d term)."""
+        dv = sp.diff(post, v)
+        weights = []
+        for sym in sorted(pre.free_symbols, key=lambda s: s.name):
+            if sym.name in ("dot", "l1", "asq", "bsq", "ia", "ib"):
+                w = dv * sp.diff(pre, sym)
+                if w != 0:
+                    weights.append((sym.name, w))
+        rows, cols = [], []
+        for s in sides.values():
+            sym = sp.Symbol(f"{s.side}_{s.name}", real=True)
+            if s.side == "row":
+                rows.append((s.name, sp.diff(post, sym), dv * sp.diff(pre, sym)))
+            else:
+                cols.append((s.name, dv * sp.diff(pre, sym)))
+        return weights, rows, cols
 
     @staticmethod
     def operand(load: ir.Load, grid) -> Operand:
         t = load.tensor
-        return Operand(t.name, t.axes, tuple(a for a in t.axes if a in grid))
+        return Operand(t.name, t.axes, tuple(x for x in t.axes if x in grid))
 
     def condition(self, cond: ir.Cond) -> Condition:
         if isinstance(cond, ir.Mask):
@@ -161,3 +416,7 @@ class _Planner:
             return Condition("bound", cond.axis, None, (), cond.limit, cond.pos.line)
         t = cond.limit
         return Condition("bound", cond.axis, t.name, t.axes, None, cond.pos.line)
+
+
+def _constant(e) -> bool:
+    return all(not isinstance(n, (ir.Load, ir.Pair, ir.Reduce)) for n in ir.walk(e))

@@ -117,6 +117,28 @@ def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
     return "deterministic" if n_contenders * outer <= 16 * selected else "atomic"
 
 
+def contraction(d: int) -> tuple[int, int]:
+    """(DOT_MODE, BLOCK_K) of a forward for a contraction of length d: 2, a few
+    coordinates (point clouds) as exact fp32 products on the CUDA cores; 0, the
+    whole row in one tensor-core tile (d <= 256); 1, chunks of 64 (Splade's 768)."""
+    if d <= 8:
+        return 2, 16
+    if next_pow2(d) <= 256:
+        return 0, next_pow2(d)
+    return 1, 64
+
+
+def reduce_to(buffer: torch.Tensor, buffer_axes, target_axes, sizes: dict) -> torch.Tensor:
+    """Sum a gradient buffer laid out over ``buffer_axes`` down to a tensor over
+    ``target_axes`` (a subset): the term was broadcast over the others."""
+    buffer = buffer.reshape([sizes[a] for a in buffer_axes])
+    extra = [n for n, a in enumerate(buffer_axes) if a not in target_axes]
+    if extra:
+        buffer = buffer.sum(dim=extra)
+    kept = [a for a in buffer_axes if a in target_axes]
+    return buffer.permute([kept.index(a) for a in target_axes]) if kept != list(target_axes) else buffer
+
+
 def next_pow2(n: int, at_least: int = 16) -> int:
     p = at_least
     while p < n:
