@@ -191,6 +191,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         n_other_b_py=_py_sizes(other_b), b_cells_py=_py_sizes(t.b.grid_axes),
         a_cells_py=_py_sizes(t.a.grid_axes), cells_py=_py_sizes(t.grid),
         a_cell_expr=_flat(t.a.grid_axes), b_cell_expr=_flat(t.b.grid_axes),
+        a_grid_axes=list(t.a.grid_axes), b_grid_axes=list(t.b.grid_axes),
         a_base=_offset(t.a.name, t.a.grid_axes, grid_map),
         b_base=_offset(t.b.name, t.b.grid_axes, grid_map),
         da_base=_offset(t.a.name, t.a.grid_axes, grid_map, "dstride"),

@@ -126,7 +126,10 @@ class _Evaluator:
         if node.kind == "l1":
             return diff.abs().sum(-1), out_axes
         sq = (diff * diff).sum(-1)
-        return (sq if node.kind == "sqdist" else torch.sqrt(sq)), out_axes
+        if node.kind == "sqdist":
+            return sq, out_axes
+        positive = sq > 0  # the gradient of a distance at 0 is 0, as torch.cdist has it
+        return torch.where(positive, torch.where(positive, sq, 1.0).sqrt(), 0.0), out_axes
 
     def apply(self, node: ir.Apply) -> tuple:
         vals = [self.eval(a) for a in node.args]
