@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
 # A failing test run does not stop the benchmark; the script's exit status
 # is non-zero if either failed. Time: tests <= 200 s, benchmark <= 290 s (it
 # starts no new work after 230 s), about 8 minutes at the very most.
+# Stages run alone: train (MaxSim training step, <= 520 s), parts (its
+# per-kernel times, <= 520 s), lang (the other bundled ops: Chamfer distance,
+# chamfer.log/json/md, <= 280 s with no new work after 230 s; then the Splade
+# head, splade.log/json/md, <= 250 s with no new work after 200 s).
 set -eo pipefail
 
 OUT="${OUT:-bench/results}"
@@ -79,6 +83,12 @@ timeout 520 $PY bench/maxsim_train_parts.py --out "$OUT" 2>&1 | tee "$OUT/parts.
 fi
 if [ "$STAGE" = train ]; then
 timeout 520 $PY bench/maxsim_train.py --out "$OUT" --budget-s 420 2>&1 | tee "$OUT/train.log" || rc_bench=$?
+fi
+if [ "$STAGE" = lang ]; then
+timeout 280 $PY bench/chamfer.py --out "$OUT" --budget-s 230 2>&1 | tee "$OUT/chamfer.log" || rc_bench=$?
+echo "chamfer: exit $rc_bench after $(( $(date +%s) - T0 )) s"
+timeout 250 $PY bench/splade.py --out "$OUT" --budget-s 200 2>&1 | tee "$OUT/splade.log" || rc_bench=$?
+echo "splade: exit $rc_bench after $(( $(date +%s) - T0 )) s"
 fi
 echo "run_gpu.sh: tests exit $rc_tests, bench exit $rc_bench, $(( $(date +%s) - T0 )) s in all"
 [ "$rc_tests" -eq 0 ] && [ "$rc_bench" -eq 0 ]
