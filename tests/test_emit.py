@@ -219,10 +219,10 @@ def test_cli_check_catches_a_single_trailing_byte(at_root, tmp_path):
 
 def test_cli_reports_a_bad_spec(tmp_path, capsys):
     bad = tmp_path / "bad.hsr"
-    bad.write_text(HEAD + "out[i, j] = max_s max_t <Q_s, D_t>\n")
+    bad.write_text(HEAD + "out[i, j] = sum_s sum_t <Q_s, D_t>\n")
     assert main(["compile", "-o", str(tmp_path), str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("bad.hsr:3:13: OUTER: an outer max")
+    assert err.startswith("bad.hsr:3:19: SELECT: sum_t is not a selection")
     assert not (tmp_path / "bad.py").exists()
 
 

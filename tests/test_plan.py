@@ -1,8 +1,9 @@
 """Stage 3, plan: the hard-selection normal form and the kernel plan.
 
-The bundled specs give the expected ``KernelPlan`` fields; everything else is
-a ``PlanError`` whose message names the part of the normal form it breaks
-(OUTER, post, SELECT, pre, pair).
+The bundled specs give the expected ``TermPlan`` fields; the accepted forms
+(epilogues, terms, outer reductions, index outputs) give their hoisting and
+backward plan; everything else is a ``PlanError`` whose message names the part
+of the normal form it breaks (OUTER, post, SELECT, pre, pair).
 """
 
 from __future__ import annotations
@@ -15,17 +16,24 @@ import pytest
 from hsr.check import check
 from hsr.errors import PlanError, SpecError
 from hsr.parse import parse
-from hsr.plan import Condition, KernelPlan, Operand, plan
+from hsr.plan import Condition, Operand, Plan, TermPlan, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAD = "Q[i, s, d]: float\nD[j, t, d]: float\n"
+PTS = "P[b, n, x]: float\nR[b, m, x]: float\n"
 
 
-def plan_of(source: str, filename: str = "p.hsr") -> KernelPlan:
+def plan_of(source: str, filename: str = "p.hsr") -> Plan:
     return plan(check(parse(source, filename)))
 
 
-def plan_file(name: str) -> KernelPlan:
+def term_of(source: str) -> TermPlan:
+    p = plan_of(source)
+    assert len(p.terms) == 1
+    return p.terms[0]
+
+
+def plan_file(name: str) -> Plan:
     path = ROOT / "ops" / name
     return plan_of(path.read_text(), path.name)
 
@@ -33,8 +41,10 @@ def plan_file(name: str) -> KernelPlan:
 # -- the bundled specs -------------------------------------------------------------
 
 def test_maxsim_plan():
-    p = plan_file("maxsim.hsr")
-    assert (p.out, p.grid, p.outer, p.select, p.pair) == ("score", ("i", "j"), "sum", "max", "dot")
+    whole = plan_file("maxsim.hsr")
+    assert (whole.out, whole.axes, whole.combine, whole.index_out) == ("score", ("i", "j"), "t0", False)
+    p = whole.terms[0]
+    assert (p.name, p.grid, p.outer, p.select, p.pair) == ("score", ("i", "j"), "sum", "max", "dot")
     assert (p.r, p.c, p.k) == ("s", "t", "d")
     assert p.a == Operand("Q", ("i", "s", "d"), ("i",))
     assert p.b == Operand("D", ("j", "t", "d"), ("j",))
@@ -43,27 +53,32 @@ def test_maxsim_plan():
         Condition("mask", "t", "dmask", ("j", "t"), None, 8),
     )
     assert p.conds_on("s") == p.conds[:1] and p.conds_on("t") == p.conds[1:]
-    assert p.signature == (
+    assert whole.signature == (
         ("Q", ("i", "s", "d"), "float", None), ("D", ("j", "t", "d"), "float", None),
         ("qmask", ("i", "s"), "bool", "all"), ("dmask", ("j", "t"), "bool", "all"),
     )
     assert (p.line, p.pair_line) == (8, 8)
     assert p.spec_line == "score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask"
-    assert p.family == "select_reduce"
+    assert whole.family == "select_reduce"
+    # no epilogue: the key is the dot itself, and the backward is the plain one
+    assert (p.key, p.key_is_prim, p.hoisted, p.need_x, p.uniform) == ("dot", True, "key", False, True)
+    assert p.weights == (("dot", "1.0"),) and p.aux == () and p.sides == ()
 
 
 def test_maxsim_cos_plan():
-    p = plan_file("maxsim_cos.hsr")
+    p = plan_file("maxsim_cos.hsr").terms[0]
     assert (p.grid, p.outer, p.select, p.pair, p.r, p.c, p.k) == (("i", "j"), "sum", "max", "cos", "s", "t", "d")
     assert (p.a.name, p.b.name) == ("Q", "D")
     assert [(c.kind, c.axis, c.name) for c in p.conds] == [("mask", "s", "qmask"), ("mask", "t", "dmask")]
     assert p.line == 7
+    # cos = dot * ia * ib: the row's own norm ia is positive, so it leaves the tile loop
+    assert p.aux == ("asq", "bsq") and p.hoisted == "ia*key"
 
 
 @pytest.mark.parametrize("name, pair", [("maxsim_kd.hsr", "dot"), ("maxsim_kd_cos.hsr", "cos")])
 def test_maxsim_kd_plans(name, pair):
-    p = plan_file(name)
-    assert (p.out, p.grid, p.outer, p.select, p.pair) == ("score", ("i", "k"), "sum", "max", pair)
+    p = plan_file(name).terms[0]
+    assert (p.name, p.grid, p.outer, p.select, p.pair) == ("score", ("i", "k"), "sum", "max", pair)
     assert (p.r, p.c, p.k) == ("s", "t", "d")
     assert p.a == Operand("Q", ("i", "s", "d"), ("i",))
     assert p.b == Operand("D", ("i", "k", "t", "d"), ("i", "k"))
@@ -71,6 +86,30 @@ def test_maxsim_kd_plans(name, pair):
         Condition("mask", "s", "qmask", ("i", "s"), None, 8),
         Condition("mask", "t", "dmask", ("i", "k", "t"), None, 8),
     )
+
+
+def test_splade_plan():
+    p = plan_file("splade.hsr").terms[0]
+    assert (p.outer, p.r, p.c, p.k, p.grid) == ("none", "v", "s", "h", ("b",))
+    assert (p.a.name, p.b.name) == ("W", "H")
+    assert p.sides[0].name == "bias" and p.sides[0].side == "row" and p.sides[0].default == 0.0
+    assert p.key == "dot" and p.hoisted == "Log1p(Relu(key + row_bias))" and p.select == "max"
+    assert p.differentiable == ("W", "H", "bias")
+
+
+def test_chamfer_plans():
+    both = plan_file("chamfer.hsr")
+    assert both.combine == "(t0 + t1)" and [t.name for t in both.terms] == ["cd", "cd_t1"]
+    first, second = both.terms
+    assert (first.a.name, first.b.name, first.r, first.c) == ("X", "Y", "n", "m")
+    assert (second.a.name, second.b.name, second.r, second.c) == ("Y", "X", "m", "n")
+    for t in both.terms:
+        assert t.outer == "mean" and t.select == "min" and t.pair == "sqdist"
+        # |a|^2 is constant along the selection: only |b|^2 - 2<a, b> stays in the loop
+        assert t.key == "(bsq[None, :] + ((-2.0) * dot))" and t.hoisted == "Relu(asq + key)"
+    point = plan_file("chamfer_point.hsr").terms[0]
+    assert (point.outer, point.grid, point.r) == ("none", ("b",), "n")
+    assert plan_file("chamfer_point_l1.hsr").terms[0].key == "l1"
 
 
 def test_plan_is_deterministic_and_hashable():
@@ -81,44 +120,45 @@ def test_plan_is_deterministic_and_hashable():
 # -- variants that plan ---------------------------------------------------------------
 
 def test_swapped_operands_plan_with_a_as_the_outer_side():
-    p = plan_of(HEAD + "score[i, j] = sum_s max_t <D_t, Q_s>\n")
+    p = term_of(HEAD + "score[i, j] = sum_s max_t <D_t, Q_s>\n")
     assert (p.a.name, p.b.name) == ("Q", "D")
     assert (p.r, p.c) == ("s", "t")
     assert p.a.grid_axes == ("i",) and p.b.grid_axes == ("j",)
-    straight = plan_of(HEAD + "score[i, j] = sum_s max_t <Q_s, D_t>\n")
+    straight = term_of(HEAD + "score[i, j] = sum_s max_t <Q_s, D_t>\n")
     assert p == dataclasses.replace(straight, spec_line="score[i, j] = sum_s max_t <D_t, Q_s>")
 
 
 def test_swapped_cos_operands():
-    p = plan_of(HEAD + "score[i, j] = sum_s max_t cos(D_t, Q_s)\n")
+    p = term_of(HEAD + "score[i, j] = sum_s max_t cos(D_t, Q_s)\n")
     assert (p.a.name, p.b.name, p.pair) == ("Q", "D", "cos")
 
 
 def test_selection_side_first_in_the_signature():
     """The operand roles follow the reductions, not the declaration order."""
-    p = plan_of("D[j, t, d]: float\nQ[i, s, d]: float\nscore[i, j] = sum_t max_s <D_t, Q_s>\n")
+    whole = plan_of("D[j, t, d]: float\nQ[i, s, d]: float\nscore[i, j] = sum_t max_s <D_t, Q_s>\n")
+    p = whole.terms[0]
     assert (p.a.name, p.r, p.b.name, p.c) == ("D", "t", "Q", "s")
-    assert p.signature[0][0] == "D"
+    assert whole.signature[0][0] == "D"
 
 
 def test_mean_min_and_explicit_refs():
-    p = plan_of(HEAD + "score[i, j] = mean_s min_t <Q[i, s, :], D[j, t, :]>\n")
+    p = term_of(HEAD + "score[i, j] = mean_s min_t <Q[i, s, :], D[j, t, :]>\n")
     assert (p.outer, p.select, p.pair, p.k) == ("mean", "min", "dot", "d")
 
 
 def test_grid_order_follows_the_output():
-    p = plan_of(HEAD + "score[j, i] = sum_s max_t <Q_s, D_t>\n")
+    p = term_of(HEAD + "score[j, i] = sum_s max_t <Q_s, D_t>\n")
     assert p.grid == ("j", "i")
     assert p.a.grid_axes == ("i",) and p.b.grid_axes == ("j",)
 
 
 def test_scalar_output():
-    p = plan_of("Q[s, d]: float\nD[t, d]: float\nscore[] = sum_s max_t <Q_s, D_t>\n")
+    p = term_of("Q[s, d]: float\nD[t, d]: float\nscore[] = sum_s max_t <Q_s, D_t>\n")
     assert p.grid == () and p.a.grid_axes == () and p.b.grid_axes == ()
 
 
 def test_bound_conditions():
-    p = plan_of(HEAD + "qlen[i]: int = full\ndlen[j]: int\n\n"
+    p = term_of(HEAD + "qlen[i]: int = full\ndlen[j]: int\n\n"
                 "score[i, j] = sum_s max_t <Q_s, D_t> \\\n   where s < qlen[i], t < dlen, t < 16\n")
     assert p.conds == (
         Condition("bound", "s", "qlen", ("i",), None, 7),
@@ -129,51 +169,81 @@ def test_bound_conditions():
 
 
 def test_mixed_masks_and_bounds_keep_their_order_per_reduction():
-    p = plan_of(HEAD + "dmask[j, t]: bool = all\nqlen[i]: int\n"
+    p = term_of(HEAD + "dmask[j, t]: bool = all\nqlen[i]: int\n"
                 "score[i, j] = sum_s max_t <Q_s, D_t> where dmask, s < qlen[i]\n")
     # outer conditions first, then the selection's
     assert [(c.kind, c.axis) for c in p.conds] == [("bound", "s"), ("mask", "t")]
 
 
+# -- the rest of the normal form ------------------------------------------------------
+
+@pytest.mark.parametrize("outer", ["max", "min"])
+def test_outer_max_and_min(outer):
+    p = term_of(PTS + f"h[b] = {outer}_n min_m ||P_n - R_m||\n")
+    assert (p.outer, p.select, p.pair) == (outer, "min", "dist")
+    assert p.hoisted == "ClampedSqrt(asq + key)"
+
+
+def test_selection_with_no_outer_tiles_the_row_axis():
+    p = term_of(HEAD + "best[i, j, s] = max_t <Q_s, D_t>\n")
+    assert (p.outer, p.grid, p.r) == ("none", ("i", "j"), "s")
+
+
+def test_index_output():
+    whole = plan_of("X[n, x]: float\nC[k, x]: float\nassign[n] = argmin_k ||X_n - C_k||^2\n")
+    p = whole.terms[0]
+    assert whole.index_out and p.index_out and p.differentiable == ()
+    # relu is not strictly monotone: an index output keeps the whole score in the loop
+    assert p.hoisted == "key" and p.select == "min"
+
+
+def test_a_decreasing_epilogue_flips_the_selection():
+    p = term_of("X[n, x]: float\nY[m, x]: float\nsim[n] = max_m exp(-||X_n - Y_m||^2 / 2)\n")
+    assert (p.written_select, p.select) == ("max", "min")
+    assert p.hoisted == "exp(-Relu(asq + key)/2)"
+
+
+def test_a_non_monotone_epilogue_stays_in_the_loop():
+    p = term_of(HEAD + "score[i, j] = sum_s max_t abs(<Q_s, D_t> - 1)\n")
+    assert p.hoisted == "key" and "tl.abs" in p.key and p.need_x
+
+
+def test_row_and_column_terms():
+    p = term_of(HEAD + "w[i, s]: float\nc[j, t]: float = 0\n"
+                "score[i, j] = mean_s w_s * tanh(max_t (<Q_s, D_t> + c_t))\n")
+    assert [(s.name, s.side, s.default) for s in p.sides] == [("c", "col", 0.0), ("w", "row", None)]
+    assert "col_c" in p.key and p.differentiable == ("Q", "D", "c", "w")
+    assert p.col_grads and p.row_grads and not p.uniform
+
+
+def test_combinations_of_terms():
+    p = plan_of(PTS + "cd[b] = 0.5 * (mean_n min_m ||P_n - R_m||^2 - 2 * sum_m min_n ||R_m - P_n||^2)\n")
+    assert p.combine == "(0.5 * (t0 - (2.0 * t1)))"
+
+
 # -- rejections ----------------------------------------------------------------------
 
 REJECTIONS = [
-    ("outer-max", HEAD + "score[i, j] = max_s max_t <Q_s, D_t>\n",
-     "OUTER", "an outer max", "max_s"),
-    ("outer-min", HEAD + "score[i, j] = min_s max_t <Q_s, D_t>\n",
-     "OUTER", "an outer min", "min_s"),
-    ("no-outer-argmax", HEAD + "idx[i, j, s] = argmax_t <Q_s, D_t>\n",
-     "OUTER", "a selection with no outer reduction", "argmax_t"),
-    ("no-outer-max", HEAD + "best[i, j, s] = max_t <Q_s, D_t>\n",
-     "OUTER", "a selection with no outer reduction", "max_t"),
-    ("splade-no-outer", "H[b, s, h]: float\nW[v, h]: float\nbias[v]: float\n"
-     "rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))\n",
-     "OUTER", "a selection with no outer reduction", "max_s"),
-    ("sum-of-normal-forms", "P[b, n, x]: float\nR[b, m, x]: float\n"
-     "cd[b] = mean_n max_m <P_n, R_m> + mean_m max_n <R_m, P_n>\n",
-     "OUTER", "a sum of normal forms", "mean_n"),  # the sum's position is where it starts
-    ("expression-around-outer", HEAD + "score[i, j] = 2 * sum_s max_t <Q_s, D_t>\n",
-     "OUTER", "an expression around the outer reduction", "2 *"),
-    ("epilogue", HEAD + "score[i, j] = sum_s log1p(max_t <Q_s, D_t>)\n",
-     "post", "an epilogue between the outer reduction and the selection", "log1p"),
-    ("weighted-epilogue", HEAD + "w[i, s]: float\nscore[i, j] = sum_s w_s * max_t <Q_s, D_t>\n",
-     "post", "an epilogue", "w_s"),
+    ("function-around-outer", HEAD + "score[i, j] = sqrt(sum_s max_t <Q_s, D_t>)\n",
+     "OUTER", "a function of the outer reduction", "sqrt"),
+    ("product-of-terms", PTS + "cd[b] = (sum_n min_m <P_n, R_m>) * (sum_m min_n <R_m, P_n>)\n",
+     "OUTER", "not multiplied", "(sum_n"),
     ("outer-sum-of-sum", HEAD + "score[i, j] = sum_s sum_t <Q_s, D_t>\n",
-     "SELECT", "sum_s must apply to a max or min selection", "sum_t"),
+     "SELECT", "sum_t is not a selection", "sum_t"),
+    ("two-selections", HEAD + "E[k, u, d]: float\nscore[i, j, k] = sum_s max_t max_u (<Q_s, D_t> + <Q_s, E_u>)\n",
+     "SELECT", "one selection per term", "max_u"),
     ("select-argmax", HEAD + "score[i, j] = sum_s argmax_t <Q_s, D_t>\n",
      None, "argmax_t must be the whole definition", "argmax_t"),  # the checker's, not the planner's
-    ("pre-function", HEAD + "score[i, j] = sum_s max_t exp(<Q_s, D_t>)\n",
-     "pre", "a function of the pairwise score", "exp"),
-    ("sqdist", HEAD + "score[i, j] = sum_s min_t ||Q_s - D_t||^2\n",
-     "pair", "the pairwise score sqdist is not supported yet", "||"),
-    ("dist", HEAD + "score[i, j] = sum_s min_t ||Q_s - D_t||\n",
-     "pair", "the pairwise score dist is not supported yet", "||"),
-    ("l1", HEAD + "score[i, j] = sum_s min_t ||Q_s - D_t||_1\n",
-     "pair", "the pairwise score l1 is not supported yet", "||"),
     ("select-not-a-pair", "W[i, j, s, t]: float\nscore[i, j] = sum_s max_t W[i, j, s, t]\n",
-     "pair", "the selection must apply to a pairwise score", "max_t"),
+     "pair", "it has no pairwise score", "max_t"),
+    ("two-pairs", HEAD + "score[i, j] = sum_s max_t <Q_s, D_t> * <Q_s, D_t>\n",
+     "pair", "it has two pairwise scores", "max_t"),
     ("operand-carries-both", "Q[i, s, d]: float\nD[j, s, t, d]: float\nscore[i, j] = sum_s max_t <Q_s, D_t>\n",
-     "pair", "D must carry exactly one of 's' and 't'", "D_t"),
+     "pair", "Q must carry 's' and D must not", "Q_s"),
+    ("row-term-off-the-row-side", HEAD + "w[j, s]: float\nscore[i, j] = sum_s w_s * max_t <Q_s, D_t>\n",
+     "post", "w varies over 'j', which Q does not carry", "w_s"),
+    ("nothing-to-tile", "q[d]: float\nD[j, t, d]: float\nbest[j] = max_t <q, D_t>\n",
+     "pair", "q carries no output axis of its own", "q"),
 ]
 
 
@@ -199,10 +269,11 @@ def test_rejections(source, part, needle, at):
     assert rows[3].startswith("hint: ")
 
 
+
 def test_plan_error_hint_states_the_normal_form():
     with pytest.raises(PlanError) as info:
-        plan_of(HEAD + "score[i, j] = max_s max_t <Q_s, D_t>\n")
-    assert "OUTER_r SELECT_c pair(A_r, B_c)" in info.value.hint
+        plan_of(HEAD + "score[i, j] = sum_s sum_t <Q_s, D_t>\n")
+    assert "OUTER_r post(SELECT_c pre(pair(A_r, B_c)))" in info.value.hint
 
 
 def test_plan_error_is_a_spec_error():
@@ -215,22 +286,20 @@ def test_explain_maxsim():
     text = plan_file("maxsim.hsr").explain()
     first = text.splitlines()[0]
     assert first.startswith("score[i, j]") and "spec line 8" in first
-    assert "select: max over 't'" in text
+    assert "running max of dot over 't'" in text
     assert "outer: sum over 's'" in text
     assert "pair: <Q, D> over axis 'd'" in text
-    assert "where mask qmask: positions of 's' left out of the sum" in text
-    assert "where mask dmask: positions of 't' left out of the max" in text
-    assert "argmax [i, j, s]" in text
+    assert "where mask qmask: positions of 's' left out" in text
+    assert "where mask dmask: positions of 't' left out" in text
+    assert "saved int32 index" in text
 
 
-def test_explain_cos_min_mean_bounds():
-    p = plan_of(HEAD + "dlen[j]: int\nscore[i, j] = mean_s min_t cos(Q_s, D_t) where t < dlen, s < 4\n")
-    text = p.explain()
-    assert text.startswith("score[i, j]")
-    assert "select: min over 't'" in text and "outer: mean over 's'" in text
-    assert "cos(Q, D)" in text
-    assert "where t < dlen: positions of 't' left out of the min" in text
-    assert "where s < 4: positions of 's' left out of the mean" in text
+def test_explain_hoisting_and_terms():
+    text = plan_file("chamfer.hsr").explain()
+    assert "2 normal forms, combined on the host: (t0 + t1)" in text
+    assert "epilogue hoisted after the selection (monotone, sympy): Relu(asq + key)" in text
+    flipped = plan_of("X[n, x]: float\nY[m, x]: float\nsim[n] = max_m exp(-||X_n - Y_m||^2)\n").explain()
+    assert "so max became min" in flipped
 
 
 def test_explain_scalar_output():
