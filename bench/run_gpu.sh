@@ -73,6 +73,15 @@ HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 330 $PY -m py
     tests/test_maxsim.py tests/test_select_reduce.py 2>&1 | tee "$OUT/cuda_suites.log" || rc_tests=$?
 echo "cuda suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 fi
+if [ "$STAGE" = langtests ]; then
+# 4c. The language's kernels on CUDA: Chamfer, Splade, random specs (fixed blocks), then the GPU tests.
+HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 300 $PY -m pytest -q -x -p no:cacheprovider \
+    tests/test_chamfer.py tests/test_splade.py $(ls tests/test_language.py 2>/dev/null) 2>&1 | tee "$OUT/lang_tests.log" || rc_tests=$?
+echo "lang suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+HSR_TEST_DEVICE=cuda timeout 150 $PY -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py 2>&1 \
+    | tee "$OUT/gpu_tests.log" || rc_tests=$?
+echo "gpu tests: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+fi
 if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 
 # 5. Benchmark (stops starting new work past its budget; table printed last).

@@ -455,8 +455,8 @@ def _cd_kernel():
 def _cd_aux(t):
     """Squared row norms the pair needs, once per row, in fp32."""
     aux = []
-    aux.append(torch.linalg.vector_norm(t["X"], dim=2, dtype=torch.float32).square())
-    aux.append(torch.linalg.vector_norm(t["Y"], dim=2, dtype=torch.float32).square())
+    aux.append(runtime.squared_norms(t["X"], 2))
+    aux.append(runtime.squared_norms(t["Y"], 2))
     return aux
 
 
@@ -919,8 +919,8 @@ def _cd_t1_kernel():
 def _cd_t1_aux(t):
     """Squared row norms the pair needs, once per row, in fp32."""
     aux = []
-    aux.append(torch.linalg.vector_norm(t["Y"], dim=2, dtype=torch.float32).square())
-    aux.append(torch.linalg.vector_norm(t["X"], dim=2, dtype=torch.float32).square())
+    aux.append(runtime.squared_norms(t["Y"], 2))
+    aux.append(runtime.squared_norms(t["X"], 2))
     return aux
 
 

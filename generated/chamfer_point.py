@@ -415,8 +415,8 @@ def _dist_kernel():
 def _dist_aux(t):
     """Squared row norms the pair needs, once per row, in fp32."""
     aux = []
-    aux.append(torch.linalg.vector_norm(t["X"], dim=2, dtype=torch.float32).square())
-    aux.append(torch.linalg.vector_norm(t["Y"], dim=2, dtype=torch.float32).square())
+    aux.append(runtime.squared_norms(t["X"], 2))
+    aux.append(runtime.squared_norms(t["Y"], 2))
     return aux
 
 

@@ -440,8 +440,8 @@ def _score_kernel():
 def _score_aux(t):
     """Squared row norms the pair needs, once per row, in fp32."""
     aux = []
-    aux.append(torch.linalg.vector_norm(t["Q"], dim=2, dtype=torch.float32).square())
-    aux.append(torch.linalg.vector_norm(t["D"], dim=3, dtype=torch.float32).square())
+    aux.append(runtime.squared_norms(t["Q"], 2))
+    aux.append(runtime.squared_norms(t["D"], 3))
     return aux
 
 
