@@ -19,6 +19,7 @@ rejected with an error naming the part of the normal form it breaks.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import sympy as sp
@@ -198,6 +199,9 @@ class _Planner:
             self.terms.append(self.term(e, f"{self.program.definition.name}" + (f"_t{n}" if n else "")))
             return f"t{n}"
         if isinstance(e, ir.Const):
+            if not math.isfinite(e.value):
+                raise self.reject("OUTER", f"the number {e.value} is not finite", e.pos,
+                                  "write a finite constant (fp32 holds up to about 3.4e38)")
             return repr(float(e.value))
         if isinstance(e, ir.Apply) and e.fn in ("+", "-", "*", "/"):
             left, right = (self.combine(a) for a in e.args)
@@ -307,6 +311,9 @@ class _Planner:
 
         def to_sympy(e, where):
             if isinstance(e, ir.Const):
+                if not math.isfinite(e.value):
+                    raise self.reject(where, f"the number {e.value} is not finite", e.pos,
+                                      "write a finite constant (fp32 holds up to about 3.4e38)")
                 return sp.Integer(int(e.value)) if float(e.value).is_integer() else sp.Float(e.value)
             if isinstance(e, ir.Load):
                 return side(e, where)
@@ -328,6 +335,9 @@ class _Planner:
                     return -args[0]
                 if e.fn == "pow":
                     p = e.param
+                    if not math.isfinite(p):
+                        raise self.reject(where, f"the exponent {p} is not finite", e.pos,
+                                          "write a finite exponent")
                     return args[0] ** (sp.Integer(int(p)) if float(p).is_integer() else sp.Float(p))
                 return S.UNARY[e.fn](args[0])
             raise self.reject(where, "unexpected expression here", e.pos)

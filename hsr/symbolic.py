@@ -274,6 +274,8 @@ _FUNCTIONS = {
 
 def _number(n) -> str:
     value = float(n)
+    if value != value or value in (float("inf"), float("-inf")):
+        return f'float("{value}")'
     if value == int(value) and abs(value) < 1e15:
         return f"{int(value)}.0" if value >= 0 else f"({int(value)}.0)"
     text = repr(value)

@@ -57,7 +57,7 @@ def specs(draw):
         conds.append(b_mask.split("[")[0])
     if outer in ("none", "index"):
         op = "argmax" if select == "max" else "argmin"
-        term = f"{op if outer == 'index' else select}_{c} {body}"
+        term = f"{op if outer == 'index' else select}_{c} ({body})"
         axes = rows_grid
     else:
         if draw(st.booleans()):

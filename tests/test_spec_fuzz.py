@@ -336,11 +336,8 @@ def test_edge_cases(text):
     front(text)
 
 
-# Constants that overflow to infinity. Found by this fuzzer: the planner's
-# sympy printer (hsr/symbolic.py, _number) calls int(float("inf")) and raises
-# OverflowError instead of a SpecError.
-_INF = pytest.mark.xfail(strict=False, raises=OverflowError,
-                         reason="an infinite constant reaches hsr.symbolic._number: OverflowError, not a SpecError")
+# Constants that overflow to infinity (found by this fuzzer: they once reached
+# the sympy printer and raised OverflowError); the planner now names them.
 INFINITE = [
     "<Q_s, D_t> ^ 1e999",
     "<Q_s, D_t> * 1e999",
@@ -350,6 +347,6 @@ INFINITE = [
 ]
 
 
-@pytest.mark.parametrize("body", [pytest.param(b, marks=_INF) for b in INFINITE])
+@pytest.mark.parametrize("body", INFINITE)
 def test_infinite_constants(body):
     front(f"Q[i, s, d]: float\nD[j, t, d]: float\nout[i, j] = sum_s max_t {body}\n")
