@@ -171,9 +171,10 @@ def cd_fwd(
         if DOT_MODE == 0:
             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
                         mask=n_ok[:, None] & d_in[None, :], other=0.0)
-        best = tl.full([BLOCK_N], float("inf"), tl.float32)
-        best_idx = tl.full([BLOCK_N], -1, tl.int32)
-        x_best = tl.zeros([BLOCK_N], tl.float32)
+        best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
+        if NEED_IDX:
+            idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
+            x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
         m_seen = tl.zeros([BLOCK_M], tl.int32)
         m_full = (size_m // BLOCK_M) * BLOCK_M
         for m0 in range(0, m_full, BLOCK_M):
@@ -217,21 +218,15 @@ def cd_fwd(
             key = (bsq[None, :] + ((-2.0) * dot))
             if HAS_ylen:
                 key = tl.where(m_ok[None, :], key, float("inf"))
-            tile_best = tl.reduce(key, 1, _cd_select)  # keeps NaN, as torch.min does
+            # running min per tile slot, reduced across slots once after the loop
             if NEED_IDX:
-                # the lowest index holding the tile's best; a NaN best takes its first NaN
-                tile_idx = tl.min(tl.where(key == tile_best[:, None], offs_m[None, :], size_m), axis=1)
-                tile_nan = tile_best != tile_best
-                if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
-                    first_nan = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                    tile_idx = tl.where(tile_nan, first_nan, tile_idx)
-                better = (tile_best < best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
-                best_idx = tl.where(better, tile_idx, best_idx)
-                tile_x = tl.sum(tl.where(offs_m[None, :] == tile_idx[:, None], dot, 0.0), axis=1)
-                x_best = tl.where(better, tile_x, x_best)
-                best = tl.where(better, tile_best, best)
+                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
+                better = (key < best2) | ((key != key) & (best2 == best2))
+                best2 = tl.where(better, key, best2)
+                idx2 = tl.where(better, offs_m[None, :], idx2)
+                x2 = tl.where(better, dot, x2)
             else:
-                best = tl.minimum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
         if m_full < size_m:  # the last, partial tile
             m0 = m_full
@@ -274,22 +269,24 @@ def cd_fwd(
 
             key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(m_ok[None, :], key, float("inf"))
-            tile_best = tl.reduce(key, 1, _cd_select)  # keeps NaN, as torch.min does
+            # running min per tile slot, reduced across slots once after the loop
             if NEED_IDX:
-                # the lowest index holding the tile's best; a NaN best takes its first NaN
-                tile_idx = tl.min(tl.where(key == tile_best[:, None], offs_m[None, :], size_m), axis=1)
-                tile_nan = tile_best != tile_best
-                if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
-                    first_nan = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                    tile_idx = tl.where(tile_nan, first_nan, tile_idx)
-                better = (tile_best < best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
-                best_idx = tl.where(better, tile_idx, best_idx)
-                tile_x = tl.sum(tl.where(offs_m[None, :] == tile_idx[:, None], dot, 0.0), axis=1)
-                x_best = tl.where(better, tile_x, x_best)
-                best = tl.where(better, tile_best, best)
+                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
+                better = (key < best2) | ((key != key) & (best2 == best2))
+                best2 = tl.where(better, key, best2)
+                idx2 = tl.where(better, offs_m[None, :], idx2)
+                x2 = tl.where(better, dot, x2)
             else:
-                best = tl.minimum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
+        best = tl.reduce(best2, 1, _cd_select)  # keeps NaN, as torch.min does
+        if NEED_IDX:
+            # the lowest index holding the best (a NaN best: its first NaN)
+            hit = (best2 == best[:, None]) | ((best2 != best2) & (best != best)[:, None])
+            best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
+            x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+        else:
+            best_idx = tl.zeros([BLOCK_N], tl.int32)
         m_any = tl.sum(m_seen, axis=0) > 0
         # spec line 10: an empty selection is 0 and passes no gradient
         picked = n_ok & m_any
@@ -635,9 +632,10 @@ def cd_t1_fwd(
         if DOT_MODE == 0:
             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
                         mask=m_ok[:, None] & d_in[None, :], other=0.0)
-        best = tl.full([BLOCK_M], float("inf"), tl.float32)
-        best_idx = tl.full([BLOCK_M], -1, tl.int32)
-        x_best = tl.zeros([BLOCK_M], tl.float32)
+        best2 = tl.full([BLOCK_M, BLOCK_N], float("inf"), tl.float32)
+        if NEED_IDX:
+            idx2 = tl.full([BLOCK_M, BLOCK_N], -1, tl.int32)
+            x2 = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
         n_seen = tl.zeros([BLOCK_N], tl.int32)
         n_full = (size_n // BLOCK_N) * BLOCK_N
         for n0 in range(0, n_full, BLOCK_N):
@@ -681,21 +679,15 @@ def cd_t1_fwd(
             key = (bsq[None, :] + ((-2.0) * dot))
             if HAS_xlen:
                 key = tl.where(n_ok[None, :], key, float("inf"))
-            tile_best = tl.reduce(key, 1, _cd_t1_select)  # keeps NaN, as torch.min does
+            # running min per tile slot, reduced across slots once after the loop
             if NEED_IDX:
-                # the lowest index holding the tile's best; a NaN best takes its first NaN
-                tile_idx = tl.min(tl.where(key == tile_best[:, None], offs_n[None, :], size_n), axis=1)
-                tile_nan = tile_best != tile_best
-                if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
-                    first_nan = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
-                    tile_idx = tl.where(tile_nan, first_nan, tile_idx)
-                better = (tile_best < best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
-                best_idx = tl.where(better, tile_idx, best_idx)
-                tile_x = tl.sum(tl.where(offs_n[None, :] == tile_idx[:, None], dot, 0.0), axis=1)
-                x_best = tl.where(better, tile_x, x_best)
-                best = tl.where(better, tile_best, best)
+                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
+                better = (key < best2) | ((key != key) & (best2 == best2))
+                best2 = tl.where(better, key, best2)
+                idx2 = tl.where(better, offs_n[None, :], idx2)
+                x2 = tl.where(better, dot, x2)
             else:
-                best = tl.minimum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             n_seen += n_ok.to(tl.int32)
         if n_full < size_n:  # the last, partial tile
             n0 = n_full
@@ -738,22 +730,24 @@ def cd_t1_fwd(
 
             key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(n_ok[None, :], key, float("inf"))
-            tile_best = tl.reduce(key, 1, _cd_t1_select)  # keeps NaN, as torch.min does
+            # running min per tile slot, reduced across slots once after the loop
             if NEED_IDX:
-                # the lowest index holding the tile's best; a NaN best takes its first NaN
-                tile_idx = tl.min(tl.where(key == tile_best[:, None], offs_n[None, :], size_n), axis=1)
-                tile_nan = tile_best != tile_best
-                if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
-                    first_nan = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
-                    tile_idx = tl.where(tile_nan, first_nan, tile_idx)
-                better = (tile_best < best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
-                best_idx = tl.where(better, tile_idx, best_idx)
-                tile_x = tl.sum(tl.where(offs_n[None, :] == tile_idx[:, None], dot, 0.0), axis=1)
-                x_best = tl.where(better, tile_x, x_best)
-                best = tl.where(better, tile_best, best)
+                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
+                better = (key < best2) | ((key != key) & (best2 == best2))
+                best2 = tl.where(better, key, best2)
+                idx2 = tl.where(better, offs_n[None, :], idx2)
+                x2 = tl.where(better, dot, x2)
             else:
-                best = tl.minimum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             n_seen += n_ok.to(tl.int32)
+        best = tl.reduce(best2, 1, _cd_t1_select)  # keeps NaN, as torch.min does
+        if NEED_IDX:
+            # the lowest index holding the best (a NaN best: its first NaN)
+            hit = (best2 == best[:, None]) | ((best2 != best2) & (best != best)[:, None])
+            best_idx = tl.min(tl.where(hit, idx2, size_n), axis=1)
+            x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+        else:
+            best_idx = tl.zeros([BLOCK_M], tl.int32)
         n_any = tl.sum(n_seen, axis=0) > 0
         # spec line 10: an empty selection is 0 and passes no gradient
         picked = m_ok & n_any

@@ -157,9 +157,10 @@ def score_fwd(
         if DOT_MODE == 0:
             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                         mask=s_ok[:, None] & d_in[None, :], other=0.0)
-        best = tl.full([BLOCK_S], float("-inf"), tl.float32)
-        best_idx = tl.full([BLOCK_S], -1, tl.int32)
-        x_best = tl.zeros([BLOCK_S], tl.float32)
+        best2 = tl.full([BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
+        if NEED_IDX:
+            idx2 = tl.full([BLOCK_S, BLOCK_T], -1, tl.int32)
+            x2 = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
         t_seen = tl.zeros([BLOCK_T], tl.int32)
         t_full = (size_t // BLOCK_T) * BLOCK_T
         for t0 in range(0, t_full, BLOCK_T):
@@ -204,21 +205,15 @@ def score_fwd(
             key = (dot * ib[None, :])
             if HAS_dmask:
                 key = tl.where(t_ok[None, :], key, float("-inf"))
-            tile_best = tl.reduce(key, 1, _score_select)  # keeps NaN, as torch.max does
+            # running max per tile slot, reduced across slots once after the loop
             if NEED_IDX:
-                # the lowest index holding the tile's best; a NaN best takes its first NaN
-                tile_idx = tl.min(tl.where(key == tile_best[:, None], offs_t[None, :], size_t), axis=1)
-                tile_nan = tile_best != tile_best
-                if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
-                    first_nan = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
-                    tile_idx = tl.where(tile_nan, first_nan, tile_idx)
-                better = (tile_best > best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
-                best_idx = tl.where(better, tile_idx, best_idx)
-                tile_x = tl.sum(tl.where(offs_t[None, :] == tile_idx[:, None], dot, 0.0), axis=1)
-                x_best = tl.where(better, tile_x, x_best)
-                best = tl.where(better, tile_best, best)
+                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
+                better = (key > best2) | ((key != key) & (best2 == best2))
+                best2 = tl.where(better, key, best2)
+                idx2 = tl.where(better, offs_t[None, :], idx2)
+                x2 = tl.where(better, dot, x2)
             else:
-                best = tl.maximum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
+                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             t_seen += t_ok.to(tl.int32)
         if t_full < size_t:  # the last, partial tile
             t0 = t_full
@@ -262,22 +257,24 @@ def score_fwd(
 
             key = (dot * ib[None, :])
             key = tl.where(t_ok[None, :], key, float("-inf"))
-            tile_best = tl.reduce(key, 1, _score_select)  # keeps NaN, as torch.max does
+            # running max per tile slot, reduced across slots once after the loop
             if NEED_IDX:
-                # the lowest index holding the tile's best; a NaN best takes its first NaN
-                tile_idx = tl.min(tl.where(key == tile_best[:, None], offs_t[None, :], size_t), axis=1)
-                tile_nan = tile_best != tile_best
-                if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
-                    first_nan = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
-                    tile_idx = tl.where(tile_nan, first_nan, tile_idx)
-                better = (tile_best > best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
-                best_idx = tl.where(better, tile_idx, best_idx)
-                tile_x = tl.sum(tl.where(offs_t[None, :] == tile_idx[:, None], dot, 0.0), axis=1)
-                x_best = tl.where(better, tile_x, x_best)
-                best = tl.where(better, tile_best, best)
+                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
+                better = (key > best2) | ((key != key) & (best2 == best2))
+                best2 = tl.where(better, key, best2)
+                idx2 = tl.where(better, offs_t[None, :], idx2)
+                x2 = tl.where(better, dot, x2)
             else:
-                best = tl.maximum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
+                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             t_seen += t_ok.to(tl.int32)
+        best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
+        if NEED_IDX:
+            # the lowest index holding the best (a NaN best: its first NaN)
+            hit = (best2 == best[:, None]) | ((best2 != best2) & (best != best)[:, None])
+            best_idx = tl.min(tl.where(hit, idx2, size_t), axis=1)
+            x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+        else:
+            best_idx = tl.zeros([BLOCK_S], tl.int32)
         t_any = tl.sum(t_seen, axis=0) > 0
         # spec line 8: an empty selection is 0 and passes no gradient
         picked = s_ok & t_any

@@ -151,8 +151,9 @@ def rep_fwd(
     if DOT_MODE == 0:
         a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
                     mask=v_ok[:, None] & h_in[None, :], other=0.0)
-    best = tl.full([BLOCK_V], float("-inf"), tl.float32)
-    best_idx = tl.full([BLOCK_V], -1, tl.int32)
+    best2 = tl.full([BLOCK_V, BLOCK_S], float("-inf"), tl.float32)
+    if NEED_IDX:
+        idx2 = tl.full([BLOCK_V, BLOCK_S], -1, tl.int32)
     s_seen = tl.zeros([BLOCK_S], tl.int32)
     s_full = (size_s // BLOCK_S) * BLOCK_S
     for s0 in range(0, s_full, BLOCK_S):
@@ -195,19 +196,14 @@ def rep_fwd(
         key = dot
         if HAS_mask:
             key = tl.where(s_ok[None, :], key, float("-inf"))
-        tile_best = tl.reduce(key, 1, _rep_select)  # keeps NaN, as torch.max does
+        # running max per tile slot, reduced across slots once after the loop
         if NEED_IDX:
-            # the lowest index holding the tile's best; a NaN best takes its first NaN
-            tile_idx = tl.min(tl.where(key == tile_best[:, None], offs_s[None, :], size_s), axis=1)
-            tile_nan = tile_best != tile_best
-            if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
-                first_nan = tl.min(tl.where(key != key, offs_s[None, :], size_s), axis=1)
-                tile_idx = tl.where(tile_nan, first_nan, tile_idx)
-            better = (tile_best > best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
-            best_idx = tl.where(better, tile_idx, best_idx)
-            best = tl.where(better, tile_best, best)
+            # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
+            better = (key > best2) | ((key != key) & (best2 == best2))
+            best2 = tl.where(better, key, best2)
+            idx2 = tl.where(better, offs_s[None, :], idx2)
         else:
-            best = tl.maximum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
+            best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
     if s_full < size_s:  # the last, partial tile
         s0 = s_full
@@ -249,20 +245,22 @@ def rep_fwd(
 
         key = dot
         key = tl.where(s_ok[None, :], key, float("-inf"))
-        tile_best = tl.reduce(key, 1, _rep_select)  # keeps NaN, as torch.max does
+        # running max per tile slot, reduced across slots once after the loop
         if NEED_IDX:
-            # the lowest index holding the tile's best; a NaN best takes its first NaN
-            tile_idx = tl.min(tl.where(key == tile_best[:, None], offs_s[None, :], size_s), axis=1)
-            tile_nan = tile_best != tile_best
-            if tl.max(tile_nan.to(tl.int32), axis=0) > 0:
-                first_nan = tl.min(tl.where(key != key, offs_s[None, :], size_s), axis=1)
-                tile_idx = tl.where(tile_nan, first_nan, tile_idx)
-            better = (tile_best > best) | (tile_nan & (best == best))  # an earlier tile keeps a tie
-            best_idx = tl.where(better, tile_idx, best_idx)
-            best = tl.where(better, tile_best, best)
+            # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
+            better = (key > best2) | ((key != key) & (best2 == best2))
+            best2 = tl.where(better, key, best2)
+            idx2 = tl.where(better, offs_s[None, :], idx2)
         else:
-            best = tl.maximum(best, tile_best, propagate_nan=tl.PropagateNan.ALL)
+            best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
+    best = tl.reduce(best2, 1, _rep_select)  # keeps NaN, as torch.max does
+    if NEED_IDX:
+        # the lowest index holding the best (a NaN best: its first NaN)
+        hit = (best2 == best[:, None]) | ((best2 != best2) & (best != best)[:, None])
+        best_idx = tl.min(tl.where(hit, idx2, size_s), axis=1)
+    else:
+        best_idx = tl.zeros([BLOCK_V], tl.int32)
     x_best = best
     s_any = tl.sum(s_seen, axis=0) > 0
     # spec line 9: an empty selection is 0 and passes no gradient
