@@ -113,8 +113,15 @@ def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
     the number of queries; per-query candidates: 1). Measured on an H100 at the
     training shapes (bench/results/h100-train-parts-v0, bench/NOTES.md): the
     one-hot backward won at 13.6 contributions per row (ColBERT B=128) and lost
-    at 32, 55 and 64 (ColPali B=32, ColBERT B=512, ColPali B=64)."""
-    return "deterministic" if n_contenders * outer <= 16 * selected else "atomic"
+    at 32, 55 and 64 (ColPali B=32, ColBERT B=512, ColPali B=64).
+
+    The one-hot backward also scans every outer row's index once per block of
+    32 selected rows, n_contenders * outer * selected / 32 reads: beyond 2^24
+    of them it loses whatever the contention (H100, bench/results/h100-lang-v1:
+    Chamfer at 100K points per cloud, 3.1e8 reads, deterministic 33.4 ms vs
+    atomic 24.3 ms; at 10K, 3.1e6 reads, 2.66 vs 2.91 ms)."""
+    scan = n_contenders * outer * selected // 32
+    return "deterministic" if n_contenders * outer <= 16 * selected and scan <= 1 << 24 else "atomic"
 
 
 def contraction(d: int) -> tuple[int, int]:

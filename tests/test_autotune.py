@@ -46,3 +46,11 @@ def test_stacked_pool_prunes_by_the_stacked_axis(monkeypatch):
     many = prune(configs, {"A": torch.empty(1, dtype=torch.float16), "size_r": 32, "size_c": 300,
                            "size_g": 512, "BK": 128})
     assert any(c.kwargs["BG"] >= 4 for c in many)
+
+
+def test_auto_backward_rule():
+    from hsr.runtime import auto_backward
+    assert auto_backward(n_contenders=128, outer=32, selected=300) == "deterministic"  # ColBERT B=128
+    assert auto_backward(n_contenders=512, outer=32, selected=300) == "atomic"  # contention
+    assert auto_backward(n_contenders=1, outer=10_000, selected=10_000) == "deterministic"
+    assert auto_backward(n_contenders=1, outer=100_000, selected=100_000) == "atomic"  # the one-hot scan
