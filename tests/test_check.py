@@ -18,7 +18,7 @@ from hsr.errors import SpecError
 from hsr.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = sorted((ROOT / "ops").glob("*.hsr"))
+BUNDLED = sorted((ROOT / "ops").glob("maxsim*.hsr"))
 
 HEAD = "Q[i, s, d]: float\nD[j, t, d]: float\n"
 

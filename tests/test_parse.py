@@ -21,7 +21,7 @@ from hsr.errors import SpecError
 from hsr.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = sorted((ROOT / "ops").glob("*.hsr"))
+BUNDLED = sorted((ROOT / "ops").glob("maxsim*.hsr"))
 BUNDLED_TEXT = [p.read_text() for p in BUNDLED]
 
 HEAD = "Q[i, s, d]: float\nD[j, t, d]: float\n"
