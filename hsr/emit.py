@@ -139,9 +139,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         if name in t.aux:
             axes = tuple(x for x in op.axes if x != t.k)
             dim = op.axes.index(t.k)
-            aux.append(dict(name=name, tensor=f"aux_{name}", axes=axes, operand=op.name, k_dim=dim, axis=axis,
-                            base=_offset(f"aux_{name}", [x for x in axes if x != axis], grid_map),
-                            sel=f"stride_aux_{name}_{axis}"))
+            aux.append(dict(name=name, axes=axes, operand=op.name, k_dim=dim,
+                            base=_offset(f"aux_{name}", [x for x in axes if x != axis], grid_map)))
     sides = []
     for s in t.sides:
         axis = t.r if s.side == "row" else t.c
@@ -150,11 +149,10 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
                           base=_offset(s.name, [x for x in s.axes if x != axis], grid_map),
                           row=f"offs_{axis} * stride_{s.name}_{axis}" if axis in s.axes else "0",
                           sel=f"sel_safe * stride_{s.name}_{axis}" if axis in s.axes else "0",
-                          owner_axes=(t.a if s.side == "row" else t.b).axes,
                           cells_py=_py_sizes((t.a if s.side == "row" else t.b).grid_axes)))
     sizes = list(dict.fromkeys(list(t.grid) + [t.r, t.c, t.k]))
     strided = [(t.a.name, t.a.axes), (t.b.name, t.b.axes)]
-    strided += [(a["tensor"], a["axes"]) for a in aux]
+    strided += [(f"aux_{a['name']}", a["axes"]) for a in aux]
     strided += [(s["name"], s["axes"]) for s in sides]
     strided += [(n, decls[n][0]) for n in cond_tensors]
     stride_params = [", ".join(f"stride_{n}_{a}" for a in axes) for n, axes in strided if axes]
@@ -168,13 +166,13 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     weights = dict(t.weights)
     return dict(
         P=t.name, out=plan.out, grid=list(t.grid), R=t.r, C=t.c, K=t.k, A=t.a.name, B=t.b.name,
-        outer=t.outer, select=t.select, written_select=t.written_select, index_out=t.index_out,
+        outer=t.outer, select=t.select, index_out=t.index_out,
         pair=t.pair, line=t.line, spec_line=t.spec_line,
         pair_line=t.pair_line, pair_text=lines[t.pair_line - 1].strip(),
-        differentiable=repr(t.differentiable), sizes=[f"size_{s}" for s in sizes], size_names=sizes,
+        differentiable=repr(t.differentiable), sizes=[f"size_{s}" for s in sizes],
         stride_params=stride_params, cond_tensors=cond_tensors, optional=optional,
         cond_tensor_info=[dict(name=n, kind=decls[n][1], rank=len(decls[n][0])) for n in cond_tensors],
-        conds_r=conds[t.r], conds_c=conds[t.c], aux=aux, aux_names=[a["name"] for a in aux],
+        conds_r=conds[t.r], conds_c=conds[t.c], aux=aux,
         sides=sides, row_sides=[s for s in sides if s["side"] == "row"],
         col_sides=[s for s in sides if s["side"] == "col"],
         key=t.key, key_is_prim=t.key_is_prim, h=t.h, post=t.post, value=t.value, weights=weights,
@@ -190,17 +188,15 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         n_other_b=" * ".join(f"size_{g}" for g in other_b) or "1",
         n_other_b_py=_py_sizes(other_b), b_cells_py=_py_sizes(t.b.grid_axes),
         a_cells_py=_py_sizes(t.a.grid_axes), cells_py=_py_sizes(t.grid),
-        a_cell_expr=_flat(t.a.grid_axes), b_cell_expr=_flat(t.b.grid_axes),
+        b_cell_expr=_flat(t.b.grid_axes),
         a_grid_axes=list(t.a.grid_axes), b_grid_axes=list(t.b.grid_axes),
         a_base=_offset(t.a.name, t.a.grid_axes, grid_map),
         b_base=_offset(t.b.name, t.b.grid_axes, grid_map),
         da_base=_offset(t.a.name, t.a.grid_axes, grid_map, "dstride"),
         db_base=_offset(t.b.name, t.b.grid_axes, grid_map, "dstride"),
-        a_strides=[f"stride_{t.a.name}_{a}" for a in t.a.axes],
-        b_strides=[f"stride_{t.b.name}_{a}" for a in t.b.axes],
         da_strides=[f"dstride_{t.a.name}_{a}" for a in t.a.axes],
         db_strides=[f"dstride_{t.b.name}_{a}" for a in t.b.axes],
-        ostrides=[ostride[g] for g in out_axes], out_axes=out_axes, out_base=out_base,
+        ostrides=[ostride[g] for g in out_axes], out_base=out_base,
         out_row=f"offs_{t.r} * ostride_{t.r}" if t.outer == "none" else "0",
         size_args=", ".join(f'sizes["{s}"]' for s in sizes),
         shape_args="".join(f'sizes["{g}"], ' for g in out_axes).rstrip(" "),

@@ -166,8 +166,6 @@ class Plan:
         return "\n".join(lines)
 
 
-KernelPlan = Plan  # the name earlier versions used
-
 
 def plan(program: ir.Program) -> Plan:
     return _Planner(program).plan()
