@@ -11,7 +11,10 @@ from . import syntax as S
 from .errors import SpecError, source_lines
 
 
-RESERVED = ("backward",)  # keyword options of every compiled op
+# "backward" is a keyword option of every compiled op; the others name the
+# generated kernels' own buffers (out_ptr, idx_ptr, ..., row_cell), which an
+# input's pointer or per-row value would shadow.
+RESERVED = ("backward", "out", "idx", "stat", "xsel", "grad", "aux_asq", "aux_bsq", "cell")
 
 
 def check(spec: S.Spec) -> ir.Program:
@@ -51,8 +54,9 @@ class _Checker:
         if decl.name in self.tensors:
             raise self.error(f"{decl.name!r} is declared twice", decl.pos, "each input is declared once; rename one")
         if decl.name in RESERVED:
-            raise self.error(f"{decl.name!r} is a reserved name", decl.pos,
-                             f"an op takes {decl.name}= as an option; name the input otherwise")
+            why = ("an op takes backward= as an option" if decl.name == "backward"
+                   else "the generated kernels use it for a buffer of their own")
+            raise self.error(f"{decl.name!r} is a reserved name", decl.pos, f"{why}; name the input otherwise")
         if len(set(decl.axes)) != len(decl.axes):
             raise self.error(f"{decl.name!r} names an axis twice: [{', '.join(decl.axes)}]", decl.pos,
                              "axis names are sizes: give each axis of a tensor its own name")

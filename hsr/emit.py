@@ -29,6 +29,10 @@ def emit(plan: Plan, source: str, filename: str) -> str:
                    index_out=plan.index_out, out_axes=list(plan.axes),
                    terms=[_term_context(t, plan, source) for t in plan.terms],
                    differentiable=repr(tuple(dict.fromkeys(n for t in plan.terms for n in t.differentiable))))
+    names = [name for name, _axes, _kind, _default in plan.signature]
+    context.update(op_params=", ".join(f"{n}: torch.Tensor" if d is None else f"{n}: Optional[torch.Tensor]"
+                                       for n, _a, _k, d in plan.signature),
+                   op_names=", ".join(names) + ("," if len(names) == 1 else ""))
     context.update(version=__version__, filename=filename, spec_literal=_py_string(source),
                    spec_lines=[_comment_line(line.rstrip()) for line in source_lines(source.strip("\n"))],
                    plan_lines=plan.explain().splitlines(), family=plan.family)
@@ -82,6 +86,14 @@ def _decompose(var: str, axes, blocked: str | None = None) -> list[str]:
             stmts.append(f"{nxt} = {rest} // {size}")
             rest = nxt
     return stmts
+
+
+def _wide(var: str, axes) -> list[str]:
+    """_decompose of a loop counter, widened to int64 first: the pid_<axis> it
+    gives multiply strides, and a ColPali corpus passes 2^31 elements."""
+    if not axes:
+        return []
+    return [f"{var}64 = tl.cast({var}, tl.int64)"] + _decompose(f"{var}64", axes)
 
 
 def _flat(axes) -> str:
@@ -169,7 +181,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         outer=t.outer, select=t.select, index_out=t.index_out,
         pair=t.pair, line=t.line, spec_line=t.spec_line,
         pair_line=t.pair_line, pair_text=lines[t.pair_line - 1].strip(),
-        differentiable=repr(t.differentiable), sizes=[f"size_{s}" for s in sizes],
+        differentiable=repr(t.differentiable), differentiable_names=list(t.differentiable),
+        sizes=[f"size_{s}" for s in sizes],
         stride_params=stride_params, cond_tensors=cond_tensors, optional=optional,
         cond_tensor_info=[dict(name=n, kind=decls[n][1], rank=len(decls[n][0])) for n in cond_tensors],
         conds_r=conds[t.r], conds_c=conds[t.c], aux=aux,
@@ -181,9 +194,9 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         decompose_cell=_decompose("cell", t.grid, blocked),
         G=blocked or "", ROWS=f"BLOCK_{blocked.upper()} * BLOCK_{t.r.upper()}" if blocked else f"BLOCK_{t.r.upper()}",
         decompose_a=_decompose("a_cell", t.a.grid_axes),
-        decompose_other=_decompose("other", other),
+        decompose_other=_wide("other", other),
         decompose_b=_decompose("b_cell", t.b.grid_axes),
-        decompose_other_b=_decompose("other", other_b),
+        decompose_other_b=_wide("other", other_b),
         n_other=" * ".join(f"size_{g}" for g in other) or "1",
         n_other_b=" * ".join(f"size_{g}" for g in other_b) or "1",
         n_other_b_py=_py_sizes(other_b), b_cells_py=_py_sizes(t.b.grid_axes),

@@ -5,7 +5,10 @@ Cache entries live under ``HSR_CACHE_DIR`` (default ``~/.cache/hsr``), keyed
 by the spec's exact text and file name (the generated module quotes its lines),
 the hsr and Triton versions and the templates. Writes go to
 a temporary file first and are renamed into place, so concurrent processes
-never see half a file; an entry whose checksum does not match is rewritten.
+never see half a file; an entry whose checksum does not match (truncated,
+corrupted) is rewritten. A cache that cannot be written (read-only, full) still
+serves the entries it holds; new ones go to a private temporary directory, with
+a warning.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from . import __version__
@@ -68,19 +72,43 @@ def compile_spec(path_or_text, cache_dir=None) -> Op:
     program = check(parse(source, filename))
     kernel_plan = plan(program)
     key = cache_key(source, filename)
-    path = cache_dir_path(cache_dir) / f"{kernel_plan.out}_{key}.py"
+    name = f"{kernel_plan.out}_{key}.py"
+    path = _cache_root(cache_dir) / name
     generated = _read_valid(path)
     if generated is None:
         generated = emit(kernel_plan, source, filename)
-        _write_atomic(path, generated)
+        try:
+            cache_dir_path(path.parent)
+            _write_atomic(path, generated)
+        except OSError as error:  # a read-only or full cache: this process keeps its own
+            path = _private_dir(path.parent, error) / name
+            _write_atomic(path, generated)
     module = _import(path, f"hsr_cache.{kernel_plan.out}_{key}")
     return Op(program, kernel_plan, module, generated)
+
+
+_cache_root = cache_dir  # compile_spec's argument shadows the name
 
 
 def cache_dir_path(override=None) -> Path:
     path = cache_dir(override)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+_private: dict = {}
+
+
+def _private_dir(wanted: Path, error: OSError) -> Path:
+    """A temporary directory for this process's entries when the cache cannot
+    be written (Triton reads a kernel's source from its file, so the module
+    must live in one). Says so once per cache directory."""
+    if wanted not in _private:
+        _private[wanted] = Path(tempfile.mkdtemp(prefix="hsr-cache-"))
+        warnings.warn(f"hsr: cannot write to the cache {wanted} ({error.strerror or error}); compiled ops go to "
+                      f"{_private[wanted]} for this process. Set HSR_CACHE_DIR to a writable directory to keep them.",
+                      RuntimeWarning, stacklevel=3)
+    return _private[wanted]
 
 
 def _read_valid(path: Path) -> str | None:

@@ -1,7 +1,7 @@
 """The reference evaluator: interprets the typed IR with torch in float64.
 
-It materialises every pairwise score (chunked along the first output axis to
-bound memory) and is the oracle of every test. Selections take the lowest
+It materialises every pairwise score (chunked along the longest output axis
+to bound memory) and is the oracle of every test. Selections take the lowest
 index among ties; an empty selection gives index -1 and value 0; NaN
 propagates. Gradients flow through the selected index only, because the
 selected value is a gather at that index.
@@ -37,34 +37,35 @@ def evaluate(program: ir.Program, *args, return_indices: bool = False, **kwargs)
     tensors, sizes = bind(program.definition.name, signature, args, kwargs, float_dtypes=dtypes,
                            one_float_dtype=False)
     d = program.definition
-    chunks = _chunks(program, sizes)
+    chunk_axis = max(d.axes, key=lambda a: sizes[a]) if d.axes else None
     outs, idx_parts = [], {}
-    for lo, hi in chunks:
-        ev = _Evaluator(program, tensors, sizes, d.axes[0] if d.axes else None, lo, hi)
+    for lo, hi in _chunks(program, sizes, chunk_axis):
+        ev = _Evaluator(program, tensors, sizes, chunk_axis, lo, hi)
         value, axes = ev.eval(d.expr)
         outs.append(ev.align(value, axes, d.axes))
         for key, (t, t_axes) in ev.indices.items():
             idx_parts.setdefault(key, []).append((t, t_axes))
-    dim0 = 0
-    out = torch.cat(outs, dim=dim0) if len(outs) > 1 else outs[0]
+    out = torch.cat(outs, dim=d.axes.index(chunk_axis)) if len(outs) > 1 else outs[0]
     if not return_indices:
         return out
     indices = {}
     for key, parts in idx_parts.items():
         axes = parts[0][1]
-        cat_dim = axes.index(d.axes[0]) if d.axes and d.axes[0] in axes else None
+        cat_dim = axes.index(chunk_axis) if chunk_axis in axes else None
         joined = torch.cat([p for p, _ in parts], dim=cat_dim) if cat_dim is not None else parts[0][0]
         indices[key] = (joined, axes)
     return out, indices
 
 
-def _chunks(program: ir.Program, sizes: dict) -> list:
-    d = program.definition
-    if not d.axes:
+def _chunks(program: ir.Program, sizes: dict, chunk_axis) -> list:
+    """Ranges of the output's longest axis (every output cell is computed on
+    its own) so that each chunk's pairwise scores take about _CHUNK_BYTES; a
+    scalar output is one chunk."""
+    if chunk_axis is None:
         return [(0, 1)]
     axes_used = {a for t in program.tensors for a in t.axes}
     total = 8 * math.prod(max(sizes[a], 1) for a in axes_used)
-    n0 = sizes[d.axes[0]]
+    n0 = sizes[chunk_axis]
     per = max(1, int(n0 * _CHUNK_BYTES // max(total, 1)))
     return [(lo, min(lo + per, n0)) for lo in range(0, max(n0, 1), per)] if n0 else [(0, 0)]
 

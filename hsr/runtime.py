@@ -170,6 +170,21 @@ def length_bucket(n: int) -> int:
     return next_pow2(max(n, 1), 1)
 
 
+_library_names: set = set()
+
+
+def library_op_name(module_name: str, kernel: str) -> str:
+    """A torch.library name, hsr::<module>_<kernel>, unique in this process:
+    the same spec imported under two module names registers two ops."""
+    stem = "".join(c if c.isalnum() else "_" for c in f"{module_name}_{kernel}")
+    name, n = stem, 1
+    while name in _library_names:
+        n += 1
+        name = f"{stem}_{n}"
+    _library_names.add(name)
+    return f"hsr::{name}"
+
+
 _fallback_programs: dict = {}
 
 

@@ -283,3 +283,11 @@ def test_pairwise_kinds():
 def test_argmax_definition_is_int():
     program = checked(HEAD + "idx[i, j, s] = argmax_t <Q_s, D_t>\n")
     assert program.definition.kind == "int"
+
+
+@pytest.mark.parametrize("name", ["backward", "out", "idx", "stat", "xsel", "grad", "aux_asq", "aux_bsq", "cell"])
+def test_reserved_input_names(name):
+    source = f"{name}[i, s, d]: float\nD[j, t, d]: float\nscore[i, j] = sum_s max_t <{name}_s, D_t>\n"
+    err = check_error(source)
+    assert (err.line, err.col) == (1, 1)
+    assert "reserved" in err.message and "name the input otherwise" in err.hint

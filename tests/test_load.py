@@ -194,6 +194,66 @@ def test_cache_dir_is_created(tmp_path, monkeypatch):
     assert len(entries(where)) == 1
 
 
+def _refuse_writes(monkeypatch, cache: Path):
+    """Make every write into ``cache`` fail as a read-only file system would
+    (tests run as root here, which chmod does not stop)."""
+    real = load.tempfile.mkstemp
+
+    def mkstemp(*args, dir=None, **kwargs):
+        if dir is not None and Path(dir) == cache:
+            raise OSError(30, "Read-only file system", str(dir))
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(load.tempfile, "mkstemp", mkstemp)
+
+
+def test_read_only_cache_serves_its_entries(cache_dir, monkeypatch):
+    source = hsr.compile(MAXSIM).source
+    forget_modules()
+    _refuse_writes(monkeypatch, cache_dir)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an entry that is there needs no write and no warning
+        op = hsr.compile(MAXSIM)
+    assert op.source == source
+    q, d = small_inputs(2)
+    assert torch.allclose(op(q, d).double(), op.reference(q, d), rtol=1e-5, atol=1e-5)
+
+
+def test_read_only_cache_compiles_into_a_private_directory(cache_dir, monkeypatch):
+    cache_dir.mkdir(parents=True)
+    _refuse_writes(monkeypatch, cache_dir)
+    with pytest.warns(RuntimeWarning, match="cannot write to the cache .*HSR_CACHE_DIR"):
+        op = hsr.compile(TEXT.replace("score", "score1"))
+    assert entries(cache_dir) == []
+    assert Path(op.module.__file__).parent != cache_dir
+    q, d = small_inputs(3)
+    assert torch.allclose(op(q, d).double(), op.reference(q, d), rtol=1e-5, atol=1e-5)
+
+
+def test_cache_that_cannot_be_created(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("HSR_CACHE_DIR", str(blocker / "cache"))
+    with pytest.warns(RuntimeWarning, match="cannot write to the cache"):
+        op = hsr.compile(TEXT.replace("score", "score2"))
+    q, d = small_inputs(4)
+    assert torch.allclose(op(q, d).double(), op.reference(q, d), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes through chmod")
+def test_chmod_read_only_cache(cache_dir):
+    cache_dir.mkdir(parents=True)
+    cache_dir.chmod(0o555)
+    try:
+        with pytest.warns(RuntimeWarning, match="cannot write to the cache"):
+            op = hsr.compile(TEXT.replace("score", "score3"))
+        q, d = small_inputs(5)
+        assert torch.allclose(op(q, d).double(), op.reference(q, d), rtol=1e-5, atol=1e-5)
+    finally:
+        cache_dir.chmod(0o755)
+
+
 # -- the key ------------------------------------------------------------------------
 
 def test_key_changes_with_the_spec():
@@ -231,12 +291,13 @@ _CHILD = textwrap.dedent("""
 
 
 def test_concurrent_processes_leave_one_valid_entry(tmp_path):
+    """8 processes compile the same spec at once: one whole entry, no temporaries."""
     cache = tmp_path / "shared-cache"
     go = tmp_path / "go"
     env = dict(os.environ, HSR_CACHE_DIR=str(cache), TRITON_INTERPRET="1")
     procs = [subprocess.Popen([sys.executable, "-c", _CHILD, str(MAXSIM), str(go)], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(4)]
+             for _ in range(8)]
     try:
         for p in procs:
             assert p.stdout.readline().strip() == "ready"
@@ -287,3 +348,35 @@ def test_concurrent_writers_in_threads(cache_dir):
     r.join()
     assert seen and all(s == text for s in seen)
     assert [p.name for p in path.parent.iterdir()] == ["race.py"]
+
+
+# -- names ---------------------------------------------------------------------------
+
+# Names that the generated module also uses for its own variables, globals,
+# builtins and kernel parameters: a spec may use any of them for its inputs.
+_TRICKY = ["t", "x", "sizes", "device", "torch", "tl", "triton", "runtime", "autotune", "kernel", "grid", "args",
+           "flags", "meta", "mode", "need_idx", "need", "launch", "inputs", "saved", "a", "b", "Optional", "NAMES",
+           "apply", "zip", "len", "range", "grads", "atomic", "n_cells", "grad_out", "side_args", "out_", "Q_"]
+
+
+def test_inputs_may_take_the_names_of_generated_variables(cache_dir):
+    """Inputs, a mask and an optional per-row weight named after what the
+    generated code binds: each op still runs and matches its reference."""
+    names = _TRICKY
+    gen = torch.Generator().manual_seed(9)
+    for k in range(0, len(names), 4):
+        a, b, m, w = (names + names)[k:k + 4]
+        text = (f"{a}[i, s, d]: float\n{b}[j, t, d]: float\n{m}[j, t]: bool = all\n{w}[s]: float = 1.0\n"
+                f"score[i, j] = sum_s {w}_s * max_t <{a}_s, {b}_t> where {m}\n")
+        op = hsr.compile(text)
+        q, d = torch.randn(2, 3, 8, generator=gen, requires_grad=True), torch.randn(3, 4, 8, generator=gen)
+        mask = torch.rand(3, 4, generator=gen) > 0.3
+        weight = torch.rand(3, generator=gen, requires_grad=True)
+        got = op(q, d, mask, weight)
+        want = op.reference(q, d, mask, weight)
+        assert torch.allclose(got.double(), want, rtol=1e-5, atol=1e-5), text
+        got.sum().backward()
+        gq, gw = q.grad.clone(), weight.grad.clone()
+        q.grad = weight.grad = None
+        want.sum().backward()
+        assert torch.allclose(gq, q.grad, rtol=1e-4, atol=1e-4) and torch.allclose(gw, weight.grad, rtol=1e-4, atol=1e-4)

@@ -110,8 +110,28 @@ def test_chunking_gives_the_same_result(monkeypatch):
     Q, D = torch.randn(9, 5, 8, generator=gen), torch.randn(4, 6, 8, generator=gen)
     whole = reference.evaluate(program(MAXSIM), Q, D)
     monkeypatch.setattr(reference, "_CHUNK_BYTES", 1024)
-    assert len(reference._chunks(program(MAXSIM), {"i": 9, "j": 4, "s": 5, "t": 6, "d": 8})) > 1
+    assert len(reference._chunks(program(MAXSIM), {"i": 9, "j": 4, "s": 5, "t": 6, "d": 8}, "i")) > 1
     assert torch.equal(reference.evaluate(program(MAXSIM), Q, D), whole)
+
+
+def test_chunks_follow_the_longest_output_axis(monkeypatch):
+    """One cloud of many points: the chunks split n, not the batch axis of
+    size 1, and indices come back whole."""
+    text = """
+    X[b, n, d]: float
+    Y[b, m, d]: float
+    near[b, n] = argmin_m ||X_n - Y_m||^2
+    """
+    gen = torch.Generator().manual_seed(5)
+    X, Y = torch.randn(1, 40, 3, generator=gen), torch.randn(1, 30, 3, generator=gen)
+    whole, whole_idx = reference.evaluate(program(text), X, Y, return_indices=True)
+    monkeypatch.setattr(reference, "_CHUNK_BYTES", 8 * 30 * 3 * 4)
+    assert len(reference._chunks(program(text), {"b": 1, "n": 40, "m": 30, "d": 3}, "n")) == 10
+    out, idx = reference.evaluate(program(text), X, Y, return_indices=True)
+    assert torch.equal(out, whole)
+    assert torch.equal(out, torch.cdist(X.double(), Y.double()).argmin(-1))
+    for key, (picked, axes) in idx.items():
+        assert torch.equal(picked, whole_idx[key][0]) and axes == whole_idx[key][1]
 
 
 @pytest.mark.parametrize("op, fn", [("mean", lambda x: x.mean(-1)), ("max", lambda x: x.max(-1).values),

@@ -281,3 +281,30 @@ def test_module_refuses_other_pooling(strategy):
     with pytest.raises(ValueError):
         module = SpladeMaxPooling(weight, pooling_strategy=strategy)
         module(features)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (run on the GPU machine)")
+@pytest.mark.parametrize("vocab", [30522, 250002])
+def test_full_vocabularies_on_the_gpu(vocab):
+    """BERT's and XLM-R's vocabularies (the grid covers V=250002, a multiple of
+    no block size), bf16, against the eager formula; values and gradients."""
+    g = torch.Generator().manual_seed(vocab)
+    hidden = (torch.randn(2, 24, 768, generator=g) * 0.5).to("cuda", torch.bfloat16).requires_grad_()
+    weight = (torch.randn(vocab, 768, generator=g) * 0.05).to("cuda", torch.bfloat16).requires_grad_()
+    bias = (torch.randn(vocab, generator=g) * 0.1).to("cuda", torch.bfloat16).requires_grad_()
+    mask = torch.ones(2, 24, dtype=torch.bool, device="cuda")
+    mask[1, 10:] = False
+    out = splade_max(hidden, weight, bias, mask)
+    assert out.shape == (2, vocab) and out.dtype == torch.float32
+    z = torch.einsum("blh,vh->blv", hidden.float(), weight.float()) + bias.float()
+    z = torch.log1p(torch.relu(z)).masked_fill(~mask[:, :, None], float("-inf"))
+    want = z.amax(dim=1)
+    assert (out - want).abs().max().item() <= 2e-2 * max(1.0, want.abs().max().item())
+    grad = torch.randn(2, vocab, generator=g).cuda()
+    got = torch.autograd.grad(out, (hidden, weight, bias), grad)
+    ref = torch.autograd.grad(want, (hidden, weight, bias), grad)
+    for a, b, name in zip(got, ref, ("hidden", "weight", "bias")):
+        # relative to the whole gradient: a near tie in bf16 may pick another token for a few cells
+        err = (a.float() - b.float()).norm() / b.float().norm()
+        assert err.item() <= 2e-2, (name, err.item())

@@ -1,0 +1,141 @@
+"""The torch.library custom ops of generated modules: opcheck on every bundled
+op, and torch.compile(fullgraph=True) through the front ends, against eager."""
+
+import importlib
+from pathlib import Path
+
+import pytest
+import torch
+
+import hsr
+from hsr import ops
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = sorted(p.stem for p in (ROOT / "ops").glob("*.hsr"))
+UTILS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
+
+
+def _inputs(signature, device, seed, grad=True):
+    """Random inputs for a signature: every axis of size 2 to 5, masks with a
+    hole, lengths that cut some rows short."""
+    g = torch.Generator().manual_seed(seed)
+    sizes = {}
+    for _name, axes, _kind, _default in signature:
+        for axis in axes:
+            sizes.setdefault(axis, int(torch.randint(2, 6, (1,), generator=g)))
+    values = []
+    for _name, axes, kind, _default in signature:
+        shape = [sizes[a] for a in axes]
+        if kind == "float":
+            x = torch.randn(shape, generator=g, dtype=torch.float32).to(device)
+            values.append(x.requires_grad_(grad))
+        elif kind == "bool":
+            values.append((torch.rand(shape, generator=g) > 0.25).to(device))
+        else:
+            values.append(torch.randint(0, 6, shape, generator=g).to(device))
+    return values
+
+
+def _term_ops(module):
+    return [getattr(module, name) for name in dir(module)
+            if name.endswith("_op") and isinstance(getattr(module, name), torch._library.custom_ops.CustomOpDef)]
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
+def test_opcheck_every_bundled_op(name, backward, device):
+    module = importlib.import_module(f"hsr.generated.{name}")
+    term_ops = _term_ops(module)
+    assert term_ops, f"{name} registers no custom op"
+    for op in term_ops:
+        args = _inputs(module.SIGNATURE, device, seed=len(name))
+        result = torch.library.opcheck(op, (*args, True, backward), test_utils=UTILS)
+        assert set(result.values()) == {"SUCCESS"}, result
+
+
+def test_opcheck_without_gradients_and_with_absent_inputs(device):
+    from hsr.generated import maxsim as module
+
+    Q, D, _qmask, dmask = _inputs(module.SIGNATURE, device, seed=3, grad=False)
+    result = torch.library.opcheck(module.score_op, (Q, D, None, dmask, False, "auto"), test_utils=UTILS)
+    assert set(result.values()) == {"SUCCESS"}, result
+
+
+def test_opcheck_an_index_output(cache_dir, device):
+    op = hsr.compile(ROOT / "examples" / "kmeans_assign.hsr")
+    term_ops = _term_ops(op.module)
+    assert len(term_ops) == 1
+    args = _inputs(op.module.SIGNATURE, device, seed=5, grad=False)
+    result = torch.library.opcheck(term_ops[0], (*args, False, "auto"), test_utils=UTILS)
+    assert set(result.values()) == {"SUCCESS"}, result
+
+
+def test_backward_op_passes_opcheck(device):
+    from hsr.generated import maxsim_cos as module
+
+    Q, D, qmask, dmask = _inputs(module.SIGNATURE, device, seed=7, grad=False)
+    out, idx, stat, xsel, *aux = module.score_op(Q, D, qmask, dmask, True, "atomic")
+    grad_out = torch.randn_like(out)
+    backward_op = module._score_op_grad
+    result = torch.library.opcheck(backward_op, (Q, D, qmask, dmask, idx, stat, xsel, *aux, grad_out, "deterministic"),
+                                   test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
+    assert set(result.values()) == {"SUCCESS"}, result
+
+
+def _compiled(fn):
+    return torch.compile(fn, backend="aot_eager", fullgraph=True, dynamic=False)
+
+
+def _grads_match(fn, args):
+    """fn(*args) and its gradients, compiled with fullgraph=True and eager."""
+    leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    torch._dynamo.reset()
+    got = _compiled(fn)(*args)
+    got_grads = torch.autograd.grad(got.sum(), leaves)
+    want = fn(*args)
+    want_grads = torch.autograd.grad(want.sum(), leaves)
+    torch.testing.assert_close(got, want)
+    for g, w in zip(got_grads, want_grads):
+        torch.testing.assert_close(g, w)
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_compile_traces_maxsim(device, normalize):
+    g = torch.Generator().manual_seed(0)
+    Q = torch.randn(3, 5, 16, generator=g).to(device).requires_grad_()
+    D = torch.randn(4, 7, 16, generator=g).to(device).requires_grad_()
+    d_mask = (torch.rand(4, 7, generator=g) > 0.3).to(device)
+
+    def contrastive(Q, D, d_mask):
+        scores = ops.maxsim(Q, D, d_mask=d_mask, normalize=normalize)
+        return torch.nn.functional.cross_entropy(scores, torch.arange(3, device=scores.device), reduction="none")
+
+    _grads_match(contrastive, (Q, D, d_mask))
+
+
+def test_compile_traces_chamfer_and_splade(device):
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(2, 9, 3, generator=g).to(device).requires_grad_()
+    y = torch.randn(2, 6, 3, generator=g).to(device).requires_grad_()
+    _grads_match(lambda x, y: ops.chamfer_distance(x, y, point_reduction="sum").reshape(1), (x, y))
+
+    hidden = torch.randn(2, 5, 16, generator=g).to(device).requires_grad_()
+    weight = torch.randn(11, 16, generator=g).to(device).requires_grad_()
+    bias = torch.randn(11, generator=g).to(device).requires_grad_()
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], device=device)
+    _grads_match(lambda h, w, b, m: ops.splade_max(h, w, b, m), (hidden, weight, bias, mask))
+
+
+def test_compiled_graph_calls_the_custom_op(device):
+    """fullgraph=True would raise on a graph break; the op must be in the graph."""
+    from torch._dynamo.testing import CompileCounterWithBackend
+
+    counter = CompileCounterWithBackend("aot_eager")
+    Q = torch.randn(2, 4, 8, device=device)
+    D = torch.randn(3, 5, 8, device=device)
+    torch._dynamo.reset()
+    fn = torch.compile(lambda Q, D: ops.maxsim(Q, D), backend=counter, fullgraph=True)
+    torch.testing.assert_close(fn(Q, D), ops.maxsim(Q, D))
+    assert counter.frame_count == 1
+    graph = counter.graphs[0]
+    assert any("hsr" in str(node.target) for node in graph.graph.nodes), graph.graph
