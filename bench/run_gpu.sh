@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -10,7 +10,9 @@
 # Stages run alone: train (MaxSim training step, <= 520 s), parts (its
 # per-kernel times, <= 520 s), lang (the other bundled ops: Chamfer distance,
 # chamfer.log/json/md, <= 280 s with no new work after 230 s; then the Splade
-# head, splade.log/json/md, <= 250 s with no new work after 200 s).
+# head, splade.log/json/md, <= 250 s with no new work after 200 s), rel (GPU
+# tests of reliability and the custom ops, then the forward benchmark, <= 660 s:
+# give it the whole 600 s call and expect the benchmark to stop early).
 set -eo pipefail
 
 OUT="${OUT:-bench/results}"
@@ -81,6 +83,17 @@ echo "lang suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 HSR_TEST_DEVICE=cuda timeout 150 $PY -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py 2>&1 \
     | tee "$OUT/gpu_tests.log" || rc_tests=$?
 echo "gpu tests: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+fi
+if [ "$STAGE" = rel ]; then
+# 4d. Reliability and ecosystem on CUDA: the GPU tests (B = 20K ColPali, V = 250002,
+#     streaming retrieval), opcheck and torch.compile through the custom ops.
+HSR_TEST_DEVICE=cuda timeout 290 $PY -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu.py tests/test_splade.py \
+    tests/test_library.py $(ls tests/test_retrieval.py 2>/dev/null) 2>&1 | tee "$OUT/gpu_tests.log" || rc_tests=$?
+echo "gpu tests: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 timeout 90 $PY -m pytest -q -p no:cacheprovider tests/test_library.py 2>&1 \
+    | tee "$OUT/library_tests.log" || rc_tests=$?
+echo "library tests: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+timeout 190 $PY bench/maxsim_forward.py --out "$OUT" --budget-s 130 2>&1 | tee "$OUT/bench.log" || rc_bench=$?
 fi
 if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 

@@ -2,6 +2,11 @@
 
 from .chamfer import chamfer_distance
 from .maxsim import maxsim
+from .retrieval import maxsim_topk, maxsim_topk_distributed
 from .splade import SpladeMaxPooling, splade_max
 
-__all__ = ["chamfer_distance", "maxsim", "splade_max", "SpladeMaxPooling"]
+# Integrations, reached as hsr.ops.pylate / hsr.ops.sentence_transformers (kept out
+# of __all__: a star import must not shadow the real pylate / sentence_transformers).
+from . import pylate, sentence_transformers  # noqa: E402,F401
+
+__all__ = ["chamfer_distance", "maxsim", "maxsim_topk", "maxsim_topk_distributed", "splade_max", "SpladeMaxPooling"]

@@ -55,6 +55,13 @@ class SpladeMaxPooling(nn.Module):
     forward(features) reads features["token_embeddings"] ([B, L, H] hidden
     states) and features["attention_mask"], and sets
     features["sentence_embedding"] ([B, V]).
+
+    Its activation names are ``splade_max``'s, not sentence-transformers':
+    "log1p_relu" here (SPLADE, log1p(relu(x))) is their "relu", and "relu" here
+    (plain relu) has no counterpart there. For a drop-in that takes their
+    names and configuration, fuses an existing ``SparseEncoder``, and saves and
+    loads with it, see ``hsr.ops.sentence_transformers`` (``FusedSpladePooling``,
+    ``fuse_splade``).
     """
 
     def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None,

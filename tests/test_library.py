@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import hsr
-from hsr import ops
+from hsr import ops, runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = sorted(p.stem for p in (ROOT / "ops").glob("*.hsr"))
@@ -139,3 +139,25 @@ def test_compiled_graph_calls_the_custom_op(device):
     assert counter.frame_count == 1
     graph = counter.graphs[0]
     assert any("hsr" in str(node.target) for node in graph.graph.nodes), graph.graph
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available() or runtime.interpreting(), reason="needs CUDA kernels")
+def test_inductor_compiles_a_training_step():
+    """The default backend (inductor) on the GPU, fullgraph, forward and backward."""
+    g = torch.Generator().manual_seed(2)
+    Q = torch.randn(4, 32, 128, generator=g).cuda().half().requires_grad_()
+    D = torch.randn(4, 300, 128, generator=g).cuda().half().requires_grad_()
+    labels = torch.arange(4, device="cuda")
+
+    def step(Q, D):
+        return torch.nn.functional.cross_entropy(ops.maxsim(Q, D) / 4.0, labels)
+
+    torch._dynamo.reset()
+    loss = torch.compile(step, fullgraph=True)(Q, D)
+    grads = torch.autograd.grad(loss, (Q, D))
+    want = step(Q, D)
+    want_grads = torch.autograd.grad(want, (Q, D))
+    torch.testing.assert_close(loss, want)
+    for got, ref in zip(grads, want_grads):
+        torch.testing.assert_close(got, ref, rtol=1e-2, atol=1e-3)
