@@ -29,7 +29,9 @@ def chamfer_distance(x: torch.Tensor, y: torch.Tensor, x_lengths: torch.Tensor |
     "mean" (over a cloud's real points; an empty cloud gives 0), "sum", "max"
     or None (per-point distances, padding 0); batch_reduction "mean", "sum" or
     None. Both directions are added ("max": their maximum; None: a tuple)
-    unless single_directional. x_lengths/y_lengths [N] give ragged batches.
+    unless single_directional. x_lengths/y_lengths [N] (integers, on x's
+    device or the CPU) give ragged batches: lengths are clamped to [0, P],
+    and padding points never reach a value or a gradient, whatever they hold.
     Unlike pytorch3d it returns the loss alone, not (loss, loss_normals), in
     fp32. A nearest neighbour in an empty cloud is at distance 0 and passes no
     gradient. Differentiable in x and y.
@@ -42,13 +44,21 @@ def chamfer_distance(x: torch.Tensor, y: torch.Tensor, x_lengths: torch.Tensor |
         raise ValueError("Batch reduction must be None if point_reduction is None")
     if norm not in (1, 2):
         raise ValueError("Support for 1 or 2 norm.")
-    x_lengths = _lengths(x, x_lengths, "x")
-    y_lengths = _lengths(y, y_lengths, "y")
+    _cloud(x, "x")
+    _cloud(y, "y")
     if x.shape[0] != y.shape[0] or x.shape[2] != y.shape[2]:
         raise TensorError(f"chamfer_distance: x {tuple(x.shape)} and y {tuple(y.shape)} must share the "
                           "batch size N and the dimension D")
     if y.dtype != x.dtype:
         raise TensorError(f"chamfer_distance: x is {x.dtype} but y is {y.dtype}")
+    if y.device != x.device:
+        raise TensorError(f"chamfer_distance: x is on {x.device} but y is on {y.device}")
+    x_given, y_given = x_lengths is not None, y_lengths is not None
+    x_lengths = _lengths(x, x_lengths, "x")
+    y_lengths = _lengths(y, y_lengths, "y")
+    # padding never reaches a value or a gradient, whatever it holds (NaN, inf)
+    x = _zero_padding(x, x_lengths) if x_given else x
+    y = _zero_padding(y, y_lengths) if y_given else y
     module = _squared if norm == 2 else _l1
     cham_x = _reduce(_direction(module, x, y, x_lengths, y_lengths, backward), x_lengths,
                      point_reduction, batch_reduction)
@@ -63,15 +73,37 @@ def chamfer_distance(x: torch.Tensor, y: torch.Tensor, x_lengths: torch.Tensor |
     return cham_x + cham_y
 
 
-def _lengths(p, lengths, name):
+FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+
+
+def _cloud(p, name):
     if not isinstance(p, torch.Tensor) or p.dim() != 3:
         shape = tuple(p.shape) if isinstance(p, torch.Tensor) else type(p).__name__
         raise TensorError(f"chamfer_distance: {name} must be a [N, P, D] tensor, got {shape}")
+    if p.dtype not in FLOAT_DTYPES:
+        raise TensorError(f"chamfer_distance: {name} must be a float tensor (float16, bfloat16, float32), "
+                          f"got {p.dtype}")
+
+
+def _lengths(p, lengths, name):
+    """[N] int64 on p's device, clamped to [0, P] (a length beyond the padded
+    size counts the P points there are). CPU lengths are moved to p's device."""
     if lengths is None:
         return torch.full((p.shape[0],), p.shape[1], dtype=torch.int64, device=p.device)
     if not isinstance(lengths, torch.Tensor) or lengths.shape != (p.shape[0],):
-        raise TensorError(f"chamfer_distance: {name}_lengths must be a [{p.shape[0]}] tensor")
-    return lengths.to(device=p.device, dtype=torch.int64)
+        got = tuple(lengths.shape) if isinstance(lengths, torch.Tensor) else type(lengths).__name__
+        raise TensorError(f"chamfer_distance: {name}_lengths must be a [{p.shape[0]}] tensor "
+                          f"(one length per cloud of {name}), got {got}")
+    if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool:
+        raise TensorError(f"chamfer_distance: {name}_lengths must be an integer tensor, got {lengths.dtype}")
+    if lengths.device != p.device and lengths.device.type != "cpu":
+        raise TensorError(f"chamfer_distance: {name}_lengths is on {lengths.device} but {name} is on {p.device}")
+    return lengths.to(device=p.device, dtype=torch.int64).clamp(0, p.shape[1])
+
+
+def _zero_padding(p, lengths):
+    real = torch.arange(p.shape[1], device=p.device)[None, :] < lengths[:, None]
+    return p.masked_fill(~real[:, :, None], 0.0)
 
 
 def _direction(module, x, y, x_lengths, y_lengths, backward):
@@ -83,7 +115,7 @@ def _direction(module, x, y, x_lengths, y_lengths, backward):
 
 def _reduce(cham, lengths, point_reduction, batch_reduction):
     if point_reduction == "max":
-        cham = cham.max(1).values if cham.shape[1] else cham.new_zeros(cham.shape[0])
+        cham = cham.max(1).values if cham.shape[1] else cham.sum(1)  # no points: 0, still in the graph
     elif point_reduction is not None:
         cham = cham.sum(1)
         if point_reduction == "mean":

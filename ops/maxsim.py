@@ -38,7 +38,10 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
     single = Q.dim() == 2
     if single:
         Q = Q.unsqueeze(0)
-        if q_mask is not None:
+        if isinstance(q_mask, torch.Tensor):
+            if q_mask.dim() != 1:
+                raise TensorError(f"maxsim: q_mask of a one-query Q [Lq, d] must be [Lq], "
+                                  f"got shape {tuple(q_mask.shape)}")
             q_mask = q_mask.unsqueeze(0)
     if Q.dim() != 3:
         raise TensorError(f"maxsim: Q must be [Nq, Lq, d] or [Lq, d], got shape {tuple(Q.shape)}")

@@ -451,3 +451,125 @@ def test_output_shapes(device, point, single):
         else:
             assert isinstance(out, torch.Tensor)
             assert out.shape == (() if batch is not None else (2,))
+
+
+# -- issue 7: tensor errors, lengths, padding and broadcast inputs ------------------------------------
+
+from hsr.errors import TensorError  # noqa: E402
+
+
+@pytest.mark.parametrize("args, words", [
+    ((torch.ones(2, 3, 2, dtype=torch.int32), torch.ones(2, 4, 2, dtype=torch.int32)), ["x", "float tensor", "int32"]),
+    ((torch.rand(2, 3, 2).double(), torch.rand(2, 4, 2).double()), ["x", "float tensor", "float64"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2).half()), ["x is torch.float32 but y is torch.float16"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2, device="meta")), ["x is on cpu but y is on meta"]),
+    ((torch.rand(3, 2), torch.rand(2, 4, 2)), ["x must be a [N, P, D] tensor", "(3, 2)"]),
+    ((torch.rand(2, 3, 2), [[0.0, 0.0]]), ["y must be a [N, P, D] tensor", "list"]),
+    ((torch.rand(2, 3, 2), torch.rand(1, 4, 2)), ["batch size N"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 3)), ["dimension D"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2), torch.tensor([1, 2, 3])), ["x_lengths must be a [2] tensor", "(3,)"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2), None, torch.tensor([[1, 2]])), ["y_lengths must be a [2]", "(1, 2)"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2), [1, 2]), ["x_lengths must be a [2] tensor", "list"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2), torch.tensor([1.0, 2.0])), ["x_lengths", "integer", "float32"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2), None, torch.tensor([True, False])), ["y_lengths", "integer", "bool"]),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2), torch.tensor([1, 2], device="meta")),
+     ["x_lengths is on meta but x is on cpu"]),
+], ids=["int", "float64", "mixed", "meta-y", "rank", "list", "N", "D", "lengths-size", "lengths-rank",
+        "lengths-list", "float-lengths", "bool-lengths", "meta-lengths"])
+def test_tensor_errors_name_the_argument_before_any_kernel(monkeypatch, args, words):
+    from hsr_subjects import forbid_kernels
+    forbid_kernels(monkeypatch)
+    with pytest.raises(TensorError) as err:
+        chamfer_distance(*args)
+    assert isinstance(err.value, ValueError)
+    for word in words:
+        assert word in str(err.value), (word, str(err.value))
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int16])
+def test_lengths_of_any_integer_dtype_clamped_to_the_padded_size(device, dtype):
+    """Lengths beyond P count the P points there are; negative lengths count 0."""
+    gen = torch.Generator().manual_seed(31)
+    x, y = torch.rand(3, 4, 3, generator=gen).to(device), torch.rand(3, 5, 3, generator=gen).to(device)
+    for point in [None, "mean"]:
+        batch = None
+        kw = dict(point_reduction=point, batch_reduction=batch)
+        got = chamfer_distance(x, y, torch.tensor([9, 4, -2], dtype=dtype), torch.tensor([5, 70, 0], dtype=dtype),
+                               **kw)
+        want = chamfer_distance(x, y, torch.tensor([4, 4, 0], device=device), torch.tensor([5, 5, 0], device=device),
+                                **kw)
+        for g, w in zip(_outputs(got), _outputs(want)):
+            assert torch.equal(g, w), point
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+@pytest.mark.parametrize("fill", [float("nan"), -float("inf")])
+def test_padding_never_reaches_values_or_gradients(device, norm, fill):
+    """Whatever the padding holds (NaN, inf), values and gradients are those
+    of zero padding, and the padding's gradient is 0 (per-point values: every
+    reduction is a torch op on them)."""
+    gen = torch.Generator().manual_seed(32)
+    x, y = torch.rand(2, 5, 3, generator=gen) * 4 - 2, torch.rand(2, 6, 3, generator=gen) * 4 - 2
+    xl, yl = torch.tensor([3, 5]), torch.tensor([6, 2])
+    x[0, 3:] = 0.0
+    y[1, 2:] = 0.0
+    x_bad, y_bad = x.clone(), y.clone()
+    x_bad[0, 3:] = fill
+    y_bad[1, 2:] = fill
+    for point in [None, "max"]:
+        kw = dict(norm=norm, point_reduction=point, batch_reduction=None)
+        weights = _weights(reference(x, y, xl, yl, **kw))
+        clean = _run(x, y, xl, yl, device, weights, **kw)
+        dirty = _run(x_bad, y_bad, xl, yl, device, weights, **kw)
+        for a, b in zip(_outputs(clean[0]) + list(clean[1:]), _outputs(dirty[0]) + list(dirty[1:])):
+            assert torch.equal(a, b), (point, a, b)
+        assert (dirty[1][0, 3:] == 0).all() and (dirty[2][1, 2:] == 0).all()
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_no_points_at_all_under_max_keeps_the_graph(device, single):
+    x = torch.rand(2, 0, 3, device=device, requires_grad=True)
+    y = torch.rand(2, 0 if not single else 4, 3, device=device, requires_grad=True)
+    loss = chamfer_distance(x, y, point_reduction="max", single_directional=single)
+    assert loss.item() == 0.0 and loss.requires_grad
+    loss.backward()
+    assert x.grad is not None and x.grad.shape == x.shape
+    assert y.grad is None or (y.grad == 0).all()
+
+
+@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
+def test_broadcast_inputs_gradient_sums_over_the_copies(device, backward):
+    """y expanded with stride 0 from one cloud over the batch, x a transposed
+    view: values as the reference; the base cloud's gradient is the sum over
+    the batch (as autograd gives for expand)."""
+    gen = torch.Generator().manual_seed(33)
+    x_t = torch.rand(3, 6, 3, generator=gen) * 4 - 2        # [D, P1, N]
+    y1 = torch.rand(1, 5, 3, generator=gen) * 4 - 2
+    xl = torch.tensor([6, 2, 4])
+    for point in POINT_REDUCTIONS:
+        kw = dict(point_reduction=point, batch_reduction=None if point is None else "sum")
+        xk, yk = x_t.clone().to(device).requires_grad_(), y1.clone().to(device).requires_grad_()
+        out = chamfer_distance(xk.permute(2, 1, 0), yk.expand(3, 5, 3), xl.to(device), backward=backward, **kw)
+        xr, yr = x_t.double().requires_grad_(), y1.double().requires_grad_()
+        ref = reference(xr.permute(2, 1, 0), yr.expand(3, 5, 3), xl, None, **kw)
+        weights = _weights(ref)
+        for o, r in zip(_outputs(out), _outputs(ref)):
+            _close(o, r, 1e-4, f"value ({kw})")
+        sum((o.double() * w.to(device)).sum() for o, w in zip(_outputs(out), weights)).backward()
+        sum((r * w).sum() for r, w in zip(_outputs(ref), weights)).backward()
+        assert yk.grad.shape == (1, 5, 3)
+        _close(xk.grad, xr.grad, 4e-4, f"grad x ({kw})")
+        _close(yk.grad, yr.grad, 4e-4, f"grad y ({kw})")
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "norm=2 runs ||x - y||^2 as |x|^2 + |y|^2 - 2<x, y>: for a point with an inf coordinate that is "
+    "inf - inf = NaN, which the selection then takes, where the distance is inf (never the nearest)"))
+def test_a_point_at_infinity_is_never_the_nearest(device):
+    gen = torch.Generator().manual_seed(34)
+    x, y = torch.rand(1, 4, 3, generator=gen) + 0.1, torch.rand(1, 5, 3, generator=gen) + 0.1
+    y[0, 2, 1] = float("inf")
+    out = chamfer_distance(x.to(device), y.to(device), single_directional=True, point_reduction=None,
+                           batch_reduction=None)
+    _close(out, reference(x, y, single_directional=True, point_reduction=None, batch_reduction=None), 1e-5,
+           "distance to the nearest finite point")

@@ -264,3 +264,90 @@ def test_deterministic_backward_is_bitwise_reproducible(device):
 def test_unknown_backward_is_refused():
     with pytest.raises(TensorError, match="backward must be one of"):
         maxsim(torch.randn(1, 2, 8), torch.randn(1, 2, 8), backward="fast")
+
+
+# -- issue 7: tensor errors, layouts and gradients through the front end ----------------------------
+
+def _t(*shape, dtype=torch.float32, device="cpu"):
+    return torch.randn(shape).to(dtype).to(device) if dtype.is_floating_point else torch.ones(shape, dtype=dtype,
+                                                                                            device=device)
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("args, kwargs, words", [
+    ((_t(2, 5, 8, dtype=torch.int32), _t(3, 6, 8, dtype=torch.int32)), {}, ["'Q'", "float tensor", "int32"]),
+    ((_t(2, 5, 8), _t(3, 6, 8, dtype=torch.int64)), {}, ["'D'", "float tensor", "int64"]),
+    ((_t(2, 5, 8, dtype=torch.float64), _t(3, 6, 8, dtype=torch.float64)), {}, ["'Q'", "float64"]),
+    ((_t(2, 5, 8), _t(3, 6, 8, device="meta")), {}, ["'D' is on meta", "cpu"]),
+    ((_t(2, 5, 8), _t(3, 6, 8)), {"d_mask": _t(3, 6, dtype=torch.bool, device="meta")}, ["'dmask' is on meta"]),
+    ((_t(2, 5, 8), _t(3, 6, 8)), {"q_mask": _t(2, 5, dtype=torch.bool, device="meta")}, ["'qmask' is on meta"]),
+    ((_t(2, 5, 8), _t(3, 6, 8)), {"d_mask": _t(6, 3, dtype=torch.bool)}, ["'dmask'", "axis 'j'", "size 6"]),
+    ((_t(2, 5, 8), _t(2, 4, 6, 8)), {"d_mask": _t(2, 6, dtype=torch.bool)}, ["'dmask'", "3 axes [i, k, t]"]),
+    ((_t(2, 5, 8), _t(2, 4, 6, 8)), {"d_mask": _t(2, 4, 7, dtype=torch.bool)}, ["'dmask'", "axis 't'", "size 7"]),
+    ((_t(2, 5, 8), _t(3, 4, 6, 8)), {}, ["axis 'i'", "'D'", "size 3", "size 2"]),
+    ((_t(2, 5, 8), _t(2, 4, 6, 9)), {}, ["axis 'd'", "'D'", "size 9", "size 8"]),
+    ((_t(5, 8), _t(3, 6, 8)), {"q_mask": _t(1, 5, dtype=torch.bool)}, ["q_mask", "one-query", "[Lq]", "(1, 5)"]),
+    ((_t(5, 8), _t(3, 6, 8)), {"q_mask": _t(4, dtype=torch.bool)}, ["'qmask'", "axis 's'", "size 4"]),
+    ((_t(2, 5, 8), _t(3, 6, 8)), {"q_mask": _t(2, 5, dtype=torch.complex64)}, ["q_mask", "bool", "complex64"]),
+    ((_t(2, 5, 8), _t(3, 6, 8)), {"d_mask": [[True] * 6] * 3}, ["'dmask'", "torch.Tensor", "list"]),
+    ((_t(2, 5, 8), [[0.0] * 8] * 6), {}, ["Q and D must be torch.Tensors"]),
+], ids=["int", "int-D", "float64", "meta-D", "meta-dmask", "meta-qmask", "dmask-size", "kd-dmask-rank",
+        "kd-dmask-size", "kd-Nq", "d", "one-query-mask-rank", "one-query-mask-size", "complex-mask", "list-mask",
+        "list-D"])
+def test_front_end_errors_name_the_argument_before_any_kernel(monkeypatch, args, kwargs, words, normalize):
+    from hsr_subjects import forbid_kernels
+    forbid_kernels(monkeypatch)
+    with pytest.raises(TensorError) as err:
+        maxsim(*args, **kwargs, normalize=normalize)
+    assert isinstance(err.value, ValueError)
+    for word in words:
+        assert word in str(err.value), (word, str(err.value))
+
+
+def test_float_and_integer_masks_read_as_nonzero(device):
+    gen = torch.Generator().manual_seed(21)
+    Q, D = torch.randn(2, 5, 8, generator=gen).to(device), torch.randn(3, 6, 8, generator=gen).to(device)
+    qm, dm = torch.rand(2, 5, generator=gen) < 0.6, torch.rand(3, 6, generator=gen) < 0.6
+    want = maxsim(Q, D, qm.to(device), dm.to(device))
+    for dtype in (torch.float32, torch.float16, torch.int64, torch.uint8):
+        got = maxsim(Q, D, qm.to(dtype).to(device), (dm.to(dtype) * 3).to(device))
+        assert torch.equal(got, want), dtype
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
+def test_strided_and_broadcast_inputs_values_and_gradients(specs, device, per_query, normalize, backward):
+    """Q transposed in memory, D a strided slice of a bigger tensor (NaN in the
+    gaps), masks expanded with stride 0, and a query expanded from one row:
+    the reference's values, and the leaves' gradients (the expanded leaf's
+    is the sum over the copies, as autograd gives)."""
+    gen = torch.Generator().manual_seed(22)
+    nq, lq, d = 3, 5, 16
+    d_shape = (nq, 2, 7, d) if per_query else (4, 7, d)
+    q_base = torch.randn(1, lq, d, generator=gen)                               # one query, expanded to nq
+    d_big = torch.full([2 * n for n in d_shape], float("nan"))
+    d_big[(slice(None, None, 2),) * len(d_shape)] = torch.randn(d_shape, generator=gen)
+    qm = torch.rand(1, lq, generator=gen) < 0.8
+    qm[0, 0] = True
+    dm = torch.rand(d_shape[-2], generator=gen) < 0.7                          # one mask row, every document
+    dm[0] = True
+
+    def run(q_leaf, d_leaf, fn, **kw):
+        Q = q_leaf.permute(2, 1, 0).permute(2, 1, 0).expand(nq, lq, d)          # stride 0 on axis i
+        D = d_leaf[(slice(None, None, 2),) * len(d_shape)]
+        return fn(Q, D, qm.expand(nq, lq), dm.expand(d_shape[:-1]), **kw)
+
+    q_leaf = q_base.permute(2, 1, 0).contiguous().permute(2, 1, 0).to(device).requires_grad_()
+    d_leaf = d_big.clone().to(device).requires_grad_()
+    out = run(q_leaf, d_leaf, lambda *a, **k: maxsim(*a, **k, normalize=normalize, backward=backward))
+    spec = hsr.compile(OPS / f"maxsim{'_kd' if per_query else ''}{'_cos' if normalize else ''}.hsr")
+    q_ref, d_ref = q_base.double().requires_grad_(), torch.nan_to_num(d_big, nan=0.0).double().requires_grad_()
+    ref = run(q_ref, d_ref, lambda *a: spec.reference(*a))
+    assert torch.allclose(out.detach().cpu().double(), ref.detach(), rtol=1e-4, atol=1e-4)
+    weights = torch.randn(ref.shape, generator=gen, dtype=torch.float64)
+    (out.double() * weights.to(device)).sum().backward()
+    (ref * weights).sum().backward()
+    assert q_leaf.grad.shape == (1, lq, d)
+    assert torch.allclose(q_leaf.grad.cpu().double(), q_ref.grad, rtol=1e-4, atol=1e-4)
+    assert torch.allclose(d_leaf.grad.cpu().double(), d_ref.grad, rtol=1e-4, atol=1e-4)  # 0 in the gaps
