@@ -65,7 +65,8 @@ def _hsr_sign(x):
 @triton.jit
 def _hsr_log1p(x):
     u = 1.0 + x
-    return tl.where(u == 1.0, x, tl.log(u) * (x / tl.where(u == 1.0, 1.0, u - 1.0)))
+    exact = tl.log(u) * (x / tl.where((u == 1.0) | (u == float("inf")), 1.0, u - 1.0))
+    return tl.where((u == 1.0) | (u == float("inf")), x, exact)  # log1p(inf) = inf
 
 
 @triton.jit
@@ -323,10 +324,11 @@ def dist_bwd(
             hit_k = picked[:, None] & d_in[None, :]
             b = tl.load(Y_ptr + pid_b * stride_Y_b + sel_safe.to(tl.int64)[:, None] * stride_Y_m + offs_d[None, :] * stride_Y_d,
                         mask=hit_k, other=0.0).to(tl.float32)
+            a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
             grad_a += w_dot[:, None] * b
-            contrib += w_dot[:, None] * a
-            grad_a += (2.0 * w_asq)[:, None] * a
+            contrib += w_dot[:, None] * a_use
+            grad_a += (2.0 * w_asq)[:, None] * a_use
             contrib += (2.0 * w_bsq)[:, None] * b
 
             if SCATTER:
@@ -392,10 +394,11 @@ def dist_bwd_Y(
                     b = tl.load(Y_ptr + pid_b * stride_Y_b + sel_safe.to(tl.int64)[:, None] * stride_Y_m + offs_d[None, :] * stride_Y_d,
                                 mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
                     grad_a = tl.zeros_like(a)
+                    a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
                     contrib = tl.zeros_like(a)
                     grad_a += w_dot[:, None] * b
-                    contrib += w_dot[:, None] * a
-                    grad_a += (2.0 * w_asq)[:, None] * a
+                    contrib += w_dot[:, None] * a_use
+                    grad_a += (2.0 * w_asq)[:, None] * a_use
                     contrib += (2.0 * w_bsq)[:, None] * b
 
                     acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")

@@ -66,7 +66,8 @@ def _hsr_sign(x):
 @triton.jit
 def _hsr_log1p(x):
     u = 1.0 + x
-    return tl.where(u == 1.0, x, tl.log(u) * (x / tl.where(u == 1.0, 1.0, u - 1.0)))
+    exact = tl.log(u) * (x / tl.where((u == 1.0) | (u == float("inf")), 1.0, u - 1.0))
+    return tl.where((u == 1.0) | (u == float("inf")), x, exact)  # log1p(inf) = inf
 
 
 @triton.jit
@@ -321,9 +322,10 @@ def score_bwd(
             hit_k = picked[:, None] & d_in[None, :]
             b = tl.load(D_ptr + pid_i * stride_D_i + pid_k * stride_D_k + sel_safe.to(tl.int64)[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
                         mask=hit_k, other=0.0).to(tl.float32)
+            a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
             grad_a += w_dot[:, None] * b
-            contrib += w_dot[:, None] * a
+            contrib += w_dot[:, None] * a_use
 
             if SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_i * dstride_D_i + pid_k * dstride_D_k + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,

@@ -68,7 +68,8 @@ def _hsr_sign(x):
 @triton.jit
 def _hsr_log1p(x):
     u = 1.0 + x
-    return tl.where(u == 1.0, x, tl.log(u) * (x / tl.where(u == 1.0, 1.0, u - 1.0)))
+    exact = tl.log(u) * (x / tl.where((u == 1.0) | (u == float("inf")), 1.0, u - 1.0))
+    return tl.where((u == 1.0) | (u == float("inf")), x, exact)  # log1p(inf) = inf
 
 
 @triton.jit
@@ -345,10 +346,11 @@ def score_bwd(
             hit_k = picked[:, None] & d_in[None, :]
             b = tl.load(D_ptr + pid_i * stride_D_i + pid_k * stride_D_k + sel_safe.to(tl.int64)[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
                         mask=hit_k, other=0.0).to(tl.float32)
+            a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
             grad_a += w_dot[:, None] * b
-            contrib += w_dot[:, None] * a
-            grad_a -= (w_ia * ia * ia * ia * (asq > 1e-24).to(tl.float32))[:, None] * a  # d(1 / max(|a|, eps))
+            contrib += w_dot[:, None] * a_use
+            grad_a -= tl.where(picked & (asq > 1e-24), w_ia * ia * ia * ia, 0.0)[:, None] * a_use  # d(1 / max(|a|, eps))
             contrib -= (w_ib * ib_sel * ib_sel * ib_sel * (bsq_sel > 1e-24).to(tl.float32))[:, None] * b
 
             if SCATTER:
@@ -418,10 +420,11 @@ def score_bwd_D(
                     b = tl.load(D_ptr + pid_i * stride_D_i + pid_k * stride_D_k + sel_safe.to(tl.int64)[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
                                 mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
                     grad_a = tl.zeros_like(a)
+                    a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
                     contrib = tl.zeros_like(a)
                     grad_a += w_dot[:, None] * b
-                    contrib += w_dot[:, None] * a
-                    grad_a -= (w_ia * ia * ia * ia * (asq > 1e-24).to(tl.float32))[:, None] * a  # d(1 / max(|a|, eps))
+                    contrib += w_dot[:, None] * a_use
+                    grad_a -= tl.where(picked & (asq > 1e-24), w_ia * ia * ia * ia, 0.0)[:, None] * a_use  # d(1 / max(|a|, eps))
                     contrib -= (w_ib * ib_sel * ib_sel * ib_sel * (bsq_sel > 1e-24).to(tl.float32))[:, None] * b
 
                     acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")

@@ -68,7 +68,8 @@ def _hsr_sign(x):
 @triton.jit
 def _hsr_log1p(x):
     u = 1.0 + x
-    return tl.where(u == 1.0, x, tl.log(u) * (x / tl.where(u == 1.0, 1.0, u - 1.0)))
+    exact = tl.log(u) * (x / tl.where((u == 1.0) | (u == float("inf")), 1.0, u - 1.0))
+    return tl.where((u == 1.0) | (u == float("inf")), x, exact)  # log1p(inf) = inf
 
 
 @triton.jit
@@ -328,9 +329,10 @@ def rep_bwd(
             hit_k = picked[:, None] & h_in[None, :]
             b = tl.load(H_ptr + pid_b * stride_H_b + sel_safe.to(tl.int64)[:, None] * stride_H_s + offs_h[None, :] * stride_H_h,
                         mask=hit_k, other=0.0).to(tl.float32)
+            a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
             grad_a += w_dot[:, None] * b
-            contrib += w_dot[:, None] * a
+            contrib += w_dot[:, None] * a_use
 
             if SCATTER:
                 tl.atomic_add(grad_H_ptr + pid_b * dstride_H_b + sel_safe.to(tl.int64)[:, None] * dstride_H_s + offs_h[None, :] * dstride_H_h,
@@ -399,9 +401,10 @@ def rep_bwd_H(
                     b = tl.load(H_ptr + pid_b * stride_H_b + sel_safe.to(tl.int64)[:, None] * stride_H_s + offs_h[None, :] * stride_H_h,
                                 mask=picked[:, None] & h_in[None, :], other=0.0).to(tl.float32)
                     grad_a = tl.zeros_like(a)
+                    a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
                     contrib = tl.zeros_like(a)
                     grad_a += w_dot[:, None] * b
-                    contrib += w_dot[:, None] * a
+                    contrib += w_dot[:, None] * a_use
 
                     acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
         tl.store(grad_H_ptr + pid_b * dstride_H_b + offs_s.to(tl.int64)[:, None] * dstride_H_s + offs_h[None, :] * dstride_H_h,

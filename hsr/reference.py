@@ -98,6 +98,8 @@ class _Evaluator:
 
     def load(self, node: ir.Load) -> tuple:
         t = self.tensors[node.tensor.name]
+        if t is None:  # an omitted float input: its declared default, everywhere
+            return torch.tensor(float(node.tensor.default), dtype=torch.float64), ()
         return t.to(torch.float64), node.tensor.axes
 
     def eval(self, node) -> tuple:
@@ -129,8 +131,8 @@ class _Evaluator:
         sq = (diff * diff).sum(-1)
         if node.kind == "sqdist":
             return sq, out_axes
-        positive = sq > 0  # the gradient of a distance at 0 is 0, as torch.cdist has it
-        return torch.where(positive, torch.where(positive, sq, 1.0).sqrt(), 0.0), out_axes
+        zero = sq == 0  # the gradient of a distance at 0 is 0, as torch.cdist has it; NaN stays NaN
+        return torch.where(zero, 0.0, torch.where(zero, 1.0, sq).sqrt()), out_axes
 
     def apply(self, node: ir.Apply) -> tuple:
         vals = [self.eval(a) for a in node.args]
@@ -194,6 +196,11 @@ class _Evaluator:
             count = valid.sum(p)
             return torch.where(count > 0, total / count.clamp_min(1), 0.0), rest
         lowest = op in ("min", "argmin")
+        if value.shape[p] == 0:  # nothing to select: index -1, value 0
+            shape = value.shape[:p] + value.shape[p + 1:]
+            idx = torch.full(shape, -1, dtype=torch.int64)
+            self.indices[(node.pos.line, node.pos.col)] = (idx, rest)
+            return (idx, rest) if op.startswith("arg") else (value.sum(p) * 0.0, rest)
         fill = math.inf if lowest else -math.inf
         key = torch.where(valid, value, fill).detach()
         idx = (key.argmin(p) if lowest else key.argmax(p)).unsqueeze(p)

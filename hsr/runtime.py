@@ -139,7 +139,7 @@ def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:
     """sum(x * x) over ``dim`` in fp32, exactly as the kernels would form it
     (not a rounded norm squared: equal rows must give equal values, or ties
     break on rounding). Chunked along the first axis to bound the fp32 copy."""
-    if x.dim() < 2 or dim == 0:
+    if x.dim() < 2 or dim == 0 or x.numel() == 0:
         return x.float().square().sum(dim)
     step = max(1, (1 << 24) // max(1, x[0].numel()))
     return torch.cat([x[i:i + step].float().square().sum(dim) for i in range(0, x.shape[0], step)]) \
