@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -94,6 +94,13 @@ HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 timeout 90 $PY -m pytest -q -p no:cacheprovi
     | tee "$OUT/library_tests.log" || rc_tests=$?
 echo "library tests: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 timeout 190 $PY bench/maxsim_forward.py --out "$OUT" --budget-s 130 2>&1 | tee "$OUT/bench.log" || rc_bench=$?
+fi
+if [ "$STAGE" = edges ]; then
+# 4e. Edge values, tensor errors and determinism (bigger shapes on CUDA), then the front ends' suites.
+HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 520 $PY -m pytest -q -p no:cacheprovider \
+    tests/test_edges.py tests/test_runtime.py tests/test_maxsim.py tests/test_chamfer.py tests/test_splade.py 2>&1 \
+    | tee "$OUT/edge_tests.log" || rc_tests=$?
+echo "edge suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 fi
 if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 
