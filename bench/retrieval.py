@@ -103,11 +103,14 @@ def make_corpus(n, ld, d, seed=0, chunk=2048):
     return corpus, mask
 
 
-def h2d_bandwidth(src, reps=10):
-    """GB/s of src (host) -> a device buffer, events around `reps` copies."""
+def h2d_bandwidth(src, reps=10, barrier=None):
+    """GB/s of src (host) -> a device buffer, events around `reps` copies;
+    ``barrier`` (dist.barrier) lines ranks up so that they copy at once."""
     dst = torch.empty(src.shape, dtype=src.dtype, device="cuda")
     dst.copy_(src, non_blocking=True)
     torch.cuda.synchronize()
+    if barrier is not None:
+        barrier()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
     for _ in range(reps):

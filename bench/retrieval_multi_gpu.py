@@ -43,6 +43,8 @@ import time
 import torch
 import torch.distributed as dist
 
+from retrieval import copy_only, h2d_bandwidth  # bench/retrieval.py, beside this script
+
 CHUNK = 1024  # documents per generator seed: any rank can build any range
 
 
@@ -115,35 +117,6 @@ def timed(fn, reps, barrier=False):
             dist.barrier()
         times.append(time.perf_counter() - t0)
     return statistics.median(times), out
-
-
-def h2d_bandwidth(src, reps=8):
-    dst = torch.empty(src.shape, dtype=src.dtype, device="cuda")
-    dst.copy_(src, non_blocking=True)
-    torch.cuda.synchronize()
-    dist.barrier()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(reps):
-        dst.copy_(src, non_blocking=True)
-    end.record()
-    end.synchronize()
-    return reps * src.numel() * src.element_size() / (start.elapsed_time(end) / 1e3) / 1e9
-
-
-def copy_only(corpus, mask, block):
-    stream = torch.cuda.Stream()
-    bufs = [torch.empty((block,) + tuple(corpus.shape[1:]), dtype=corpus.dtype, device="cuda") for _ in range(2)]
-    mbufs = [torch.empty((block, mask.shape[1]), dtype=torch.bool, device="cuda") for _ in range(2)]
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    with torch.cuda.stream(stream):
-        for i, s in enumerate(range(0, corpus.shape[0], block)):
-            e = min(corpus.shape[0], s + block)
-            bufs[i % 2][:e - s].copy_(corpus[s:e], non_blocking=True)
-            mbufs[i % 2][:e - s].copy_(mask[s:e], non_blocking=True)
-    stream.synchronize()
-    return time.perf_counter() - t0
 
 
 def gather_obj(obj):
@@ -236,7 +209,7 @@ def main(argv=None):
                            hidden_frac=(t_ser - t_loc) / hideable if hideable > 0 else float("nan"))
             rows.append(row)
         del shard
-    bw_block = h2d_bandwidth(make_docs(0, block, args.ld, args.d)[0])
+    bw_block = h2d_bandwidth(make_docs(0, block, args.ld, args.d)[0], reps=8, barrier=dist.barrier)
     bws = gather_obj(bw_block)
     all_rows = gather_obj(rows)
     if rank == 0:

@@ -369,7 +369,10 @@ def test_nan_gradients_stay_in_the_outputs_it_reaches(device, backward):
         (clean, g_clean), (dirty, g_dirty) = runs
         assert torch.isnan(dirty).any() and not torch.isnan(clean).any()
         others = [0, 2]
-        assert torch.equal(g_dirty[others], g_clean[others]), fn.__name__
+        if backward == "deterministic":
+            assert torch.equal(g_dirty[others], g_clean[others]), fn.__name__
+        else:  # fp32 atomics add in any order on a GPU: equal up to rounding
+            assert torch.allclose(g_dirty[others], g_clean[others], rtol=1e-6, atol=1e-6), fn.__name__
 
 
 def _masked_fill_check(subject, device, fill, seed, sides=("a", "b")):
