@@ -11,11 +11,10 @@ values against cosine similarities computed with torch.nn.functional.normalize.
 Exits non-zero on a mismatch.
 """
 
-import os
 import sys
 from pathlib import Path
 
-os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton (imported by hsr) is
+from checking import close, value_and_grads  # sets TRITON_INTERPRET before triton is imported
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -23,21 +22,6 @@ import torch.nn.functional as F  # noqa: E402
 import hsr  # noqa: E402
 
 SPEC = Path(__file__).resolve().with_suffix(".hsr")
-TOL = 1e-4  # float32 kernels against a float64 oracle, relative to the largest value
-
-
-def close(what, got, want):
-    got, want = got.detach().double(), want.detach().double()
-    err = (got - want).abs().max().item() if want.numel() else 0.0
-    bound = TOL * max(want.abs().max().item() if want.numel() else 0.0, 1.0)
-    ok = got.shape == want.shape and err <= bound
-    print(f"  {what:<22} max abs error {err:.1e}  {'ok' if ok else 'MISMATCH'}")
-    return ok
-
-
-def value_and_grads(fn, inputs):
-    out = fn(*inputs)
-    return out, torch.autograd.grad(out.sum(), inputs)
 
 
 def main() -> int:
