@@ -301,7 +301,8 @@ def dist_bwd(
     n_in = offs_n < size_n
     asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
-    for d0 in range(0, size_d, BLOCK_D):
+    # one pass at least: the per-row and per-column terms (d0 == 0) count when size_d is 0
+    for d0 in range(0, size_d + (size_d == 0), BLOCK_D):
         offs_d = d0 + tl.arange(0, BLOCK_D)
         d_in = offs_d < size_d
         a = tl.load(X_ptr + pid_b * stride_X_b + offs_n.to(tl.int64)[:, None] * stride_X_n + offs_d[None, :] * stride_X_d,
@@ -350,60 +351,59 @@ def dist_bwd_Y(
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b, ostride_n,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr,
+    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, SPLIT_W: tl.constexpr, W_PRECISION: tl.constexpr,
 ):
     """grad_Y of dist, destination-owned ("deterministic"): one
-    program per block of Y rows sums, in a fixed order and in fp32, what the
-    X rows that selected them contribute (a one-hot tile times a tile of
-    contributions, on the tensor cores), and writes each row once: no atomics,
-    bitwise reproducible."""
+    program per block of Y rows and block of d sums, in a fixed order and in
+    fp32, what the X rows that selected them contribute (a one-hot tile times a
+    tile of contributions, on the tensor cores), and writes each row once: no
+    atomics, bitwise reproducible."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
     b_cell = tl.program_id(0).to(tl.int64)
     pid_b = b_cell
     offs_m = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
     m_in = offs_m < size_m
-    for d0 in range(0, size_d, BLOCK_D):
-        offs_d = d0 + tl.arange(0, BLOCK_D)
-        d_in = offs_d < size_d
-        acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
-        for other in range(0, 1):
-            cell = pid_b
-            a_rows = X_ptr + pid_b * stride_X_b
-            for n0 in range(0, size_n, BLOCK_N):
-                offs_n = n0 + tl.arange(0, BLOCK_N)
-                n_in = offs_n < size_n
+    offs_d = tl.program_id(2) * BLOCK_D + tl.arange(0, BLOCK_D)
+    d_in = offs_d < size_d
+    acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
+    for other in range(0, 1):
+        cell = pid_b
+        a_rows = X_ptr + pid_b * stride_X_b
+        for n0 in range(0, size_n, BLOCK_N):
+            offs_n = n0 + tl.arange(0, BLOCK_N)
+            n_in = offs_n < size_n
+            sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
+            onehot = offs_m[:, None] == sel[None, :]
+            if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
+                asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
+
                 sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
-                onehot = offs_m[:, None] == sel[None, :]
-                if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
-                    asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
+                kept = sel >= -1
+                picked = sel >= 0
+                sel_safe = tl.maximum(sel, 0)
+                g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_n * ostride_n, mask=n_in, other=0.0)
+                g_row = tl.where(kept, g_row, 0.0)
+                x_sel = tl.load(xsel_ptr + cell * size_n + offs_n, mask=picked, other=0.0)
+                bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_m, mask=picked, other=0.0)
+                w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
+                w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
+                w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
 
-                    sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
-                    kept = sel >= -1
-                    picked = sel >= 0
-                    sel_safe = tl.maximum(sel, 0)
-                    g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_n * ostride_n, mask=n_in, other=0.0)
-                    g_row = tl.where(kept, g_row, 0.0)
-                    x_sel = tl.load(xsel_ptr + cell * size_n + offs_n, mask=picked, other=0.0)
-                    bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_m, mask=picked, other=0.0)
-                    w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-                    w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-                    w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+                a = tl.load(a_rows + offs_n.to(tl.int64)[:, None] * stride_X_n + offs_d[None, :] * stride_X_d,
+                            mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+                b = tl.load(Y_ptr + pid_b * stride_Y_b + sel_safe.to(tl.int64)[:, None] * stride_Y_m + offs_d[None, :] * stride_Y_d,
+                            mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+                grad_a = tl.zeros_like(a)
+                a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
+                contrib = tl.zeros_like(a)
+                grad_a += w_dot[:, None] * b
+                contrib += w_dot[:, None] * a_use
+                grad_a += (2.0 * w_asq)[:, None] * a_use
+                contrib += (2.0 * w_bsq)[:, None] * b
 
-                    a = tl.load(a_rows + offs_n.to(tl.int64)[:, None] * stride_X_n + offs_d[None, :] * stride_X_d,
-                                mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-                    b = tl.load(Y_ptr + pid_b * stride_Y_b + sel_safe.to(tl.int64)[:, None] * stride_Y_m + offs_d[None, :] * stride_Y_d,
-                                mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-                    grad_a = tl.zeros_like(a)
-                    a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
-                    contrib = tl.zeros_like(a)
-                    grad_a += w_dot[:, None] * b
-                    contrib += w_dot[:, None] * a_use
-                    grad_a += (2.0 * w_asq)[:, None] * a_use
-                    contrib += (2.0 * w_bsq)[:, None] * b
-
-                    acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
-        tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
-                 acc.to(grad_Y_ptr.dtype.element_ty), mask=m_in[:, None] & d_in[None, :])
+                acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
+    tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
+             acc.to(grad_Y_ptr.dtype.element_ty), mask=m_in[:, None] & d_in[None, :])
 
 
 def _dist_kernel():
@@ -496,15 +496,18 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic:
-            block_c = 32
-            dist_bwd_Y[(sizes["b"], triton.cdiv(sizes["m"], block_c))](
+            block_c, warps, stages = 32, 4, 1
+            grid_b = (sizes["b"], triton.cdiv(sizes["m"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
+            dist_bwd_Y[grid_b](
                 X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_Y_,
                 sizes["b"], sizes["n"], sizes["m"], sizes["d"],
                 *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
                 *grad_Y_.stride(), *grad.stride(),
                 **has, BLOCK_N=block_r, BLOCK_M=block_c, BLOCK_D=block_k,
                 PRECISION="ieee" if X_.dtype == torch.float32 else "tf32",
-                DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, num_warps=4,
+                DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
+                SPLIT_W=X_.dtype == torch.bfloat16, W_PRECISION="ieee" if X_.dtype == torch.float32 else "tf32x3",
+                num_warps=warps, num_stages=stages,
             )
     grads = {"X": grad_X_, "Y": grad_Y_.to(Y_.dtype)}
     return grads
@@ -512,7 +515,8 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
 
 def dist_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return runtime.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"])
+    return runtime.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"],
+                                 weighted=False)
 
 
 class _dist_Function(torch.autograd.Function):

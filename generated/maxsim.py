@@ -312,7 +312,8 @@ def score_bwd(
     offs_s = tl.program_id(1) * BLOCK_S + tl.arange(0, BLOCK_S)
     s_in = offs_s < size_s
 
-    for d0 in range(0, size_d, BLOCK_D):
+    # one pass at least: the per-row and per-column terms (d0 == 0) count when size_d is 0
+    for d0 in range(0, size_d + (size_d == 0), BLOCK_D):
         offs_d = d0 + tl.arange(0, BLOCK_D)
         d_in = offs_d < size_d
         a = tl.load(Q_ptr + pid_i * stride_Q_i + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
@@ -355,52 +356,52 @@ def score_bwd_D(
     dstride_D_j, dstride_D_t, dstride_D_d,
     ostride_i, ostride_j,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr,
+    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, SPLIT_W: tl.constexpr, W_PRECISION: tl.constexpr,
 ):
     """grad_D of score, destination-owned ("deterministic"): one
-    program per block of D rows sums, in a fixed order and in fp32, what the
-    Q rows that selected them contribute (a one-hot tile times a tile of
-    contributions, on the tensor cores), and writes each row once: no atomics,
-    bitwise reproducible."""
+    program per block of D rows and block of d sums, in a fixed order and in
+    fp32, what the Q rows that selected them contribute (a one-hot tile times a
+    tile of contributions, on the tensor cores), and writes each row once: no
+    atomics, bitwise reproducible."""
     # spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
     b_cell = tl.program_id(0).to(tl.int64)
     pid_j = b_cell
     offs_t = tl.program_id(1) * BLOCK_T + tl.arange(0, BLOCK_T)
     t_in = offs_t < size_t
-    for d0 in range(0, size_d, BLOCK_D):
-        offs_d = d0 + tl.arange(0, BLOCK_D)
-        d_in = offs_d < size_d
-        acc = tl.zeros([BLOCK_T, BLOCK_D], tl.float32)
-        for other in range(0, size_i):
-            other64 = tl.cast(other, tl.int64)
-            pid_i = other64
-            cell = (pid_i) * size_j + pid_j
-            a_rows = Q_ptr + pid_i * stride_Q_i
-            for s0 in range(0, size_s, BLOCK_S):
-                offs_s = s0 + tl.arange(0, BLOCK_S)
-                s_in = offs_s < size_s
+    offs_d = tl.program_id(2) * BLOCK_D + tl.arange(0, BLOCK_D)
+    d_in = offs_d < size_d
+    acc = tl.zeros([BLOCK_T, BLOCK_D], tl.float32)
+    for other in range(0, size_i):
+        other64 = tl.cast(other, tl.int64)
+        pid_i = other64
+        cell = (pid_i) * size_j + pid_j
+        a_rows = Q_ptr + pid_i * stride_Q_i
+        for s0 in range(0, size_s, BLOCK_S):
+            offs_s = s0 + tl.arange(0, BLOCK_S)
+            s_in = offs_s < size_s
+            sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
+            onehot = offs_t[:, None] == sel[None, :]
+            if True:  # tensor-core tiles: no branch around the loads, so that they pipeline
+                # every row's gradient is the cell's: one-hot x Q tile in the input dtype
                 sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
-                onehot = offs_t[:, None] == sel[None, :]
-                if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
-                    # every row's gradient is the cell's: one-hot x Q tile in the input dtype
-                    sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
-                    kept = sel >= -1
-                    picked = sel >= 0
-                    sel_safe = tl.maximum(sel, 0)
-                    g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
-                    g_row = tl.where(kept, g_row, 0.0)
-                    w_dot = tl.where(picked, g_row * 1.0, 0.0)
+                kept = sel >= -1
+                picked = sel >= 0
+                sel_safe = tl.maximum(sel, 0)
+                g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+                g_row = tl.where(kept, g_row, 0.0)
+                w_dot = tl.where(picked, g_row * 1.0, 0.0)
 
-                    w_cell = tl.max(tl.where(picked, w_dot, -float("inf")), axis=0)
-                    a = tl.load(a_rows + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
-                                mask=(sel >= 0)[:, None] & d_in[None, :], other=0.0)
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                        part = tl.dot(onehot.to(tl.float32), a.to(tl.float32), input_precision="ieee")
-                    else:
-                        part = tl.dot(onehot.to(a.dtype), a, input_precision=PRECISION)
-                    acc += w_cell * part
-        tl.store(grad_D_ptr + pid_j * dstride_D_j + offs_t.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
-                 acc.to(grad_D_ptr.dtype.element_ty), mask=t_in[:, None] & d_in[None, :])
+                w_cell = tl.max(tl.where(picked, w_dot, -float("inf")), axis=0)
+                w_cell = tl.where(tl.max(picked.to(tl.int32), axis=0) > 0, w_cell, 0.0)  # no row picked: no -inf * 0
+                a = tl.load(a_rows + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
+                            mask=(sel >= 0)[:, None] & d_in[None, :], other=0.0)
+                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    part = tl.dot(onehot.to(tl.float32), a.to(tl.float32), input_precision="ieee")
+                else:
+                    part = tl.dot(onehot.to(a.dtype), a, input_precision=PRECISION)
+                acc += w_cell * part
+    tl.store(grad_D_ptr + pid_j * dstride_D_j + offs_t.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
+             acc.to(grad_D_ptr.dtype.element_ty), mask=t_in[:, None] & d_in[None, :])
 
 
 def _score_kernel():
@@ -496,15 +497,18 @@ def _score_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic:
-            block_c = 32
-            score_bwd_D[(sizes["j"], triton.cdiv(sizes["t"], block_c))](
+            block_c, block_r, block_k, warps, stages = runtime.onehot_blocks(sizes["t"], sizes["s"], sizes["d"])
+            grid_b = (sizes["j"], triton.cdiv(sizes["t"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
+            score_bwd_D[grid_b](
                 Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_D_,
                 sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
                 *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
                 *grad_D_.stride(), *grad.stride(),
                 **has, BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=block_k,
                 PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32",
-                DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, num_warps=4,
+                DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16,
+                SPLIT_W=Q_.dtype == torch.bfloat16, W_PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32x3",
+                num_warps=warps, num_stages=stages,
             )
     grads = {"Q": grad_Q_, "D": grad_D_.to(D_.dtype)}
     return grads
@@ -512,7 +516,8 @@ def _score_backward(t, sizes, saved, grad_out, mode):
 
 def score_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return runtime.auto_backward(n_contenders=sizes["i"], outer=sizes["s"], selected=sizes["t"])
+    return runtime.auto_backward(n_contenders=sizes["i"], outer=sizes["s"], selected=sizes["t"],
+                                 weighted=False)
 
 
 class _score_Function(torch.autograd.Function):

@@ -329,7 +329,8 @@ def score_bwd(
     asq = tl.load(aux_asq_ptr + pid_i * stride_aux_asq_i + offs_s * stride_aux_asq_s, mask=s_in, other=0.0)
     ia = 1.0 / tl.maximum(tl.sqrt(asq), 1e-12)
 
-    for d0 in range(0, size_d, BLOCK_D):
+    # one pass at least: the per-row and per-column terms (d0 == 0) count when size_d is 0
+    for d0 in range(0, size_d + (size_d == 0), BLOCK_D):
         offs_d = d0 + tl.arange(0, BLOCK_D)
         d_in = offs_d < size_d
         a = tl.load(Q_ptr + pid_i * stride_Q_i + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
@@ -381,64 +382,63 @@ def score_bwd_D(
     dstride_D_j, dstride_D_t, dstride_D_d,
     ostride_i, ostride_j,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr,
+    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, SPLIT_W: tl.constexpr, W_PRECISION: tl.constexpr,
 ):
     """grad_D of score, destination-owned ("deterministic"): one
-    program per block of D rows sums, in a fixed order and in fp32, what the
-    Q rows that selected them contribute (a one-hot tile times a tile of
-    contributions, on the tensor cores), and writes each row once: no atomics,
-    bitwise reproducible."""
+    program per block of D rows and block of d sums, in a fixed order and in
+    fp32, what the Q rows that selected them contribute (a one-hot tile times a
+    tile of contributions, on the tensor cores), and writes each row once: no
+    atomics, bitwise reproducible."""
     # spec line 7: score[i, j] = sum_s max_t cos(Q_s, D_t)  where qmask, dmask
     b_cell = tl.program_id(0).to(tl.int64)
     pid_j = b_cell
     offs_t = tl.program_id(1) * BLOCK_T + tl.arange(0, BLOCK_T)
     t_in = offs_t < size_t
-    for d0 in range(0, size_d, BLOCK_D):
-        offs_d = d0 + tl.arange(0, BLOCK_D)
-        d_in = offs_d < size_d
-        acc = tl.zeros([BLOCK_T, BLOCK_D], tl.float32)
-        for other in range(0, size_i):
-            other64 = tl.cast(other, tl.int64)
-            pid_i = other64
-            cell = (pid_i) * size_j + pid_j
-            a_rows = Q_ptr + pid_i * stride_Q_i
-            for s0 in range(0, size_s, BLOCK_S):
-                offs_s = s0 + tl.arange(0, BLOCK_S)
-                s_in = offs_s < size_s
+    offs_d = tl.program_id(2) * BLOCK_D + tl.arange(0, BLOCK_D)
+    d_in = offs_d < size_d
+    acc = tl.zeros([BLOCK_T, BLOCK_D], tl.float32)
+    for other in range(0, size_i):
+        other64 = tl.cast(other, tl.int64)
+        pid_i = other64
+        cell = (pid_i) * size_j + pid_j
+        a_rows = Q_ptr + pid_i * stride_Q_i
+        for s0 in range(0, size_s, BLOCK_S):
+            offs_s = s0 + tl.arange(0, BLOCK_S)
+            s_in = offs_s < size_s
+            sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
+            onehot = offs_t[:, None] == sel[None, :]
+            if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
+                asq = tl.load(aux_asq_ptr + pid_i * stride_aux_asq_i + offs_s * stride_aux_asq_s, mask=s_in, other=0.0)
+                ia = 1.0 / tl.maximum(tl.sqrt(asq), 1e-12)
+
                 sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
-                onehot = offs_t[:, None] == sel[None, :]
-                if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
-                    asq = tl.load(aux_asq_ptr + pid_i * stride_aux_asq_i + offs_s * stride_aux_asq_s, mask=s_in, other=0.0)
-                    ia = 1.0 / tl.maximum(tl.sqrt(asq), 1e-12)
+                kept = sel >= -1
+                picked = sel >= 0
+                sel_safe = tl.maximum(sel, 0)
+                g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+                g_row = tl.where(kept, g_row, 0.0)
+                x_sel = tl.load(xsel_ptr + cell * size_s + offs_s, mask=picked, other=0.0)
+                bsq_sel = tl.load(aux_bsq_ptr + pid_j * stride_aux_bsq_j + sel_safe * stride_aux_bsq_t, mask=picked, other=0.0)
+                ib_sel = 1.0 / tl.maximum(tl.sqrt(bsq_sel), 1e-12)
+                w_dot = tl.where(picked, g_row * (ia * ib_sel), 0.0)
+                w_ia = tl.where(picked, g_row * (x_sel * ib_sel), 0.0)
+                w_ib = tl.where(picked, g_row * (x_sel * ia), 0.0)
 
-                    sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
-                    kept = sel >= -1
-                    picked = sel >= 0
-                    sel_safe = tl.maximum(sel, 0)
-                    g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
-                    g_row = tl.where(kept, g_row, 0.0)
-                    x_sel = tl.load(xsel_ptr + cell * size_s + offs_s, mask=picked, other=0.0)
-                    bsq_sel = tl.load(aux_bsq_ptr + pid_j * stride_aux_bsq_j + sel_safe * stride_aux_bsq_t, mask=picked, other=0.0)
-                    ib_sel = 1.0 / tl.maximum(tl.sqrt(bsq_sel), 1e-12)
-                    w_dot = tl.where(picked, g_row * (ia * ib_sel), 0.0)
-                    w_ia = tl.where(picked, g_row * (x_sel * ib_sel), 0.0)
-                    w_ib = tl.where(picked, g_row * (x_sel * ia), 0.0)
+                a = tl.load(a_rows + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
+                            mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+                b = tl.load(D_ptr + pid_j * stride_D_j + sel_safe.to(tl.int64)[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
+                            mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+                grad_a = tl.zeros_like(a)
+                a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
+                contrib = tl.zeros_like(a)
+                grad_a += w_dot[:, None] * b
+                contrib += w_dot[:, None] * a_use
+                grad_a -= tl.where(picked & (asq > 1e-24), w_ia * ia * ia * ia, 0.0)[:, None] * a_use  # d(1 / max(|a|, eps))
+                contrib -= (w_ib * ib_sel * ib_sel * ib_sel * (bsq_sel > 1e-24).to(tl.float32))[:, None] * b
 
-                    a = tl.load(a_rows + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
-                                mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-                    b = tl.load(D_ptr + pid_j * stride_D_j + sel_safe.to(tl.int64)[:, None] * stride_D_t + offs_d[None, :] * stride_D_d,
-                                mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-                    grad_a = tl.zeros_like(a)
-                    a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
-                    contrib = tl.zeros_like(a)
-                    grad_a += w_dot[:, None] * b
-                    contrib += w_dot[:, None] * a_use
-                    grad_a -= tl.where(picked & (asq > 1e-24), w_ia * ia * ia * ia, 0.0)[:, None] * a_use  # d(1 / max(|a|, eps))
-                    contrib -= (w_ib * ib_sel * ib_sel * ib_sel * (bsq_sel > 1e-24).to(tl.float32))[:, None] * b
-
-                    acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
-        tl.store(grad_D_ptr + pid_j * dstride_D_j + offs_t.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
-                 acc.to(grad_D_ptr.dtype.element_ty), mask=t_in[:, None] & d_in[None, :])
+                acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
+    tl.store(grad_D_ptr + pid_j * dstride_D_j + offs_t.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
+             acc.to(grad_D_ptr.dtype.element_ty), mask=t_in[:, None] & d_in[None, :])
 
 
 def _score_kernel():
@@ -536,15 +536,18 @@ def _score_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic:
-            block_c = 32
-            score_bwd_D[(sizes["j"], triton.cdiv(sizes["t"], block_c))](
+            block_c, warps, stages = 32, 4, 1
+            grid_b = (sizes["j"], triton.cdiv(sizes["t"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
+            score_bwd_D[grid_b](
                 Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_D_,
                 sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
                 *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
                 *grad_D_.stride(), *grad.stride(),
                 **has, BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=block_k,
                 PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32",
-                DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, num_warps=4,
+                DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16,
+                SPLIT_W=Q_.dtype == torch.bfloat16, W_PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32x3",
+                num_warps=warps, num_stages=stages,
             )
     grads = {"Q": grad_Q_, "D": grad_D_.to(D_.dtype)}
     return grads
@@ -552,7 +555,8 @@ def _score_backward(t, sizes, saved, grad_out, mode):
 
 def score_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return runtime.auto_backward(n_contenders=sizes["i"], outer=sizes["s"], selected=sizes["t"])
+    return runtime.auto_backward(n_contenders=sizes["i"], outer=sizes["s"], selected=sizes["t"],
+                                 weighted=False)
 
 
 class _score_Function(torch.autograd.Function):

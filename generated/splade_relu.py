@@ -303,7 +303,8 @@ def rep_bwd(
 
 
     grad_row_bias = tl.zeros([BLOCK_V], tl.float32)
-    for h0 in range(0, size_h, BLOCK_H):
+    # one pass at least: the per-row and per-column terms (h0 == 0) count when size_h is 0
+    for h0 in range(0, size_h + (size_h == 0), BLOCK_H):
         offs_h = h0 + tl.arange(0, BLOCK_H)
         h_in = offs_h < size_h
         a = tl.load(W_ptr + 0 + offs_v.to(tl.int64)[:, None] * stride_W_v + offs_h[None, :] * stride_W_h,
@@ -352,59 +353,61 @@ def rep_bwd_H(
     ostride_b, ostride_v,
     HAS_bias: tl.constexpr,
     BLOCK_V: tl.constexpr, BLOCK_S: tl.constexpr, BLOCK_H: tl.constexpr,
-    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr,
+    PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, SPLIT_W: tl.constexpr, W_PRECISION: tl.constexpr,
 ):
     """grad_H of rep, destination-owned ("deterministic"): one
-    program per block of H rows sums, in a fixed order and in fp32, what the
-    W rows that selected them contribute (a one-hot tile times a tile of
-    contributions, on the tensor cores), and writes each row once: no atomics,
-    bitwise reproducible."""
+    program per block of H rows and block of h sums, in a fixed order and in
+    fp32, what the W rows that selected them contribute (a one-hot tile times a
+    tile of contributions, on the tensor cores), and writes each row once: no
+    atomics, bitwise reproducible."""
     # spec line 7: rep[b, v] = max_s relu(<H_s, W_v> + bias_v)  where mask
     b_cell = tl.program_id(0).to(tl.int64)
     pid_b = b_cell
     offs_s = tl.program_id(1) * BLOCK_S + tl.arange(0, BLOCK_S)
     s_in = offs_s < size_s
-    for h0 in range(0, size_h, BLOCK_H):
-        offs_h = h0 + tl.arange(0, BLOCK_H)
-        h_in = offs_h < size_h
-        acc = tl.zeros([BLOCK_S, BLOCK_H], tl.float32)
-        for other in range(0, 1):
-            cell = pid_b
-            a_rows = W_ptr + 0
-            for v0 in range(0, size_v, BLOCK_V):
-                offs_v = v0 + tl.arange(0, BLOCK_V)
-                v_in = offs_v < size_v
+    offs_h = tl.program_id(2) * BLOCK_H + tl.arange(0, BLOCK_H)
+    h_in = offs_h < size_h
+    acc = tl.zeros([BLOCK_S, BLOCK_H], tl.float32)
+    for other in range(0, 1):
+        cell = pid_b
+        a_rows = W_ptr + 0
+        for v0 in range(0, size_v, BLOCK_V):
+            offs_v = v0 + tl.arange(0, BLOCK_V)
+            v_in = offs_v < size_v
+            sel = tl.load(idx_ptr + cell * size_v + offs_v, mask=v_in, other=-2)
+            onehot = offs_s[:, None] == sel[None, :]
+            if True:  # tensor-core tiles: no branch around the loads, so that they pipeline
+                # a row's gradient is its weight times its W row: the weights go into the one-hot tile
+                if HAS_bias:
+                    row_bias = tl.load(bias_ptr + 0 + offs_v * stride_bias_v, mask=v_in, other=0.0).to(tl.float32)
+                else:
+                    row_bias = tl.zeros_like(offs_v.to(tl.float32)) + 0.0
+
+
                 sel = tl.load(idx_ptr + cell * size_v + offs_v, mask=v_in, other=-2)
-                onehot = offs_s[:, None] == sel[None, :]
-                if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
-                    if HAS_bias:
-                        row_bias = tl.load(bias_ptr + 0 + offs_v * stride_bias_v, mask=v_in, other=0.0).to(tl.float32)
-                    else:
-                        row_bias = tl.zeros_like(offs_v.to(tl.float32)) + 0.0
+                kept = sel >= -1
+                picked = sel >= 0
+                sel_safe = tl.maximum(sel, 0)
+                g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_v * ostride_v, mask=v_in, other=0.0)
+                g_row = tl.where(kept, g_row, 0.0)
+                x_sel = tl.load(xsel_ptr + cell * size_v + offs_v, mask=picked, other=0.0)
+                w_dot = tl.where(picked, g_row * _hsr_step((x_sel + row_bias)), 0.0)
 
-
-                    sel = tl.load(idx_ptr + cell * size_v + offs_v, mask=v_in, other=-2)
-                    kept = sel >= -1
-                    picked = sel >= 0
-                    sel_safe = tl.maximum(sel, 0)
-                    g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_v * ostride_v, mask=v_in, other=0.0)
-                    g_row = tl.where(kept, g_row, 0.0)
-                    x_sel = tl.load(xsel_ptr + cell * size_v + offs_v, mask=picked, other=0.0)
-                    w_dot = tl.where(picked, g_row * _hsr_step((x_sel + row_bias)), 0.0)
-
-                    a = tl.load(a_rows + offs_v.to(tl.int64)[:, None] * stride_W_v + offs_h[None, :] * stride_W_h,
-                                mask=v_in[:, None] & h_in[None, :], other=0.0).to(tl.float32)
-                    b = tl.load(H_ptr + pid_b * stride_H_b + sel_safe.to(tl.int64)[:, None] * stride_H_s + offs_h[None, :] * stride_H_h,
-                                mask=picked[:, None] & h_in[None, :], other=0.0).to(tl.float32)
-                    grad_a = tl.zeros_like(a)
-                    a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
-                    contrib = tl.zeros_like(a)
-                    grad_a += w_dot[:, None] * b
-                    contrib += w_dot[:, None] * a_use
-
-                    acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
-        tl.store(grad_H_ptr + pid_b * dstride_H_b + offs_s.to(tl.int64)[:, None] * dstride_H_s + offs_h[None, :] * dstride_H_h,
-                 acc.to(grad_H_ptr.dtype.element_ty), mask=s_in[:, None] & h_in[None, :])
+                a = tl.load(a_rows + offs_v.to(tl.int64)[:, None] * stride_W_v + offs_h[None, :] * stride_W_h,
+                            mask=picked[:, None] & h_in[None, :], other=0.0)  # a row left out passes nothing
+                w_hot = tl.where(onehot, w_dot[None, :], 0.0)
+                if DOT_FP32:
+                    acc += tl.dot(w_hot, a.to(tl.float32), input_precision="ieee")
+                elif SPLIT_W:
+                    # bf16 W: the fp32 weights as a high and a low half in bf16, two
+                    # tensor-core dots with exact products: about 16 bits of the weight kept
+                    w_hi = w_hot.to(a.dtype)
+                    w_lo = (w_hot - w_hi.to(tl.float32)).to(a.dtype)
+                    acc += tl.dot(w_hi, a) + tl.dot(w_lo, a)
+                else:  # fp32 W: ieee; fp16 (whose range the weights may leave): tf32x3 on the fp32 weights
+                    acc += tl.dot(w_hot, a.to(tl.float32), input_precision=W_PRECISION)
+    tl.store(grad_H_ptr + pid_b * dstride_H_b + offs_s.to(tl.int64)[:, None] * dstride_H_s + offs_h[None, :] * dstride_H_h,
+             acc.to(grad_H_ptr.dtype.element_ty), mask=s_in[:, None] & h_in[None, :])
 
 
 def _rep_kernel():
@@ -498,15 +501,18 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_V=block_r, BLOCK_H=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic:
-            block_c = 32
-            rep_bwd_H[(sizes["b"], triton.cdiv(sizes["s"], block_c))](
+            block_c, block_r, block_k, warps, stages = runtime.onehot_blocks(sizes["s"], sizes["v"], sizes["h"])
+            grid_b = (sizes["b"], triton.cdiv(sizes["s"], block_c), max(1, triton.cdiv(sizes["h"], block_k)))
+            rep_bwd_H[grid_b](
                 W_, H_, *aux, *side_args, grad, idx, stat, xsel, grad_H_,
                 sizes["b"], sizes["v"], sizes["s"], sizes["h"],
                 *W_.stride(), *H_.stride(), *aux_strides, *side_strides,
                 *grad_H_.stride(), *grad.stride(),
                 **has, BLOCK_V=block_r, BLOCK_S=block_c, BLOCK_H=block_k,
                 PRECISION="ieee" if W_.dtype == torch.float32 else "tf32",
-                DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, num_warps=4,
+                DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16,
+                SPLIT_W=W_.dtype == torch.bfloat16, W_PRECISION="ieee" if W_.dtype == torch.float32 else "tf32x3",
+                num_warps=warps, num_stages=stages,
             )
     grads = {"W": grad_W_, "H": grad_H_.to(H_.dtype)}
     if t["bias"] is not None:  # per-row buffer -> the shape of bias
@@ -517,7 +523,8 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
 
 def rep_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return runtime.auto_backward(n_contenders=1, outer=sizes["v"], selected=sizes["s"])
+    return runtime.auto_backward(n_contenders=1, outer=sizes["v"], selected=sizes["s"],
+                                 weighted=True)
 
 
 class _rep_Function(torch.autograd.Function):

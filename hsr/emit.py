@@ -190,7 +190,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         col_sides=[s for s in sides if s["side"] == "col"],
         key=t.key, key_is_prim=t.key_is_prim, h=t.h, post=t.post, value=t.value, weights=weights,
         row_grads=t.row_grads, col_grads=dict(t.col_grads), need_x=t.need_x, uses_value=t.uses_value,
-        uniform=t.uniform, prim="l1" if t.pair == "l1" else "dot",
+        uniform=t.uniform, weighted=t.weighted, prim="l1" if t.pair == "l1" else "dot",
         decompose_cell=_decompose("cell", t.grid, blocked),
         G=blocked or "", ROWS=f"BLOCK_{blocked.upper()} * BLOCK_{t.r.upper()}" if blocked else f"BLOCK_{t.r.upper()}",
         decompose_a=_decompose("a_cell", t.a.grid_axes),

@@ -95,6 +95,7 @@ class TermPlan:
     need_x: bool                 # the backward needs the primitive at the selection
     uses_value: bool             # the backward needs v = pre at the selection
     uniform: bool                # d out / d dot is the same for every row of a cell
+    weighted: bool               # the selected row's gradient is a weight times the other row (dot only)
     line: int
     spec_line: str
     pair_line: int
@@ -387,6 +388,7 @@ class _Planner:
             sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1), h=h_code,
             hoisted=str(h), post=post_code, value=value_code, weights=weights, row_grads=row_grads,
             col_grads=col_grads, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
+            weighted=pair.kind == "dot" and not uniform and {w for w, _ in weights} == {"dot"},
             line=root.pos.line, spec_line=self.program.line(root.pos), pair_line=pair.pos.line)
 
     @staticmethod

@@ -104,7 +104,7 @@ def check_backward(op_name: str, backward) -> None:
         raise TensorError(f"{op_name}: backward must be one of {', '.join(map(repr, BACKWARDS))}, got {backward!r}")
 
 
-def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
+def auto_backward(n_contenders: int, outer: int, selected: int, weighted: bool = False) -> str:
     """backward="auto": the destination-owned backward where few outer rows
     compete for each selected row (expected contributions per selected row,
     n_contenders * outer / selected, at most 16), fp32 atomics where more do.
@@ -119,9 +119,35 @@ def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
     32 selected rows, n_contenders * outer * selected / 32 reads: beyond 2^24
     of them it loses whatever the contention (H100, bench/results/h100-lang-v1:
     Chamfer at 100K points per cloud, 3.1e8 reads, deterministic 33.4 ms vs
-    atomic 24.3 ms; at 10K, 3.1e6 reads, 2.66 vs 2.91 ms)."""
+    atomic 24.3 ms; at 10K, 3.1e6 reads, 2.66 vs 2.91 ms).
+
+    weighted: the gradient weight differs per row (a dot pair whose weight is
+    not the cell's: Splade's head). The weighted one-hot tile then wins at
+    119 contributions per row (Splade B=32, V=30522: 3.9-4.1 ms against
+    4.8 ms atomic, H100, bench/results/h100-onehot-v0), so only the scan
+    bound applies."""
     scan = n_contenders * outer * selected // 32
+    if weighted:  # a weight per row (Splade): the one-hot tile carries it, and the atomics cost more
+        return "deterministic" if scan <= 1 << 24 else "atomic"
     return "deterministic" if n_contenders * outer <= 16 * selected and scan <= 1 << 24 else "atomic"
+
+
+def onehot_blocks(selected: int, outer: int, d: int) -> tuple[int, int, int, int, int]:
+    """(BLOCK of the selected rows, BLOCK of the outer rows, BLOCK of the
+    contraction, warps, stages) of the tensor-core one-hot backward
+    ("deterministic" for dot pairs: MaxSim, Splade). Measured on an H100 at the
+    training and Splade shapes (bench/NOTES.md); HSR_ONEHOT_BLOCKS="c,r,k,warps,stages"
+    overrides them, for measuring."""
+    env = os.environ.get("HSR_ONEHOT_BLOCKS")
+    if env:
+        c, r, k, w, s = (int(x) for x in env.split(","))
+        return c, r, k, w, s
+    k = min(128, next_pow2(d))
+    if outer <= 64:  # few outer rows per cell (ColBERT's 32 query tokens): 0.85 ms at ColBERT B=128
+        return min(64, next_pow2(selected)), min(32, next_pow2(outer)), k, 4, 3
+    # long outer axes (ColPali's 1024 query tokens, Splade's vocabulary): Splade 3.92 ms
+    # (best of 8; (64, 64, 128, 4, 3) gave 4.10), ColPali B=32 2.31 ms (best 2.26)
+    return min(128, next_pow2(selected)), 128, k, 8, 2
 
 
 def contraction(d: int) -> tuple[int, int]:

@@ -54,3 +54,15 @@ def test_auto_backward_rule():
     assert auto_backward(n_contenders=512, outer=32, selected=300) == "atomic"  # contention
     assert auto_backward(n_contenders=1, outer=10_000, selected=10_000) == "deterministic"
     assert auto_backward(n_contenders=1, outer=100_000, selected=100_000) == "atomic"  # the one-hot scan
+    # a weight per row (Splade B=32, V=30522, L=256): the weighted one-hot tile, whatever the contention
+    assert auto_backward(n_contenders=1, outer=30522, selected=256, weighted=True) == "deterministic"
+    assert auto_backward(n_contenders=1, outer=30522, selected=256) == "atomic"
+    assert auto_backward(n_contenders=1, outer=100_000, selected=100_000, weighted=True) == "atomic"
+
+
+def test_onehot_blocks():
+    from hsr.runtime import onehot_blocks
+    assert onehot_blocks(300, 32, 128) == (64, 32, 128, 4, 3)      # ColBERT
+    assert onehot_blocks(1024, 1024, 128) == (128, 128, 128, 8, 2)  # ColPali
+    assert onehot_blocks(256, 30522, 768) == (128, 128, 128, 8, 2)  # Splade
+    assert onehot_blocks(5, 3, 8) == (16, 16, 16, 4, 3)             # tensor-core tiles are 16 at least

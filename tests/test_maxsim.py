@@ -336,7 +336,8 @@ def test_strided_and_broadcast_inputs_values_and_gradients(specs, device, per_qu
     def run(q_leaf, d_leaf, fn, **kw):
         Q = q_leaf.permute(2, 1, 0).permute(2, 1, 0).expand(nq, lq, d)          # stride 0 on axis i
         D = d_leaf[(slice(None, None, 2),) * len(d_shape)]
-        return fn(Q, D, qm.expand(nq, lq), dm.expand(d_shape[:-1]), **kw)
+        on = q_leaf.device                                                      # masks where the inputs are
+        return fn(Q, D, qm.to(on).expand(nq, lq), dm.to(on).expand(d_shape[:-1]), **kw)
 
     q_leaf = q_base.permute(2, 1, 0).contiguous().permute(2, 1, 0).to(device).requires_grad_()
     d_leaf = d_big.clone().to(device).requires_grad_()

@@ -61,7 +61,7 @@ def test_maxsim_plan():
     assert p.spec_line == "score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask"
     assert whole.family == "select_reduce"
     # no epilogue: the key is the dot itself, and the backward is the plain one
-    assert (p.key, p.key_is_prim, p.hoisted, p.need_x, p.uniform) == ("dot", True, "key", False, True)
+    assert (p.key, p.key_is_prim, p.hoisted, p.need_x, p.uniform, p.weighted) == ("dot", True, "key", False, True, False)
     assert p.weights == (("dot", "1.0"),) and p.aux == () and p.sides == ()
 
 
@@ -214,6 +214,13 @@ def test_row_and_column_terms():
     assert [(s.name, s.side, s.default) for s in p.sides] == [("c", "col", 0.0), ("w", "row", None)]
     assert "col_c" in p.key and p.differentiable == ("Q", "D", "c", "w")
     assert p.col_grads and p.row_grads and not p.uniform
+    assert p.weighted  # a weight per row (w_s, tanh' at the selection): it goes into the one-hot tile
+
+
+def test_only_a_dot_pair_is_weighted():
+    assert not term_of(HEAD + "score[i, j] = sum_s max_t cos(Q_s, D_t)\n").weighted
+    assert not term_of(HEAD + "score[i, j] = sum_s min_t ||Q_s - D_t||^2\n").weighted
+    assert term_of(HEAD + "score[i, j] = max_s max_t <Q_s, D_t>\n").weighted
 
 
 def test_combinations_of_terms():
