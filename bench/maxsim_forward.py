@@ -52,6 +52,7 @@ ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
 FLAG_REL_ERR = 1e-2
 DEVICE = "cuda"
 MATMUL_N = 8192  # the matmul ceiling's size
+SWEEP_LQ = SWEEP_LD = 1024  # the corpus sweep's shape (ColPali)
 COPY_NUMEL = 1 << 28  # the copy ceiling's fp32 elements (1 GiB)
 
 
@@ -66,8 +67,18 @@ def parse_args(argv=None):
     p.add_argument("--no-peers", action="store_true", help="skip flash_maxsim and late_interaction_kernels")
     p.add_argument("--budget-s", type=float, default=float(os.environ.get("HSR_BENCH_BUDGET_S", "330")),
                    help="wall-clock budget; work left when it runs out is skipped and noted (default: %(default)s)")
+    p.add_argument("--no-compile", action="store_true", help="skip the torch.compile baseline (it compiles per shape)")
+    p.add_argument("--sweep", action="store_true",
+                   help="also the corpus sweep at the ColPali shape (Lq = Ld = 1024): time and peak memory per B")
+    p.add_argument("--sweep-b", default="1000,2000,5000,10000,20000", help="the sweep's corpus sizes (default: %(default)s)")
+    p.add_argument("--eager-gib", type=float, default=40.0,
+                   help="in the sweep, skip eager where its fp16 scores would pass this many GiB (default: %(default)s)")
     p.add_argument("--plan", action="store_true", help="print the shapes, FLOPs and bytes, and exit (no GPU needed)")
     args = p.parse_args(argv)
+    try:
+        args.sweep_sizes = [int(x) for x in args.sweep_b.split(",") if x.strip()]
+    except ValueError:
+        p.error(f"--sweep-b takes comma-separated integers, got {args.sweep_b!r}")
     names = [s.strip() for s in args.shapes.split(",") if s.strip()]
     known = {s[0] for s in SHAPES}
     bad = [n for n in names if n not in known]
@@ -91,6 +102,17 @@ def print_plan(args):
     for name, lq, ld in args.shape_list:
         f, b = shape_cost(lq, ld, args.dtype)
         print(f"{name:10s} {lq:5d} {ld:5d} {f / 1e9:9.2f} {b / 1e6:9.1f} {f / b:10.1f}")
+    if args.sweep:
+        print(f"sweep at the ColPali shape ({SWEEP_LQ} x {SWEEP_LD}), eager skipped past {args.eager_gib:g} GiB of scores:")
+        print(f"{'B':>7s} {'GFLOP':>9s} {'input MB':>9s} {'eager scores GiB':>17s}")
+        for b in args.sweep_sizes:
+            f, nbytes = shape_cost(SWEEP_LQ, SWEEP_LD, args.dtype, b=b)
+            print(f"{b:7d} {f / 1e9:9.1f} {nbytes / 1e6:9.1f} {eager_scores_gib(b, args.dtype):17.1f}")
+
+
+def eager_scores_gib(b, dtype_name):
+    """The [Nq, B, Lq, Ld] score tensor eager einsum materialises at the sweep's shape."""
+    return NQ * b * SWEEP_LQ * SWEEP_LD * ELEM_BYTES[dtype_name] / 2**30
 
 
 # --------------------------------------------------------------------------- GPU part
@@ -192,13 +214,13 @@ class Bench:
 
     # ---- inputs and references
 
-    def inputs(self, lq, ld, n_sets, seed):
+    def inputs(self, lq, ld, n_sets, seed, b=B):
         torch = self.torch
         g = torch.Generator(device=DEVICE).manual_seed(seed)
         sets = []
         for _ in range(n_sets):
             q = torch.nn.functional.normalize(torch.randn(NQ, lq, DIM, device=DEVICE, generator=g), dim=-1)
-            d = torch.randn(B, ld, DIM, device=DEVICE, generator=g)
+            d = torch.randn(b, ld, DIM, device=DEVICE, generator=g)
             d = torch.nn.functional.normalize(d, dim=-1, out=d)
             sets.append((q.to(self.dtype), d.to(self.dtype)))
             del q, d
@@ -323,8 +345,9 @@ def markdown(result):
         "",
     ]
     peer_names = [p for p in result["peers"]]
+    compiled = "torch_compile" in result["baselines"]
     head = ["shape", "Lq x Ld", "limit (bound)", "hsr", "% of limit", "hsr graph", "hsr train fwd",
-            "eager", "x eager", "fp32-acc", "x fp32-acc"]
+            "eager", "x eager", "fp32-acc", "x fp32-acc"] + (["torch.compile", "x compile"] if compiled else [])
     head += [f"{p} (x)" for p in peer_names] + ["hsr rel err (vs fp64)"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
@@ -346,12 +369,101 @@ def markdown(result):
         row = [s["name"], f"{s['Lq']} x {s['Ld']}", f"{fmt_ms(s['limit_ms'])} ({s['bound']})", cell("hsr"),
                f"{100 * frac:.0f}%" if frac else "-", cell("hsr_graph"), cell("hsr_train_fwd"),
                cell("eager"), ratio("eager"), cell("eager_fp32acc"), ratio("eager_fp32acc")]
+        row += [cell("torch_compile"), ratio("torch_compile")] if compiled else []
         row += [f"{cell(p)} ({ratio(p)})" for p in peer_names]
         row += [(f"{err:.1e}" if err is not None else "-") + flag]
         lines.append("| " + " | ".join(row) + " |")
+    if result.get("sweep"):
+        names = list(dict.fromkeys(n for r in result["sweep"] for n in r["status"]))
+        lines += ["", f"Corpus sweep at the ColPali shape (Nq={NQ}, Lq = Ld = {SWEEP_LQ}, d={DIM}): "
+                  "ms / peak GiB beyond the inputs (x: the other's time over hsr's).", ""]
+        lines.append("| B | limit | " + " | ".join(names) + " |")
+        lines.append("|" + "---|" * (len(names) + 2))
+        for r in result["sweep"]:
+            cells = []
+            for n in names:
+                if r["status"].get(n) != "ok":
+                    cells.append((r["status"].get(n) or "-").split(":")[0])
+                    continue
+                x = r["times_ms"][n] / r["times_ms"]["hsr"] if n != "hsr" and r["times_ms"].get("hsr") else None
+                cells.append(f"{fmt_ms(r['times_ms'][n])} / {r['peak_gib'][n]:.2f}" + (f" ({x:.2f}x)" if x else ""))
+            lines.append(f"| {r['B']} | {fmt_ms(r['limit_ms'])} | " + " | ".join(cells) + " |")
     if result["notes"]:
         lines += ["", "Notes:"] + [f"- {n}" for n in result["notes"]]
     return "\n".join(lines) + "\n"
+
+
+def plot_sweep(result, path):
+    """ms against B for each variant of the sweep, log-log, with the physical limit; False without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:  # noqa: BLE001 - the plot is optional; the table carries the numbers
+        print(f"no plot ({type(e).__name__}: {e})")
+        return False
+    rows = result["sweep"]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for name in dict.fromkeys(n for r in rows for n in r["times_ms"]):
+        pts = [(r["B"], r["times_ms"][name]) for r in rows if name in r["times_ms"]]
+        ax.plot(*zip(*pts), marker="o", label=name)
+    ax.plot([r["B"] for r in rows], [r["limit_ms"] for r in rows], "k--", label="physical limit")
+    ax.set(xscale="log", yscale="log", xlabel="documents B", ylabel="ms",
+           title=f"MaxSim forward, Lq = Ld = {SWEEP_LQ}, d = {DIM}, {result['dtype']}, {result['device']}")
+    ax.title.set_fontsize(9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def run_sweep(bench, result, fns, save):
+    """The corpus sweep: for each B, every variant's time and peak memory beyond its inputs
+    (one input set: at B >= 1000 the corpus is far past L2), checked against float64."""
+    torch, args = bench.torch, bench.args
+    mm, cp = result["ceilings"]["matmul"], result["ceilings"]["copy"]
+    for bi, b in enumerate(args.sweep_sizes):
+        if bench.over_budget(f"the sweep at B={b}"):
+            break
+        flops, nbytes = shape_cost(SWEEP_LQ, SWEEP_LD, args.dtype, b=b)
+        rec = {"B": b, "flops": flops, "bytes": nbytes,
+               "limit_ms": max(flops / (mm["tflops"] * 1e12), nbytes / (cp["tb_per_s"] * 1e12)) * 1e3,
+               "times_ms": {}, "peak_gib": {}, "rel_err_vs_fp64": {}, "status": {}}
+        result["sweep"].append(rec)
+        made, st = bench.guarded(f"inputs at B={b}", lambda: bench.inputs(SWEEP_LQ, SWEEP_LD, 1, 5000 + bi, b=b))
+        if made is None:
+            rec["status"] = {n: f"inputs: {st}" for n in fns}
+            continue
+        (Q, D), = made
+        ref64, _ = bench.guarded(f"fp64 reference at B={b}", lambda: bench.reference64(Q, D))
+        for name, fn in fns.items():
+            if name == "eager" and eager_scores_gib(b, args.dtype) > args.eager_gib:
+                rec["status"][name] = f"skipped (scores {eager_scores_gib(b, args.dtype):.0f} GiB > --eager-gib)"
+                continue
+            if bench.over_budget(f"{name} at B={b}"):
+                rec["status"][name] = "skipped (budget)"
+                continue
+
+            def go(fn=fn):
+                with torch.no_grad():
+                    ms, _ = bench.time_fn(lambda: fn(Q, D))
+                    torch.cuda.synchronize()
+                    torch.cuda.reset_peak_memory_stats()
+                    base = torch.cuda.memory_allocated()
+                    out = fn(Q, D)
+                    torch.cuda.synchronize()
+                    peak = (torch.cuda.max_memory_allocated() - base) / 2**30
+                return ms, peak, (bench.rel_err(out, ref64) if ref64 is not None else None)
+
+            r, rec["status"][name] = bench.guarded(f"{name} at B={b}", go)
+            if r is not None:
+                rec["times_ms"][name], rec["peak_gib"][name], rec["rel_err_vs_fp64"][name] = r
+                print(f"  sweep B={b:6d} {name:26s} {r[0]:9.3f} ms  peak {r[1]:7.3f} GiB", flush=True)
+            torch.cuda.empty_cache()
+        del Q, D, made, ref64
+        torch.cuda.empty_cache()
+        save()
 
 
 def tuned_configs():
@@ -448,13 +560,20 @@ def main(argv=None):
         with torch.enable_grad():
             return maxsim(Q.detach().requires_grad_(), D).detach()
 
+    def eager(Q, D):
+        return torch.einsum("qsd,ntd->qnst", Q, D).max(-1).values.sum(-1)
+
     variants = {
         "hsr": (lambda Q, D: maxsim(Q, D), "hsr.ops.maxsim(Q, D), generated Triton kernel, fp32 accumulate"),
         "hsr_graph": (hsr_graph(), "hsr.ops.maxsim replayed from a CUDA graph (no host overhead)"),
         "hsr_train_fwd": (hsr_train_forward, "hsr.ops.maxsim forward with Q requiring grad (writes the argmax)"),
-        "eager": (lambda Q, D: torch.einsum("qsd,ntd->qnst", Q, D).max(-1).values.sum(-1), eager_desc),
+        "eager": (eager, eager_desc),
         "eager_fp32acc": (fp32_fn, fp32_desc),
     }
+    if not args.no_compile:
+        variants["torch_compile"] = (torch.compile(eager, dynamic=False),
+                                     "torch.compile (inductor, dynamic=False) of the eager einsum; compiled per shape "
+                                     "in the untimed warm-up")
     result["baselines"] = {k: v[1] for k, v in variants.items()}
     peers = {} if args.no_peers else load_peers(torch)
     result["peers"] = {k: v[1] for k, v in peers.items()}
@@ -555,6 +674,13 @@ def main(argv=None):
                 rec["autotuned"] = tuned_configs()
             save()
 
+    if args.sweep:
+        print("\n== corpus sweep at the ColPali shape", flush=True)
+        result["sweep"] = []
+        run_sweep(bench, result, {"hsr": variants["hsr"][0], "eager": variants["eager"][0],
+                                  **{k: v[0] for k, v in peers.items()}}, save)
+        if result["sweep"] and plot_sweep(result, os.path.join(args.out, "maxsim_sweep.png")):
+            print(f"wrote {os.path.join(args.out, 'maxsim_sweep.png')}")
     result["elapsed_s"] = bench.elapsed()
     save()
     table = markdown(result)

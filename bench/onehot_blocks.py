@@ -14,7 +14,8 @@ two runs give bitwise-equal gradients, and reports the relative norm
 difference of its gradients from the atomic backward's. Cases: the Splade head
 (B=32, L=256, H=768, V=30522, lengths uniform in [L/2, L], loss out.sum()) and
 MaxSim in-batch cross-entropy (ColBERT B=128/512 with Lq=32, Ld=300; ColPali
-B=32/64 with Lq=Ld=1024), bf16, d=128. Writes onehot_blocks.json and prints a
+B=32/64 with Lq=Ld=1024), bf16, d=128; make_case also builds Chamfer
+distances (chamfer10k, chamfer100k: fp32 clouds of N points, d=3). Writes onehot_blocks.json and prints a
 table.
 """
 
@@ -42,6 +43,12 @@ def make_case(torch, name):
         lengths = torch.randint(L // 2, L + 1, (B,), device="cuda", generator=g)
         mask = torch.arange(L, device="cuda")[None, :] < lengths[:, None]
         return [hidden, weight, bias], lambda bw: splade_max(hidden, weight, bias, mask, backward=bw).sum()
+    if name.startswith("chamfer"):  # chamfer10k, chamfer100k: two clouds of N points in 3-d, fp32
+        from hsr.ops import chamfer_distance
+        n = int(name[len("chamfer"):].rstrip("k")) * 1000
+        x = torch.randn(1, n, 3, device="cuda", generator=g).requires_grad_()
+        y = torch.randn(1, n, 3, device="cuda", generator=g).requires_grad_()
+        return [x, y], lambda bw: chamfer_distance(x, y, backward=bw)
     b, lq, ld = {"colbert128": (128, 32, 300), "colbert512": (512, 32, 300),
                  "colpali32": (32, 1024, 1024), "colpali64": (64, 1024, 1024)}[name]
     q = torch.randn(b, lq, 128, device="cuda", generator=g).bfloat16().requires_grad_()
@@ -50,12 +57,39 @@ def make_case(torch, name):
     return [q, d], lambda bw: torch.nn.functional.cross_entropy(maxsim(q, d, backward=bw), labels)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def make_step(leaves, loss):
+    """step(backward) -> the leaves' gradients (cloned) after one forward and backward."""
+    def step(bw):
+        for t in leaves:
+            t.grad = None
+        loss(bw).backward()
+        return [t.grad.clone() for t in leaves]
+    return step
+
+
+def case_args(doc, cases):
+    """--out, --cases (of make_case), --budget-s: what the case sweeps take."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--out", default="bench/results")
-    p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--cases", default=",".join(cases))
     p.add_argument("--budget-s", type=float, default=400.0)
-    args = p.parse_args()
+    return p.parse_args()
+
+
+def write_cases(out_dir, filename, results):
+    """Write {device, versions, cases} as JSON under out_dir; returns it."""
+    import torch
+    import triton
+    out = dict(device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
+               cases=results)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, filename), "w") as f:
+        json.dump(out, f, indent=1)
+    return out
+
+
+def main():
+    args = case_args(__doc__, CASES)
     import torch
     import triton
     import triton.testing
@@ -64,12 +98,7 @@ def main():
     results = []
     for name in args.cases.split(","):
         leaves, loss = make_case(torch, name)
-
-        def step(bw):
-            for t in leaves:
-                t.grad = None
-            loss(bw).backward()
-            return [t.grad.clone() for t in leaves]
+        step = make_step(leaves, loss)
 
         def ms(fn):
             fn()
@@ -100,12 +129,8 @@ def main():
         results.append(row)
         del leaves, loss
         torch.cuda.empty_cache()
-    out = dict(device=torch.cuda.get_device_name(0), torch=torch.__version__, triton=triton.__version__,
-               cases=results)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "onehot_blocks.json"), "w") as f:
-        json.dump(out, f, indent=1)
-    print(f"\n{out['device']}, torch {torch.__version__}, triton {triton.__version__}; step ms")
+    out = write_cases(args.out, "onehot_blocks.json", results)
+    print(f"\n{out['device']}, torch {out['torch']}, triton {out['triton']}; step ms")
     print("| case | atomic | deterministic, default | best config | best ms | rerun bitwise | rel diff vs atomic |")
     print("|---|---|---|---|---|---|---|")
     for r in results:

@@ -5,6 +5,8 @@ Run on the GPU machine from the repository root:
 
     python3 bench/profile_kernels.py --out DIR [--which splade,colbert128,colpali32]
 
+(cases as bench/onehot_blocks.py's make_case builds them).
+
 For each case and backward mode it runs the step (forward, a scalar loss,
 backward) three times to warm up, then profiles five steps and prints the CUDA
 kernels by total time, per step. Writes profile_kernels.txt into --out. What
@@ -17,35 +19,9 @@ from __future__ import annotations
 import argparse
 import os
 
+from onehot_blocks import make_case  # bench/onehot_blocks.py, beside this script
+
 STEPS = 5
-
-
-def cases(torch, which):
-    """name -> (leaves, step(backward) -> loss)."""
-    from hsr.ops import maxsim, splade_max
-    g = torch.Generator(device="cuda").manual_seed(0)
-    out = {}
-    if "splade" in which:
-        B, L, H, V = 32, 256, 768, 30522
-        hidden = torch.randn(B, L, H, device="cuda", generator=g).bfloat16().requires_grad_()
-        weight = (torch.randn(V, H, device="cuda", generator=g) / H ** 0.5).bfloat16().requires_grad_()
-        bias = (0.1 * torch.randn(V, device="cuda", generator=g)).bfloat16().requires_grad_()
-        lengths = torch.randint(L // 2, L + 1, (B,), device="cuda", generator=g)
-        mask = torch.arange(L, device="cuda")[None, :] < lengths[:, None]
-        out["splade"] = ([hidden, weight, bias],
-                         lambda bw: splade_max(hidden, weight, bias, mask, backward=bw).sum())
-    for name, b, lq, ld in (("colbert128", 128, 32, 300), ("colbert512", 512, 32, 300),
-                            ("colpali32", 32, 1024, 1024), ("colpali64", 64, 1024, 1024)):
-        if name not in which:
-            continue
-        q = torch.randn(b, lq, 128, device="cuda", generator=g).bfloat16().requires_grad_()
-        d = torch.randn(b, ld, 128, device="cuda", generator=g).bfloat16().requires_grad_()
-        labels = torch.arange(b, device="cuda")
-
-        def loss(bw, q=q, d=d, labels=labels):
-            return torch.nn.functional.cross_entropy(maxsim(q, d, backward=bw), labels)
-        out[name] = ([q, d], loss)
-    return out
 
 
 def main():
@@ -57,7 +33,8 @@ def main():
     from torch.profiler import ProfilerActivity, profile
 
     lines = [f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}"]
-    for name, (leaves, loss) in cases(torch, args.which.split(",")).items():
+    for name in args.which.split(","):
+        leaves, loss = make_case(torch, name)
         for bw in ("atomic", "deterministic"):
             def step():
                 for t in leaves:

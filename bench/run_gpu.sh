@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges|scatter|none]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -13,6 +13,7 @@
 # head, splade.log/json/md, <= 250 s with no new work after 200 s), rel (GPU
 # tests of reliability and the custom ops, then the forward benchmark, <= 660 s:
 # give it the whole 600 s call and expect the benchmark to stop early).
+# scatter: the backward suites on CUDA, then bench/scatter.py (<= 440 s). none: install only.
 set -eo pipefail
 
 OUT="${OUT:-bench/results}"
@@ -101,6 +102,14 @@ HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 520 $PY -m py
     tests/test_edges.py tests/test_runtime.py tests/test_maxsim.py tests/test_chamfer.py tests/test_splade.py 2>&1 \
     | tee "$OUT/edge_tests.log" || rc_tests=$?
 echo "edge suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+fi
+if [ "$STAGE" = scatter ]; then
+# 4f. The backwards on CUDA (every strategy: atomic, deterministic through the inverse
+#     index and through one-hot tiles), then the scatter benchmark and the training step.
+HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 240 $PY -m pytest -q -x -p no:cacheprovider \
+    tests/test_maxsim.py tests/test_splade.py tests/test_chamfer.py 2>&1 | tee "$OUT/scatter_tests.log" || rc_tests=$?
+echo "backward suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+timeout 200 $PY bench/scatter.py --out "$OUT" --budget-s 150 2>&1 | tee "$OUT/scatter.log" || rc_bench=$?
 fi
 if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 

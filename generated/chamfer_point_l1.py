@@ -333,6 +333,88 @@ def dist_bwd_Y(
              acc.to(grad_Y_ptr.dtype.element_ty), mask=m_in[:, None] & d_in[None, :])
 
 
+@triton.jit
+def dist_inverse_keys(
+    idx_ptr, keys_ptr,
+    size_b, size_n, size_m, size_d,
+    n_entries, n_rows,
+    BLOCK: tl.constexpr,
+):
+    """The inverse index's sort keys: for each saved index entry (a cell's
+    n row), the Y row it selected, as (cell of Y) * size_m + m;
+    n_rows (sorted last, read by no one) where it selected nothing."""
+    e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    e_in = e < n_entries
+    cell = e // size_n
+    pid_b = cell
+    sel = tl.load(idx_ptr + e, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, (pid_b) * size_m + sel, n_rows)
+    tl.store(keys_ptr + e, key.to(keys_ptr.dtype.element_ty), mask=e_in)
+
+
+@triton.jit
+def dist_bwd_Y_csr(
+    X_ptr, Y_ptr,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_Y_ptr,
+    size_b, size_n, size_m, size_d,
+    stride_X_b, stride_X_n, stride_X_d,
+    stride_Y_b, stride_Y_m, stride_Y_d,
+    dstride_Y_b, dstride_Y_m, dstride_Y_d,
+    ostride_b, ostride_n,
+    BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
+):
+    """grad_Y of dist, destination-owned ("deterministic")
+    through an inverse index: one program per Y row and block of d reads
+    the entries that selected the row (order[starts[row]:starts[row + 1]],
+    sorted by row, stably) and sums their contributions in that order, in
+    fp32, BLOCK_N at a time; each row is written once, no atomics, bitwise
+    reproducible. Work follows the entries, not the scan of every index that
+    one-hot tiles make."""
+    # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+    row = tl.program_id(0).to(tl.int64)
+    offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
+    d_in = offs_d < size_d
+    start = tl.load(starts_ptr + row)
+    end = tl.load(starts_ptr + row + 1)
+    acc = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
+    # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
+    for block_start in range(start, end, BLOCK_N):
+        entry_pos = block_start + tl.arange(0, BLOCK_N)
+        n_in = entry_pos < end
+        entry = tl.load(order_ptr + entry_pos, mask=n_in, other=0)
+        cell = entry // size_n
+        offs_n = entry % size_n
+        pid_b = cell
+
+        sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
+        kept = sel >= -1
+        picked = sel >= 0
+        sel_safe = tl.maximum(sel, 0)
+        g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_n * ostride_n, mask=n_in, other=0.0)
+        g_row = tl.where(kept, g_row, 0.0)
+        w_l1 = tl.where(picked, g_row * 1.0, 0.0)
+
+        a_rows = X_ptr + pid_b * stride_X_b + offs_n.to(tl.int64) * stride_X_n  # one row per entry: cells differ
+        a = tl.load(a_rows[:, None] + offs_d[None, :] * stride_X_d,
+                    mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        b_rows = Y_ptr + pid_b * stride_Y_b + sel_safe.to(tl.int64) * stride_Y_m  # this program's row, once per entry
+        b = tl.load(b_rows[:, None] + offs_d[None, :] * stride_Y_d,
+                    mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        grad_a = tl.zeros_like(a)
+        a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
+        contrib = tl.zeros_like(a)
+        sign = _hsr_sign(a_use - b)
+        grad_a += w_l1[:, None] * sign
+        contrib -= w_l1[:, None] * sign
+
+        acc += contrib
+    b_cell = row // size_m
+    offs_m = row % size_m
+    pid_b = b_cell
+    tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m * dstride_Y_m + offs_d * dstride_Y_d,
+             tl.sum(acc, axis=0).to(grad_Y_ptr.dtype.element_ty), mask=d_in)
+
+
 def _dist_kernel():
     """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""
     return autotune.forward(dist_fwd, operand="X_ptr", block_r="BLOCK_N",
@@ -420,7 +502,25 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
             *grad_X_.stride(), *grad_Y_.stride(), *grad.stride(),
             **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
-        if not atomic:
+        if not atomic and dist_scatter(sizes) == "inverse":
+            # the inverse index: each saved entry's Y row as a key, sorted stably
+            n_rows = sizes["b"] * sizes["m"]
+            key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
+            keys = torch.empty(idx.numel(), dtype=key_dtype, device=idx.device)
+            dist_inverse_keys[(triton.cdiv(idx.numel(), 1024),)](idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], idx.numel(), n_rows, BLOCK=1024)
+            keys, order = torch.sort(keys, stable=True)
+            starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
+            del keys
+            block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
+            if n_rows > 0:
+                dist_bwd_Y_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
+                    X_, Y_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_Y_,
+                    sizes["b"], sizes["n"], sizes["m"], sizes["d"],
+                    *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
+                    *grad_Y_.stride(), *grad.stride(),
+                    **has, BLOCK_N=block_e, BLOCK_D=block_k, num_warps=warps,
+                )
+        elif not atomic:
             block_c, warps, stages = 32, 4, 1
             grid_b = (sizes["b"], triton.cdiv(sizes["m"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
             dist_bwd_Y[grid_b](
@@ -440,8 +540,12 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
 
 def dist_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return runtime.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"],
-                                 weighted=False)
+    return runtime.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"])
+
+
+def dist_scatter(sizes) -> str:
+    """How "deterministic" owns grad_Y at these sizes: "inverse" or "onehot"."""
+    return runtime.deterministic_scatter(n_contenders=1, outer=sizes["n"], selected=sizes["m"])
 
 
 class _dist_Function(torch.autograd.Function):

@@ -441,6 +441,102 @@ def score_bwd_D(
              acc.to(grad_D_ptr.dtype.element_ty), mask=t_in[:, None] & d_in[None, :])
 
 
+@triton.jit
+def score_inverse_keys(
+    idx_ptr, keys_ptr,
+    size_i, size_j, size_s, size_t, size_d,
+    n_entries, n_rows,
+    BLOCK: tl.constexpr,
+):
+    """The inverse index's sort keys: for each saved index entry (a cell's
+    s row), the D row it selected, as (cell of D) * size_t + t;
+    n_rows (sorted last, read by no one) where it selected nothing."""
+    e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    e_in = e < n_entries
+    cell = e // size_s
+    pid_j = cell % size_j
+    rest_j = cell // size_j
+    pid_i = rest_j
+    sel = tl.load(idx_ptr + e, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, (pid_j) * size_t + sel, n_rows)
+    tl.store(keys_ptr + e, key.to(keys_ptr.dtype.element_ty), mask=e_in)
+
+
+@triton.jit
+def score_bwd_D_csr(
+    Q_ptr, D_ptr, aux_asq_ptr, aux_bsq_ptr,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_D_ptr,
+    size_i, size_j, size_s, size_t, size_d,
+    stride_Q_i, stride_Q_s, stride_Q_d,
+    stride_D_j, stride_D_t, stride_D_d,
+    stride_aux_asq_i, stride_aux_asq_s,
+    stride_aux_bsq_j, stride_aux_bsq_t,
+    dstride_D_j, dstride_D_t, dstride_D_d,
+    ostride_i, ostride_j,
+    BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr,
+):
+    """grad_D of score, destination-owned ("deterministic")
+    through an inverse index: one program per D row and block of d reads
+    the entries that selected the row (order[starts[row]:starts[row + 1]],
+    sorted by row, stably) and sums their contributions in that order, in
+    fp32, BLOCK_S at a time; each row is written once, no atomics, bitwise
+    reproducible. Work follows the entries, not the scan of every index that
+    one-hot tiles make."""
+    # spec line 7: score[i, j] = sum_s max_t cos(Q_s, D_t)  where qmask, dmask
+    row = tl.program_id(0).to(tl.int64)
+    offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
+    d_in = offs_d < size_d
+    start = tl.load(starts_ptr + row)
+    end = tl.load(starts_ptr + row + 1)
+    acc = tl.zeros([BLOCK_S, BLOCK_D], tl.float32)
+    # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
+    for block_start in range(start, end, BLOCK_S):
+        entry_pos = block_start + tl.arange(0, BLOCK_S)
+        s_in = entry_pos < end
+        entry = tl.load(order_ptr + entry_pos, mask=s_in, other=0)
+        cell = entry // size_s
+        offs_s = entry % size_s
+        pid_j = cell % size_j
+        rest_j = cell // size_j
+        pid_i = rest_j
+        asq = tl.load(aux_asq_ptr + pid_i * stride_aux_asq_i + offs_s * stride_aux_asq_s, mask=s_in, other=0.0)
+        ia = 1.0 / tl.maximum(tl.sqrt(asq), 1e-12)
+
+        sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
+        kept = sel >= -1
+        picked = sel >= 0
+        sel_safe = tl.maximum(sel, 0)
+        g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+        g_row = tl.where(kept, g_row, 0.0)
+        x_sel = tl.load(xsel_ptr + cell * size_s + offs_s, mask=picked, other=0.0)
+        bsq_sel = tl.load(aux_bsq_ptr + pid_j * stride_aux_bsq_j + sel_safe * stride_aux_bsq_t, mask=picked, other=0.0)
+        ib_sel = 1.0 / tl.maximum(tl.sqrt(bsq_sel), 1e-12)
+        w_dot = tl.where(picked, g_row * (ia * ib_sel), 0.0)
+        w_ia = tl.where(picked, g_row * (x_sel * ib_sel), 0.0)
+        w_ib = tl.where(picked, g_row * (x_sel * ia), 0.0)
+
+        a_rows = Q_ptr + pid_i * stride_Q_i + offs_s.to(tl.int64) * stride_Q_s  # one row per entry: cells differ
+        a = tl.load(a_rows[:, None] + offs_d[None, :] * stride_Q_d,
+                    mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        b_rows = D_ptr + pid_j * stride_D_j + sel_safe.to(tl.int64) * stride_D_t  # this program's row, once per entry
+        b = tl.load(b_rows[:, None] + offs_d[None, :] * stride_D_d,
+                    mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        grad_a = tl.zeros_like(a)
+        a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
+        contrib = tl.zeros_like(a)
+        grad_a += w_dot[:, None] * b
+        contrib += w_dot[:, None] * a_use
+        grad_a -= tl.where(picked & (asq > 1e-24), w_ia * ia * ia * ia, 0.0)[:, None] * a_use  # d(1 / max(|a|, eps))
+        contrib -= (w_ib * ib_sel * ib_sel * ib_sel * (bsq_sel > 1e-24).to(tl.float32))[:, None] * b
+
+        acc += contrib
+    b_cell = row // size_t
+    offs_t = row % size_t
+    pid_j = b_cell
+    tl.store(grad_D_ptr + pid_j * dstride_D_j + offs_t * dstride_D_t + offs_d * dstride_D_d,
+             tl.sum(acc, axis=0).to(grad_D_ptr.dtype.element_ty), mask=d_in)
+
+
 def _score_kernel():
     """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""
     return autotune.forward(score_fwd, operand="Q_ptr", block_r="BLOCK_S",
@@ -535,7 +631,25 @@ def _score_backward(t, sizes, saved, grad_out, mode):
             *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
-        if not atomic:
+        if not atomic and score_scatter(sizes) == "inverse":
+            # the inverse index: each saved entry's D row as a key, sorted stably
+            n_rows = sizes["j"] * sizes["t"]
+            key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
+            keys = torch.empty(idx.numel(), dtype=key_dtype, device=idx.device)
+            score_inverse_keys[(triton.cdiv(idx.numel(), 1024),)](idx, keys, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], idx.numel(), n_rows, BLOCK=1024)
+            keys, order = torch.sort(keys, stable=True)
+            starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
+            del keys
+            block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
+            if n_rows > 0:
+                score_bwd_D_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
+                    Q_, D_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_D_,
+                    sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
+                    *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
+                    *grad_D_.stride(), *grad.stride(),
+                    **has, BLOCK_S=block_e, BLOCK_D=block_k, num_warps=warps,
+                )
+        elif not atomic:
             block_c, warps, stages = 32, 4, 1
             grid_b = (sizes["j"], triton.cdiv(sizes["t"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
             score_bwd_D[grid_b](
@@ -555,8 +669,12 @@ def _score_backward(t, sizes, saved, grad_out, mode):
 
 def score_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return runtime.auto_backward(n_contenders=sizes["i"], outer=sizes["s"], selected=sizes["t"],
-                                 weighted=False)
+    return runtime.auto_backward(n_contenders=sizes["i"], outer=sizes["s"], selected=sizes["t"])
+
+
+def score_scatter(sizes) -> str:
+    """How "deterministic" owns grad_D at these sizes: "inverse" or "onehot"."""
+    return runtime.deterministic_scatter(n_contenders=sizes["i"], outer=sizes["s"], selected=sizes["t"])
 
 
 class _score_Function(torch.autograd.Function):

@@ -410,6 +410,93 @@ def rep_bwd_H(
              acc.to(grad_H_ptr.dtype.element_ty), mask=s_in[:, None] & h_in[None, :])
 
 
+@triton.jit
+def rep_inverse_keys(
+    idx_ptr, keys_ptr,
+    size_b, size_v, size_s, size_h,
+    n_entries, n_rows,
+    BLOCK: tl.constexpr,
+):
+    """The inverse index's sort keys: for each saved index entry (a cell's
+    v row), the H row it selected, as (cell of H) * size_s + s;
+    n_rows (sorted last, read by no one) where it selected nothing."""
+    e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    e_in = e < n_entries
+    cell = e // size_v
+    pid_b = cell
+    sel = tl.load(idx_ptr + e, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, (pid_b) * size_s + sel, n_rows)
+    tl.store(keys_ptr + e, key.to(keys_ptr.dtype.element_ty), mask=e_in)
+
+
+@triton.jit
+def rep_bwd_H_csr(
+    W_ptr, H_ptr, bias_ptr,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_H_ptr,
+    size_b, size_v, size_s, size_h,
+    stride_W_v, stride_W_h,
+    stride_H_b, stride_H_s, stride_H_h,
+    stride_bias_v,
+    dstride_H_b, dstride_H_s, dstride_H_h,
+    ostride_b, ostride_v,
+    HAS_bias: tl.constexpr,
+    BLOCK_V: tl.constexpr, BLOCK_H: tl.constexpr,
+):
+    """grad_H of rep, destination-owned ("deterministic")
+    through an inverse index: one program per H row and block of h reads
+    the entries that selected the row (order[starts[row]:starts[row + 1]],
+    sorted by row, stably) and sums their contributions in that order, in
+    fp32, BLOCK_V at a time; each row is written once, no atomics, bitwise
+    reproducible. Work follows the entries, not the scan of every index that
+    one-hot tiles make."""
+    # spec line 7: rep[b, v] = max_s relu(<H_s, W_v> + bias_v)  where mask
+    row = tl.program_id(0).to(tl.int64)
+    offs_h = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
+    h_in = offs_h < size_h
+    start = tl.load(starts_ptr + row)
+    end = tl.load(starts_ptr + row + 1)
+    acc = tl.zeros([BLOCK_V, BLOCK_H], tl.float32)
+    # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
+    for block_start in range(start, end, BLOCK_V):
+        entry_pos = block_start + tl.arange(0, BLOCK_V)
+        v_in = entry_pos < end
+        entry = tl.load(order_ptr + entry_pos, mask=v_in, other=0)
+        cell = entry // size_v
+        offs_v = entry % size_v
+        pid_b = cell
+        if HAS_bias:
+            row_bias = tl.load(bias_ptr + 0 + offs_v * stride_bias_v, mask=v_in, other=0.0).to(tl.float32)
+        else:
+            row_bias = tl.zeros_like(offs_v.to(tl.float32)) + 0.0
+
+
+        sel = tl.load(idx_ptr + cell * size_v + offs_v, mask=v_in, other=-2)
+        kept = sel >= -1
+        picked = sel >= 0
+        sel_safe = tl.maximum(sel, 0)
+        g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_v * ostride_v, mask=v_in, other=0.0)
+        g_row = tl.where(kept, g_row, 0.0)
+        x_sel = tl.load(xsel_ptr + cell * size_v + offs_v, mask=picked, other=0.0)
+        w_dot = tl.where(picked, g_row * _hsr_step((x_sel + row_bias)), 0.0)
+
+        a_rows = W_ptr + 0 + offs_v.to(tl.int64) * stride_W_v  # one row per entry: cells differ
+        a = tl.load(a_rows[:, None] + offs_h[None, :] * stride_W_h,
+                    mask=picked[:, None] & h_in[None, :], other=0.0).to(tl.float32)
+        b = a  # this pair's contribution to grad_H does not read H
+        grad_a = tl.zeros_like(a)
+        a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
+        contrib = tl.zeros_like(a)
+        grad_a += w_dot[:, None] * b
+        contrib += w_dot[:, None] * a_use
+
+        acc += contrib
+    b_cell = row // size_s
+    offs_s = row % size_s
+    pid_b = b_cell
+    tl.store(grad_H_ptr + pid_b * dstride_H_b + offs_s * dstride_H_s + offs_h * dstride_H_h,
+             tl.sum(acc, axis=0).to(grad_H_ptr.dtype.element_ty), mask=h_in)
+
+
 def _rep_kernel():
     """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""
     return autotune.forward(rep_fwd, operand="W_ptr", block_r="BLOCK_V",
@@ -500,7 +587,25 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
             *grad_W_.stride(), *grad_H_.stride(), *grad.stride(),
             **has, BLOCK_V=block_r, BLOCK_H=block_k, SCATTER=atomic, num_warps=8,
         )
-        if not atomic:
+        if not atomic and rep_scatter(sizes) == "inverse":
+            # the inverse index: each saved entry's H row as a key, sorted stably
+            n_rows = sizes["b"] * sizes["s"]
+            key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
+            keys = torch.empty(idx.numel(), dtype=key_dtype, device=idx.device)
+            rep_inverse_keys[(triton.cdiv(idx.numel(), 1024),)](idx, keys, sizes["b"], sizes["v"], sizes["s"], sizes["h"], idx.numel(), n_rows, BLOCK=1024)
+            keys, order = torch.sort(keys, stable=True)
+            starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
+            del keys
+            block_e, block_k, warps = runtime.inverse_blocks(sizes["h"])
+            if n_rows > 0:
+                rep_bwd_H_csr[(n_rows, max(1, triton.cdiv(sizes["h"], block_k)))](
+                    W_, H_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_H_,
+                    sizes["b"], sizes["v"], sizes["s"], sizes["h"],
+                    *W_.stride(), *H_.stride(), *aux_strides, *side_strides,
+                    *grad_H_.stride(), *grad.stride(),
+                    **has, BLOCK_V=block_e, BLOCK_H=block_k, num_warps=warps,
+                )
+        elif not atomic:
             block_c, block_r, block_k, warps, stages = runtime.onehot_blocks(sizes["s"], sizes["v"], sizes["h"])
             grid_b = (sizes["b"], triton.cdiv(sizes["s"], block_c), max(1, triton.cdiv(sizes["h"], block_k)))
             rep_bwd_H[grid_b](
@@ -523,8 +628,12 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
 
 def rep_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return runtime.auto_backward(n_contenders=1, outer=sizes["v"], selected=sizes["s"],
-                                 weighted=True)
+    return runtime.auto_backward(n_contenders=1, outer=sizes["v"], selected=sizes["s"])
+
+
+def rep_scatter(sizes) -> str:
+    """How "deterministic" owns grad_H at these sizes: "inverse" or "onehot"."""
+    return runtime.deterministic_scatter(n_contenders=1, outer=sizes["v"], selected=sizes["s"])
 
 
 class _rep_Function(torch.autograd.Function):

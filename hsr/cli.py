@@ -1,8 +1,9 @@
-"""The command line: ``hsr compile`` and ``hsr explain``."""
+"""The command line: ``hsr compile``, ``hsr explain`` and ``hsr bench``."""
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 
@@ -57,6 +58,33 @@ def cmd_explain(args) -> int:
     return 0
 
 
+BENCHES = {  # hsr bench NAME -> the script under bench/ that it runs
+    "forward": "maxsim_forward.py",
+    "train": "maxsim_train.py",
+    "chamfer": "chamfer.py",
+    "splade": "splade.py",
+    "scatter": "scatter.py",
+    "retrieval": "retrieval.py",
+}
+
+
+def bench_dir() -> Path | None:
+    """bench/ of the source checkout this package runs from (an editable install), if any."""
+    path = Path(__file__).resolve().parent.parent / "bench"
+    return path if (path / BENCHES["forward"]).is_file() else None
+
+
+def cmd_bench(args) -> int:
+    """Run one of the benchmark scripts with the arguments that follow its name: they
+    live in the repository (they write results under bench/results/), not in the package."""
+    where = bench_dir()
+    if where is None:
+        print("hsr bench runs the scripts under bench/ of a source checkout (git clone, then "
+              "pip install -e .); this hsr is installed without them", file=sys.stderr)
+        return 2
+    return subprocess.call([sys.executable, str(where / BENCHES[args.name]), *args.script_args])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="hsr", description="Compile hard-selection reductions to Triton.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -68,6 +96,12 @@ def main(argv=None) -> int:
     p = sub.add_parser("explain", help="print the plan and the Triton source of a spec")
     p.add_argument("spec", metavar="SPEC")
     p.set_defaults(func=cmd_explain)
+    p = sub.add_parser("bench", help="run a benchmark on the GPU (bench/*.py; `hsr bench NAME --help` for its options)",
+                       description="Benchmarks, run on a GPU: " + ", ".join(f"{k} (bench/{v})" for k, v in BENCHES.items())
+                       + ". The arguments after NAME go to the script, e.g. `hsr bench forward --sweep --out DIR`.")
+    p.add_argument("name", choices=sorted(BENCHES), metavar="NAME", help=", ".join(sorted(BENCHES)))
+    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="...")
+    p.set_defaults(func=cmd_bench)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

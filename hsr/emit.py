@@ -193,6 +193,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         uniform=t.uniform, weighted=t.weighted, prim="l1" if t.pair == "l1" else "dot",
         decompose_cell=_decompose("cell", t.grid, blocked),
         G=blocked or "", ROWS=f"BLOCK_{blocked.upper()} * BLOCK_{t.r.upper()}" if blocked else f"BLOCK_{t.r.upper()}",
+        decompose_cell_flat=_decompose("cell", t.grid),
+        pair_uses_b=any(w in weights for w in ("l1", "bsq", "ib")),
         decompose_a=_decompose("a_cell", t.a.grid_axes),
         decompose_other=_wide("other", other),
         decompose_b=_decompose("b_cell", t.b.grid_axes),

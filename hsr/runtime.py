@@ -104,32 +104,55 @@ def check_backward(op_name: str, backward) -> None:
         raise TensorError(f"{op_name}: backward must be one of {', '.join(map(repr, BACKWARDS))}, got {backward!r}")
 
 
-def auto_backward(n_contenders: int, outer: int, selected: int, weighted: bool = False) -> str:
-    """backward="auto": the destination-owned backward where few outer rows
-    compete for each selected row (expected contributions per selected row,
-    n_contenders * outer / selected, at most 16), fp32 atomics where more do.
+def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
+    """backward="auto": fp32 atomics where few outer rows compete for each
+    selected row, the destination-owned backward (through the inverse index)
+    where many do: contributions per selected row, n_contenders * outer /
+    selected, of 16 or more.
 
     n_contenders: output cells that share one selected row (in-batch MaxSim:
-    the number of queries; per-query candidates: 1). Measured on an H100 at the
-    training shapes (bench/results/h100-train-parts-v0, bench/NOTES.md): the
-    one-hot backward won at 13.6 contributions per row (ColBERT B=128) and lost
-    at 32, 55 and 64 (ColPali B=32, ColBERT B=512, ColPali B=64).
+    the number of queries; per-query candidates, Splade, Chamfer: 1). Measured
+    on an H100, whole training steps (bench/results/h100-scatter-v0,
+    bench/NOTES.md): the inverse index won at 32, 55, 64 and 119 contributions
+    per row (ColPali B=32 1.33 vs 1.44 ms atomic, ColBERT B=512 5.39 vs 7.92,
+    ColPali B=64 4.63 vs 5.54, Splade 2.20 vs 4.77) and lost at 13.6 (ColBERT
+    B=128, 1.0 vs 0.88), where the atomics hardly contend and sorting the
+    index costs more than they do."""
+    return "deterministic" if n_contenders * outer >= 16 * selected else "atomic"
 
-    The one-hot backward also scans every outer row's index once per block of
-    32 selected rows, n_contenders * outer * selected / 32 reads: beyond 2^24
-    of them it loses whatever the contention (H100, bench/results/h100-lang-v1:
-    Chamfer at 100K points per cloud, 3.1e8 reads, deterministic 33.4 ms vs
-    atomic 24.3 ms; at 10K, 3.1e6 reads, 2.66 vs 2.91 ms).
 
-    weighted: the gradient weight differs per row (a dot pair whose weight is
-    not the cell's: Splade's head). The weighted one-hot tile then wins at
-    119 contributions per row (Splade B=32, V=30522: 3.9-4.1 ms against
-    4.8 ms atomic, H100, bench/results/h100-onehot-v0), so only the scan
-    bound applies."""
-    scan = n_contenders * outer * selected // 32
-    if weighted:  # a weight per row (Splade): the one-hot tile carries it, and the atomics cost more
-        return "deterministic" if scan <= 1 << 24 else "atomic"
-    return "deterministic" if n_contenders * outer <= 16 * selected and scan <= 1 << 24 else "atomic"
+def deterministic_scatter(n_contenders: int, outer: int, selected: int) -> str:
+    """How backward="deterministic" owns the selection side's gradient:
+    "inverse" (the saved index sorted by selected row, each row's entries
+    summed by one program) or "onehot" (one-hot tiles over every saved index,
+    on the tensor cores where the pair is a dot).
+
+    One-hot tiles scan every outer row's index once per block of selected
+    rows: they win only where few rows contribute to each selected row (at
+    most 16) and that scan is short (n_contenders * outer * selected / 32 at
+    most 2^24): ColBERT B=128 1.03 ms against 1.1-1.7 for the inverse index,
+    Chamfer at 10K points 2.57 against 3.18 (H100, whole training steps,
+    bench/results/h100-scatter-v0). The inverse index everywhere else: Splade
+    2.2 vs 3.95 ms, ColBERT B=512 5.4 vs 11.6, ColPali B=64 4.6 vs 9.2,
+    Chamfer at 100K points 24.0 vs 33.7. HSR_SCATTER=inverse|onehot
+    overrides, for measuring and testing."""
+    env = os.environ.get("HSR_SCATTER")
+    if env:
+        if env not in ("inverse", "onehot"):
+            raise ValueError(f"HSR_SCATTER must be 'inverse' or 'onehot', got {env!r}")
+        return env
+    few = n_contenders * outer <= 16 * selected
+    return "onehot" if few and n_contenders * outer * selected // 32 <= 1 << 24 else "inverse"
+
+
+def inverse_blocks(d: int) -> tuple[int, int, int]:
+    """(entries per step, BLOCK of the contraction, warps) of the inverse-index
+    backward; HSR_INVERSE_BLOCKS="e,k,warps" overrides them, for measuring."""
+    env = os.environ.get("HSR_INVERSE_BLOCKS")
+    if env:
+        e, k, w = (int(x) for x in env.split(","))
+        return e, k, w
+    return 16, min(128, next_pow2(d)), 4  # best or within 3% at every training shape (bench/NOTES.md)
 
 
 def onehot_blocks(selected: int, outer: int, d: int) -> tuple[int, int, int, int, int]:

@@ -15,11 +15,14 @@ import torch  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 settings.register_profile("ci", max_examples=60, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                 HealthCheck.function_scoped_fixture])
 settings.register_profile("thorough", max_examples=200, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                 HealthCheck.function_scoped_fixture])
 settings.register_profile("gpu", max_examples=8, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                 HealthCheck.function_scoped_fixture])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
@@ -42,3 +45,20 @@ def cache_dir(tmp_path, monkeypatch):
     path = tmp_path / "hsr-cache"
     monkeypatch.setenv("HSR_CACHE_DIR", str(path))
     return path
+
+
+@pytest.fixture(params=["atomic", "deterministic-inverse", "deterministic-onehot"])
+def backward(request, monkeypatch):
+    """A gradient test's backward= value, once per strategy: "atomic", and
+    "deterministic" through each of its scatters (HSR_SCATTER)."""
+    mode, _, scatter = request.param.partition("-")
+    if scatter:
+        monkeypatch.setenv("HSR_SCATTER", scatter)
+    return mode
+
+
+@pytest.fixture(params=["inverse", "onehot"])
+def scatter(request, monkeypatch):
+    """The scatter that backward="deterministic" uses in this test."""
+    monkeypatch.setenv("HSR_SCATTER", request.param)
+    return request.param

@@ -1,5 +1,6 @@
 """The autotune pools and their pruning (the tuning itself needs a GPU)."""
 
+import pytest
 import torch
 import triton
 
@@ -50,14 +51,26 @@ def test_stacked_pool_prunes_by_the_stacked_axis(monkeypatch):
 
 def test_auto_backward_rule():
     from hsr.runtime import auto_backward
-    assert auto_backward(n_contenders=128, outer=32, selected=300) == "deterministic"  # ColBERT B=128
-    assert auto_backward(n_contenders=512, outer=32, selected=300) == "atomic"  # contention
-    assert auto_backward(n_contenders=1, outer=10_000, selected=10_000) == "deterministic"
-    assert auto_backward(n_contenders=1, outer=100_000, selected=100_000) == "atomic"  # the one-hot scan
-    # a weight per row (Splade B=32, V=30522, L=256): the weighted one-hot tile, whatever the contention
-    assert auto_backward(n_contenders=1, outer=30522, selected=256, weighted=True) == "deterministic"
-    assert auto_backward(n_contenders=1, outer=30522, selected=256) == "atomic"
-    assert auto_backward(n_contenders=1, outer=100_000, selected=100_000, weighted=True) == "atomic"
+    assert auto_backward(n_contenders=128, outer=32, selected=300) == "atomic"  # ColBERT B=128: 13.6 per row
+    assert auto_backward(n_contenders=512, outer=32, selected=300) == "deterministic"  # ColBERT B=512: 55
+    assert auto_backward(n_contenders=32, outer=1024, selected=1024) == "deterministic"  # ColPali B=32: 32
+    assert auto_backward(n_contenders=1, outer=30522, selected=256) == "deterministic"  # Splade: 119
+    assert auto_backward(n_contenders=1, outer=100_000, selected=100_000) == "atomic"  # Chamfer: 1
+
+
+def test_deterministic_scatter_rule(monkeypatch):
+    from hsr.runtime import deterministic_scatter
+    monkeypatch.delenv("HSR_SCATTER", raising=False)
+    assert deterministic_scatter(128, 32, 300) == "onehot"  # ColBERT B=128
+    assert deterministic_scatter(1, 10_000, 10_000) == "onehot"  # Chamfer at 10K points
+    assert deterministic_scatter(512, 32, 300) == "inverse"  # many contributions per row
+    assert deterministic_scatter(1, 30522, 256) == "inverse"  # Splade
+    assert deterministic_scatter(1, 100_000, 100_000) == "inverse"  # the one-hot scan
+    monkeypatch.setenv("HSR_SCATTER", "onehot")
+    assert deterministic_scatter(1, 30522, 256) == "onehot"
+    monkeypatch.setenv("HSR_SCATTER", "sorted")
+    with pytest.raises(ValueError, match="HSR_SCATTER"):
+        deterministic_scatter(1, 2, 3)
 
 
 def test_onehot_blocks():

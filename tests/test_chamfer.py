@@ -260,7 +260,6 @@ def test_a_tie_sends_the_gradient_to_the_first_nearest_neighbour(device, norm):
     assert y.grad.cpu().tolist() == [[[-step], [0.0], [0.0]]]
 
 
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_a_tie_between_neighbours_of_different_norms(device, backward):
     """x = (1, 0) is at squared distance 1 from both (0, 0) and (1, 1). The
     row norms |y|^2 must be exact (0 and 2) for the tie to stay a tie, so that
@@ -351,7 +350,7 @@ def test_padding_values_do_not_matter(device):
 
 @settings(max_examples=10, deadline=None)
 @given(cases, st.data())
-def test_atomic_and_deterministic_backwards_agree(device, case, data):
+def test_atomic_and_deterministic_backwards_agree(device, scatter, case, data):
     point, batch = _reductions(data.draw)
     gen = torch.Generator().manual_seed(case["seed"])
     n, p1, p2, d = case["n"], case["p1"], case["p2"], case["d"]
@@ -375,7 +374,7 @@ def test_atomic_and_deterministic_backwards_agree(device, case, data):
         assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
-def test_deterministic_backward_is_bitwise_reproducible(device):
+def test_deterministic_backward_is_bitwise_reproducible(device, scatter):
     gen = torch.Generator().manual_seed(8)
     x, y = torch.rand(3, 9, 3, generator=gen), torch.rand(3, 8, 3, generator=gen)
     grads = []
@@ -537,7 +536,6 @@ def test_no_points_at_all_under_max_keeps_the_graph(device, single):
     assert y.grad is None or (y.grad == 0).all()
 
 
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_broadcast_inputs_gradient_sums_over_the_copies(device, backward):
     """y expanded with stride 0 from one cloud over the batch, x a transposed
     view: values as the reference; the base cloud's gradient is the sum over

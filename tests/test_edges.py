@@ -81,7 +81,6 @@ def _maxsim_empty_params():
             yield pytest.param(q, d, out, normalize, id=f"{name}-{'cos' if normalize else 'dot'}", marks=marks)
 
 
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 @pytest.mark.parametrize("q_shape, d_shape, out_shape, normalize", list(_maxsim_empty_params()))
 def test_maxsim_empty_axes(device, q_shape, d_shape, out_shape, normalize, backward):
     """Lq = 0: a sum over nothing, 0. Ld = 0: a max over nothing, 0 and no
@@ -143,7 +142,6 @@ def _splade_empty_params():
             yield pytest.param(h, w, activation, id=f"{name}-{activation}")
 
 
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 @pytest.mark.parametrize("h_shape, w_shape, activation", list(_splade_empty_params()))
 def test_splade_empty_axes(device, h_shape, w_shape, activation, backward):
     """L = 0: no token, 0 and no gradient. H = 0: every logit is the bias, so
@@ -346,7 +344,6 @@ def test_nan_reaches_the_outputs_the_reference_says(ops, device, spec, name, pos
         assert torch.equal(idx, ref_idx)
 
 
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_nan_gradients_stay_in_the_outputs_it_reaches(device, backward):
     """A NaN in document 1 (MaxSim) or sequence 1 (Splade): the other
     documents' (sequences') gradients are those of a run without the NaN."""
@@ -524,7 +521,6 @@ def _fp16_gradient_matches(got, want):
 
 @pytest.mark.parametrize("spec", ["maxsim", "maxsim_kd", "weighted_maxsim", "splade", "splade_relu",
                                   "chamfer_point", "chamfer_point_l1", "hausdorff"])
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_huge_fp16_inputs(ops, device, spec, backward):
     """Values near fp16's max (6e4): products overflow fp16 but accumulate in
     fp32, so outputs are finite and as accurate as fp32 allows (relative to
@@ -558,7 +554,7 @@ def test_huge_fp16_inputs(ops, device, spec, backward):
         _fp16_gradient_matches(g, w)
 
 
-def test_fp16_gradient_overflow_is_where_the_true_gradient_overflows(device):
+def test_fp16_gradient_overflow_is_where_the_true_gradient_overflows(device, scatter):
     """MaxSim's grad D of one document token that every query token selects:
     the sum of many 6e4 rows is beyond fp16; the gradient is inf there and
     exact elsewhere, with either backward."""
@@ -577,7 +573,6 @@ def test_fp16_gradient_overflow_is_where_the_true_gradient_overflows(device):
 
 @pytest.mark.parametrize("normalize", [False, True])
 @pytest.mark.parametrize("per_query", [False, True])
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_maxsim_ties_go_to_the_first_token(ops, device, normalize, per_query, backward):
     """Identical document tokens (copies of integer rows, so every score is
     exact and bitwise equal, whatever order a tile sums in): token 0 of the
@@ -601,7 +596,6 @@ def test_maxsim_ties_go_to_the_first_token(ops, device, normalize, per_query, ba
 
 
 @pytest.mark.parametrize("activation", ["log1p_relu", "relu"])
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_splade_ties_go_to_the_first_token(device, activation, backward):
     """Tokens 1, 4 and 5 are copies, the others zero vectors, and the bias
     keeps every logit positive: for each v the first of the tied tokens that
@@ -620,7 +614,6 @@ def test_splade_ties_go_to_the_first_token(device, activation, backward):
     assert all((gh[i, 0] != 0).any() == (~wins[i]).any() for i in range(2))
 
 
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_compiled_ties_go_to_the_lowest_index(ops, device, backward):
     """argmin over equidistant centroids gives the first; an outer max over
     points at equal distances sends its gradient to the first point only."""
@@ -640,7 +633,7 @@ def test_compiled_ties_go_to_the_lowest_index(ops, device, backward):
 # -- determinism --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ALL)
-def test_forward_and_deterministic_backward_are_bitwise_reproducible(ops, device, name):
+def test_forward_and_deterministic_backward_are_bitwise_reproducible(ops, device, scatter, name):
     """Two runs on the same inputs: torch.equal outputs (and indices), and
     with backward="deterministic" torch.equal gradients. Larger shapes on a GPU,
     where atomics would reorder sums."""

@@ -239,3 +239,18 @@ def test_cli_explain(capsys):
     explained = plan(check(parse((ROOT / "ops" / "maxsim.hsr").read_text(), "maxsim.hsr"))).explain()
     assert out.startswith(explained + "\n\n")
     assert out.endswith((ROOT / "generated" / "maxsim.py").read_text())
+
+
+def test_cli_bench_runs_the_script_with_its_arguments(capfd):
+    """--plan prints the shapes and their costs without a GPU."""
+    assert main(["bench", "forward", "--plan", "--shapes", "textual", "--sweep", "--sweep-b", "2000"]) == 0
+    out = capfd.readouterr().out
+    assert "textual" in out and "colpali" not in out.split("sweep")[0]
+    assert "   2000" in out
+
+
+def test_cli_bench_without_a_checkout_says_so(monkeypatch, capsys):
+    import hsr.cli
+    monkeypatch.setattr(hsr.cli, "bench_dir", lambda: None)
+    assert main(["bench", "splade"]) == 2
+    assert "source checkout" in capsys.readouterr().err

@@ -42,7 +42,6 @@ def _term_ops(module):
 
 
 @pytest.mark.parametrize("name", BUNDLED)
-@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_opcheck_every_bundled_op(name, backward, device):
     module = importlib.import_module(f"hsr.generated.{name}")
     term_ops = _term_ops(module)

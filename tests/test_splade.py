@@ -185,7 +185,7 @@ def test_odd_vocabulary_size(device):
 
 @settings(max_examples=10, deadline=None)
 @given(shapes)
-def test_atomic_and_deterministic_backwards_agree(device, case):
+def test_atomic_and_deterministic_backwards_agree(device, scatter, case):
     gen = torch.Generator().manual_seed(case["seed"])
     hidden, weight, bias = _data(case["b"], case["l"], case["h"], case["v"], gen, torch.float32, case["bias"])
     mask = _mask(case["mask"], case["b"], case["l"], gen, case["empty_row"])
@@ -196,7 +196,7 @@ def test_atomic_and_deterministic_backwards_agree(device, case):
         assert torch.allclose(a.cpu(), b.cpu(), rtol=1e-5, atol=1e-6)
 
 
-def test_deterministic_backward_is_bitwise_reproducible(device):
+def test_deterministic_backward_is_bitwise_reproducible(device, scatter):
     gen = torch.Generator().manual_seed(6)
     hidden, weight, bias = _data(3, 6, 8, 40, gen, torch.float32)
     runs = []
