@@ -400,11 +400,9 @@ def dist_bwd_Y_csr(
         b_rows = Y_ptr + pid_b * stride_Y_b + sel_safe.to(tl.int64) * stride_Y_m  # this program's row, once per entry
         b = tl.load(b_rows[:, None] + offs_d[None, :] * stride_Y_d,
                     mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-        grad_a = tl.zeros_like(a)
         a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
         contrib = tl.zeros_like(a)
         sign = _hsr_sign(a_use - b)
-        grad_a += w_l1[:, None] * sign
         contrib -= w_l1[:, None] * sign
 
         acc += contrib

@@ -472,11 +472,8 @@ def score_bwd_D_csr(
         a_rows = Q_ptr + pid_i * stride_Q_i + offs_s.to(tl.int64) * stride_Q_s  # one row per entry: cells differ
         a = tl.load(a_rows[:, None] + offs_d[None, :] * stride_Q_d,
                     mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-        b = a  # this pair's contribution to grad_D does not read D
-        grad_a = tl.zeros_like(a)
         a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
         contrib = tl.zeros_like(a)
-        grad_a += w_dot[:, None] * b
         contrib += w_dot[:, None] * a_use
 
         acc += contrib

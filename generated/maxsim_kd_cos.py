@@ -512,12 +512,9 @@ def score_bwd_D_csr(
         b_rows = D_ptr + pid_i * stride_D_i + pid_k * stride_D_k + sel_safe.to(tl.int64) * stride_D_t  # this program's row, once per entry
         b = tl.load(b_rows[:, None] + offs_d[None, :] * stride_D_d,
                     mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
-        grad_a = tl.zeros_like(a)
         a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
         contrib = tl.zeros_like(a)
-        grad_a += w_dot[:, None] * b
         contrib += w_dot[:, None] * a_use
-        grad_a -= tl.where(picked & (asq > 1e-24), w_ia * ia * ia * ia, 0.0)[:, None] * a_use  # d(1 / max(|a|, eps))
         contrib -= (w_ib * ib_sel * ib_sel * ib_sel * (bsq_sel > 1e-24).to(tl.float32))[:, None] * b
 
         acc += contrib

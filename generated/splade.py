@@ -486,11 +486,8 @@ def rep_bwd_H_csr(
         a_rows = W_ptr + 0 + offs_v.to(tl.int64) * stride_W_v  # one row per entry: cells differ
         a = tl.load(a_rows[:, None] + offs_h[None, :] * stride_W_h,
                     mask=picked[:, None] & h_in[None, :], other=0.0).to(tl.float32)
-        b = a  # this pair's contribution to grad_H does not read H
-        grad_a = tl.zeros_like(a)
         a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
         contrib = tl.zeros_like(a)
-        grad_a += w_dot[:, None] * b
         contrib += w_dot[:, None] * a_use
 
         acc += contrib

@@ -1,13 +1,20 @@
 """Autotuning of generated forward kernels: per-architecture config pools,
-pruned by the lengths and a shared-memory estimate.
+pruned by the lengths and a shared-memory estimate; a config once chosen for a
+key is kept (hsr.tuned) and reused by later processes, and the bundled ops
+ship the configs measured at the reference shapes.
 
 Used at run time by generated modules (no parser or Jinja here)."""
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+
 import torch
 import triton
 
+from . import tuned
 from .runtime import autotuning, next_pow2
 
 # (block of the outer axis, block of the selected axis, warps, stages)
@@ -60,8 +67,8 @@ def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, s
     """The autotuned version of a select_reduce forward kernel, or None when
     blocks are fixed (the interpreter, or HSR_AUTOTUNE=0).
 
-    Keys: the bucketed lengths, the padded contraction block, NEED_IDX and
-    (Triton adds them) the argument dtypes; never the loop bounds."""
+    Keys: the bucketed lengths, the padded contraction block, NEED_IDX and the
+    operand's dtype; never the loop bounds."""
     if not autotuning():
         return None
     key = (kernel, arch())
@@ -73,13 +80,76 @@ def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, s
             configs = [triton.Config({block_r: br, block_c: bc}, num_warps=w, num_stages=s)
                        for br, bc, w, s in POOLS[arch()]]
         prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g)
-        _tuned[key] = triton.autotune(
-            configs=configs, key=KEY + (["g_bucket"] if block_g else []) + [block_k, "NEED_IDX"],
-            prune_configs_by={"early_config_prune": prune},
-        )(kernel)
+        keys = KEY + (["g_bucket"] if block_g else []) + [block_k, "NEED_IDX"]
+        tuner = triton.autotune(configs=configs, key=keys, prune_configs_by={"early_config_prune": prune})(kernel)
+        _tuned[key] = Tuned(kernel, tuner, keys, operand, len(configs))
     return _tuned[key]
 
 
+def _describe(config: dict) -> str:
+    blocks = ", ".join(f"{k}={v}" for k, v in sorted(config["kwargs"].items()))
+    return f"{blocks}, {config['num_warps']} warps, {config['num_stages']} stages"
+
+
+class Tuned:
+    """A forward kernel launched with the config kept for its key: from this
+    process, from earlier ones (hsr.tuned's file), or shipped with hsr; a key
+    seen nowhere is tuned once (saying so on stderr) and kept.
+    HSR_AUTOTUNE_CACHE=0 ignores kept and shipped configs (to measure them again)."""
+
+    def __init__(self, kernel, tuner, keys, operand, n_configs):
+        self.kernel, self.tuner, self.keys, self.operand, self.n_configs = kernel, tuner, keys, operand, n_configs
+        fn = getattr(kernel, "fn", kernel)
+        self.name = f"{fn.__module__}.{fn.__name__}"
+        self.configs: dict = {}  # key -> config, this process
+        self._positions = None
+
+    def key(self, args, kwargs) -> tuple:
+        if self._positions is None:
+            names = list(self.tuner.arg_names)
+            self._positions = [(k, names.index(k)) for k in self.keys + [self.operand]]
+        got = [kwargs[k] if k in kwargs else args[i] for k, i in self._positions]
+        return tuple(got[:-1]) + (str(got[-1].dtype),)
+
+    def lookup(self, key: tuple):
+        config = self.configs.get(key)
+        if config is None and os.environ.get("HSR_AUTOTUNE_CACHE", "1") != "0":
+            config = tuned.measured().get(tuned.entry_key(self.name, key, _where()))
+            if config is None:
+                config = tuned.shipped(arch()).get(tuned.entry_key(self.name, key))
+            if config is not None and not set(config["kwargs"]) <= set(self.tuner.arg_names):
+                config = None  # kept for another version of the kernel: tune again
+            if config is not None:
+                self.configs[key] = config
+        return config
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            key = self.key(args, kwargs)
+            config = self.lookup(key)
+            if config is not None:
+                return self.kernel[grid](*args, **kwargs, **config["kwargs"],
+                                         num_warps=config["num_warps"], num_stages=config["num_stages"])
+            print(f"hsr: tuning {self.name} for {key} over up to {self.n_configs} configs...", file=sys.stderr, flush=True)
+            t0 = time.monotonic()
+            out = self.tuner[grid](*args, **kwargs)
+            best = getattr(self.tuner, "best_config", None)
+            if best is not None:
+                config = {"kwargs": dict(best.kwargs), "num_warps": best.num_warps, "num_stages": best.num_stages}
+                self.configs[key] = config
+                tuned.save(tuned.entry_key(self.name, key, _where()), config)
+                print(f"hsr: tuned {self.name} in {time.monotonic() - t0:.1f} s: {_describe(config)}",
+                      file=sys.stderr, flush=True)
+            return out
+        return launch
+
+
+def _where() -> str:
+    """What a measured config is good for: this device model, Triton and hsr versions."""
+    from . import __version__
+    return f"{torch.cuda.get_device_name()} / triton {triton.__version__} / hsr {__version__}"
+
+
 def chosen(kernel) -> dict:
-    """What the autotuner picked so far for a kernel: {key: config}, as text."""
-    return {str(k): str(v) for (fn, _), tuner in _tuned.items() if fn is kernel for k, v in tuner.cache.items()}
+    """What the forward ran with so far for a kernel: {key: config}, as text."""
+    return {str(k): _describe(v) for (fn, _), t in _tuned.items() if fn is kernel for k, v in t.configs.items()}

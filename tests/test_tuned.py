@@ -1,0 +1,197 @@
+"""Kept and shipped forward configs (hsr.tuned), and the launcher that uses
+them (hsr.autotune.Tuned): a key tuned once is not tuned again, in this
+process or a later one; a damaged or unwritable store costs only a re-tune."""
+
+import json
+import os
+
+import pytest
+
+from hsr import autotune, tuned
+
+CONFIG = {"kwargs": {"BLOCK_S": 32, "BLOCK_T": 64}, "num_warps": 4, "num_stages": 3}
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("HSR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("HSR_AUTOTUNE_CACHE", raising=False)
+    tuned._warned.clear()
+    return tuned.store_path()
+
+
+def test_save_then_read_back(store):
+    name = tuned.entry_key("m.k_fwd", (32, 512, 128, False, "torch.float16"), "H100 / triton 3.6")
+    assert tuned.measured() == {}
+    assert tuned.save(name, CONFIG)
+    assert tuned.measured() == {name: CONFIG}
+    other = tuned.entry_key("m.k_fwd", (32, 512, 128, True, "torch.float16"), "H100 / triton 3.6")
+    assert tuned.save(other, {**CONFIG, "num_warps": 8})
+    assert set(tuned.measured()) == {name, other}  # merged, not replaced
+    assert not [p for p in store.parent.iterdir() if p.name.startswith(".tuned-")]  # no temporary left
+
+
+def test_a_damaged_store_is_ignored_then_rewritten(store):
+    store.parent.mkdir(parents=True)
+    store.write_text('{"configs": {"x": ')  # truncated
+    with pytest.warns(RuntimeWarning, match="ignoring the tuned-config file"):
+        assert tuned.measured() == {}
+    assert tuned.save("k", CONFIG)
+    assert json.loads(store.read_text())["configs"] == {"k": CONFIG}
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root writes into read-only directories")
+def test_a_read_only_cache_keeps_configs_for_the_process(store):
+    store.parent.mkdir(parents=True)
+    store.parent.chmod(0o500)
+    try:
+        with pytest.warns(RuntimeWarning, match="cannot keep tuned configs"):
+            assert not tuned.save("k", CONFIG)
+    finally:
+        store.parent.chmod(0o700)
+
+
+def test_an_unwritable_cache_path_keeps_configs_for_the_process(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("HSR_CACHE_DIR", str(blocker / "cache"))  # a directory below a file: never creatable
+    tuned._warned.clear()
+    with pytest.warns(RuntimeWarning, match="cannot keep tuned configs"):
+        assert not tuned.save("k", CONFIG)
+
+
+def test_the_shipped_table_holds_valid_configs():
+    table = tuned.shipped("sm90")
+    assert table, "the bundled ops ship configs for sm90"
+    for name, config in table.items():
+        kernel, where, key = json.loads(name)
+        assert kernel.startswith("hsr.generated.") and where == ""
+        assert set(config) == {"kwargs", "num_warps", "num_stages"}
+        blocks = [v for k, v in config["kwargs"].items() if k.startswith("BLOCK_")]
+        assert blocks and all(b & (b - 1) == 0 for b in blocks)  # powers of two
+        assert config["num_warps"] in (1, 2, 4, 8, 16) and 1 <= config["num_stages"] <= 8
+        assert isinstance(key[-2], bool) and key[-1].startswith("torch.")
+
+
+class _Launches:
+    """A stand-in for a JIT kernel (tunes=False) or its autotuner (tunes=True,
+    which picks CONFIG when it runs): records each launch."""
+
+    def __init__(self, tunes=False):
+        self.arg_names = ["X_ptr", "r_bucket", "c_bucket", "BLOCK_K", "NEED_IDX", "BLOCK_S", "BLOCK_T"]
+        self.calls, self.tunes, self.fn = [], tunes, _launch_fn
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.calls.append((args, kwargs))
+            if self.tunes:
+                self.best_config = _Config(CONFIG)
+        return launch
+
+
+def _launch_fn():
+    pass
+
+
+class _Config:
+    def __init__(self, c):
+        self.kwargs, self.num_warps, self.num_stages = dict(c["kwargs"]), c["num_warps"], c["num_stages"]
+
+
+class _Tensor:
+    dtype = "torch.float16"
+
+
+def _tuned(monkeypatch):
+    kernel, tuner = _Launches(), _Launches(tunes=True)
+    monkeypatch.setattr(autotune, "_where", lambda: "test device / triton x")
+    monkeypatch.setattr(autotune, "arch", lambda: "sm90")
+    return kernel, tuner, autotune.Tuned(kernel, tuner, ["r_bucket", "c_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr", 9)
+
+
+def test_a_key_is_tuned_once_then_launched_with_its_config(store, monkeypatch, capsys):
+    kernel, tuner, fwd = _tuned(monkeypatch)
+    args = (_Tensor(), 32, 512)
+    fwd[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
+    assert len(tuner.calls) == 1 and not kernel.calls
+    assert "tuning" in capsys.readouterr().err  # progress on stderr
+    fwd[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
+    assert len(tuner.calls) == 1 and len(kernel.calls) == 1
+    assert kernel.calls[0][1] == {"BLOCK_K": 128, "NEED_IDX": False, "BLOCK_S": 32, "BLOCK_T": 64,
+                                  "num_warps": 4, "num_stages": 3}
+    fwd[(1,)](*args, BLOCK_K=128, NEED_IDX=True)  # another key: tuned
+    assert len(tuner.calls) == 2
+    # a later process: the kept config, no tuning
+    kernel2, tuner2, fwd2 = _tuned(monkeypatch)
+    fwd2[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
+    assert not tuner2.calls and len(kernel2.calls) == 1
+    monkeypatch.setattr(tuned, "measured", lambda: {tuned.entry_key(fwd.name, (32, 512, 128, False, "torch.float16"),
+                                                                   "test device / triton x"):
+                                                    {**CONFIG, "kwargs": {"BLOCK_GONE": 8}}})
+    kernel4, tuner4, fwd4 = _tuned(monkeypatch)  # kept for a kernel whose blocks were renamed since
+    fwd4[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
+    assert len(tuner4.calls) == 1 and not kernel4.calls
+    monkeypatch.setenv("HSR_AUTOTUNE_CACHE", "0")  # measuring again
+    kernel3, tuner3, fwd3 = _tuned(monkeypatch)
+    fwd3[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
+    assert len(tuner3.calls) == 1
+
+
+def test_a_shipped_config_needs_no_tuning(store, monkeypatch):
+    kernel, tuner, fwd = _tuned(monkeypatch)
+    key = (32, 512, 128, False, "torch.float16")
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {tuned.entry_key(fwd.name, key): CONFIG})
+    fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
+    assert not tuner.calls and len(kernel.calls) == 1
+    assert kernel.calls[0][1]["BLOCK_T"] == 64
+
+
+class _NoTuning:
+    """An autotuner that must not run: the config is kept already."""
+
+    def __init__(self, kernel):
+        self.arg_names = kernel.arg_names
+
+    def __getitem__(self, grid):
+        raise AssertionError("tuned a kept key")
+
+
+def test_a_kept_config_launches_the_real_kernel(store, monkeypatch):
+    """The generated MaxSim forward through Tuned with a kept config (the
+    interpreter runs the launch): the key binds, the grid sees the config's
+    blocks, and the scores are the reference's."""
+    import torch
+
+    import hsr.generated.maxsim as generated
+    from hsr import runtime
+
+    gen = torch.Generator().manual_seed(0)
+    Q, D = torch.randn(2, 5, 16, generator=gen), torch.randn(3, 7, 16, generator=gen)
+    t, sizes = runtime.bind(generated.OUTPUT, generated.SIGNATURE, (Q, D), {})
+    fwd = autotune.Tuned(generated.score_fwd, _NoTuning(generated.score_fwd),
+                         autotune.KEY + ["g_bucket", "BLOCK_D", "NEED_IDX"], "Q_ptr", 1)
+    key = (8, 8, 2, 16, False, "torch.float32")
+    fwd.configs[key] = {"kwargs": {"BLOCK_S": 16, "BLOCK_T": 16, "BLOCK_I": 2}, "num_warps": 4, "num_stages": 1}
+    monkeypatch.setattr(generated, "_score_kernel", lambda: fwd)
+    out, _ = generated._score_forward(t, sizes, False)
+    want = torch.einsum("isd,jtd->ijst", Q.double(), D.double()).amax(-1).sum(-1)
+    assert torch.allclose(out.double(), want, atol=1e-5)
+    assert fwd.key(*_captured_args(generated, t, sizes)) == key
+
+
+def _captured_args(generated, t, sizes):
+    """The (args, kwargs) _score_forward passes to the kernel, captured."""
+    seen = {}
+
+    class Capture:
+        def __getitem__(self, grid):
+            def launch(*args, **kwargs):
+                seen["call"] = (args, kwargs)
+            return launch
+    original = generated._score_kernel
+    generated._score_kernel = lambda: Capture()
+    try:
+        generated._score_forward(t, sizes, False)
+    finally:
+        generated._score_kernel = original
+    return seen["call"]
