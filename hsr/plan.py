@@ -135,7 +135,8 @@ class TermPlan:
             lines.append(f"  where {what}: positions of {c.axis!r} left out")
         if not self.index_out:
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
-                         f"or destination-owned one-hot tiles (\"deterministic\"), from the saved int32 index")
+                         f"or destination-owned (\"deterministic\": the index sorted by selected row, or "
+                         f"one-hot tiles), from the saved int32 index")
         return lines
 
 
