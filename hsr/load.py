@@ -27,12 +27,9 @@ from .emit import emit
 from .op import Op
 from .parse import parse
 from .plan import plan
+from .runtime import cache_dir
 
 _CHECKSUM = "# hsr-checksum: "
-
-
-def cache_dir(override=None) -> Path:
-    return Path(override or os.environ.get("HSR_CACHE_DIR") or Path.home() / ".cache" / "hsr")
 
 
 def read_spec(path_or_text) -> tuple[str, str]:

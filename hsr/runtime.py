@@ -7,6 +7,7 @@ no Jinja, no sympy on the hot path.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import torch
 
@@ -17,6 +18,11 @@ INT_DTYPES = (torch.int32, torch.int64)
 
 # (name, axes, kind, default) for each declared input, in declaration order.
 Signature = tuple
+
+
+def cache_dir(override=None) -> Path:
+    """Where hsr keeps compiled specs and tuned configs: HSR_CACHE_DIR, default ~/.cache/hsr."""
+    return Path(override or os.environ.get("HSR_CACHE_DIR") or Path.home() / ".cache" / "hsr")
 
 
 def interpreting() -> bool:
@@ -152,7 +158,7 @@ def inverse_blocks(d: int) -> tuple[int, int, int]:
     if env:
         e, k, w = (int(x) for x in env.split(","))
         return e, k, w
-    return 16, min(128, next_pow2(d)), 4  # best or within 3% at every training shape (bench/NOTES.md)
+    return 16, min(128, next_pow2(d)), 4  # best or within 3% where the inverse index is chosen (bench/NOTES.md)
 
 
 def onehot_blocks(selected: int, outer: int, d: int) -> tuple[int, int, int, int, int]:

@@ -20,13 +20,14 @@ import tempfile
 import warnings
 from pathlib import Path
 
+from .runtime import cache_dir
+
 SHIPPED = Path(__file__).with_name("tuned.json")
 _warned: set = set()
 
 
 def store_path() -> Path:
-    root = os.environ.get("HSR_CACHE_DIR") or Path.home() / ".cache" / "hsr"
-    return Path(root) / "tuned-configs.json"
+    return cache_dir() / "tuned-configs.json"
 
 
 def entry_key(kernel_id: str, key: tuple, where: str = "") -> str:
