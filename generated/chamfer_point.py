@@ -127,7 +127,7 @@ def dist_fwd(
     r_bucket, c_bucket,  # autotune keys only
     HAS_ylen: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
@@ -147,12 +147,34 @@ def dist_fwd(
     if DOT_MODE == 0:
         a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
                     mask=n_ok[:, None] & d_in[None, :], other=0.0)
+    # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
+    if SMALL_D > 0:
+        _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 1:
+        _a1 = tl.load(a_row + 1 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 2:
+        _a2 = tl.load(a_row + 2 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 3:
+        _a3 = tl.load(a_row + 3 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 4:
+        _a4 = tl.load(a_row + 4 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 5:
+        _a5 = tl.load(a_row + 5 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 6:
+        _a6 = tl.load(a_row + 6 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 7:
+        _a7 = tl.load(a_row + 7 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+
     best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
     if NEED_IDX:
         idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
         x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     m_seen = tl.zeros([BLOCK_M], tl.int32)
-    m_full = (size_m // BLOCK_M) * BLOCK_M
+    m_end = size_m
+    # spec line 7: where m < ylen: the tiles past the bound are skipped, the full ones need no where
+    if HAS_ylen:
+        m_end = tl.maximum(tl.minimum(tl.load(ylen_ptr + pid_b * stride_ylen_b), m_end), 0).to(tl.int32)
+    m_full = (m_end // BLOCK_M) * BLOCK_M
     for m0 in range(0, m_full, BLOCK_M):
         offs_m = m0 + tl.arange(0, BLOCK_M)
         m_in = offs_m < size_m
@@ -184,27 +206,54 @@ def dist_fwd(
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        else:  # a short contraction (a few coordinates): exact fp32 products on the CUDA cores
+        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+            if SMALL_D > 0:
+                _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 1:
+                _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 2:
+                _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 3:
+                _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 4:
+                _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 5:
+                _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 6:
+                _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 7:
+                _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
             dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-            for d0 in range(0, size_d):
-                a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
-                b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-                dot += a_k[:, None] * b_k[None, :]
+            if SMALL_D > 0:
+                dot += _a0[:, None] * _b0[None, :]
+            if SMALL_D > 1:
+                dot += _a1[:, None] * _b1[None, :]
+            if SMALL_D > 2:
+                dot += _a2[:, None] * _b2[None, :]
+            if SMALL_D > 3:
+                dot += _a3[:, None] * _b3[None, :]
+            if SMALL_D > 4:
+                dot += _a4[:, None] * _b4[None, :]
+            if SMALL_D > 5:
+                dot += _a5[:, None] * _b5[None, :]
+            if SMALL_D > 6:
+                dot += _a6[:, None] * _b6[None, :]
+            if SMALL_D > 7:
+                dot += _a7[:, None] * _b7[None, :]
 
         key = (bsq[None, :] + ((-2.0) * dot))
-        if HAS_ylen:
-            key = tl.where(m_ok[None, :], key, float("inf"))
         # running min per tile slot, reduced across slots once after the loop
         if NEED_IDX:
             # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-            better = (key < best2) | ((key != key) & (best2 == best2))
+            better = ~(key >= best2) & (best2 == best2)
             best2 = tl.where(better, key, best2)
             idx2 = tl.where(better, offs_m[None, :], idx2)
             x2 = tl.where(better, dot, x2)
         else:
             best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
-    if m_full < size_m:  # the last, partial tile
+    if m_full < m_end:  # the last, partial tile
         m0 = m_full
         offs_m = m0 + tl.arange(0, BLOCK_M)
         m_in = offs_m < size_m
@@ -236,19 +285,48 @@ def dist_fwd(
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        else:  # a short contraction (a few coordinates): exact fp32 products on the CUDA cores
+        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+            if SMALL_D > 0:
+                _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 1:
+                _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 2:
+                _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 3:
+                _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 4:
+                _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 5:
+                _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 6:
+                _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 7:
+                _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
             dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-            for d0 in range(0, size_d):
-                a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
-                b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-                dot += a_k[:, None] * b_k[None, :]
+            if SMALL_D > 0:
+                dot += _a0[:, None] * _b0[None, :]
+            if SMALL_D > 1:
+                dot += _a1[:, None] * _b1[None, :]
+            if SMALL_D > 2:
+                dot += _a2[:, None] * _b2[None, :]
+            if SMALL_D > 3:
+                dot += _a3[:, None] * _b3[None, :]
+            if SMALL_D > 4:
+                dot += _a4[:, None] * _b4[None, :]
+            if SMALL_D > 5:
+                dot += _a5[:, None] * _b5[None, :]
+            if SMALL_D > 6:
+                dot += _a6[:, None] * _b6[None, :]
+            if SMALL_D > 7:
+                dot += _a7[:, None] * _b7[None, :]
 
         key = (bsq[None, :] + ((-2.0) * dot))
         key = tl.where(m_ok[None, :], key, float("inf"))
         # running min per tile slot, reduced across slots once after the loop
         if NEED_IDX:
             # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-            better = (key < best2) | ((key != key) & (best2 == best2))
+            better = ~(key >= best2) & (best2 == best2)
             best2 = tl.where(better, key, best2)
             idx2 = tl.where(better, offs_m[None, :], idx2)
             x2 = tl.where(better, dot, x2)
@@ -525,7 +603,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
         return out, saved
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
-    dot_mode, block_k = runtime.contraction(sizes["d"])
+    dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
     args = (
         X_, Y_, *aux, ylen_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
@@ -536,7 +614,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     )
     flags = dict(
         HAS_ylen=t["ylen"] is not None,
-        BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode,
+        BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         PRECISION="ieee" if X_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )

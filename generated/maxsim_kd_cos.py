@@ -132,7 +132,7 @@ def score_fwd(
     HAS_qmask: tl.constexpr,
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr,
 ):
     """Forward of score: one program per output cell (i, k)."""
     # spec line 8: score[i, k] = sum_s max_t cos(Q_s, D_t)  where qmask, dmask
@@ -160,12 +160,31 @@ def score_fwd(
         if DOT_MODE == 0:
             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                         mask=s_ok[:, None] & d_in[None, :], other=0.0)
+        # a few coordinates (SMALL_D of them): each Q row's stay in registers for the whole tile loop
+        if SMALL_D > 0:
+            _a0 = tl.load(a_row + 0 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+        if SMALL_D > 1:
+            _a1 = tl.load(a_row + 1 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+        if SMALL_D > 2:
+            _a2 = tl.load(a_row + 2 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+        if SMALL_D > 3:
+            _a3 = tl.load(a_row + 3 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+        if SMALL_D > 4:
+            _a4 = tl.load(a_row + 4 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+        if SMALL_D > 5:
+            _a5 = tl.load(a_row + 5 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+        if SMALL_D > 6:
+            _a6 = tl.load(a_row + 6 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+        if SMALL_D > 7:
+            _a7 = tl.load(a_row + 7 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+
         best2 = tl.full([BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
         if NEED_IDX:
             idx2 = tl.full([BLOCK_S, BLOCK_T], -1, tl.int32)
             x2 = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
         t_seen = tl.zeros([BLOCK_T], tl.int32)
-        t_full = (size_t // BLOCK_T) * BLOCK_T
+        t_end = size_t
+        t_full = (t_end // BLOCK_T) * BLOCK_T
         for t0 in range(0, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
             t_in = offs_t < size_t
@@ -198,27 +217,56 @@ def score_fwd(
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            else:  # a short contraction (a few coordinates): exact fp32 products on the CUDA cores
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
                 dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
-                for d0 in range(0, size_d):
-                    a_k = tl.load(a_row + d0 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
-                    b_k = tl.load(b_row + d0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    dot += a_k[:, None] * b_k[None, :]
+                if SMALL_D > 0:
+                    dot += _a0[:, None] * _b0[None, :]
+                if SMALL_D > 1:
+                    dot += _a1[:, None] * _b1[None, :]
+                if SMALL_D > 2:
+                    dot += _a2[:, None] * _b2[None, :]
+                if SMALL_D > 3:
+                    dot += _a3[:, None] * _b3[None, :]
+                if SMALL_D > 4:
+                    dot += _a4[:, None] * _b4[None, :]
+                if SMALL_D > 5:
+                    dot += _a5[:, None] * _b5[None, :]
+                if SMALL_D > 6:
+                    dot += _a6[:, None] * _b6[None, :]
+                if SMALL_D > 7:
+                    dot += _a7[:, None] * _b7[None, :]
 
             key = (dot * ib[None, :])
-            if HAS_dmask:
+            if HAS_dmask:  # a full tile needs only the conditions that are not bounds
                 key = tl.where(t_ok[None, :], key, float("-inf"))
             # running max per tile slot, reduced across slots once after the loop
             if NEED_IDX:
                 # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-                better = (key > best2) | ((key != key) & (best2 == best2))
+                better = ~(key <= best2) & (best2 == best2)
                 best2 = tl.where(better, key, best2)
                 idx2 = tl.where(better, offs_t[None, :], idx2)
                 x2 = tl.where(better, dot, x2)
             else:
                 best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             t_seen += t_ok.to(tl.int32)
-        if t_full < size_t:  # the last, partial tile
+        if t_full < t_end:  # the last, partial tile
             t0 = t_full
             offs_t = t0 + tl.arange(0, BLOCK_T)
             t_in = offs_t < size_t
@@ -251,19 +299,48 @@ def score_fwd(
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            else:  # a short contraction (a few coordinates): exact fp32 products on the CUDA cores
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
                 dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
-                for d0 in range(0, size_d):
-                    a_k = tl.load(a_row + d0 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
-                    b_k = tl.load(b_row + d0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    dot += a_k[:, None] * b_k[None, :]
+                if SMALL_D > 0:
+                    dot += _a0[:, None] * _b0[None, :]
+                if SMALL_D > 1:
+                    dot += _a1[:, None] * _b1[None, :]
+                if SMALL_D > 2:
+                    dot += _a2[:, None] * _b2[None, :]
+                if SMALL_D > 3:
+                    dot += _a3[:, None] * _b3[None, :]
+                if SMALL_D > 4:
+                    dot += _a4[:, None] * _b4[None, :]
+                if SMALL_D > 5:
+                    dot += _a5[:, None] * _b5[None, :]
+                if SMALL_D > 6:
+                    dot += _a6[:, None] * _b6[None, :]
+                if SMALL_D > 7:
+                    dot += _a7[:, None] * _b7[None, :]
 
             key = (dot * ib[None, :])
             key = tl.where(t_ok[None, :], key, float("-inf"))
             # running max per tile slot, reduced across slots once after the loop
             if NEED_IDX:
                 # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-                better = (key > best2) | ((key != key) & (best2 == best2))
+                better = ~(key <= best2) & (best2 == best2)
                 best2 = tl.where(better, key, best2)
                 idx2 = tl.where(better, offs_t[None, :], idx2)
                 x2 = tl.where(better, dot, x2)
@@ -561,7 +638,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
     qmask_arg_ = qmask_.view(torch.uint8) if qmask_ is not None else out
     dmask_ = t["dmask"]
     dmask_arg_ = dmask_.view(torch.uint8) if dmask_ is not None else out
-    dot_mode, block_k = runtime.contraction(sizes["d"])
+    dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
     args = (
         Q_, D_, *aux, qmask_arg_, dmask_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
@@ -573,7 +650,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
     flags = dict(
         HAS_qmask=t["qmask"] is not None,
         HAS_dmask=t["dmask"] is not None,
-        BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode,
+        BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16,
     )

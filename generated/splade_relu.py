@@ -126,7 +126,7 @@ def rep_fwd(
     HAS_mask: tl.constexpr,
     HAS_bias: tl.constexpr,
     BLOCK_V: tl.constexpr, BLOCK_S: tl.constexpr, BLOCK_H: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr,
 ):
     """Forward of rep: one program per (b, block of v)."""
     # spec line 7: rep[b, v] = max_s relu(<H_s, W_v> + bias_v)  where mask
@@ -150,11 +150,30 @@ def rep_fwd(
     if DOT_MODE == 0:
         a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
                     mask=v_ok[:, None] & h_in[None, :], other=0.0)
+    # a few coordinates (SMALL_D of them): each W row's stay in registers for the whole tile loop
+    if SMALL_D > 0:
+        _a0 = tl.load(a_row + 0 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 1:
+        _a1 = tl.load(a_row + 1 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 2:
+        _a2 = tl.load(a_row + 2 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 3:
+        _a3 = tl.load(a_row + 3 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 4:
+        _a4 = tl.load(a_row + 4 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 5:
+        _a5 = tl.load(a_row + 5 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 6:
+        _a6 = tl.load(a_row + 6 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 7:
+        _a7 = tl.load(a_row + 7 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
+
     best2 = tl.full([BLOCK_V, BLOCK_S], float("-inf"), tl.float32)
     if NEED_IDX:
         idx2 = tl.full([BLOCK_V, BLOCK_S], -1, tl.int32)
     s_seen = tl.zeros([BLOCK_S], tl.int32)
-    s_full = (size_s // BLOCK_S) * BLOCK_S
+    s_end = size_s
+    s_full = (s_end // BLOCK_S) * BLOCK_S
     for s0 in range(0, s_full, BLOCK_S):
         offs_s = s0 + tl.arange(0, BLOCK_S)
         s_in = offs_s < size_s
@@ -185,26 +204,55 @@ def rep_fwd(
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        else:  # a short contraction (a few coordinates): exact fp32 products on the CUDA cores
+        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+            if SMALL_D > 0:
+                _b0 = tl.load(b_row + 0 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 1:
+                _b1 = tl.load(b_row + 1 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 2:
+                _b2 = tl.load(b_row + 2 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 3:
+                _b3 = tl.load(b_row + 3 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 4:
+                _b4 = tl.load(b_row + 4 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 5:
+                _b5 = tl.load(b_row + 5 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 6:
+                _b6 = tl.load(b_row + 6 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 7:
+                _b7 = tl.load(b_row + 7 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+
             dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
-            for h0 in range(0, size_h):
-                a_k = tl.load(a_row + h0 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
-                b_k = tl.load(b_row + h0 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
-                dot += a_k[:, None] * b_k[None, :]
+            if SMALL_D > 0:
+                dot += _a0[:, None] * _b0[None, :]
+            if SMALL_D > 1:
+                dot += _a1[:, None] * _b1[None, :]
+            if SMALL_D > 2:
+                dot += _a2[:, None] * _b2[None, :]
+            if SMALL_D > 3:
+                dot += _a3[:, None] * _b3[None, :]
+            if SMALL_D > 4:
+                dot += _a4[:, None] * _b4[None, :]
+            if SMALL_D > 5:
+                dot += _a5[:, None] * _b5[None, :]
+            if SMALL_D > 6:
+                dot += _a6[:, None] * _b6[None, :]
+            if SMALL_D > 7:
+                dot += _a7[:, None] * _b7[None, :]
 
         key = dot
-        if HAS_mask:
+        if HAS_mask:  # a full tile needs only the conditions that are not bounds
             key = tl.where(s_ok[None, :], key, float("-inf"))
         # running max per tile slot, reduced across slots once after the loop
         if NEED_IDX:
             # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-            better = (key > best2) | ((key != key) & (best2 == best2))
+            better = ~(key <= best2) & (best2 == best2)
             best2 = tl.where(better, key, best2)
             idx2 = tl.where(better, offs_s[None, :], idx2)
         else:
             best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
-    if s_full < size_s:  # the last, partial tile
+    if s_full < s_end:  # the last, partial tile
         s0 = s_full
         offs_s = s0 + tl.arange(0, BLOCK_S)
         s_in = offs_s < size_s
@@ -235,19 +283,48 @@ def rep_fwd(
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        else:  # a short contraction (a few coordinates): exact fp32 products on the CUDA cores
+        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+            if SMALL_D > 0:
+                _b0 = tl.load(b_row + 0 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 1:
+                _b1 = tl.load(b_row + 1 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 2:
+                _b2 = tl.load(b_row + 2 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 3:
+                _b3 = tl.load(b_row + 3 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 4:
+                _b4 = tl.load(b_row + 4 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 5:
+                _b5 = tl.load(b_row + 5 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 6:
+                _b6 = tl.load(b_row + 6 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+            if SMALL_D > 7:
+                _b7 = tl.load(b_row + 7 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+
             dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
-            for h0 in range(0, size_h):
-                a_k = tl.load(a_row + h0 * stride_W_h, mask=v_ok, other=0.0).to(tl.float32)
-                b_k = tl.load(b_row + h0 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
-                dot += a_k[:, None] * b_k[None, :]
+            if SMALL_D > 0:
+                dot += _a0[:, None] * _b0[None, :]
+            if SMALL_D > 1:
+                dot += _a1[:, None] * _b1[None, :]
+            if SMALL_D > 2:
+                dot += _a2[:, None] * _b2[None, :]
+            if SMALL_D > 3:
+                dot += _a3[:, None] * _b3[None, :]
+            if SMALL_D > 4:
+                dot += _a4[:, None] * _b4[None, :]
+            if SMALL_D > 5:
+                dot += _a5[:, None] * _b5[None, :]
+            if SMALL_D > 6:
+                dot += _a6[:, None] * _b6[None, :]
+            if SMALL_D > 7:
+                dot += _a7[:, None] * _b7[None, :]
 
         key = dot
         key = tl.where(s_ok[None, :], key, float("-inf"))
         # running max per tile slot, reduced across slots once after the loop
         if NEED_IDX:
             # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-            better = (key > best2) | ((key != key) & (best2 == best2))
+            better = ~(key <= best2) & (best2 == best2)
             best2 = tl.where(better, key, best2)
             idx2 = tl.where(better, offs_s[None, :], idx2)
         else:
@@ -525,7 +602,7 @@ def _rep_forward(t, sizes, need_idx, launch=True):
     bias_arg_ = t["bias"] if t["bias"] is not None else out
     mask_ = t["mask"]
     mask_arg_ = mask_.view(torch.uint8) if mask_ is not None else out
-    dot_mode, block_k = runtime.contraction(sizes["h"])
+    dot_mode, block_k, small_d = runtime.contraction(sizes["h"])
     args = (
         W_, H_, *aux, bias_arg_, mask_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
@@ -537,7 +614,7 @@ def _rep_forward(t, sizes, need_idx, launch=True):
     flags = dict(
         HAS_mask=t["mask"] is not None,
         HAS_bias=t["bias"] is not None,
-        BLOCK_H=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode,
+        BLOCK_H=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         PRECISION="ieee" if W_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16,
     )

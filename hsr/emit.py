@@ -14,6 +14,7 @@ import jinja2
 from . import __version__
 from .errors import source_lines
 from .plan import Plan, TermPlan
+from .runtime import SMALL_D_MAX
 
 
 def _environment() -> jinja2.Environment:
@@ -113,6 +114,12 @@ def _guard(conds: list) -> str:
     return " or ".join(f"HAS_{c['name']}" for c in conds)
 
 
+def _scalar_bound(c: dict, term: TermPlan, blocked: str | None) -> bool:
+    """A bound on the selected axis that is one number per program (a literal,
+    or a length indexed by grid axes only): the tile loop can stop there."""
+    return c["kind"] == "bound" and set(c["axes"]) <= set(term.grid) - {blocked}
+
+
 def _blocked_axis(term: TermPlan) -> str | None:
     """The output axis whose values a forward program stacks in one A tile: the
     last one that A carries and B does not (in-batch MaxSim: the query), so each
@@ -143,7 +150,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         mapping[c.axis] = f"offs_{c.axis}"
         text = c.name if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
         conds[c.axis].append(dict(
-            kind=c.kind, name=c.name, axis=c.axis, literal=c.literal, line=c.line, text=text,
+            kind=c.kind, name=c.name, axis=c.axis, literal=c.literal, line=c.line, text=text, axes=c.axes,
             optional=bool(c.name and decls[c.name][2] is not None),
             offset=_offset(c.name, c.axes, mapping) if c.name else ""))
     aux = []
@@ -215,9 +222,11 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         out_row=f"offs_{t.r} * ostride_{t.r}" if t.outer == "none" else "0",
         size_args=", ".join(f'sizes["{s}"]' for s in sizes),
         shape_args="".join(f'sizes["{g}"], ' for g in out_axes).rstrip(" "),
-        c_guard=_guard(conds[t.c]),
+        c_bounds=[c for c in conds[t.c] if _scalar_bound(c, t, blocked)],
+        c_guard=_guard([c for c in conds[t.c] if not _scalar_bound(c, t, blocked)]),
+        small_d_max=SMALL_D_MAX,
         fill="-inf" if t.select == "max" else "inf",
-        better=">" if t.select == "max" else "<", combine="maximum" if t.select == "max" else "minimum",
+        better=">" if t.select == "max" else "<", worse_eq="<=" if t.select == "max" else ">=", combine="maximum" if t.select == "max" else "minimum",
         ofill="-inf" if t.outer == "max" else "inf", obetter=">" if t.outer == "max" else "<",
         ocombine="maximum" if t.outer == "max" else "minimum",
         cell_expr=_flat(t.grid),

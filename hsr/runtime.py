@@ -179,15 +179,20 @@ def onehot_blocks(selected: int, outer: int, d: int) -> tuple[int, int, int, int
     return min(128, next_pow2(selected)), 128, k, 8, 2
 
 
-def contraction(d: int) -> tuple[int, int]:
-    """(DOT_MODE, BLOCK_K) of a forward for a contraction of length d: 2, a few
-    coordinates (point clouds) as exact fp32 products on the CUDA cores; 0, the
-    whole row in one tensor-core tile (d <= 256); 1, chunks of 64 (Splade's 768)."""
-    if d <= 8:
-        return 2, 16
+SMALL_D_MAX = 8  # contractions up to this length unroll on the CUDA cores, coordinates in registers
+
+
+def contraction(d: int) -> tuple[int, int, int]:
+    """(DOT_MODE, BLOCK_K, SMALL_D) of a forward for a contraction of length d:
+    2, a few coordinates (point clouds) as exact fp32 products on the CUDA
+    cores, unrolled over SMALL_D = d; 0, the whole row in one tensor-core tile
+    (d <= 256); 1, chunks of 64 (Splade's 768). An L1 pair (elementwise at any
+    d) unrolls when SMALL_D > 0 and loops over d otherwise."""
+    if d <= SMALL_D_MAX:
+        return 2, 16, d
     if next_pow2(d) <= 256:
-        return 0, next_pow2(d)
-    return 1, 64
+        return 0, next_pow2(d), 0
+    return 1, 64, 0
 
 
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:
