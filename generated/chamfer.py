@@ -270,16 +270,17 @@ def cd_fwd(
                     dot += _a7[:, None] * _b7[None, :]
 
             key = (bsq[None, :] + ((-2.0) * dot))
-            # running min per tile slot, reduced across slots once after the loop
+            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
             if NEED_IDX:
-                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-                better = ~(key >= best2) & (best2 == best2)
-                best2 = tl.where(better, key, best2)
+                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                # never counts here; a row that met one is searched again after the loop.
+                better = key < best2
                 idx2 = tl.where(better, offs_m[None, :], idx2)
-                x2 = tl.where(better, dot, x2)
-            else:
-                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                    x2 = tl.where(better, dot, x2)
+            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
+
         if m_full < m_end:  # the last, partial tile
             m0 = m_full
             offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -350,22 +351,218 @@ def cd_fwd(
 
             key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(m_ok[None, :], key, float("inf"))
-            # running min per tile slot, reduced across slots once after the loop
+            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
             if NEED_IDX:
-                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-                better = ~(key >= best2) & (best2 == best2)
-                best2 = tl.where(better, key, best2)
+                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                # never counts here; a row that met one is searched again after the loop.
+                better = key < best2
                 idx2 = tl.where(better, offs_m[None, :], idx2)
-                x2 = tl.where(better, dot, x2)
-            else:
-                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                    x2 = tl.where(better, dot, x2)
+            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
+
         best = tl.reduce(best2, 1, _cd_select)  # keeps NaN, as torch.min does
         if NEED_IDX:
-            # the lowest index holding the best (a NaN best: its first NaN)
-            hit = (best2 == best[:, None]) | ((best2 != best2) & (best != best)[:, None])
+            # the lowest index holding the best
+            hit = best2 == best[:, None]
             best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
-            x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+            if SMALL_D == 0:
+                x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+            else:
+                x_best = tl.zeros([BLOCK_N], tl.float32)  # recomputed below
+            row_nan = best != best
+            if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
+                nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
+                x_nan = tl.zeros([BLOCK_N], tl.float32)
+                for m0 in range(0, m_full, BLOCK_M):
+                    offs_m = m0 + tl.arange(0, BLOCK_M)
+                    m_in = offs_m < size_m
+                    m_ok = m_in
+                    # spec line 10: where m < ylen
+                    if HAS_ylen:
+                        m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+                    bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+                    # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
+                    if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                    mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        for d0 in range(0, size_d, BLOCK_D):
+                            offs_d = d0 + tl.arange(0, BLOCK_D)
+                            d_in = offs_d < size_d
+                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                                        mask=n_ok[:, None] & d_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                        mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:
+                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                        if SMALL_D > 0:
+                            _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 1:
+                            _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 2:
+                            _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 3:
+                            _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 4:
+                            _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 5:
+                            _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 6:
+                            _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 7:
+                            _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        if SMALL_D > 0:
+                            dot += _a0[:, None] * _b0[None, :]
+                        if SMALL_D > 1:
+                            dot += _a1[:, None] * _b1[None, :]
+                        if SMALL_D > 2:
+                            dot += _a2[:, None] * _b2[None, :]
+                        if SMALL_D > 3:
+                            dot += _a3[:, None] * _b3[None, :]
+                        if SMALL_D > 4:
+                            dot += _a4[:, None] * _b4[None, :]
+                        if SMALL_D > 5:
+                            dot += _a5[:, None] * _b5[None, :]
+                        if SMALL_D > 6:
+                            dot += _a6[:, None] * _b6[None, :]
+                        if SMALL_D > 7:
+                            dot += _a7[:, None] * _b7[None, :]
+
+                    key = (bsq[None, :] + ((-2.0) * dot))
+                    # the first NaN of each row
+                    first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
+                    x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
+                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    nan_idx = tl.minimum(nan_idx, first)
+
+                if m_full < m_end:
+                    m0 = m_full
+                    offs_m = m0 + tl.arange(0, BLOCK_M)
+                    m_in = offs_m < size_m
+                    m_ok = m_in
+                    # spec line 10: where m < ylen
+                    if HAS_ylen:
+                        m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+                    bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+                    # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
+                    if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                    mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        for d0 in range(0, size_d, BLOCK_D):
+                            offs_d = d0 + tl.arange(0, BLOCK_D)
+                            d_in = offs_d < size_d
+                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                                        mask=n_ok[:, None] & d_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                        mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:
+                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                        if SMALL_D > 0:
+                            _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 1:
+                            _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 2:
+                            _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 3:
+                            _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 4:
+                            _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 5:
+                            _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 6:
+                            _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 7:
+                            _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        if SMALL_D > 0:
+                            dot += _a0[:, None] * _b0[None, :]
+                        if SMALL_D > 1:
+                            dot += _a1[:, None] * _b1[None, :]
+                        if SMALL_D > 2:
+                            dot += _a2[:, None] * _b2[None, :]
+                        if SMALL_D > 3:
+                            dot += _a3[:, None] * _b3[None, :]
+                        if SMALL_D > 4:
+                            dot += _a4[:, None] * _b4[None, :]
+                        if SMALL_D > 5:
+                            dot += _a5[:, None] * _b5[None, :]
+                        if SMALL_D > 6:
+                            dot += _a6[:, None] * _b6[None, :]
+                        if SMALL_D > 7:
+                            dot += _a7[:, None] * _b7[None, :]
+
+                    key = (bsq[None, :] + ((-2.0) * dot))
+                    key = tl.where(m_ok[None, :], key, float("inf"))
+                    # the first NaN of each row
+                    first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
+                    x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
+                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    nan_idx = tl.minimum(nan_idx, first)
+
+                best_idx = tl.where(row_nan, nan_idx, best_idx)
+                x_best = tl.where(row_nan, x_nan, x_best)
+            if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
+                sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_Y_m
+                sel_ok = n_ok & (best_idx >= 0)
+                if SMALL_D > 0:
+                    _s0 = tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _s1 = tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _s2 = tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _s3 = tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _s4 = tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _s5 = tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _s6 = tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _s7 = tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.zeros([BLOCK_N], tl.float32)
+                if SMALL_D > 0:
+                    x_best += _a0 * _s0
+                if SMALL_D > 1:
+                    x_best += _a1 * _s1
+                if SMALL_D > 2:
+                    x_best += _a2 * _s2
+                if SMALL_D > 3:
+                    x_best += _a3 * _s3
+                if SMALL_D > 4:
+                    x_best += _a4 * _s4
+                if SMALL_D > 5:
+                    x_best += _a5 * _s5
+                if SMALL_D > 6:
+                    x_best += _a6 * _s6
+                if SMALL_D > 7:
+                    x_best += _a7 * _s7
         else:
             best_idx = tl.zeros([BLOCK_N], tl.int32)
         m_any = tl.sum(m_seen, axis=0) > 0
@@ -994,16 +1191,17 @@ def cd_t1_fwd(
                     dot += _a7[:, None] * _b7[None, :]
 
             key = (bsq[None, :] + ((-2.0) * dot))
-            # running min per tile slot, reduced across slots once after the loop
+            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
             if NEED_IDX:
-                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-                better = ~(key >= best2) & (best2 == best2)
-                best2 = tl.where(better, key, best2)
+                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                # never counts here; a row that met one is searched again after the loop.
+                better = key < best2
                 idx2 = tl.where(better, offs_n[None, :], idx2)
-                x2 = tl.where(better, dot, x2)
-            else:
-                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                    x2 = tl.where(better, dot, x2)
+            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             n_seen += n_ok.to(tl.int32)
+
         if n_full < n_end:  # the last, partial tile
             n0 = n_full
             offs_n = n0 + tl.arange(0, BLOCK_N)
@@ -1074,22 +1272,218 @@ def cd_t1_fwd(
 
             key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(n_ok[None, :], key, float("inf"))
-            # running min per tile slot, reduced across slots once after the loop
+            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
             if NEED_IDX:
-                # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-                better = ~(key >= best2) & (best2 == best2)
-                best2 = tl.where(better, key, best2)
+                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                # never counts here; a row that met one is searched again after the loop.
+                better = key < best2
                 idx2 = tl.where(better, offs_n[None, :], idx2)
-                x2 = tl.where(better, dot, x2)
-            else:
-                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                    x2 = tl.where(better, dot, x2)
+            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             n_seen += n_ok.to(tl.int32)
+
         best = tl.reduce(best2, 1, _cd_t1_select)  # keeps NaN, as torch.min does
         if NEED_IDX:
-            # the lowest index holding the best (a NaN best: its first NaN)
-            hit = (best2 == best[:, None]) | ((best2 != best2) & (best != best)[:, None])
+            # the lowest index holding the best
+            hit = best2 == best[:, None]
             best_idx = tl.min(tl.where(hit, idx2, size_n), axis=1)
-            x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+            if SMALL_D == 0:
+                x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+            else:
+                x_best = tl.zeros([BLOCK_M], tl.float32)  # recomputed below
+            row_nan = best != best
+            if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
+                nan_idx = tl.full([BLOCK_M], size_n, tl.int32)
+                x_nan = tl.zeros([BLOCK_M], tl.float32)
+                for n0 in range(0, n_full, BLOCK_N):
+                    offs_n = n0 + tl.arange(0, BLOCK_N)
+                    n_in = offs_n < size_n
+                    n_ok = n_in
+                    # spec line 10: where n < xlen
+                    if HAS_xlen:
+                        n_ok = n_ok & (offs_n < tl.load(xlen_ptr + pid_b * stride_xlen_b))
+
+                    b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
+                    bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_n * stride_aux_bsq_n, mask=n_in, other=0.0)
+                    # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
+                    if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                                    mask=n_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                        dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        for d0 in range(0, size_d, BLOCK_D):
+                            offs_d = d0 + tl.arange(0, BLOCK_D)
+                            d_in = offs_d < size_d
+                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                        mask=m_ok[:, None] & d_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                                        mask=n_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:
+                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                        if SMALL_D > 0:
+                            _b0 = tl.load(b_row + 0 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 1:
+                            _b1 = tl.load(b_row + 1 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 2:
+                            _b2 = tl.load(b_row + 2 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 3:
+                            _b3 = tl.load(b_row + 3 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 4:
+                            _b4 = tl.load(b_row + 4 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 5:
+                            _b5 = tl.load(b_row + 5 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 6:
+                            _b6 = tl.load(b_row + 6 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 7:
+                            _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+
+                        dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        if SMALL_D > 0:
+                            dot += _a0[:, None] * _b0[None, :]
+                        if SMALL_D > 1:
+                            dot += _a1[:, None] * _b1[None, :]
+                        if SMALL_D > 2:
+                            dot += _a2[:, None] * _b2[None, :]
+                        if SMALL_D > 3:
+                            dot += _a3[:, None] * _b3[None, :]
+                        if SMALL_D > 4:
+                            dot += _a4[:, None] * _b4[None, :]
+                        if SMALL_D > 5:
+                            dot += _a5[:, None] * _b5[None, :]
+                        if SMALL_D > 6:
+                            dot += _a6[:, None] * _b6[None, :]
+                        if SMALL_D > 7:
+                            dot += _a7[:, None] * _b7[None, :]
+
+                    key = (bsq[None, :] + ((-2.0) * dot))
+                    # the first NaN of each row
+                    first = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
+                    x_first = tl.sum(tl.where(offs_n[None, :] == first[:, None], dot, 0.0), axis=1)
+                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    nan_idx = tl.minimum(nan_idx, first)
+
+                if n_full < n_end:
+                    n0 = n_full
+                    offs_n = n0 + tl.arange(0, BLOCK_N)
+                    n_in = offs_n < size_n
+                    n_ok = n_in
+                    # spec line 10: where n < xlen
+                    if HAS_xlen:
+                        n_ok = n_ok & (offs_n < tl.load(xlen_ptr + pid_b * stride_xlen_b))
+
+                    b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
+                    bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_n * stride_aux_bsq_n, mask=n_in, other=0.0)
+                    # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
+                    if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                                    mask=n_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                        dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        for d0 in range(0, size_d, BLOCK_D):
+                            offs_d = d0 + tl.arange(0, BLOCK_D)
+                            d_in = offs_d < size_d
+                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                        mask=m_ok[:, None] & d_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                                        mask=n_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:
+                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                        if SMALL_D > 0:
+                            _b0 = tl.load(b_row + 0 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 1:
+                            _b1 = tl.load(b_row + 1 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 2:
+                            _b2 = tl.load(b_row + 2 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 3:
+                            _b3 = tl.load(b_row + 3 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 4:
+                            _b4 = tl.load(b_row + 4 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 5:
+                            _b5 = tl.load(b_row + 5 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 6:
+                            _b6 = tl.load(b_row + 6 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 7:
+                            _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
+
+                        dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        if SMALL_D > 0:
+                            dot += _a0[:, None] * _b0[None, :]
+                        if SMALL_D > 1:
+                            dot += _a1[:, None] * _b1[None, :]
+                        if SMALL_D > 2:
+                            dot += _a2[:, None] * _b2[None, :]
+                        if SMALL_D > 3:
+                            dot += _a3[:, None] * _b3[None, :]
+                        if SMALL_D > 4:
+                            dot += _a4[:, None] * _b4[None, :]
+                        if SMALL_D > 5:
+                            dot += _a5[:, None] * _b5[None, :]
+                        if SMALL_D > 6:
+                            dot += _a6[:, None] * _b6[None, :]
+                        if SMALL_D > 7:
+                            dot += _a7[:, None] * _b7[None, :]
+
+                    key = (bsq[None, :] + ((-2.0) * dot))
+                    key = tl.where(n_ok[None, :], key, float("inf"))
+                    # the first NaN of each row
+                    first = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
+                    x_first = tl.sum(tl.where(offs_n[None, :] == first[:, None], dot, 0.0), axis=1)
+                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    nan_idx = tl.minimum(nan_idx, first)
+
+                best_idx = tl.where(row_nan, nan_idx, best_idx)
+                x_best = tl.where(row_nan, x_nan, x_best)
+            if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
+                sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_X_n
+                sel_ok = m_ok & (best_idx >= 0)
+                if SMALL_D > 0:
+                    _s0 = tl.load(sel_row + 0 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _s1 = tl.load(sel_row + 1 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _s2 = tl.load(sel_row + 2 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _s3 = tl.load(sel_row + 3 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _s4 = tl.load(sel_row + 4 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _s5 = tl.load(sel_row + 5 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _s6 = tl.load(sel_row + 6 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _s7 = tl.load(sel_row + 7 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.zeros([BLOCK_M], tl.float32)
+                if SMALL_D > 0:
+                    x_best += _a0 * _s0
+                if SMALL_D > 1:
+                    x_best += _a1 * _s1
+                if SMALL_D > 2:
+                    x_best += _a2 * _s2
+                if SMALL_D > 3:
+                    x_best += _a3 * _s3
+                if SMALL_D > 4:
+                    x_best += _a4 * _s4
+                if SMALL_D > 5:
+                    x_best += _a5 * _s5
+                if SMALL_D > 6:
+                    x_best += _a6 * _s6
+                if SMALL_D > 7:
+                    x_best += _a7 * _s7
         else:
             best_idx = tl.zeros([BLOCK_M], tl.int32)
         n_any = tl.sum(n_seen, axis=0) > 0

@@ -218,15 +218,15 @@ def dist_fwd(
                 l1 += tl.abs(a_k[:, None] - b_k[None, :])
 
         key = l1
-        # running min per tile slot, reduced across slots once after the loop
+        # running min per tile slot (NaN-keeping), reduced across slots once after the loop
         if NEED_IDX:
-            # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-            better = ~(key >= best2) & (best2 == best2)
-            best2 = tl.where(better, key, best2)
+            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+            # never counts here; a row that met one is searched again after the loop.
+            better = key < best2
             idx2 = tl.where(better, offs_m[None, :], idx2)
-        else:
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+        best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
+
     if m_full < m_end:  # the last, partial tile
         m0 = m_full
         offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -281,20 +281,138 @@ def dist_fwd(
 
         key = l1
         key = tl.where(m_ok[None, :], key, float("inf"))
-        # running min per tile slot, reduced across slots once after the loop
+        # running min per tile slot (NaN-keeping), reduced across slots once after the loop
         if NEED_IDX:
-            # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-            better = ~(key >= best2) & (best2 == best2)
-            best2 = tl.where(better, key, best2)
+            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+            # never counts here; a row that met one is searched again after the loop.
+            better = key < best2
             idx2 = tl.where(better, offs_m[None, :], idx2)
-        else:
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+        best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
+
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
     if NEED_IDX:
-        # the lowest index holding the best (a NaN best: its first NaN)
-        hit = (best2 == best[:, None]) | ((best2 != best2) & (best != best)[:, None])
+        # the lowest index holding the best
+        hit = best2 == best[:, None]
         best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
+        row_nan = best != best
+        if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
+            nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
+            for m0 in range(0, m_full, BLOCK_M):
+                offs_m = m0 + tl.arange(0, BLOCK_M)
+                m_in = offs_m < size_m
+                m_ok = m_in
+                # spec line 7: where m < ylen
+                if HAS_ylen:
+                    m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+                b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+                # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+                l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                    if SMALL_D > 0:
+                        l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                    if SMALL_D > 1:
+                        l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                    if SMALL_D > 2:
+                        l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                    if SMALL_D > 3:
+                        l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                    if SMALL_D > 4:
+                        l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                    if SMALL_D > 5:
+                        l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                    if SMALL_D > 6:
+                        l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                    if SMALL_D > 7:
+                        l1 += tl.abs(_a7[:, None] - _b7[None, :])
+                else:
+                    for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                        a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                        b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+                key = l1
+                # the first NaN of each row
+                first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
+                nan_idx = tl.minimum(nan_idx, first)
+
+            if m_full < m_end:
+                m0 = m_full
+                offs_m = m0 + tl.arange(0, BLOCK_M)
+                m_in = offs_m < size_m
+                m_ok = m_in
+                # spec line 7: where m < ylen
+                if HAS_ylen:
+                    m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+                b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+                # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+                l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                    if SMALL_D > 0:
+                        l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                    if SMALL_D > 1:
+                        l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                    if SMALL_D > 2:
+                        l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                    if SMALL_D > 3:
+                        l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                    if SMALL_D > 4:
+                        l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                    if SMALL_D > 5:
+                        l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                    if SMALL_D > 6:
+                        l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                    if SMALL_D > 7:
+                        l1 += tl.abs(_a7[:, None] - _b7[None, :])
+                else:
+                    for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                        a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                        b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+                key = l1
+                key = tl.where(m_ok[None, :], key, float("inf"))
+                # the first NaN of each row
+                first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
+                nan_idx = tl.minimum(nan_idx, first)
+
+            best_idx = tl.where(row_nan, nan_idx, best_idx)
     else:
         best_idx = tl.zeros([BLOCK_N], tl.int32)
     m_any = tl.sum(m_seen, axis=0) > 0

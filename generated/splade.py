@@ -247,15 +247,15 @@ def rep_fwd(
         key = dot
         if HAS_mask:  # a full tile needs only the conditions that are not bounds
             key = tl.where(s_ok[None, :], key, float("-inf"))
-        # running max per tile slot, reduced across slots once after the loop
+        # running max per tile slot (NaN-keeping), reduced across slots once after the loop
         if NEED_IDX:
-            # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-            better = ~(key <= best2) & (best2 == best2)
-            best2 = tl.where(better, key, best2)
+            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+            # never counts here; a row that met one is searched again after the loop.
+            better = key > best2
             idx2 = tl.where(better, offs_s[None, :], idx2)
-        else:
-            best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+        best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
+
     if s_full < s_end:  # the last, partial tile
         s0 = s_full
         offs_s = s0 + tl.arange(0, BLOCK_S)
@@ -325,20 +325,170 @@ def rep_fwd(
 
         key = dot
         key = tl.where(s_ok[None, :], key, float("-inf"))
-        # running max per tile slot, reduced across slots once after the loop
+        # running max per tile slot (NaN-keeping), reduced across slots once after the loop
         if NEED_IDX:
-            # an earlier tile keeps a tie (it holds the lower index); NaN wins once and stays
-            better = ~(key <= best2) & (best2 == best2)
-            best2 = tl.where(better, key, best2)
+            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+            # never counts here; a row that met one is searched again after the loop.
+            better = key > best2
             idx2 = tl.where(better, offs_s[None, :], idx2)
-        else:
-            best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+        best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
+
     best = tl.reduce(best2, 1, _rep_select)  # keeps NaN, as torch.max does
     if NEED_IDX:
-        # the lowest index holding the best (a NaN best: its first NaN)
-        hit = (best2 == best[:, None]) | ((best2 != best2) & (best != best)[:, None])
+        # the lowest index holding the best
+        hit = best2 == best[:, None]
         best_idx = tl.min(tl.where(hit, idx2, size_s), axis=1)
+        row_nan = best != best
+        if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
+            nan_idx = tl.full([BLOCK_V], size_s, tl.int32)
+            for s0 in range(0, s_full, BLOCK_S):
+                offs_s = s0 + tl.arange(0, BLOCK_S)
+                s_in = offs_s < size_s
+                s_ok = s_in
+                # spec line 9: where mask
+                if HAS_mask:
+                    s_ok = s_ok & (tl.load(mask_ptr + pid_b * stride_mask_b + offs_s * stride_mask_s, mask=s_in, other=0) != 0)
+
+                b_row = b_rows + offs_s.to(tl.int64) * stride_H_s  # int64: tall operands pass 2^31
+                # spec line 9: rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))  where mask
+                if DOT_MODE == 0:  # the whole contraction in one tile, W rows held in registers
+                    b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                mask=s_in[:, None] & h_in[None, :], other=0.0)
+                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_H
+                    dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
+                    for h0 in range(0, size_h, BLOCK_H):
+                        offs_h = h0 + tl.arange(0, BLOCK_H)
+                        h_in = offs_h < size_h
+                        a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
+                                    mask=v_ok[:, None] & h_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                    mask=s_in[:, None] & h_in[None, :], other=0.0)
+                        if DOT_FP32:
+                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+
+                    dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
+                    if SMALL_D > 0:
+                        dot += _a0[:, None] * _b0[None, :]
+                    if SMALL_D > 1:
+                        dot += _a1[:, None] * _b1[None, :]
+                    if SMALL_D > 2:
+                        dot += _a2[:, None] * _b2[None, :]
+                    if SMALL_D > 3:
+                        dot += _a3[:, None] * _b3[None, :]
+                    if SMALL_D > 4:
+                        dot += _a4[:, None] * _b4[None, :]
+                    if SMALL_D > 5:
+                        dot += _a5[:, None] * _b5[None, :]
+                    if SMALL_D > 6:
+                        dot += _a6[:, None] * _b6[None, :]
+                    if SMALL_D > 7:
+                        dot += _a7[:, None] * _b7[None, :]
+
+                key = dot
+                if HAS_mask:  # a full tile needs only the conditions that are not bounds
+                    key = tl.where(s_ok[None, :], key, float("-inf"))
+                # the first NaN of each row
+                first = tl.min(tl.where(key != key, offs_s[None, :], size_s), axis=1)
+                nan_idx = tl.minimum(nan_idx, first)
+
+            if s_full < s_end:
+                s0 = s_full
+                offs_s = s0 + tl.arange(0, BLOCK_S)
+                s_in = offs_s < size_s
+                s_ok = s_in
+                # spec line 9: where mask
+                if HAS_mask:
+                    s_ok = s_ok & (tl.load(mask_ptr + pid_b * stride_mask_b + offs_s * stride_mask_s, mask=s_in, other=0) != 0)
+
+                b_row = b_rows + offs_s.to(tl.int64) * stride_H_s  # int64: tall operands pass 2^31
+                # spec line 9: rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))  where mask
+                if DOT_MODE == 0:  # the whole contraction in one tile, W rows held in registers
+                    b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                mask=s_in[:, None] & h_in[None, :], other=0.0)
+                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_H
+                    dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
+                    for h0 in range(0, size_h, BLOCK_H):
+                        offs_h = h0 + tl.arange(0, BLOCK_H)
+                        h_in = offs_h < size_h
+                        a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
+                                    mask=v_ok[:, None] & h_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                    mask=s_in[:, None] & h_in[None, :], other=0.0)
+                        if DOT_FP32:
+                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+
+                    dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
+                    if SMALL_D > 0:
+                        dot += _a0[:, None] * _b0[None, :]
+                    if SMALL_D > 1:
+                        dot += _a1[:, None] * _b1[None, :]
+                    if SMALL_D > 2:
+                        dot += _a2[:, None] * _b2[None, :]
+                    if SMALL_D > 3:
+                        dot += _a3[:, None] * _b3[None, :]
+                    if SMALL_D > 4:
+                        dot += _a4[:, None] * _b4[None, :]
+                    if SMALL_D > 5:
+                        dot += _a5[:, None] * _b5[None, :]
+                    if SMALL_D > 6:
+                        dot += _a6[:, None] * _b6[None, :]
+                    if SMALL_D > 7:
+                        dot += _a7[:, None] * _b7[None, :]
+
+                key = dot
+                key = tl.where(s_ok[None, :], key, float("-inf"))
+                # the first NaN of each row
+                first = tl.min(tl.where(key != key, offs_s[None, :], size_s), axis=1)
+                nan_idx = tl.minimum(nan_idx, first)
+
+            best_idx = tl.where(row_nan, nan_idx, best_idx)
     else:
         best_idx = tl.zeros([BLOCK_V], tl.int32)
     x_best = best

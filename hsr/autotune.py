@@ -31,6 +31,12 @@ STACKED_POOLS = {
              (32, 64, 8, 8, 3), (64, 128, 2, 8, 3)),
     "sm80": ((32, 64, 2, 4, 3), (32, 64, 4, 8, 3), (16, 64, 8, 8, 3), (64, 64, 2, 8, 3)),
 }
+# The CUDA-core path (a few coordinates, unrolled: SMALL_D > 0) has no tensor-core tile
+# or shared-memory pipeline: (block of the outer axis, block of the selected axis, warps,
+# stages). From bench/results/h100-chamfer-v2 (Chamfer 10K and 100K, with and without
+# indices); 128 x 128 tiles with 4 warps spill and were 30x slower there.
+CORE_POOL = ((128, 64, 4, 1), (64, 64, 4, 1), (64, 32, 4, 1), (16, 64, 4, 1), (32, 128, 4, 1),
+             (128, 32, 4, 1), (32, 64, 2, 1))
 SMEM_BYTES = {"sm90": 227 * 1024, "sm80": 163 * 1024}
 KEY = ["r_bucket", "c_bucket"]
 
@@ -44,7 +50,7 @@ def arch() -> str:
 
 
 def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str, size_c: str,
-            block_g: str | None = None, size_g: str | None = None):
+            block_g: str | None = None, size_g: str | None = None, core: frozenset = frozenset()):
     def rows(cfg):
         return cfg.kwargs[block_r] * (cfg.kwargs[block_g] if block_g else 1)
 
@@ -54,6 +60,8 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
         max_r, max_c = next_pow2(args[size_r]), next_pow2(args[size_c])
         max_g = next_pow2(args[size_g], 1) if block_g else 1
         limit = SMEM_BYTES[arch()]
+        on_cores = args.get("SMALL_D", 0) > 0  # the CUDA-core path takes its own pool
+        configs = [cfg for cfg in configs if (_identity(cfg) in core) == on_cores] or configs
         kept = [cfg for cfg in configs
                 if cfg.kwargs[block_r] <= max_r and cfg.kwargs[block_c] <= max_c
                 and (not block_g or cfg.kwargs[block_g] <= max_g)
@@ -67,23 +75,29 @@ def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, s
     """The autotuned version of a select_reduce forward kernel, or None when
     blocks are fixed (the interpreter, or HSR_AUTOTUNE=0).
 
-    Keys: the bucketed lengths, the padded contraction block, NEED_IDX and the
-    operand's dtype; never the loop bounds."""
+    Keys: the bucketed lengths, the padded contraction block, NEED_IDX, the
+    unrolled coordinates (SMALL_D) and the operand's dtype; never the loop bounds."""
     if not autotuning():
         return None
     key = (kernel, arch())
     if key not in _tuned:
-        if block_g:
-            configs = [triton.Config({block_r: br, block_c: bc, block_g: bg}, num_warps=w, num_stages=s)
-                       for br, bc, bg, w, s in STACKED_POOLS[arch()] + tuple(p[:2] + (1,) + p[2:] for p in POOLS[arch()])]
-        else:
-            configs = [triton.Config({block_r: br, block_c: bc}, num_warps=w, num_stages=s)
-                       for br, bc, w, s in POOLS[arch()]]
-        prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g)
-        keys = KEY + (["g_bucket"] if block_g else []) + [block_k, "NEED_IDX"]
+        def config(br, bc, bg, w, s):
+            blocks = {block_r: br, block_c: bc, **({block_g: bg} if block_g else {})}
+            return triton.Config(blocks, num_warps=w, num_stages=s)
+        configs = [config(*p) for p in STACKED_POOLS[arch()]] if block_g else []
+        configs += [config(*p[:2], 1, *p[2:]) for p in POOLS[arch()]]
+        core = [] if block_g else [config(*p[:2], 1, *p[2:]) for p in CORE_POOL]
+        configs += core
+        prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g,
+                        frozenset(_identity(c) for c in core))
+        keys = KEY + (["g_bucket"] if block_g else []) + [block_k, "NEED_IDX", "SMALL_D"]
         tuner = triton.autotune(configs=configs, key=keys, prune_configs_by={"early_config_prune": prune})(kernel)
         _tuned[key] = Tuned(kernel, tuner, keys, operand, len(configs))
     return _tuned[key]
+
+
+def _identity(cfg) -> tuple:
+    return tuple(sorted(cfg.kwargs.items())), cfg.num_warps, cfg.num_stages
 
 
 def _describe(config: dict) -> str:

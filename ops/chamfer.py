@@ -53,12 +53,12 @@ def chamfer_distance(x: torch.Tensor, y: torch.Tensor, x_lengths: torch.Tensor |
         raise TensorError(f"chamfer_distance: x is {x.dtype} but y is {y.dtype}")
     if y.device != x.device:
         raise TensorError(f"chamfer_distance: x is on {x.device} but y is on {y.device}")
-    x_given, y_given = x_lengths is not None, y_lengths is not None
-    x_lengths = _lengths(x, x_lengths, "x")
-    y_lengths = _lengths(y, y_lengths, "y")
+    # lengths stay None when not given: no masks to build or apply (fewer launches per call)
+    x_lengths = None if x_lengths is None else _lengths(x, x_lengths, "x")
+    y_lengths = None if y_lengths is None else _lengths(y, y_lengths, "y")
     # padding never reaches a value or a gradient, whatever it holds (NaN, inf)
-    x = _zero_padding(x, x_lengths) if x_given else x
-    y = _zero_padding(y, y_lengths) if y_given else y
+    x = x if x_lengths is None else _zero_padding(x, x_lengths)
+    y = y if y_lengths is None else _zero_padding(y, y_lengths)
     module = _squared if norm == 2 else _l1
     cham_x = _reduce(_direction(module, x, y, x_lengths, y_lengths, backward), x_lengths,
                      point_reduction, batch_reduction)
@@ -88,8 +88,6 @@ def _cloud(p, name):
 def _lengths(p, lengths, name):
     """[N] int64 on p's device, clamped to [0, P] (a length beyond the padded
     size counts the P points there are). CPU lengths are moved to p's device."""
-    if lengths is None:
-        return torch.full((p.shape[0],), p.shape[1], dtype=torch.int64, device=p.device)
     if not isinstance(lengths, torch.Tensor) or lengths.shape != (p.shape[0],):
         got = tuple(lengths.shape) if isinstance(lengths, torch.Tensor) else type(lengths).__name__
         raise TensorError(f"chamfer_distance: {name}_lengths must be a [{p.shape[0]}] tensor "
@@ -109,19 +107,24 @@ def _zero_padding(p, lengths):
 def _direction(module, x, y, x_lengths, y_lengths, backward):
     """Per-point distance from x to its nearest y; padded points of x are 0."""
     dist = module.apply(x, y, ylen=y_lengths, backward=backward)
+    if x_lengths is None:
+        return dist
     real = torch.arange(x.shape[1], device=x.device)[None, :] < x_lengths[:, None]
     return torch.where(real, dist, 0.0)
 
 
 def _reduce(cham, lengths, point_reduction, batch_reduction):
+    """lengths None: every cloud has its P points."""
+    points = cham.shape[1]
     if point_reduction == "max":
         cham = cham.max(1).values if cham.shape[1] else cham.sum(1)  # no points: 0, still in the graph
     elif point_reduction is not None:
         cham = cham.sum(1)
         if point_reduction == "mean":
-            cham = cham / lengths.clamp(min=1)
+            cham = cham / (max(points, 1) if lengths is None else lengths.clamp(min=1))
     if batch_reduction is not None:
+        clouds = cham.shape[0]
         cham = cham.sum()
         if batch_reduction == "mean":
-            cham = cham / max(lengths.shape[0], 1)
+            cham = cham / max(clouds, 1)
     return cham

@@ -31,6 +31,21 @@ def test_pruning_never_leaves_nothing(monkeypatch):
         br * bc for br, bc, _, _ in autotune.POOLS["sm90"])
 
 
+def test_the_cuda_core_path_takes_its_own_pool(monkeypatch):
+    """SMALL_D > 0 (a few coordinates, unrolled on the CUDA cores) tunes over
+    CORE_POOL only, the tensor-core path never over it."""
+    monkeypatch.setattr(autotune, "arch", lambda: "sm90")
+    core = _configs(autotune.CORE_POOL)
+    prune = autotune._pruner("A", "BR", "BC", "BK", "size_r", "size_c",
+                             core=frozenset(autotune._identity(c) for c in core))
+    configs = _configs(autotune.POOLS["sm90"]) + core
+    args = {"A": torch.empty(1, dtype=torch.float32), "size_r": 10**5, "size_c": 10**5, "BK": 16}
+    on_cores = prune(configs, {**args, "SMALL_D": 3})
+    assert sorted(map(autotune._identity, on_cores)) == sorted(map(autotune._identity, core))
+    tensor_cores = prune(configs, {**args, "SMALL_D": 0})
+    assert tensor_cores and not {autotune._identity(c) for c in tensor_cores} & {autotune._identity(c) for c in core}
+
+
 def test_no_tuning_under_the_interpreter():
     assert autotune.forward(object(), operand="A", block_r="BR", block_c="BC", block_k="BK",
                             size_r="r", size_c="c") is None
