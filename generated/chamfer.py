@@ -251,25 +251,30 @@ def cd_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                # beta first, then one FMA per coordinate with -2.0 folded into B's
+                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
                 if SMALL_D > 0:
-                    dot += _a0[:, None] * _b0[None, :]
+                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
-                    dot += _a1[:, None] * _b1[None, :]
+                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
                 if SMALL_D > 2:
-                    dot += _a2[:, None] * _b2[None, :]
+                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
                 if SMALL_D > 3:
-                    dot += _a3[:, None] * _b3[None, :]
+                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
                 if SMALL_D > 4:
-                    dot += _a4[:, None] * _b4[None, :]
+                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
                 if SMALL_D > 5:
-                    dot += _a5[:, None] * _b5[None, :]
+                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
                 if SMALL_D > 6:
-                    dot += _a6[:, None] * _b6[None, :]
+                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
                 if SMALL_D > 7:
-                    dot += _a7[:, None] * _b7[None, :]
+                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-            key = (bsq[None, :] + ((-2.0) * dot))
+            if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                key = (bsq[None, :] + ((-2.0) * dot))
             # running min per tile slot (NaN-keeping), reduced across slots once after the loop
             if NEED_IDX:
                 # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
@@ -331,25 +336,30 @@ def cd_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                # beta first, then one FMA per coordinate with -2.0 folded into B's
+                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
                 if SMALL_D > 0:
-                    dot += _a0[:, None] * _b0[None, :]
+                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
-                    dot += _a1[:, None] * _b1[None, :]
+                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
                 if SMALL_D > 2:
-                    dot += _a2[:, None] * _b2[None, :]
+                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
                 if SMALL_D > 3:
-                    dot += _a3[:, None] * _b3[None, :]
+                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
                 if SMALL_D > 4:
-                    dot += _a4[:, None] * _b4[None, :]
+                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
                 if SMALL_D > 5:
-                    dot += _a5[:, None] * _b5[None, :]
+                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
                 if SMALL_D > 6:
-                    dot += _a6[:, None] * _b6[None, :]
+                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
                 if SMALL_D > 7:
-                    dot += _a7[:, None] * _b7[None, :]
+                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-            key = (bsq[None, :] + ((-2.0) * dot))
+            if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(m_ok[None, :], key, float("inf"))
             # running min per tile slot (NaN-keeping), reduced across slots once after the loop
             if NEED_IDX:
@@ -424,29 +434,35 @@ def cd_fwd(
                         if SMALL_D > 7:
                             _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                        # beta first, then one FMA per coordinate with -2.0 folded into B's
+                        key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
                         if SMALL_D > 0:
-                            dot += _a0[:, None] * _b0[None, :]
+                            key += _a0[:, None] * (-2.0 * _b0)[None, :]
                         if SMALL_D > 1:
-                            dot += _a1[:, None] * _b1[None, :]
+                            key += _a1[:, None] * (-2.0 * _b1)[None, :]
                         if SMALL_D > 2:
-                            dot += _a2[:, None] * _b2[None, :]
+                            key += _a2[:, None] * (-2.0 * _b2)[None, :]
                         if SMALL_D > 3:
-                            dot += _a3[:, None] * _b3[None, :]
+                            key += _a3[:, None] * (-2.0 * _b3)[None, :]
                         if SMALL_D > 4:
-                            dot += _a4[:, None] * _b4[None, :]
+                            key += _a4[:, None] * (-2.0 * _b4)[None, :]
                         if SMALL_D > 5:
-                            dot += _a5[:, None] * _b5[None, :]
+                            key += _a5[:, None] * (-2.0 * _b5)[None, :]
                         if SMALL_D > 6:
-                            dot += _a6[:, None] * _b6[None, :]
+                            key += _a6[:, None] * (-2.0 * _b6)[None, :]
                         if SMALL_D > 7:
-                            dot += _a7[:, None] * _b7[None, :]
+                            key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                        if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-                    key = (bsq[None, :] + ((-2.0) * dot))
+                    if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                        key = (bsq[None, :] + ((-2.0) * dot))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                    x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                        x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
+                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 if m_full < m_end:
@@ -499,30 +515,36 @@ def cd_fwd(
                         if SMALL_D > 7:
                             _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                        # beta first, then one FMA per coordinate with -2.0 folded into B's
+                        key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
                         if SMALL_D > 0:
-                            dot += _a0[:, None] * _b0[None, :]
+                            key += _a0[:, None] * (-2.0 * _b0)[None, :]
                         if SMALL_D > 1:
-                            dot += _a1[:, None] * _b1[None, :]
+                            key += _a1[:, None] * (-2.0 * _b1)[None, :]
                         if SMALL_D > 2:
-                            dot += _a2[:, None] * _b2[None, :]
+                            key += _a2[:, None] * (-2.0 * _b2)[None, :]
                         if SMALL_D > 3:
-                            dot += _a3[:, None] * _b3[None, :]
+                            key += _a3[:, None] * (-2.0 * _b3)[None, :]
                         if SMALL_D > 4:
-                            dot += _a4[:, None] * _b4[None, :]
+                            key += _a4[:, None] * (-2.0 * _b4)[None, :]
                         if SMALL_D > 5:
-                            dot += _a5[:, None] * _b5[None, :]
+                            key += _a5[:, None] * (-2.0 * _b5)[None, :]
                         if SMALL_D > 6:
-                            dot += _a6[:, None] * _b6[None, :]
+                            key += _a6[:, None] * (-2.0 * _b6)[None, :]
                         if SMALL_D > 7:
-                            dot += _a7[:, None] * _b7[None, :]
+                            key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                        if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-                    key = (bsq[None, :] + ((-2.0) * dot))
+                    if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                        key = (bsq[None, :] + ((-2.0) * dot))
                     key = tl.where(m_ok[None, :], key, float("inf"))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                    x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                        x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
+                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
@@ -1172,25 +1194,30 @@ def cd_t1_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
 
-                dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                # beta first, then one FMA per coordinate with -2.0 folded into B's
+                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_M, BLOCK_N])
                 if SMALL_D > 0:
-                    dot += _a0[:, None] * _b0[None, :]
+                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
-                    dot += _a1[:, None] * _b1[None, :]
+                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
                 if SMALL_D > 2:
-                    dot += _a2[:, None] * _b2[None, :]
+                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
                 if SMALL_D > 3:
-                    dot += _a3[:, None] * _b3[None, :]
+                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
                 if SMALL_D > 4:
-                    dot += _a4[:, None] * _b4[None, :]
+                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
                 if SMALL_D > 5:
-                    dot += _a5[:, None] * _b5[None, :]
+                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
                 if SMALL_D > 6:
-                    dot += _a6[:, None] * _b6[None, :]
+                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
                 if SMALL_D > 7:
-                    dot += _a7[:, None] * _b7[None, :]
+                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                    dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
 
-            key = (bsq[None, :] + ((-2.0) * dot))
+            if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                key = (bsq[None, :] + ((-2.0) * dot))
             # running min per tile slot (NaN-keeping), reduced across slots once after the loop
             if NEED_IDX:
                 # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
@@ -1252,25 +1279,30 @@ def cd_t1_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
 
-                dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                # beta first, then one FMA per coordinate with -2.0 folded into B's
+                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_M, BLOCK_N])
                 if SMALL_D > 0:
-                    dot += _a0[:, None] * _b0[None, :]
+                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
-                    dot += _a1[:, None] * _b1[None, :]
+                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
                 if SMALL_D > 2:
-                    dot += _a2[:, None] * _b2[None, :]
+                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
                 if SMALL_D > 3:
-                    dot += _a3[:, None] * _b3[None, :]
+                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
                 if SMALL_D > 4:
-                    dot += _a4[:, None] * _b4[None, :]
+                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
                 if SMALL_D > 5:
-                    dot += _a5[:, None] * _b5[None, :]
+                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
                 if SMALL_D > 6:
-                    dot += _a6[:, None] * _b6[None, :]
+                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
                 if SMALL_D > 7:
-                    dot += _a7[:, None] * _b7[None, :]
+                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                    dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
 
-            key = (bsq[None, :] + ((-2.0) * dot))
+            if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(n_ok[None, :], key, float("inf"))
             # running min per tile slot (NaN-keeping), reduced across slots once after the loop
             if NEED_IDX:
@@ -1345,29 +1377,35 @@ def cd_t1_fwd(
                         if SMALL_D > 7:
                             _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
 
-                        dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                        # beta first, then one FMA per coordinate with -2.0 folded into B's
+                        key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_M, BLOCK_N])
                         if SMALL_D > 0:
-                            dot += _a0[:, None] * _b0[None, :]
+                            key += _a0[:, None] * (-2.0 * _b0)[None, :]
                         if SMALL_D > 1:
-                            dot += _a1[:, None] * _b1[None, :]
+                            key += _a1[:, None] * (-2.0 * _b1)[None, :]
                         if SMALL_D > 2:
-                            dot += _a2[:, None] * _b2[None, :]
+                            key += _a2[:, None] * (-2.0 * _b2)[None, :]
                         if SMALL_D > 3:
-                            dot += _a3[:, None] * _b3[None, :]
+                            key += _a3[:, None] * (-2.0 * _b3)[None, :]
                         if SMALL_D > 4:
-                            dot += _a4[:, None] * _b4[None, :]
+                            key += _a4[:, None] * (-2.0 * _b4)[None, :]
                         if SMALL_D > 5:
-                            dot += _a5[:, None] * _b5[None, :]
+                            key += _a5[:, None] * (-2.0 * _b5)[None, :]
                         if SMALL_D > 6:
-                            dot += _a6[:, None] * _b6[None, :]
+                            key += _a6[:, None] * (-2.0 * _b6)[None, :]
                         if SMALL_D > 7:
-                            dot += _a7[:, None] * _b7[None, :]
+                            key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                        if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                            dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
 
-                    key = (bsq[None, :] + ((-2.0) * dot))
+                    if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                        key = (bsq[None, :] + ((-2.0) * dot))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
-                    x_first = tl.sum(tl.where(offs_n[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                        x_first = tl.sum(tl.where(offs_n[None, :] == first[:, None], dot, 0.0), axis=1)
+                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 if n_full < n_end:
@@ -1420,30 +1458,36 @@ def cd_t1_fwd(
                         if SMALL_D > 7:
                             _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
 
-                        dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                        # beta first, then one FMA per coordinate with -2.0 folded into B's
+                        key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_M, BLOCK_N])
                         if SMALL_D > 0:
-                            dot += _a0[:, None] * _b0[None, :]
+                            key += _a0[:, None] * (-2.0 * _b0)[None, :]
                         if SMALL_D > 1:
-                            dot += _a1[:, None] * _b1[None, :]
+                            key += _a1[:, None] * (-2.0 * _b1)[None, :]
                         if SMALL_D > 2:
-                            dot += _a2[:, None] * _b2[None, :]
+                            key += _a2[:, None] * (-2.0 * _b2)[None, :]
                         if SMALL_D > 3:
-                            dot += _a3[:, None] * _b3[None, :]
+                            key += _a3[:, None] * (-2.0 * _b3)[None, :]
                         if SMALL_D > 4:
-                            dot += _a4[:, None] * _b4[None, :]
+                            key += _a4[:, None] * (-2.0 * _b4)[None, :]
                         if SMALL_D > 5:
-                            dot += _a5[:, None] * _b5[None, :]
+                            key += _a5[:, None] * (-2.0 * _b5)[None, :]
                         if SMALL_D > 6:
-                            dot += _a6[:, None] * _b6[None, :]
+                            key += _a6[:, None] * (-2.0 * _b6)[None, :]
                         if SMALL_D > 7:
-                            dot += _a7[:, None] * _b7[None, :]
+                            key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                        if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                            dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
 
-                    key = (bsq[None, :] + ((-2.0) * dot))
+                    if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                        key = (bsq[None, :] + ((-2.0) * dot))
                     key = tl.where(n_ok[None, :], key, float("inf"))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
-                    x_first = tl.sum(tl.where(offs_n[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                        x_first = tl.sum(tl.where(offs_n[None, :] == first[:, None], dot, 0.0), axis=1)
+                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)

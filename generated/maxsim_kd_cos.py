@@ -435,8 +435,9 @@ def score_fwd(
                         key = tl.where(t_ok[None, :], key, float("-inf"))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
-                    x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                        x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
+                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 if t_full < t_end:
@@ -512,8 +513,9 @@ def score_fwd(
                     key = tl.where(t_ok[None, :], key, float("-inf"))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
-                    x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                        x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
+                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)

@@ -85,6 +85,7 @@ class TermPlan:
     aux: tuple[str, ...]         # row norms the pair needs: "asq" (of A), "bsq" (of B)
     key: str                     # Triton code of the tile's key
     key_is_prim: bool            # the key is the pair primitive itself (dot or l1)
+    key_linear: tuple | None     # (alpha, beta code): key = alpha * dot + beta, alpha a number (dot pairs)
     h: str                       # the hoisted epilogue, in "best"
     hoisted: str                 # sympy text of h, for explain
     post: str                    # Triton code of post, in "value"
@@ -359,6 +360,11 @@ class _Planner:
         for s in sides.values():
             tile[f"{s.side}_{s.name}"] = f"{s.side}_{s.name}" + ("[:, None]" if s.side == "row" else "[None, :]")
             row_level[f"{s.side}_{s.name}"] = f"row_{s.name}" if s.side == "row" else f"col_{s.name}_sel"
+        key_linear = None
+        if pair.kind != "l1" and key not in (dot, l1):
+            alpha, beta = sp.diff(key, dot), key.subs(dot, 0)
+            if alpha.is_Number and alpha != 0 and sp.expand(key - alpha * dot - beta) == 0:
+                key_linear = (repr(float(alpha)), S.triton_code(beta, tile))
         try:
             key_code = S.triton_code(key, tile)
             h_code = S.triton_code(h, row_level)
@@ -386,7 +392,7 @@ class _Planner:
         return TermPlan(
             name=name, out_axes=d.axes, grid=grid, outer=outer.op if outer else "none", select=selected,
             written_select=written, index_out=index_out, pair=pair.kind, r=r, c=c, k=k, a=a, b=b, conds=conds,
-            sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1), h=h_code,
+            sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1), key_linear=key_linear, h=h_code,
             hoisted=str(h), post=post_code, value=value_code, weights=weights, row_grads=row_grads,
             col_grads=col_grads, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
             weighted=pair.kind == "dot" and not uniform and {w for w, _ in weights} == {"dot"},

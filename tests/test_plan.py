@@ -107,6 +107,8 @@ def test_chamfer_plans():
         assert t.outer == "mean" and t.select == "min" and t.pair == "sqdist"
         # |a|^2 is constant along the selection: only |b|^2 - 2<a, b> stays in the loop
         assert t.key == "(bsq[None, :] + ((-2.0) * dot))" and t.hoisted == "Relu(asq + key)"
+        # the unrolled CUDA-core path folds -2 into B's coordinates and starts from |b|^2
+        assert t.key_linear == ("-2.0", "bsq[None, :]")
     point = plan_file("chamfer_point.hsr").terms[0]
     assert (point.outer, point.grid, point.r) == ("none", ("b",), "n")
     assert plan_file("chamfer_point_l1.hsr").terms[0].key == "l1"
@@ -206,6 +208,15 @@ def test_a_decreasing_epilogue_flips_the_selection():
 def test_a_non_monotone_epilogue_stays_in_the_loop():
     p = term_of(HEAD + "score[i, j] = sum_s max_t abs(<Q_s, D_t> - 1)\n")
     assert p.hoisted == "key" and "tl.abs" in p.key and p.need_x
+    assert p.key_linear is None  # not linear in the dot: formed after it
+
+
+def test_a_key_linear_in_the_dot_with_a_number_for_slope():
+    assert term_of(HEAD + "score[i, j] = sum_s max_t (3 * <Q_s, D_t> + 1)\n").key_linear is None  # key: the dot
+    p = term_of(HEAD + "c[j, t]: float\nscore[i, j] = sum_s max_t (2 * <Q_s, D_t> + c_t)\n")
+    assert p.key_linear[0] == "2.0" and "col_c" in p.key_linear[1]
+    assert term_of(HEAD + "score[i, j] = sum_s max_t cos(Q_s, D_t)\n").key_linear is None  # slope ia * ib
+    assert plan_file("maxsim.hsr").terms[0].key_linear is None  # the key is the dot itself
 
 
 def test_row_and_column_terms():
