@@ -63,7 +63,7 @@ class _Checker:
         if not decl.axes and decl.type != "int":
             raise self.error(f"{decl.name!r} has no axes", decl.pos, "declare its axes, as in w[s]: float")
         default = decl.default
-        allowed = {"bool": ("all",), "int": ("full",), "float": ()}[decl.type]
+        allowed = {"bool": ("all",), "int": ("full",), "float": (), "int8": ()}[decl.type]
         if default is not None:
             ok = default in allowed or (decl.type == "float" and isinstance(default, float))
             if not ok:
@@ -207,12 +207,21 @@ class _Checker:
         if la.contracted != lb.contracted:
             raise self.error(f"the rows contract different axes ({la.contracted!r} and {lb.contracted!r})", pos,
                              "both rows must leave the same axis unbound")
+        quantized = [x.tensor.kind == ir.INT8 for x in (la, lb)]
+        if any(quantized) and (kind != "dot" or not all(quantized)):
+            side = a if not quantized[0] else b
+            raise self.error("int8 rows meet only int8 rows, in a dot <A, B> (int8 tensor cores)",
+                             side.pos if kind == "dot" else pos,
+                             "declare both operands int8 (per-row scales as float inputs), or neither")
         return ir.Pair(kind, la, lb, la.contracted, pos)
 
     def load(self, r: S.Ref, scope: frozenset, pair: bool) -> ir.Load:
         t, bound = self.resolve(r, scope)
         left = [a for a in t.axes if a not in scope and a not in bound]
-        if t.kind != ir.FLOAT:
+        if t.kind == ir.INT8 and not pair:
+            raise self.error(f"{t.name!r} is int8 (quantized rows); it enters only a dot <A, B>", r.pos,
+                             "scale the score outside it, as in s_t * <Q_s, D_t>, with float scales")
+        if t.kind not in (ir.FLOAT, ir.INT8):
             raise self.error(f"{t.name!r} is {t.kind}; only float inputs enter arithmetic", r.pos,
                              "bool inputs are masks (where ...), int inputs are length bounds")
         if not pair and left:

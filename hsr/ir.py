@@ -13,7 +13,7 @@ from typing import Union
 from .errors import source_lines
 from .syntax import Pos
 
-FLOAT, BOOL, INT = "float", "bool", "int"
+FLOAT, BOOL, INT, INT8 = "float", "bool", "int", "int8"
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "argmax", "argmin")
 SELECT_OPS = ("max", "min", "argmax", "argmin")

@@ -92,6 +92,8 @@ def _check_dtype(op_name, name, kind, value, float_dtypes):
         raise TensorError(f"{op_name}: input {name!r} must be a float tensor ({allowed}), got {value.dtype}")
     if kind == "bool" and value.dtype != torch.bool:
         raise TensorError(f"{op_name}: mask {name!r} must be torch.bool, got {value.dtype}")
+    if kind == "int8" and value.dtype != torch.int8:
+        raise TensorError(f"{op_name}: input {name!r} is declared int8 (quantized rows), got {value.dtype}")
     if kind == "int" and value.dtype not in INT_DTYPES:
         raise TensorError(f"{op_name}: length {name!r} must be int32 or int64, got {value.dtype}")
 

@@ -18,7 +18,7 @@ from hsr.errors import SpecError
 from hsr.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = sorted((ROOT / "ops").glob("maxsim*.hsr"))
+BUNDLED = sorted(p for p in (ROOT / "ops").glob("maxsim*.hsr") if "int8" not in p.stem)
 
 HEAD = "Q[i, s, d]: float\nD[j, t, d]: float\n"
 
@@ -122,6 +122,12 @@ CASES = [
      3, 1, "'Q' is already declared as an input"),
     ("unary-arity", HEAD + "out[i, j] = sum_s max_t exp(<Q_s, D_t>, 1)\n",
      3, ("exp", 0), "exp takes one argument, not 2"),
+    ("int8-in-arithmetic", "Q[i, s, d]: int8\nD[j, t, d]: int8\nw[j, t]: int8\n"
+     "out[i, j] = sum_s max_t w_t * <Q_s, D_t>\n", 4, ("w_t", 0), "enters only a dot"),
+    ("int8-meets-float", "Q[i, s, d]: int8\nD[j, t, d]: float\nout[i, j] = sum_s max_t <Q_s, D_t>\n",
+     3, ("D_t", 0), "int8 rows meet only int8 rows"),  # the caret on the float row
+    ("int8-distance", "Q[i, s, d]: int8\nD[j, t, d]: int8\nout[i, j] = sum_s min_t ||Q_s - D_t||^2\n",
+     3, ("||", 0), "in a dot <A, B>"),
 ]
 
 
@@ -234,6 +240,12 @@ def test_bundled_specs_check(path):
     program = check(parse(path.read_text(), path.name))
     pair = program.definition.expr.body.body
     assert pair.kind == ("cos" if "cos" in path.stem else "dot") and pair.axis == "d"
+
+
+def test_int8_spec_checks():
+    program = checked((ROOT / "ops" / "maxsim_int8.hsr").read_text())
+    kinds = {t.name: t.kind for t in program.tensors}
+    assert kinds == {"Q": "int8", "D": "int8", "qscale": "float", "dscale": "float", "qmask": "bool", "dmask": "bool"}
 
 
 def test_kd_spec_masks_and_axes():

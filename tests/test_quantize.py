@@ -1,0 +1,109 @@
+"""Per-token int8 quantization (ops/quantize.py) and the int8 MaxSim it feeds
+(ops/maxsim_int8.hsr, maxsim(..., precision="int8")): the kernel against the
+float64 reference on the quantized rows, exactly; the whole path against fp32."""
+
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, strategies as st
+
+import hsr
+from hsr.errors import TensorError
+from hsr.ops import maxsim, quantize_int8
+
+OPS = Path(__file__).resolve().parent.parent / "ops"
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return hsr.compile(OPS / "maxsim_int8.hsr")
+
+
+def test_rows_keep_their_own_scale():
+    x = torch.tensor([[0.5, -1.0, 0.25], [0.0, 0.0, 0.0], [300.0, 1.0, -150.0]])
+    q, scale = quantize_int8(x)
+    assert q.dtype == torch.int8 and scale.dtype == torch.float32 and scale.shape == (3,)
+    assert q[0].tolist() == [64, -127, 32] and q[2].tolist() == [127, 0, -64]
+    assert q[1].tolist() == [0, 0, 0] and scale[1] == 1.0  # zeros stay zeros
+    assert torch.allclose(q.float() * scale[:, None], x, atol=float(scale.max()) / 2)
+    q, scale = quantize_int8(x.T.contiguous(), dim=0)  # another axis
+    assert q.T.tolist() == quantize_int8(x)[0].tolist()
+
+
+def test_a_nan_row_gets_a_nan_scale():
+    x = torch.tensor([[1.0, float("nan")], [1.0, 2.0]])
+    q, scale = quantize_int8(x)
+    assert torch.isnan(scale[0]) and not torch.isnan(scale[1])
+    with pytest.raises(TensorError, match="float tensor"):
+        quantize_int8(torch.ones(2, 2, dtype=torch.int32))
+
+
+shapes = st.fixed_dictionaries({
+    "nq": st.integers(1, 3), "nd": st.integers(1, 3), "lq": st.integers(1, 33), "ld": st.integers(1, 70),
+    "d": st.sampled_from([3, 16, 31, 64, 128, 200]), "seed": st.integers(0, 2**31 - 1),
+    "qmask": st.booleans(), "dmask": st.booleans(),
+})
+
+
+@given(shapes)
+def test_the_int8_kernel_matches_the_reference(spec, device, case):
+    """Quantized rows and drawn scales, masks with an empty document: values
+    to fp32 rounding of the float64 reference, and its indices exactly."""
+    gen = torch.Generator().manual_seed(case["seed"])
+    nq, nd, lq, ld, d = (case[k] for k in ("nq", "nd", "lq", "ld", "d"))
+    Q = torch.randint(-127, 128, (nq, lq, d), generator=gen, dtype=torch.int8)
+    D = torch.randint(-127, 128, (nd, ld, d), generator=gen, dtype=torch.int8)
+    qs, ds = torch.rand(nq, lq, generator=gen) + 0.01, torch.rand(nd, ld, generator=gen) + 0.01
+    qm = torch.rand(nq, lq, generator=gen) < 0.7 if case["qmask"] else None
+    dm = torch.rand(nd, ld, generator=gen) < 0.6 if case["dmask"] else None
+    if dm is not None:
+        dm[0] = False
+    args = [x if x is None else x.to(device) for x in (Q, D, qs, ds, qm, dm)]
+    ref, indices = spec.reference(Q, D, qs, ds, qm, dm, return_indices=True)
+    out, idx = spec.forward_with_indices(*args)
+    assert torch.allclose(out.cpu().double(), ref, rtol=1e-5, atol=1e-3)
+    (want, axes), = indices.values()
+    want = want.permute(*[axes.index(a) for a in ("i", "j", "s")])
+    got = idx.cpu().long()
+    kept = torch.ones(nq, nd, lq, dtype=torch.bool) if qm is None else qm[:, None, :].expand(nq, nd, lq)
+    assert (got[~kept] == -1).all()  # a masked query token selects nothing
+    got, want = got[kept], want[kept]
+    differ = got != want  # allowed only where the two keys tie in fp32 (their float64 values differ in the last bits)
+    if differ.any():
+        keys = ds.double()[None, :, None, :] * torch.einsum("isd,jtd->ijst", Q.double(), D.double())
+        keys = keys[kept]
+        pick = lambda ix: keys.gather(1, ix.clamp(min=0)[:, None]).squeeze(1)  # noqa: E731
+        assert (got[differ] >= 0).all() and torch.allclose(pick(got)[differ], pick(want)[differ], rtol=1e-6)
+    plain = spec(*args)
+    assert torch.equal(plain.cpu(), out.cpu())
+
+
+def test_int8_maxsim_is_close_to_fp32(device):
+    gen = torch.Generator().manual_seed(0)
+    Q = torch.nn.functional.normalize(torch.randn(3, 32, 128, generator=gen), dim=-1)
+    D = torch.nn.functional.normalize(torch.randn(5, 100, 128, generator=gen), dim=-1)
+    qm = torch.rand(3, 32, generator=gen) < 0.8
+    dm = torch.rand(5, 100, generator=gen) < 0.8
+    dm[2] = False
+    exact = maxsim(Q, D, qm, dm)
+    got = maxsim(Q.to(device), D.to(device), qm.to(device), dm.to(device), precision="int8").cpu()
+    assert got.dtype == torch.float32 and not got.requires_grad
+    assert torch.all(got[:, 2] == 0)  # an empty document scores 0
+    assert (got - exact).abs().max() < 0.01 * exact.abs().max()  # per-token int8: well under 1%
+    cosine = maxsim(Q.to(device) * 3, D.to(device) * 0.5, normalize=True, precision="int8").cpu()
+    assert (cosine - maxsim(Q, D, normalize=True)).abs().max() < 0.01 * exact.abs().max()
+
+
+def test_int8_maxsim_refuses_what_it_cannot_do(device):
+    Q, D = torch.randn(2, 4, 16, device=device), torch.randn(3, 5, 16, device=device)
+    with pytest.raises(TensorError, match="no gradient"):
+        maxsim(Q.requires_grad_(), D, precision="int8")
+    with torch.no_grad():
+        assert maxsim(Q, D, precision="int8").shape == (2, 3)
+    with pytest.raises(TensorError, match=r"D \[Nd, Ld, d\]"):
+        maxsim(Q.detach(), torch.randn(2, 3, 5, 16, device=device), precision="int8")
+    with pytest.raises(TensorError, match="precision"):
+        maxsim(Q.detach(), D, precision="fp8")
+    with pytest.raises(TensorError, match="declared int8"):
+        hsr.compile(OPS / "maxsim_int8.hsr")(Q.detach(), D, torch.ones(2, 4), torch.ones(3, 5))
