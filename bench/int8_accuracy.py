@@ -89,9 +89,9 @@ def main(argv=None):
     if args.time and cuda:
         from hsr.generated import maxsim as fp_mod
         from hsr.generated import maxsim_int8 as i8_mod
-        for shape, (lq, ld) in (("medium", (128, 1024)), ("colpali", (1024, 1024))):
-            q = torch.nn.functional.normalize(torch.randn(1, lq, 128, device="cuda"), dim=-1)
-            docs = torch.nn.functional.normalize(torch.randn(1000, ld, 128, device="cuda"), dim=-1)
+        for shape, (t_lq, t_ld) in (("medium", (128, 1024)), ("colpali", (1024, 1024))):
+            q = torch.nn.functional.normalize(torch.randn(1, t_lq, 128, device="cuda"), dim=-1)
+            docs = torch.nn.functional.normalize(torch.randn(1000, t_ld, 128, device="cuda"), dim=-1)
             qh, dh = q.half(), docs.half()
             (q8, qs), (d8, ds) = quantize_int8(q), quantize_int8(docs)
             with torch.no_grad():

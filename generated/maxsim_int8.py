@@ -623,7 +623,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
     qmask_arg_ = qmask_.view(torch.uint8) if qmask_ is not None else out
     dmask_ = t["dmask"]
     dmask_arg_ = dmask_.view(torch.uint8) if dmask_ is not None else out
-    dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    dot_mode, block_k, small_d = runtime.contraction(sizes["d"], int8=True)
     args = (
         Q_, D_, *aux, dscale_arg_, qscale_arg_, qmask_arg_, dmask_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,

@@ -184,16 +184,17 @@ def onehot_blocks(selected: int, outer: int, d: int) -> tuple[int, int, int, int
 SMALL_D_MAX = 8  # contractions up to this length unroll on the CUDA cores, coordinates in registers
 
 
-def contraction(d: int) -> tuple[int, int, int]:
+def contraction(d: int, int8: bool = False) -> tuple[int, int, int]:
     """(DOT_MODE, BLOCK_K, SMALL_D) of a forward for a contraction of length d:
     2, a few coordinates (point clouds) as exact fp32 products on the CUDA
     cores, unrolled over SMALL_D = d; 0, the whole row in one tensor-core tile
-    (d <= 256); 1, chunks of 64 (Splade's 768). An L1 pair (elementwise at any
-    d) unrolls when SMALL_D > 0 and loops over d otherwise."""
+    (d <= 256; int8 tiles take K >= 32, as Triton's int8 dot requires); 1,
+    chunks of 64 (Splade's 768). An L1 pair (elementwise at any d) unrolls when
+    SMALL_D > 0 and loops over d otherwise."""
     if d <= SMALL_D_MAX:
         return 2, 16, d
     if next_pow2(d) <= 256:
-        return 0, next_pow2(d), 0
+        return 0, next_pow2(d, 32 if int8 else 16), 0
     return 1, 64, 0
 
 

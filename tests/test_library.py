@@ -24,11 +24,14 @@ def _inputs(signature, device, seed, grad=True):
         for axis in axes:
             sizes.setdefault(axis, int(torch.randint(2, 6, (1,), generator=g)))
     values = []
+    grad = grad and all(kind != "int8" for _n, _a, kind, _d in signature)  # int8 specs: inference only
     for _name, axes, kind, _default in signature:
         shape = [sizes[a] for a in axes]
         if kind == "float":
             x = torch.randn(shape, generator=g, dtype=torch.float32).to(device)
             values.append(x.requires_grad_(grad))
+        elif kind == "int8":
+            values.append(torch.randint(-127, 128, shape, generator=g, dtype=torch.int8).to(device))
         elif kind == "bool":
             values.append((torch.rand(shape, generator=g) > 0.25).to(device))
         else:
