@@ -65,6 +65,8 @@ BENCHES = {  # hsr bench NAME -> the script under bench/ that it runs
     "splade": "splade.py",
     "scatter": "scatter.py",
     "retrieval": "retrieval.py",
+    "int8": "int8_accuracy.py",
+    "chamfer-blocks": "chamfer_blocks.py",
 }
 
 

@@ -116,6 +116,11 @@ def _direction(module, x, y, x_lengths, y_lengths, backward):
 def _reduce(cham, lengths, point_reduction, batch_reduction):
     """lengths None: every cloud has its P points."""
     points = cham.shape[1]
+    if lengths is None and point_reduction in ("mean", "sum") and batch_reduction is not None:
+        # one sum over every point and one division: two launches instead of four
+        count = (max(points, 1) if point_reduction == "mean" else 1) * \
+            (max(cham.shape[0], 1) if batch_reduction == "mean" else 1)
+        return cham.sum() / count
     if point_reduction == "max":
         cham = cham.max(1).values if cham.shape[1] else cham.sum(1)  # no points: 0, still in the graph
     elif point_reduction is not None:
