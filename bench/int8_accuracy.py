@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Accuracy of low-precision MaxSim against fp32, and (on a GPU) its speed.
+"""Accuracy of low-precision MaxSim (int8, fp8) against fp32, and (on a GPU) its speed.
 
     python3 bench/int8_accuracy.py --out DIR [--device cpu|cuda] [--time]
 
@@ -7,13 +7,13 @@ Corpus: Nq queries of Lq tokens and Nd documents of Ld tokens, d = 128, every
 token L2-normalised (as ColBERT's); each query has a few relevant documents
 made of its own tokens with noise, among random ones, so the scores spread as
 in retrieval. Reference: fp32 MaxSim (eager einsum, fp32 accumulation). For
-each variant (hsr with fp16 inputs, bf16 inputs, and precision="int8":
-per-token symmetric scales, int8 tensor cores) it reports the largest and mean
+each variant (hsr with fp16 inputs, bf16 inputs, precision="int8" and
+precision="fp8": per-token symmetric scales, int8 or fp8 e4m3 tensor cores) it reports the largest and mean
 absolute score error relative to the mean |score|, the mean top-10 overlap
 with fp32's ranking, and the share of queries whose top-1 document changed.
 --time (CUDA only) also times the forward, one query against 1000 documents,
 at the medium (128 x 1024) and ColPali (1024 x 1024) shapes: int8 rows
-quantized beforehand (a corpus is quantized once) against fp16.
+and fp8 quantized beforehand (a corpus is quantized once) against fp16.
 Writes int8_accuracy.json and prints a table. On the CPU the kernels run
 through the Triton interpreter (small default sizes).
 """
@@ -82,23 +82,29 @@ def main(argv=None):
         for name, run in (("hsr fp32", lambda: maxsim(Q, D)),
                           ("hsr fp16", lambda: maxsim(Q.half(), D.half())),
                           ("hsr bf16", lambda: maxsim(Q.bfloat16(), D.bfloat16())),
-                          ("hsr int8", lambda: maxsim(Q, D, precision="int8"))):
+                          ("hsr int8", lambda: maxsim(Q, D, precision="int8")),
+                          ("hsr fp8", lambda: maxsim(Q, D, precision="fp8"))):
             rows[name] = compare(torch, run().float(), want)
             print(name, rows[name], flush=True)
     timing = {}
     if args.time and cuda:
         from hsr.generated import maxsim as fp_mod
+        from hsr.generated import maxsim_fp8 as f8_mod
         from hsr.generated import maxsim_int8 as i8_mod
+        from hsr.ops import quantize_fp8
         for shape, (t_lq, t_ld) in (("medium", (128, 1024)), ("colpali", (1024, 1024))):
             q = torch.nn.functional.normalize(torch.randn(1, t_lq, 128, device="cuda"), dim=-1)
             docs = torch.nn.functional.normalize(torch.randn(1000, t_ld, 128, device="cuda"), dim=-1)
             qh, dh = q.half(), docs.half()
             (q8, qs), (d8, ds) = quantize_int8(q), quantize_int8(docs)
+            (qf, qfs), (df, dfs) = quantize_fp8(q), quantize_fp8(docs)
             with torch.no_grad():
                 t16 = triton.testing.do_bench(lambda: fp_mod.apply(qh, dh), warmup=50, rep=300, return_mode="median")
                 t8 = triton.testing.do_bench(lambda: i8_mod.apply(q8, d8, qs, ds), warmup=50, rep=300,
                                              return_mode="median")
-            timing[shape] = dict(fp16_ms=t16, int8_ms=t8, speedup=t16 / t8)
+                tf8 = triton.testing.do_bench(lambda: f8_mod.apply(qf, df, qfs, dfs), warmup=50, rep=300,
+                                              return_mode="median")
+            timing[shape] = dict(fp16_ms=t16, int8_ms=t8, fp8_ms=tf8, speedup=t16 / t8, fp8_speedup=t16 / tf8)
             print(shape, timing[shape], flush=True)
     meta = dict(device=torch.cuda.get_device_name() if cuda else "cpu (Triton interpreter)",
                 torch=torch.__version__, triton=triton.__version__, python=sys.version.split()[0],
@@ -113,7 +119,8 @@ def main(argv=None):
         print(f"| {name} | {r['max_rel_err']:.1e} | {r['mean_rel_err']:.1e} | {r['top10_overlap']:.3f} "
               f"| {r['top1_changed']:.3f} |")
     for shape, t in timing.items():
-        print(f"{shape}: fp16 {t['fp16_ms']:.3f} ms, int8 {t['int8_ms']:.3f} ms ({t['speedup']:.2f}x)")
+        print(f"{shape}: fp16 {t['fp16_ms']:.3f} ms, int8 {t['int8_ms']:.3f} ms ({t['speedup']:.2f}x), "
+              f"fp8 {t['fp8_ms']:.3f} ms ({t['fp8_speedup']:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ class _Checker:
         if not decl.axes and decl.type != "int":
             raise self.error(f"{decl.name!r} has no axes", decl.pos, "declare its axes, as in w[s]: float")
         default = decl.default
-        allowed = {"bool": ("all",), "int": ("full",), "float": (), "int8": ()}[decl.type]
+        allowed = {"bool": ("all",), "int": ("full",), "float": (), "int8": (), "fp8": ()}[decl.type]
         if default is not None:
             ok = default in allowed or (decl.type == "float" and isinstance(default, float))
             if not ok:
@@ -207,21 +207,22 @@ class _Checker:
         if la.contracted != lb.contracted:
             raise self.error(f"the rows contract different axes ({la.contracted!r} and {lb.contracted!r})", pos,
                              "both rows must leave the same axis unbound")
-        quantized = [x.tensor.kind == ir.INT8 for x in (la, lb)]
-        if any(quantized) and (kind != "dot" or not all(quantized)):
-            side = a if not quantized[0] else b
-            raise self.error("int8 rows meet only int8 rows, in a dot <A, B> (int8 tensor cores)",
+        kinds = [x.tensor.kind for x in (la, lb)]
+        low = next((k for k in kinds if k in ir.QUANTIZED), None)
+        if low and (kind != "dot" or kinds[0] != kinds[1]):
+            side = a if kinds[0] != low else b
+            raise self.error(f"{low} rows meet only {low} rows, in a dot <A, B> ({low} tensor cores)",
                              side.pos if kind == "dot" else pos,
-                             "declare both operands int8 (per-row scales as float inputs), or neither")
+                             f"declare both operands {low} (per-row scales as float inputs), or neither")
         return ir.Pair(kind, la, lb, la.contracted, pos)
 
     def load(self, r: S.Ref, scope: frozenset, pair: bool) -> ir.Load:
         t, bound = self.resolve(r, scope)
         left = [a for a in t.axes if a not in scope and a not in bound]
-        if t.kind == ir.INT8 and not pair:
-            raise self.error(f"{t.name!r} is int8 (quantized rows); it enters only a dot <A, B>", r.pos,
+        if t.kind in ir.QUANTIZED and not pair:
+            raise self.error(f"{t.name!r} is {t.kind} (quantized rows); it enters only a dot <A, B>", r.pos,
                              "scale the score outside it, as in s_t * <Q_s, D_t>, with float scales")
-        if t.kind not in (ir.FLOAT, ir.INT8):
+        if t.kind not in (ir.FLOAT, *ir.QUANTIZED):
             raise self.error(f"{t.name!r} is {t.kind}; only float inputs enter arithmetic", r.pos,
                              "bool inputs are masks (where ...), int inputs are length bounds")
         if not pair and left:

@@ -195,7 +195,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         conds_r=conds[t.r], conds_c=conds[t.c], aux=aux,
         sides=sides, row_sides=[s for s in sides if s["side"] == "row"],
         col_sides=[s for s in sides if s["side"] == "col"],
-        int8=t.a.int8, key=t.key, key_is_prim=t.key_is_prim, key_linear=t.key_linear, h=t.h, post=t.post, value=t.value, weights=weights,
+        int8=t.a.quantized == "int8", quantized=t.a.quantized, key=t.key, key_is_prim=t.key_is_prim, key_linear=t.key_linear, h=t.h, post=t.post, value=t.value, weights=weights,
         row_grads=t.row_grads, col_grads=dict(t.col_grads), need_x=t.need_x, uses_value=t.uses_value,
         uniform=t.uniform, weighted=t.weighted, prim="l1" if t.pair == "l1" else "dot",
         decompose_cell=_decompose("cell", t.grid, blocked),

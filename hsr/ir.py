@@ -13,7 +13,8 @@ from typing import Union
 from .errors import source_lines
 from .syntax import Pos
 
-FLOAT, BOOL, INT, INT8 = "float", "bool", "int", "int8"
+FLOAT, BOOL, INT, INT8, FP8 = "float", "bool", "int", "int8", "fp8"
+QUANTIZED = (INT8, FP8)  # rows for the low-precision tensor cores; dots only
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "argmax", "argmin")
 SELECT_OPS = ("max", "min", "argmax", "argmin")

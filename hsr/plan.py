@@ -40,7 +40,7 @@ class Operand:
     name: str
     axes: tuple[str, ...]        # declared axes, in order
     grid_axes: tuple[str, ...]   # the program-grid axes it carries, in declared order
-    int8: bool = False           # quantized rows (int8 tensor cores; not differentiable)
+    quantized: str = ""          # "int8" or "fp8": rows for those tensor cores (not differentiable)
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ class TermPlan:
 
     @property
     def differentiable(self) -> tuple[str, ...]:
-        if self.index_out or self.a.int8:  # an int8 dot serves inference: no gradient at all
+        if self.index_out or self.a.quantized:  # a quantized dot serves inference: no gradient at all
             return ()
         return (self.a.name, self.b.name) + tuple(s.name for s in self.sides)
 
@@ -118,7 +118,8 @@ class TermPlan:
         lines = [f"  kernels {self.name}_*: one program per ({grid}){tiled}",
                  f"  pair: {pair} over axis {self.k!r}"
                  + (" (elementwise)" if self.pair == "l1" else
-                    ", int8 rows on the int8 tensor cores (exact int32 products, fp32 sums)" if self.a.int8 else
+                    ", int8 rows on the int8 tensor cores (exact int32 products, fp32 sums)" if self.a.quantized == "int8"
+                    else ", fp8 (e4m3) rows on the fp8 tensor cores (fp32 accumulation)" if self.a.quantized else
                     ", on the tensor cores (tl.dot, fp32 accumulation)")]
         if self.aux:
             lines.append(f"  row norms {', '.join(self.aux)} computed once per row, before the kernel")
@@ -137,8 +138,8 @@ class TermPlan:
         for c in self.conds:
             what = f"mask {c.name}" if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
             lines.append(f"  where {what}: positions of {c.axis!r} left out")
-        if self.a.int8:
-            lines.append("  no backward: int8 rows serve inference (quantize from float tensors to train)")
+        if self.a.quantized:
+            lines.append(f"  no backward: {self.a.quantized} rows serve inference (train on float tensors)")
         elif not self.index_out:
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
                          f"or destination-owned (\"deterministic\": the index sorted by selected row, or "
@@ -428,7 +429,8 @@ class _Planner:
     @staticmethod
     def operand(load: ir.Load, grid) -> Operand:
         t = load.tensor
-        return Operand(t.name, t.axes, tuple(x for x in t.axes if x in grid), t.kind == ir.INT8)
+        return Operand(t.name, t.axes, tuple(x for x in t.axes if x in grid),
+                       t.kind if t.kind in ir.QUANTIZED else "")
 
     def condition(self, cond: ir.Cond) -> Condition:
         if isinstance(cond, ir.Mask):

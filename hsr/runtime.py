@@ -94,6 +94,9 @@ def _check_dtype(op_name, name, kind, value, float_dtypes):
         raise TensorError(f"{op_name}: mask {name!r} must be torch.bool, got {value.dtype}")
     if kind == "int8" and value.dtype != torch.int8:
         raise TensorError(f"{op_name}: input {name!r} is declared int8 (quantized rows), got {value.dtype}")
+    if kind == "fp8" and value.dtype != torch.float8_e4m3fn:
+        raise TensorError(f"{op_name}: input {name!r} is declared fp8 (quantized rows, torch.float8_e4m3fn), "
+                          f"got {value.dtype}")
     if kind == "int" and value.dtype not in INT_DTYPES:
         raise TensorError(f"{op_name}: length {name!r} must be int32 or int64, got {value.dtype}")
 
@@ -110,6 +113,14 @@ BACKWARDS = ("auto", "atomic", "deterministic")
 def check_backward(op_name: str, backward) -> None:
     if backward not in BACKWARDS:
         raise TensorError(f"{op_name}: backward must be one of {', '.join(map(repr, BACKWARDS))}, got {backward!r}")
+
+
+def require_fp8(device: torch.device) -> None:
+    """fp8 dots need a GPU with fp8 tensor cores (compute capability 8.9 or
+    more: Ada, Hopper); elsewhere a clear error, not one from inside Triton."""
+    if device.type == "cuda" and torch.cuda.get_device_capability(device) < (8, 9):
+        raise TensorError(f"fp8 rows need fp8 tensor cores (compute capability 8.9 or more, Hopper); "
+                          f"{torch.cuda.get_device_name(device)} has none: use int8")
 
 
 def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
@@ -184,17 +195,17 @@ def onehot_blocks(selected: int, outer: int, d: int) -> tuple[int, int, int, int
 SMALL_D_MAX = 8  # contractions up to this length unroll on the CUDA cores, coordinates in registers
 
 
-def contraction(d: int, int8: bool = False) -> tuple[int, int, int]:
+def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
     """(DOT_MODE, BLOCK_K, SMALL_D) of a forward for a contraction of length d:
     2, a few coordinates (point clouds) as exact fp32 products on the CUDA
     cores, unrolled over SMALL_D = d; 0, the whole row in one tensor-core tile
-    (d <= 256; int8 tiles take K >= 32, as Triton's int8 dot requires); 1,
+    (d <= 256; int8 and fp8 tiles take K >= 32, as Triton's dot requires); 1,
     chunks of 64 (Splade's 768). An L1 pair (elementwise at any d) unrolls when
     SMALL_D > 0 and loops over d otherwise."""
     if d <= SMALL_D_MAX:
         return 2, 16, d
     if next_pow2(d) <= 256:
-        return 0, next_pow2(d, 32 if int8 else 16), 0
+        return 0, next_pow2(d, 32 if quantized else 16), 0
     return 1, 64, 0
 
 

@@ -2,7 +2,7 @@
 
 from .chamfer import chamfer_distance
 from .maxsim import maxsim
-from .quantize import quantize_int8
+from .quantize import quantize_fp8, quantize_int8
 from .retrieval import maxsim_topk, maxsim_topk_distributed
 from .splade import SpladeMaxPooling, splade_max
 
@@ -10,4 +10,4 @@ from .splade import SpladeMaxPooling, splade_max
 # of __all__: a star import must not shadow the real pylate / sentence_transformers).
 from . import pylate, sentence_transformers  # noqa: E402,F401
 
-__all__ = ["chamfer_distance", "maxsim", "maxsim_topk", "quantize_int8", "maxsim_topk_distributed", "splade_max", "SpladeMaxPooling"]
+__all__ = ["chamfer_distance", "maxsim", "maxsim_topk", "quantize_fp8", "quantize_int8", "maxsim_topk_distributed", "splade_max", "SpladeMaxPooling"]

@@ -10,9 +10,10 @@ from __future__ import annotations
 import torch
 
 from hsr.errors import TensorError
-from hsr.ops.quantize import quantize_int8
+from hsr.ops.quantize import quantize_fp8, quantize_int8
 from hsr.generated import maxsim as _in_batch
 from hsr.generated import maxsim_cos as _in_batch_cos
+from hsr.generated import maxsim_fp8 as _in_batch_fp8
 from hsr.generated import maxsim_int8 as _in_batch_int8
 from hsr.generated import maxsim_kd as _per_query
 from hsr.generated import maxsim_kd_cos as _per_query_cos
@@ -32,10 +33,11 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
     normalize: L2-normalise every token inside the kernel (cosine MaxSim).
     backward: "atomic" (one fused pass, fp32 atomics into grad D), "deterministic"
        (grad D owned by its rows: bitwise reproducible) or "auto".
-    precision: "float" (the inputs' dtype, fp32 accumulation) or "int8": each
-       token quantized to int8 with its own scale (hsr.ops.quantize_int8), dots
-       on the int8 tensor cores (maxsim_int8.hsr); for inference (no gradient),
-       D [Nd, Ld, d] only. Its error against fp32: bench/int8_accuracy.py.
+    precision: "float" (the inputs' dtype, fp32 accumulation), "int8" or "fp8":
+       each token quantized with its own scale (hsr.ops.quantize_int8 /
+       quantize_fp8), dots on those tensor cores (maxsim_int8.hsr,
+       maxsim_fp8.hsr; fp8 needs Hopper); for inference (no gradient),
+       D [Nd, Ld, d] only. Their error against fp32: bench/int8_accuracy.py.
     Inputs are fp16, bf16 or fp32 (one dtype for both); ties go to the lowest
     document token.
     """
@@ -51,10 +53,10 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
             q_mask = q_mask.unsqueeze(0)
     if Q.dim() != 3:
         raise TensorError(f"maxsim: Q must be [Nq, Lq, d] or [Lq, d], got shape {tuple(Q.shape)}")
-    if precision not in ("float", "int8"):
-        raise TensorError(f"maxsim: precision must be 'float' or 'int8', got {precision!r}")
-    if precision == "int8":
-        out = _int8(Q, D, q_mask, d_mask, normalize)
+    if precision not in ("float", "int8", "fp8"):
+        raise TensorError(f"maxsim: precision must be 'float', 'int8' or 'fp8', got {precision!r}")
+    if precision != "float":
+        out = _quantized(precision, Q, D, q_mask, d_mask, normalize)
         return out[0] if single else out
     if D.dim() == 3:
         module = _in_batch_cos if normalize else _in_batch
@@ -66,16 +68,17 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
     return out[0] if single else out
 
 
-def _int8(Q, D, q_mask, d_mask, normalize):
+def _quantized(precision, Q, D, q_mask, d_mask, normalize):
     if D.dim() != 3:
-        raise TensorError(f"maxsim: precision='int8' takes D [Nd, Ld, d], got shape {tuple(D.shape)}")
+        raise TensorError(f"maxsim: precision={precision!r} takes D [Nd, Ld, d], got shape {tuple(D.shape)}")
     if torch.is_grad_enabled() and (Q.requires_grad or D.requires_grad):
-        raise TensorError("maxsim: precision='int8' is for inference: its scores have no gradient "
+        raise TensorError(f"maxsim: precision={precision!r} is for inference: its scores have no gradient "
                           "(use precision='float' to train, or torch.no_grad())")
     if normalize:
         Q, D = (torch.nn.functional.normalize(x.float(), dim=-1) for x in (Q, D))
-    (q8, qs), (d8, ds) = quantize_int8(Q), quantize_int8(D)
-    return _in_batch_int8.apply(q8, d8, qs, ds, qmask=_as_mask(q_mask, "q_mask"), dmask=_as_mask(d_mask, "d_mask"))
+    quantize, module = (quantize_int8, _in_batch_int8) if precision == "int8" else (quantize_fp8, _in_batch_fp8)
+    (q8, qs), (d8, ds) = quantize(Q), quantize(D)
+    return module.apply(q8, d8, qs, ds, qmask=_as_mask(q_mask, "q_mask"), dmask=_as_mask(d_mask, "d_mask"))
 
 
 def _as_mask(mask, name):

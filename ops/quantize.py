@@ -1,8 +1,10 @@
-"""Per-token symmetric int8 quantization, for the int8 specs (maxsim_int8.hsr).
+"""Per-token symmetric quantization for the low-precision specs
+(maxsim_int8.hsr, maxsim_fp8.hsr).
 
-Each row along ``dim`` keeps its own scale, max |x| / 127, so that x is about
-scale * q with q in [-127, 127]: the scales enter the spec as float inputs and
-the int8 dots stay exact on the tensor cores.
+Each row along ``dim`` keeps its own scale, max |x| over the format's largest
+value (127 for int8, 448 for fp8 e4m3), so that x is about scale * q: the
+scales enter the spec as float inputs and the dots run on the low-precision
+tensor cores.
 """
 
 from __future__ import annotations
@@ -13,15 +15,27 @@ from hsr.errors import TensorError
 
 
 def quantize_int8(x: torch.Tensor, dim: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
-    """(q, scale): q int8 with x's shape, scale fp32 without ``dim``.
+    """(q, scale): q int8 in [-127, 127] with x's shape, scale fp32 without ``dim``.
 
     A row of zeros gets scale 1 and stays zero; a row holding NaN gets a NaN
     scale, so that the scores it reaches are NaN, as with float inputs."""
+    x, scale = _scaled(x, dim, 127.0, "quantize_int8")
+    q = torch.round(x / scale).clamp(-127, 127).nan_to_num(0.0).to(torch.int8)
+    return q, scale.squeeze(dim)
+
+
+def quantize_fp8(x: torch.Tensor, dim: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
+    """(q, scale): q torch.float8_e4m3fn (rounded to nearest, |q| <= 448) with
+    x's shape, scale fp32 without ``dim``; zeros and NaN rows as quantize_int8."""
+    x, scale = _scaled(x, dim, 448.0, "quantize_fp8")
+    q = (x / scale).clamp(-448.0, 448.0).nan_to_num(0.0).to(torch.float8_e4m3fn)
+    return q, scale.squeeze(dim)
+
+
+def _scaled(x, dim, top, name):
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        raise TensorError(f"quantize_int8: x must be a float tensor, got "
+        raise TensorError(f"{name}: x must be a float tensor, got "
                           f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     x = x.detach().float()
     amax = x.abs().amax(dim=dim, keepdim=True)
-    scale = torch.where(amax > 0, amax / 127.0, torch.where(amax == 0, 1.0, amax))
-    q = torch.round(x / scale).clamp(-127, 127).nan_to_num(0.0).to(torch.int8)
-    return q, scale.squeeze(dim)
+    return x, torch.where(amax > 0, amax / top, torch.where(amax == 0, 1.0, amax))

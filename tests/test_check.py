@@ -18,7 +18,7 @@ from hsr.errors import SpecError
 from hsr.parse import parse
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = sorted(p for p in (ROOT / "ops").glob("maxsim*.hsr") if "int8" not in p.stem)
+BUNDLED = sorted(p for p in (ROOT / "ops").glob("maxsim*.hsr") if not p.stem.endswith(("int8", "fp8")))
 
 HEAD = "Q[i, s, d]: float\nD[j, t, d]: float\n"
 
@@ -126,6 +126,8 @@ CASES = [
      "out[i, j] = sum_s max_t w_t * <Q_s, D_t>\n", 4, ("w_t", 0), "enters only a dot"),
     ("int8-meets-float", "Q[i, s, d]: int8\nD[j, t, d]: float\nout[i, j] = sum_s max_t <Q_s, D_t>\n",
      3, ("D_t", 0), "int8 rows meet only int8 rows"),  # the caret on the float row
+    ("fp8-meets-int8", "Q[i, s, d]: fp8\nD[j, t, d]: int8\nout[i, j] = sum_s max_t <Q_s, D_t>\n",
+     3, ("D_t", 0), "fp8 rows meet only fp8 rows"),
     ("int8-distance", "Q[i, s, d]: int8\nD[j, t, d]: int8\nout[i, j] = sum_s min_t ||Q_s - D_t||^2\n",
      3, ("||", 0), "in a dot <A, B>"),
 ]
@@ -242,10 +244,11 @@ def test_bundled_specs_check(path):
     assert pair.kind == ("cos" if "cos" in path.stem else "dot") and pair.axis == "d"
 
 
-def test_int8_spec_checks():
-    program = checked((ROOT / "ops" / "maxsim_int8.hsr").read_text())
+@pytest.mark.parametrize("kind", ["int8", "fp8"])
+def test_quantized_specs_check(kind):
+    program = checked((ROOT / "ops" / f"maxsim_{kind}.hsr").read_text())
     kinds = {t.name: t.kind for t in program.tensors}
-    assert kinds == {"Q": "int8", "D": "int8", "qscale": "float", "dscale": "float", "qmask": "bool", "dmask": "bool"}
+    assert kinds == {"Q": kind, "D": kind, "qscale": "float", "dscale": "float", "qmask": "bool", "dmask": "bool"}
 
 
 def test_kd_spec_masks_and_axes():

@@ -1,6 +1,7 @@
-"""Per-token int8 quantization (ops/quantize.py) and the int8 MaxSim it feeds
-(ops/maxsim_int8.hsr, maxsim(..., precision="int8")): the kernel against the
-float64 reference on the quantized rows, exactly; the whole path against fp32."""
+"""Per-token int8 and fp8 quantization (ops/quantize.py) and the MaxSim they
+feed (ops/maxsim_int8.hsr, maxsim_fp8.hsr, maxsim(..., precision=...)): the
+kernels against the float64 reference on the quantized rows; the whole path
+against fp32. fp8 runs through the interpreter, and on CUDA only on Hopper."""
 
 from pathlib import Path
 
@@ -10,14 +11,23 @@ from hypothesis import given, strategies as st
 
 import hsr
 from hsr.errors import TensorError
-from hsr.ops import maxsim, quantize_int8
+from hsr.ops import maxsim, quantize_fp8, quantize_int8
 
 OPS = Path(__file__).resolve().parent.parent / "ops"
 
 
-@pytest.fixture(scope="module")
-def spec():
-    return hsr.compile(OPS / "maxsim_int8.hsr")
+@pytest.fixture(scope="module", params=["int8", "fp8"])
+def spec(request, device):
+    if request.param == "fp8" and device == "cuda" and torch.cuda.get_device_capability() < (8, 9):
+        pytest.skip("fp8 tensor cores need compute capability 8.9 or more")
+    return hsr.compile(OPS / f"maxsim_{request.param}.hsr")
+
+
+def _rows(shape, gen, kind):
+    """Quantized rows of either kind: int8 over [-127, 127], fp8 e4m3 over [-448, 448]."""
+    if kind == "int8":
+        return torch.randint(-127, 128, shape, generator=gen, dtype=torch.int8)
+    return (torch.randn(shape, generator=gen) * 60).clamp(-448, 448).to(torch.float8_e4m3fn)
 
 
 def test_rows_keep_their_own_scale():
@@ -29,6 +39,15 @@ def test_rows_keep_their_own_scale():
     assert torch.allclose(q.float() * scale[:, None], x, atol=float(scale.max()) / 2)
     q, scale = quantize_int8(x.T.contiguous(), dim=0)  # another axis
     assert q.T.tolist() == quantize_int8(x)[0].tolist()
+
+
+def test_fp8_rows_keep_their_own_scale():
+    x = torch.tensor([[0.5, -1.0, 0.25], [0.0, 0.0, 0.0], [300.0, 1.0, -150.0]])
+    q, scale = quantize_fp8(x)
+    assert q.dtype == torch.float8_e4m3fn and scale.shape == (3,) and scale[1] == 1.0
+    assert q.float().abs().amax(1).tolist() == [448.0, 0.0, 448.0]
+    assert torch.allclose(q.float() * scale[:, None], x, rtol=0.07)  # 3 mantissa bits
+    assert torch.isnan(quantize_fp8(torch.tensor([[1.0, float("nan")]]))[1][0])
 
 
 def test_a_nan_row_gets_a_nan_scale():
@@ -52,8 +71,8 @@ def test_the_int8_kernel_matches_the_reference(spec, device, case):
     to fp32 rounding of the float64 reference, and its indices exactly."""
     gen = torch.Generator().manual_seed(case["seed"])
     nq, nd, lq, ld, d = (case[k] for k in ("nq", "nd", "lq", "ld", "d"))
-    Q = torch.randint(-127, 128, (nq, lq, d), generator=gen, dtype=torch.int8)
-    D = torch.randint(-127, 128, (nd, ld, d), generator=gen, dtype=torch.int8)
+    kind = spec.program.tensors[0].kind
+    Q, D = _rows((nq, lq, d), gen, kind), _rows((nd, ld, d), gen, kind)
     qs, ds = torch.rand(nq, lq, generator=gen) + 0.01, torch.rand(nd, ld, generator=gen) + 0.01
     qm = torch.rand(nq, lq, generator=gen) < 0.7 if case["qmask"] else None
     dm = torch.rand(nd, ld, generator=gen) < 0.6 if case["dmask"] else None
@@ -72,14 +91,18 @@ def test_the_int8_kernel_matches_the_reference(spec, device, case):
     differ = got != want  # allowed only where the two keys tie in fp32 (their float64 values differ in the last bits)
     if differ.any():
         keys = ds.double()[None, :, None, :] * torch.einsum("isd,jtd->ijst", Q.double(), D.double())
+        tol = 1e-6 if kind == "int8" else 1e-5  # fp8 products are summed in fp32: not exact
         keys = keys[kept]
         pick = lambda ix: keys.gather(1, ix.clamp(min=0)[:, None]).squeeze(1)  # noqa: E731
-        assert (got[differ] >= 0).all() and torch.allclose(pick(got)[differ], pick(want)[differ], rtol=1e-6)
+        assert (got[differ] >= 0).all() and torch.allclose(pick(got)[differ], pick(want)[differ], rtol=tol)
     plain = spec(*args)
     assert torch.equal(plain.cpu(), out.cpu())
 
 
-def test_int8_maxsim_is_close_to_fp32(device):
+@pytest.mark.parametrize("precision, bound", [("int8", 0.01), ("fp8", 0.05)])
+def test_quantized_maxsim_is_close_to_fp32(device, precision, bound):
+    if precision == "fp8" and device == "cuda" and torch.cuda.get_device_capability() < (8, 9):
+        pytest.skip("fp8 tensor cores need compute capability 8.9 or more")
     gen = torch.Generator().manual_seed(0)
     Q = torch.nn.functional.normalize(torch.randn(3, 32, 128, generator=gen), dim=-1)
     D = torch.nn.functional.normalize(torch.randn(5, 100, 128, generator=gen), dim=-1)
@@ -87,12 +110,12 @@ def test_int8_maxsim_is_close_to_fp32(device):
     dm = torch.rand(5, 100, generator=gen) < 0.8
     dm[2] = False
     exact = maxsim(Q, D, qm, dm)
-    got = maxsim(Q.to(device), D.to(device), qm.to(device), dm.to(device), precision="int8").cpu()
+    got = maxsim(Q.to(device), D.to(device), qm.to(device), dm.to(device), precision=precision).cpu()
     assert got.dtype == torch.float32 and not got.requires_grad
     assert torch.all(got[:, 2] == 0)  # an empty document scores 0
-    assert (got - exact).abs().max() < 0.01 * exact.abs().max()  # per-token int8: well under 1%
-    cosine = maxsim(Q.to(device) * 3, D.to(device) * 0.5, normalize=True, precision="int8").cpu()
-    assert (cosine - maxsim(Q, D, normalize=True)).abs().max() < 0.01 * exact.abs().max()
+    assert (got - exact).abs().max() < bound * exact.abs().max()  # int8 well under 1%, fp8 (3 mantissa bits) 5%
+    cosine = maxsim(Q.to(device) * 3, D.to(device) * 0.5, normalize=True, precision=precision).cpu()
+    assert (cosine - maxsim(Q, D, normalize=True)).abs().max() < bound * exact.abs().max()
 
 
 def test_int8_maxsim_refuses_what_it_cannot_do(device):
@@ -104,6 +127,6 @@ def test_int8_maxsim_refuses_what_it_cannot_do(device):
     with pytest.raises(TensorError, match=r"D \[Nd, Ld, d\]"):
         maxsim(Q.detach(), torch.randn(2, 3, 5, 16, device=device), precision="int8")
     with pytest.raises(TensorError, match="precision"):
-        maxsim(Q.detach(), D, precision="fp8")
+        maxsim(Q.detach(), D, precision="fp4")
     with pytest.raises(TensorError, match="declared int8"):
         hsr.compile(OPS / "maxsim_int8.hsr")(Q.detach(), D, torch.ones(2, 4), torch.ones(3, 5))

@@ -296,9 +296,9 @@ def test_splade_front_end_errors_before_any_kernel(monkeypatch, args, kwargs, wo
 
 def test_contraction_modes():
     """A few coordinates unroll on the CUDA cores; up to 256 one tensor-core
-    tile (int8 tiles at least 32 deep: Triton's int8 dot needs K >= 32 on a
+    tile (int8 and fp8 tiles at least 32 deep: Triton's dot needs K >= 32 on a
     GPU, which the interpreter does not check); longer ones go in chunks."""
     assert runtime.contraction(3) == (2, 16, 3) and runtime.contraction(8) == (2, 16, 8)
-    assert runtime.contraction(16) == (0, 16, 0) and runtime.contraction(16, int8=True) == (0, 32, 0)
-    assert runtime.contraction(100, int8=True) == (0, 128, 0)
+    assert runtime.contraction(16) == (0, 16, 0) and runtime.contraction(16, quantized=True) == (0, 32, 0)
+    assert runtime.contraction(100, quantized=True) == (0, 128, 0)
     assert runtime.contraction(768) == (1, 64, 0)
