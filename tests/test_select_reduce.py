@@ -81,6 +81,18 @@ def test_mean_of_min_with_length_bounds(ops, device, nb, n, m, c, seed):
     _check(ops["mean_min_bound"], (A, B), {"alen": alen, "blen": blen}, (0, 1), device)
 
 
+@pytest.mark.parametrize("bound", [-3, 0, 17, 64, 65, 1000, 2**40])
+def test_a_length_bound_outside_the_axis_is_clamped(ops, device, bound):
+    """The tile loop stops at a length bound: one below 0 leaves nothing, one
+    past the axis (or past int32, in an int64 length) leaves the whole axis,
+    as the reference reads them; 17, 64 and 65 end mid-tile, on a tile edge
+    and just past it."""
+    gen = torch.Generator().manual_seed(bound % 1000)
+    A, B = _ints((2, 9, 16), gen), _ints((2, 70, 16), gen)
+    blen = torch.tensor([bound, 5], dtype=torch.int64)
+    _check(ops["mean_min_bound"], (A, B), {"alen": torch.tensor([9, 4]), "blen": blen}, (0, 1), device)
+
+
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 20), st.integers(1, 50), st.integers(0, 10**6))
 def test_swapped_operands_and_a_required_mask(ops, device, ni, nj, s, t, seed):
     gen = torch.Generator().manual_seed(seed)
