@@ -621,6 +621,519 @@ def dist_bwd_Y_csr(
              tl.sum(acc, axis=0).to(grad_Y_ptr.dtype.element_ty), mask=d_in)
 
 
+@triton.jit
+def _dist_order(x):
+    """An int32 that orders as the float x does (NaN aside); its own inverse."""
+    bits = x.to(tl.int32, bitcast=True)
+    return bits ^ ((bits >> 31) & 0x7FFFFFFF)
+
+
+@triton.jit
+def dist_fwd_both(
+    X_ptr, Y_ptr, ylen_ptr, ylen_sw_ptr,
+    out_ptr, idx_ptr, xsel_ptr, col_ptr,
+    size_b, size_n, size_m, size_d,
+    stride_X_b, stride_X_n, stride_X_d,
+    stride_Y_b, stride_Y_m, stride_Y_d,
+    stride_ylen_b, stride_ylen_sw_b,
+    ostride_b, ostride_n,
+    HAS_ylen: tl.constexpr, HAS_ylen_sw: tl.constexpr,
+    BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr,
+):
+    """dist both ways in one pass over the pairs: the term on (X, Y) and the
+    same term on (Y, X). One program per (cell, block of n): each pair's
+    key serves the rows' running min and the columns' min over the program's
+    rows, which programs merge with int64 atomic mins of (order key, row) (exact,
+    deterministic: the lowest row wins ties). dist_both_cols decodes the columns."""
+    # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen, and the same with X and Y swapped
+    cell = tl.program_id(0).to(tl.int64)
+    pid_b = cell
+    a_rows = X_ptr + pid_b * stride_X_b
+    b_rows = Y_ptr + pid_b * stride_Y_b
+    offs_d = tl.arange(0, BLOCK_D)
+    d_in = offs_d < size_d
+    n0 = tl.program_id(1) * BLOCK_N
+    offs_n = n0 + tl.arange(0, BLOCK_N)
+    n_in = offs_n < size_n
+    n_ok = n_in
+    a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
+
+    # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
+    if SMALL_D > 0:
+        _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 1:
+        _a1 = tl.load(a_row + 1 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 2:
+        _a2 = tl.load(a_row + 2 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 3:
+        _a3 = tl.load(a_row + 3 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 4:
+        _a4 = tl.load(a_row + 4 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 5:
+        _a5 = tl.load(a_row + 5 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 6:
+        _a6 = tl.load(a_row + 6 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 7:
+        _a7 = tl.load(a_row + 7 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+
+    best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
+    if NEED_IDX:
+        idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
+    m_seen = tl.zeros([BLOCK_M], tl.int32)
+    m_end = size_m
+    # spec line 7: where m < ylen: the term's tiles end there
+    if HAS_ylen:
+        m_end = tl.maximum(tl.minimum(tl.load(ylen_ptr + pid_b * stride_ylen_b), m_end), 0).to(tl.int32)
+    n_end = size_n
+    # spec line 7: where n < ylen in the swapped term: only these rows are its candidates
+    if HAS_ylen_sw:
+        n_end = tl.maximum(tl.minimum(tl.load(ylen_sw_ptr + pid_b * stride_ylen_sw_b), n_end), 0).to(tl.int32)
+    rows_sw = n_in & (offs_n < n_end)
+    col_active = n0 < n_end
+    rows_all = n0 + BLOCK_N <= n_end
+    col_nan = tl.max(tl.zeros([BLOCK_M], tl.int32), axis=0)
+    m_full = (m_end // BLOCK_M) * BLOCK_M
+    for m0 in range(0, m_full, BLOCK_M):
+        offs_m = m0 + tl.arange(0, BLOCK_M)
+        m_in = offs_m < size_m
+        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+        col_at = col_ptr + cell * size_m + offs_m
+        held = tl.load(col_at, mask=m_in, other=0)  # every program's best so far, read before it is needed
+        # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+        l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+        if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+            if SMALL_D > 0:
+                _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 1:
+                _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 2:
+                _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 3:
+                _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 4:
+                _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 5:
+                _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 6:
+                _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 7:
+                _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+            if SMALL_D > 0:
+                l1 += tl.abs(_a0[:, None] - _b0[None, :])
+            if SMALL_D > 1:
+                l1 += tl.abs(_a1[:, None] - _b1[None, :])
+            if SMALL_D > 2:
+                l1 += tl.abs(_a2[:, None] - _b2[None, :])
+            if SMALL_D > 3:
+                l1 += tl.abs(_a3[:, None] - _b3[None, :])
+            if SMALL_D > 4:
+                l1 += tl.abs(_a4[:, None] - _b4[None, :])
+            if SMALL_D > 5:
+                l1 += tl.abs(_a5[:, None] - _b5[None, :])
+            if SMALL_D > 6:
+                l1 += tl.abs(_a6[:, None] - _b6[None, :])
+            if SMALL_D > 7:
+                l1 += tl.abs(_a7[:, None] - _b7[None, :])
+        else:
+            for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+        key = l1
+        m_ok = m_in
+        key_r = key
+        # the term: running min per tile slot, as dist_fwd keeps it
+        if NEED_IDX:
+            better = key_r < best2
+            idx2 = tl.where(better, offs_m[None, :], idx2)
+        best2 = tl.minimum(best2, key_r, propagate_nan=tl.PropagateNan.ALL)
+        m_seen += m_ok.to(tl.int32)
+        if col_active:  # the swapped term: each m point's best over this program's n points
+            s = key
+            if rows_all:
+                cbest = tl.reduce(s, 0, _dist_select)
+            else:
+                cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
+            col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+            cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
+            ckey = _dist_order(cbest).to(tl.int64)
+            improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
+            if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                if NEED_IDX:  # the lowest row holding the best
+                    hit = (s == cbest[None, :]) & rows_sw[:, None]
+                    cidx = tl.min(tl.where(hit, offs_n[:, None], size_n), axis=0)
+                else:
+                    cidx = tl.zeros([BLOCK_M], tl.int32)
+                tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+    if m_full < m_end:  # the term's last, partial tile
+        m0 = m_full
+        offs_m = m0 + tl.arange(0, BLOCK_M)
+        m_in = offs_m < size_m
+        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+        col_at = col_ptr + cell * size_m + offs_m
+        held = tl.load(col_at, mask=m_in, other=0)  # every program's best so far, read before it is needed
+        # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+        l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+        if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+            if SMALL_D > 0:
+                _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 1:
+                _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 2:
+                _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 3:
+                _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 4:
+                _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 5:
+                _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 6:
+                _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            if SMALL_D > 7:
+                _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+            if SMALL_D > 0:
+                l1 += tl.abs(_a0[:, None] - _b0[None, :])
+            if SMALL_D > 1:
+                l1 += tl.abs(_a1[:, None] - _b1[None, :])
+            if SMALL_D > 2:
+                l1 += tl.abs(_a2[:, None] - _b2[None, :])
+            if SMALL_D > 3:
+                l1 += tl.abs(_a3[:, None] - _b3[None, :])
+            if SMALL_D > 4:
+                l1 += tl.abs(_a4[:, None] - _b4[None, :])
+            if SMALL_D > 5:
+                l1 += tl.abs(_a5[:, None] - _b5[None, :])
+            if SMALL_D > 6:
+                l1 += tl.abs(_a6[:, None] - _b6[None, :])
+            if SMALL_D > 7:
+                l1 += tl.abs(_a7[:, None] - _b7[None, :])
+        else:
+            for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+        key = l1
+        m_ok = m_in
+        # spec line 7: where m < ylen
+        if HAS_ylen:
+            m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+        key_r = tl.where(m_ok[None, :], key, float("inf"))
+        # the term: running min per tile slot, as dist_fwd keeps it
+        if NEED_IDX:
+            better = key_r < best2
+            idx2 = tl.where(better, offs_m[None, :], idx2)
+        best2 = tl.minimum(best2, key_r, propagate_nan=tl.PropagateNan.ALL)
+        m_seen += m_ok.to(tl.int32)
+        if col_active:  # the swapped term: each m point's best over this program's n points
+            s = key
+            if rows_all:
+                cbest = tl.reduce(s, 0, _dist_select)
+            else:
+                cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
+            col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+            cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
+            ckey = _dist_order(cbest).to(tl.int64)
+            improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
+            if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                if NEED_IDX:  # the lowest row holding the best
+                    hit = (s == cbest[None, :]) & rows_sw[:, None]
+                    cidx = tl.min(tl.where(hit, offs_n[:, None], size_n), axis=0)
+                else:
+                    cidx = tl.zeros([BLOCK_M], tl.int32)
+                tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+    if col_active:  # past the term's bound: the swapped term's columns only
+        for m0 in range(tl.cdiv(m_end, BLOCK_M) * BLOCK_M, size_m, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < size_m
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            col_at = col_ptr + cell * size_m + offs_m
+            held = tl.load(col_at, mask=m_in, other=0)  # every program's best so far, read before it is needed
+            # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+            l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+            if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                if SMALL_D > 0:
+                    l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                if SMALL_D > 1:
+                    l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                if SMALL_D > 2:
+                    l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                if SMALL_D > 3:
+                    l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                if SMALL_D > 4:
+                    l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                if SMALL_D > 5:
+                    l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                if SMALL_D > 6:
+                    l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                if SMALL_D > 7:
+                    l1 += tl.abs(_a7[:, None] - _b7[None, :])
+            else:
+                for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                    a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                    b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+            key = l1
+            if col_active:  # the swapped term: each m point's best over this program's n points
+                s = key
+                if rows_all:
+                    cbest = tl.reduce(s, 0, _dist_select)
+                else:
+                    cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
+                col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+                cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
+                ckey = _dist_order(cbest).to(tl.int64)
+                improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
+                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                    if NEED_IDX:  # the lowest row holding the best
+                        hit = (s == cbest[None, :]) & rows_sw[:, None]
+                        cidx = tl.min(tl.where(hit, offs_n[:, None], size_n), axis=0)
+                    else:
+                        cidx = tl.zeros([BLOCK_M], tl.int32)
+                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+    best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
+    if NEED_IDX:
+        # the lowest index holding the best
+        hit = best2 == best[:, None]
+        best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
+        row_nan = best != best
+        if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
+            nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
+            for m0 in range(0, m_full, BLOCK_M):
+                offs_m = m0 + tl.arange(0, BLOCK_M)
+                m_in = offs_m < size_m
+                m_ok = m_in
+                # spec line 7: where m < ylen
+                if HAS_ylen:
+                    m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+                b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+                # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+                l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                    if SMALL_D > 0:
+                        l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                    if SMALL_D > 1:
+                        l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                    if SMALL_D > 2:
+                        l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                    if SMALL_D > 3:
+                        l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                    if SMALL_D > 4:
+                        l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                    if SMALL_D > 5:
+                        l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                    if SMALL_D > 6:
+                        l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                    if SMALL_D > 7:
+                        l1 += tl.abs(_a7[:, None] - _b7[None, :])
+                else:
+                    for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                        a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                        b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+                key = l1
+                # the first NaN of each row
+                first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
+                nan_idx = tl.minimum(nan_idx, first)
+
+            if m_full < m_end:
+                m0 = m_full
+                offs_m = m0 + tl.arange(0, BLOCK_M)
+                m_in = offs_m < size_m
+                m_ok = m_in
+                # spec line 7: where m < ylen
+                if HAS_ylen:
+                    m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+                b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+                # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+                l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                    if SMALL_D > 0:
+                        l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                    if SMALL_D > 1:
+                        l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                    if SMALL_D > 2:
+                        l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                    if SMALL_D > 3:
+                        l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                    if SMALL_D > 4:
+                        l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                    if SMALL_D > 5:
+                        l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                    if SMALL_D > 6:
+                        l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                    if SMALL_D > 7:
+                        l1 += tl.abs(_a7[:, None] - _b7[None, :])
+                else:
+                    for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                        a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                        b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                        l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+                key = l1
+                key = tl.where(m_ok[None, :], key, float("inf"))
+                # the first NaN of each row
+                first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
+                nan_idx = tl.minimum(nan_idx, first)
+
+            best_idx = tl.where(row_nan, nan_idx, best_idx)
+    else:
+        best_idx = tl.zeros([BLOCK_N], tl.int32)
+    m_any = tl.sum(m_seen, axis=0) > 0
+    # spec line 7: an empty selection is 0 and passes no gradient
+    picked = n_ok & m_any
+    value = tl.where(picked, best, 0.0)
+    rowval = value
+    tl.store(out_ptr + pid_b * ostride_b + offs_n * ostride_n, rowval, mask=n_in)
+    if NEED_IDX:
+        # -1: nothing to select; -2: the row itself is left out
+        tl.store(idx_ptr + cell * size_n + offs_n,
+                 tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
+
+    if col_nan > 0:  # a column met NaN: its best is the first NaN row, found by a second pass
+        for m0 in range(0, size_m, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < size_m
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m
+            l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+            if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                if SMALL_D > 0:
+                    l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                if SMALL_D > 1:
+                    l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                if SMALL_D > 2:
+                    l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                if SMALL_D > 3:
+                    l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                if SMALL_D > 4:
+                    l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                if SMALL_D > 5:
+                    l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                if SMALL_D > 6:
+                    l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                if SMALL_D > 7:
+                    l1 += tl.abs(_a7[:, None] - _b7[None, :])
+            else:
+                for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                    a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                    b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+            key = l1
+            s = key
+            first = tl.min(tl.where((s != s) & rows_sw[:, None], offs_n[:, None], size_n), axis=0)
+            nan_key = (tl.zeros_like(first).to(tl.int64) - 2147483648) << 32  # below every order key
+            tl.atomic_min(col_ptr + cell * size_m + offs_m, nan_key | first.to(tl.int64),
+                          mask=m_in & (first < size_n))
+
+
+@triton.jit
+def dist_both_cols(
+    X_ptr, Y_ptr, col_ptr, out_ptr, idx_ptr, xsel_ptr,
+    size_b, size_n, size_m, size_d,
+    stride_X_b, stride_X_n, stride_X_d,
+    stride_Y_b, stride_Y_m, stride_Y_d,
+    ostride_b, ostride_n,
+    BLOCK_M: tl.constexpr, NEED_IDX: tl.constexpr, SMALL_D: tl.constexpr,
+):
+    """The swapped term's epilogue: each m point's merged (order key, row), decoded
+    into its value, index and saved x, laid out as dist_fwd lays out its rows."""
+    cell = tl.program_id(0).to(tl.int64)
+    pid_b = cell
+    offs_m = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
+    m_in = offs_m < size_m
+    held = tl.load(col_ptr + cell * size_m + offs_m, mask=m_in, other=9223372036854775807)
+    # spec line 7: an empty selection (no candidate row) is 0 and passes no gradient
+    picked = m_in & (held != 9223372036854775807)
+    hi = (held >> 32).to(tl.int32)
+    best_idx = (held - ((held >> 32) << 32)).to(tl.int32)
+    best_s = _dist_order(hi).to(tl.float32, bitcast=True)
+    best_s = tl.where(hi == -2147483648, float("nan"), best_s)
+    best = best_s
+    value = tl.where(picked, best, 0.0)
+    rowval = value
+    tl.store(out_ptr + pid_b * ostride_b + offs_m * ostride_n, rowval, mask=m_in)
+    if NEED_IDX:
+        tl.store(idx_ptr + cell * size_m + offs_m, tl.where(picked, best_idx, -1), mask=m_in)
+
+
 def _dist_kernel():
     """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""
     return autotune.forward(dist_fwd, operand="X_ptr", block_r="BLOCK_N",
@@ -852,6 +1365,79 @@ def _dist_op_derivative(ctx, grad_out, *unused):
 dist_op.register_autograd(_dist_op_derivative, setup_context=_dist_op_setup)
 
 
+def _dist_forward_both(t, t_sw, sizes, sizes_sw, need_idx):
+    """Both ways in one pass: (out, saved) of the term on t and of the term on
+    t_sw, which holds the same operands swapped (and the swapped call's bounds)."""
+    X_, Y_ = t["X"], t["Y"]
+    device = X_.device
+    n_cells = sizes["b"]
+
+    def outputs(sizes):
+        out = torch.empty((sizes["b"], sizes["n"],), dtype=torch.float32, device=device)
+        idx = torch.empty((n_cells, sizes["n"]), dtype=torch.int32, device=device) if need_idx else None
+        xsel = None
+        return out, idx, xsel
+
+    out, idx, xsel = outputs(sizes)
+    out_sw, idx_sw, xsel_sw = outputs(sizes_sw)
+    aux = _dist_aux(t)
+    saved, saved_sw = (idx, None, xsel, aux), (idx_sw, None, xsel_sw, aux[::-1])  # swapped: Y's norms first
+    # each m point's best (order key << 32 | row) over every program's rows
+    col = torch.full((n_cells, sizes["m"]), 2**63 - 1, dtype=torch.int64, device=device)
+    small_d = runtime.contraction(sizes["d"])[2]
+    block_r, block_c, warps = runtime.both_ways_blocks(sizes["n"], sizes["m"], need_idx)
+    if n_cells * sizes["n"] > 0:
+        dist_fwd_both[(n_cells, triton.cdiv(sizes["n"], block_r))](
+            X_, Y_, *aux, t["ylen"] if t["ylen"] is not None else col, t_sw["ylen"] if t_sw["ylen"] is not None else col,
+            out, idx if idx is not None else col, xsel if xsel is not None else col, col,
+            sizes["b"], sizes["n"], sizes["m"], sizes["d"],
+            *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(t["ylen"], 1), *_strides(t_sw["ylen"], 1),
+            *out.stride(),
+            HAS_ylen=t["ylen"] is not None, HAS_ylen_sw=t_sw["ylen"] is not None,
+            BLOCK_N=block_r, BLOCK_M=block_c, BLOCK_D=16, NEED_IDX=need_idx,
+            PRECISION="ieee", DOT_FP32=False, DOT_MODE=2, SMALL_D=small_d, num_warps=warps,
+        )
+    if n_cells * sizes["m"] > 0:
+        block = min(1024, runtime.next_pow2(sizes["m"]))
+        dist_both_cols[(n_cells, triton.cdiv(sizes["m"], block))](
+            X_, Y_, *aux, col, out_sw, idx_sw if idx_sw is not None else col,
+            xsel_sw if xsel_sw is not None else col,
+            sizes["b"], sizes["n"], sizes["m"], sizes["d"],
+            *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()),
+            *out_sw.stride(),
+            BLOCK_M=block, NEED_IDX=need_idx, SMALL_D=small_d,
+        )
+    return out, saved, out_sw, saved_sw
+
+
+class _dist_BothFunction(torch.autograd.Function):
+    """Both ways with gradients: the inputs come twice (as the first call and as
+    the swapped call takes them), so autograd adds the two terms' gradients."""
+    @staticmethod
+    def forward(ctx, sizes, sizes_sw, mode, *inputs):
+        n = len(NAMES)
+        t, t_sw = dict(zip(NAMES, inputs[:n])), dict(zip(NAMES, inputs[n:]))
+        out, (idx, _, xsel, aux), out_sw, (idx_sw, _, xsel_sw, _) = _dist_forward_both(t, t_sw, sizes, sizes_sw, True)
+        ctx.save_for_backward(*inputs, idx, xsel, idx_sw, xsel_sw, *aux)
+        ctx.sizes, ctx.sizes_sw, ctx.mode = sizes, sizes_sw, mode
+        return out, out_sw
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_out_sw):
+        stored = ctx.saved_tensors
+        n = len(NAMES)
+        idx, xsel, idx_sw, xsel_sw = stored[2 * n:2 * n + 4]
+        aux = list(stored[2 * n + 4:])
+        out = [None] * (2 * n)
+        for first, sizes, saved, grad in ((0, ctx.sizes, (idx, None, xsel, aux), grad_out),
+                                         (n, ctx.sizes_sw, (idx_sw, None, xsel_sw, aux[::-1]), grad_out_sw)):
+            grads = _dist_backward(dict(zip(NAMES, stored[first:first + n])), sizes, saved, grad, ctx.mode)
+            for name, g in grads.items():
+                if ctx.needs_input_grad[3 + first + NAMES.index(name)]:
+                    out[first + NAMES.index(name)] = g
+        return (None, None, None, *out)
+
+
 def apply(*args, backward="auto", **kwargs):
     """dist on tensors given by position (declaration order) or name.
 
@@ -874,3 +1460,24 @@ def forward_with_indices(*args, **kwargs):
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
     out, saved = _dist_forward(t, sizes, True)
     return out, saved[0].clamp_min(-1).view(sizes["b"], sizes["n"])
+
+
+def both_ways(X, Y, ylen=None, ylen_swapped=None, *, backward="auto"):
+    """(apply(X, Y, ...), apply(Y, X, ...)): the op and the op with its
+    operands swapped, from one pass over the pairs where the contraction is a few
+    coordinates (the CUDA-core path), else two calls. ylen goes to the
+    first call, ylen_swapped to the second. Same values, indices and gradients as the two calls."""
+    runtime.check_backward(OUTPUT, backward)
+    first = dict(ylen=ylen)
+    second = dict(ylen=ylen_swapped)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, (X, Y), first)
+    t_sw, sizes_sw = runtime.bind(OUTPUT, SIGNATURE, (Y, X), second)
+    on_kernels = X.device.type == "cuda" or runtime.interpreting()
+    if not on_kernels or runtime.contraction(sizes["d"])[0] != 2 or torch.compiler.is_compiling():
+        return (apply(X, Y, **first, backward=backward),
+                apply(Y, X, **second, backward=backward))
+    grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
+    if grad:
+        return _dist_BothFunction.apply(sizes, sizes_sw, backward, *(t[n] for n in NAMES), *(t_sw[n] for n in NAMES))
+    out, _, out_sw, _ = _dist_forward_both(t, t_sw, sizes, sizes_sw, False)
+    return out, out_sw

@@ -134,6 +134,39 @@ def _blocked_axis(term: TermPlan) -> str | None:
     return candidates[-1] if candidates else None
 
 
+def _both_ways(t: TermPlan, plan: Plan, conds: dict, c_bounds: list, blocked, grid_map: dict) -> dict | None:
+    """How the term and the same term with its operands swapped (Chamfer's two
+    directions) run as one pass over the pairs, or None where they cannot: a
+    symmetric pair on a few coordinates (squared or plain L2 distance, L1), a
+    min selection, one value per row, and no input but the two operands and
+    bounds on the selected axis (the swapped call's bound goes on the rows)."""
+    if t.outer != "none" or blocked or t.index_out or t.a.quantized or t.select != "min" or t.sides:
+        return None
+    if conds[t.r] or len(c_bounds) != len(conds[t.c]):
+        return None
+    if t.pair in ("sqdist", "dist") and t.key_linear == ("-2.0", "bsq[None, :]"):
+        col_key, from_sym = "key + asq[:, None]", "best_s - asq"  # both norms in the key: symmetric
+    elif t.pair == "l1" and t.key_is_prim:
+        col_key, from_sym = "key", "best_s"
+    else:
+        return None
+    swap = {t.r: t.c, t.c: t.r}
+    if tuple(swap.get(a, a) for a in t.a.axes) != t.b.axes or t.a.grid_axes != t.b.grid_axes:
+        return None
+    names = {name for name, _axes, _kind, _default in plan.signature}
+    if names != {t.a.name, t.b.name} | {c["name"] for c in c_bounds if c["name"]}:
+        return None
+    bounds = []
+    for c in c_bounds:
+        sw = dict(c, axis=t.r, name=f"{c['name']}_sw" if c["name"] else None, text=f"{t.r} < {c['name'] or c['literal']}")
+        if c["name"]:
+            sw["offset"] = _offset(sw["name"], c["axes"], grid_map)
+        bounds.append(sw)
+    return dict(col_key=col_key, from_sym=from_sym, bounds=bounds,
+                tensors=[c["name"] for c in c_bounds if c["name"]],
+                out_row=f"offs_{t.c} * ostride_{t.r}")
+
+
 def _py_sizes(axes) -> str:
     return " * ".join(f'sizes["{g}"]' for g in axes) or "1"
 
@@ -179,6 +212,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     other_b = [g for g in t.grid if g not in t.b.grid_axes]
     optional = [n for n in dict.fromkeys([c for c in cond_tensors] + [s["name"] for s in sides])
                 if decls[n][2] is not None]
+    c_bounds = [c for c in conds[t.c] if _scalar_bound(c, t, blocked)]
     out_axes = list(t.out_axes)
     ostride = {g: f"ostride_{g}" for g in out_axes}
     out_base = " + ".join(f"pid_{g} * {ostride[g]}" for g in t.grid) or "0"
@@ -223,7 +257,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         out_row=f"offs_{t.r} * ostride_{t.r}" if t.outer == "none" else "0",
         size_args=", ".join(f'sizes["{s}"]' for s in sizes),
         shape_args="".join(f'sizes["{g}"], ' for g in out_axes).rstrip(" "),
-        c_bounds=[c for c in conds[t.c] if _scalar_bound(c, t, blocked)],
+        c_bounds=c_bounds, both=_both_ways(t, plan, conds, c_bounds, blocked, grid_map),
         c_guard=_guard([c for c in conds[t.c] if not _scalar_bound(c, t, blocked)]),
         small_d_max=SMALL_D_MAX,
         fill="-inf" if t.select == "max" else "inf",

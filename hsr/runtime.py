@@ -209,6 +209,19 @@ def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
     return 1, 64, 0
 
 
+def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int, int]:
+    """(BLOCK_R, BLOCK_C, warps) of a both-ways forward (a few coordinates on the
+    CUDA cores). HSR_BOTH_BLOCKS="r,c,warps" overrides (block sweeps). The GPU
+    figures follow one direction's measured best (bench/NOTES.md, session 7)."""
+    override = os.environ.get("HSR_BOTH_BLOCKS")
+    if override:
+        r, c, w = (int(v) for v in override.split(","))
+        return r, c, w
+    if interpreting():
+        return min(32, next_pow2(size_r)), min(32, next_pow2(size_c)), 4
+    return (64 if need_idx else 128), 64, 4
+
+
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:
     """sum(x * x) over ``dim`` in fp32, exactly as the kernels would form it
     (not a rounded norm squared: equal rows must give equal values, or ties

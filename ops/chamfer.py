@@ -1,8 +1,8 @@
 """Chamfer distance with the semantics of ``pytorch3d.loss.chamfer_distance``.
 
-Each direction runs the per-point kernel generated from ``chamfer_point.hsr``
-(``chamfer_point_l1.hsr`` for norm=1): one program per block of points, so a
-single large cloud still fills the GPU. The point and batch reductions are a
+The two directions run the per-point kernel generated from ``chamfer_point.hsr``
+(``chamfer_point_l1.hsr`` for norm=1) both ways in one pass (``both_ways``):
+one program per block of points, so a single large cloud still fills the GPU. The point and batch reductions are a
 few torch ops on [N, P] values.
 """
 
@@ -60,12 +60,13 @@ def chamfer_distance(x: torch.Tensor, y: torch.Tensor, x_lengths: torch.Tensor |
     x = x if x_lengths is None else _zero_padding(x, x_lengths)
     y = y if y_lengths is None else _zero_padding(y, y_lengths)
     module = _squared if norm == 2 else _l1
-    cham_x = _reduce(_direction(module, x, y, x_lengths, y_lengths, backward), x_lengths,
-                     point_reduction, batch_reduction)
     if single_directional:
-        return cham_x
-    cham_y = _reduce(_direction(module, y, x, y_lengths, x_lengths, backward), y_lengths,
-                     point_reduction, batch_reduction)
+        dist_x = module.apply(x, y, ylen=y_lengths, backward=backward)
+        return _reduce(_real_points(dist_x, x_lengths), x_lengths, point_reduction, batch_reduction)
+    # both directions from one pass over the pairs (where d is a few coordinates)
+    dist_x, dist_y = module.both_ways(x, y, ylen=y_lengths, ylen_swapped=x_lengths, backward=backward)
+    cham_x = _reduce(_real_points(dist_x, x_lengths), x_lengths, point_reduction, batch_reduction)
+    cham_y = _reduce(_real_points(dist_y, y_lengths), y_lengths, point_reduction, batch_reduction)
     if point_reduction == "max":
         return torch.maximum(cham_x, cham_y)
     if point_reduction is None:
@@ -104,12 +105,11 @@ def _zero_padding(p, lengths):
     return p.masked_fill(~real[:, :, None], 0.0)
 
 
-def _direction(module, x, y, x_lengths, y_lengths, backward):
-    """Per-point distance from x to its nearest y; padded points of x are 0."""
-    dist = module.apply(x, y, ylen=y_lengths, backward=backward)
-    if x_lengths is None:
+def _real_points(dist, lengths):
+    """Per-point distances with the padded points' set to 0."""
+    if lengths is None:
         return dist
-    real = torch.arange(x.shape[1], device=x.device)[None, :] < x_lengths[:, None]
+    real = torch.arange(dist.shape[1], device=dist.device)[None, :] < lengths[:, None]
     return torch.where(real, dist, 0.0)
 
 
