@@ -852,6 +852,7 @@ def dist_fwd_both(
     best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
     if NEED_IDX:
         idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
+        x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     m_seen = tl.zeros([BLOCK_M], tl.int32)
     m_end = size_m
     # spec line 7: where m < ylen: the term's tiles end there
@@ -914,7 +915,7 @@ def dist_fwd_both(
 
             # the key, -2.0 * dot + beta, formed in the products' own accumulator:
             # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+            key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
             if SMALL_D > 0:
                 key += _a0[:, None] * (-2.0 * _b0)[None, :]
             if SMALL_D > 1:
@@ -940,10 +941,12 @@ def dist_fwd_both(
         if NEED_IDX:
             better = key_r < best2
             idx2 = tl.where(better, offs_m[None, :], idx2)
+            if SMALL_D == 0:  # (d = 0; with coordinates, x is recomputed at the selected index)
+                x2 = tl.where(better, dot, x2)
         best2 = tl.minimum(best2, key_r, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
         if col_active:  # the swapped term: each m point's best over this program's n points
-            s = key + asq[:, None]
+            s = key  # symmetric: the same key ranks the rows of a column
             if rows_all:
                 cbest = tl.reduce(s, 0, _dist_select)
             else:
@@ -1008,7 +1011,7 @@ def dist_fwd_both(
 
             # the key, -2.0 * dot + beta, formed in the products' own accumulator:
             # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+            key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
             if SMALL_D > 0:
                 key += _a0[:, None] * (-2.0 * _b0)[None, :]
             if SMALL_D > 1:
@@ -1038,10 +1041,12 @@ def dist_fwd_both(
         if NEED_IDX:
             better = key_r < best2
             idx2 = tl.where(better, offs_m[None, :], idx2)
+            if SMALL_D == 0:  # (d = 0; with coordinates, x is recomputed at the selected index)
+                x2 = tl.where(better, dot, x2)
         best2 = tl.minimum(best2, key_r, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
         if col_active:  # the swapped term: each m point's best over this program's n points
-            s = key + asq[:, None]
+            s = key  # symmetric: the same key ranks the rows of a column
             if rows_all:
                 cbest = tl.reduce(s, 0, _dist_select)
             else:
@@ -1106,7 +1111,7 @@ def dist_fwd_both(
 
                 # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                 # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
                 if SMALL_D > 0:
                     key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
@@ -1127,7 +1132,7 @@ def dist_fwd_both(
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
             if col_active:  # the swapped term: each m point's best over this program's n points
-                s = key + asq[:, None]
+                s = key  # symmetric: the same key ranks the rows of a column
                 if rows_all:
                     cbest = tl.reduce(s, 0, _dist_select)
                 else:
@@ -1207,7 +1212,7 @@ def dist_fwd_both(
 
                     # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                     # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                    key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
                     if SMALL_D > 0:
                         key += _a0[:, None] * (-2.0 * _b0)[None, :]
                     if SMALL_D > 1:
@@ -1288,7 +1293,7 @@ def dist_fwd_both(
 
                     # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                     # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                    key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
                     if SMALL_D > 0:
                         key += _a0[:, None] * (-2.0 * _b0)[None, :]
                     if SMALL_D > 1:
@@ -1361,6 +1366,7 @@ def dist_fwd_both(
     m_any = tl.sum(m_seen, axis=0) > 0
     # spec line 7: an empty selection is 0 and passes no gradient
     picked = n_ok & m_any
+    best = best - asq  # the term's key from the symmetric one both ways selected on
     value = tl.where(picked, _hsr_relu((best + asq)), 0.0)
     rowval = value
     tl.store(out_ptr + pid_b * ostride_b + offs_n * ostride_n, rowval, mask=n_in)
@@ -1416,7 +1422,7 @@ def dist_fwd_both(
 
                 # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                 # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
                 if SMALL_D > 0:
                     key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
@@ -1436,7 +1442,7 @@ def dist_fwd_both(
                 if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-            s = key + asq[:, None]
+            s = key
             first = tl.min(tl.where((s != s) & rows_sw[:, None], offs_n[:, None], size_n), axis=0)
             nan_key = (tl.zeros_like(first).to(tl.int64) - 2147483648) << 32  # below every order key
             tl.atomic_min(col_ptr + cell * size_m + offs_m, nan_key | first.to(tl.int64),

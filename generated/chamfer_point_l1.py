@@ -752,7 +752,7 @@ def dist_fwd_both(
         best2 = tl.minimum(best2, key_r, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
         if col_active:  # the swapped term: each m point's best over this program's n points
-            s = key
+            s = key  # symmetric: the same key ranks the rows of a column
             if rows_all:
                 cbest = tl.reduce(s, 0, _dist_select)
             else:
@@ -831,7 +831,7 @@ def dist_fwd_both(
         best2 = tl.minimum(best2, key_r, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
         if col_active:  # the swapped term: each m point's best over this program's n points
-            s = key
+            s = key  # symmetric: the same key ranks the rows of a column
             if rows_all:
                 cbest = tl.reduce(s, 0, _dist_select)
             else:
@@ -898,7 +898,7 @@ def dist_fwd_both(
 
             key = l1
             if col_active:  # the swapped term: each m point's best over this program's n points
-                s = key
+                s = key  # symmetric: the same key ranks the rows of a column
                 if rows_all:
                     cbest = tl.reduce(s, 0, _dist_select)
                 else:

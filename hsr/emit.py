@@ -145,9 +145,10 @@ def _both_ways(t: TermPlan, plan: Plan, conds: dict, c_bounds: list, blocked, gr
     if conds[t.r] or len(c_bounds) != len(conds[t.c]):
         return None
     if t.pair in ("sqdist", "dist") and t.key_linear == ("-2.0", "bsq[None, :]"):
-        col_key, from_sym = "key + asq[:, None]", "best_s - asq"  # both norms in the key: symmetric
+        # both norms in the key make it symmetric: |a|^2 + |b|^2 - 2<a, b>
+        beta, row_from_sym, from_sym = "asq[:, None] + bsq[None, :]", "best - asq", "best_s - asq"
     elif t.pair == "l1" and t.key_is_prim:
-        col_key, from_sym = "key", "best_s"
+        beta, row_from_sym, from_sym = None, None, "best_s"
     else:
         return None
     swap = {t.r: t.c, t.c: t.r}
@@ -162,7 +163,7 @@ def _both_ways(t: TermPlan, plan: Plan, conds: dict, c_bounds: list, blocked, gr
         if c["name"]:
             sw["offset"] = _offset(sw["name"], c["axes"], grid_map)
         bounds.append(sw)
-    return dict(col_key=col_key, from_sym=from_sym, bounds=bounds,
+    return dict(beta=beta, row_from_sym=row_from_sym, from_sym=from_sym, bounds=bounds,
                 tensors=[c["name"] for c in c_bounds if c["name"]],
                 out_row=f"offs_{t.c} * ostride_{t.r}")
 

@@ -211,15 +211,16 @@ def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
 
 def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int, int]:
     """(BLOCK_R, BLOCK_C, warps) of a both-ways forward (a few coordinates on the
-    CUDA cores). HSR_BOTH_BLOCKS="r,c,warps" overrides (block sweeps). The GPU
-    figures follow one direction's measured best (bench/NOTES.md, session 7)."""
+    CUDA cores). HSR_BOTH_BLOCKS="r,c,w" (or "r,c,w;r,c,w": without;with the
+    saved index) overrides, for block sweeps (bench/both_ways_blocks.py)."""
     override = os.environ.get("HSR_BOTH_BLOCKS")
     if override:
-        r, c, w = (int(v) for v in override.split(","))
+        parts = override.split(";")
+        r, c, w = (int(v) for v in parts[-1 if need_idx else 0].split(","))
         return r, c, w
     if interpreting():
         return min(32, next_pow2(size_r)), min(32, next_pow2(size_c)), 4
-    return (64 if need_idx else 128), 64, 4
+    return (64, 32, 4) if need_idx else (64, 64, 4)  # no register spills in the sm_90 SASS (session 7)
 
 
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:
