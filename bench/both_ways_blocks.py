@@ -33,6 +33,8 @@ def main(argv=None):
     p.add_argument("--out", default="bench/results")
     p.add_argument("--shapes", default="10k,100k")
     p.add_argument("--budget-s", type=float, default=200.0)
+    p.add_argument("--index", default="without", choices=["without", "with"],
+                   help="the forward without the saved indices, or the training forward (run it in its own process)")
     args = p.parse_args(argv)
     import torch
     import triton
@@ -63,7 +65,7 @@ def main(argv=None):
         gen = torch.Generator(device="cuda").manual_seed(0)
         x = torch.rand(1, n, 3, device="cuda", generator=gen)
         y = torch.rand(1, n, 3, device="cuda", generator=gen)
-        for need_idx in (False, True):
+        for need_idx in ([True] if args.index == "with" else [False]):
             want = separate(x, y, need_idx)
             ms = do_bench(lambda: separate(x, y, need_idx), warmup=50, rep=300)
             rows.append(dict(shape=shape, need_idx=need_idx, variant="two calls", ms=ms, ok=True))
@@ -83,7 +85,7 @@ def main(argv=None):
                 print(rows[-1], flush=True)
             os.environ.pop("HSR_BOTH_BLOCKS", None)
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "both_ways_blocks.json"), "w") as f:
+    with open(os.path.join(args.out, f"both_ways_blocks_{args.index}.json"), "w") as f:
         json.dump(dict(meta=meta, rows=rows), f, indent=1)
     print(f"\nboth_ways blocks, Chamfer d=3 fp32, one forward of both directions, {meta}")
     print("| shape | indices | variant | blocks (rows, cols, warps) | ms | checked |")

@@ -791,6 +791,13 @@ def dist_bwd_Y_csr(
 
 
 @triton.jit
+def _dist_argsel(v1, i1, v2, i2):
+    """min with its row: the lower row wins ties (NaN columns are left to the second pass)."""
+    take = (v2 < v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+
+@triton.jit
 def _dist_order(x):
     """An int32 that orders as the float x does (NaN aside); its own inverse."""
     bits = x.to(tl.int32, bitcast=True)
@@ -956,9 +963,10 @@ def dist_fwd_both(
             ckey = _dist_order(cbest).to(tl.int64)
             improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
             if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                if NEED_IDX:  # the lowest row holding the best
-                    hit = (s == cbest[None, :]) & rows_sw[:, None]
-                    cidx = tl.min(tl.where(hit, offs_n[:, None], size_n), axis=0)
+                if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+                    rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
+                    cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
+                    ckey = _dist_order(cval + 0.0).to(tl.int64)
                 else:
                     cidx = tl.zeros([BLOCK_M], tl.int32)
                 tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
@@ -1056,9 +1064,10 @@ def dist_fwd_both(
             ckey = _dist_order(cbest).to(tl.int64)
             improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
             if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                if NEED_IDX:  # the lowest row holding the best
-                    hit = (s == cbest[None, :]) & rows_sw[:, None]
-                    cidx = tl.min(tl.where(hit, offs_n[:, None], size_n), axis=0)
+                if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+                    rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
+                    cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
+                    ckey = _dist_order(cval + 0.0).to(tl.int64)
                 else:
                     cidx = tl.zeros([BLOCK_M], tl.int32)
                 tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
@@ -1142,9 +1151,10 @@ def dist_fwd_both(
                 ckey = _dist_order(cbest).to(tl.int64)
                 improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
                 if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                    if NEED_IDX:  # the lowest row holding the best
-                        hit = (s == cbest[None, :]) & rows_sw[:, None]
-                        cidx = tl.min(tl.where(hit, offs_n[:, None], size_n), axis=0)
+                    if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+                        rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
+                        cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
+                        ckey = _dist_order(cval + 0.0).to(tl.int64)
                     else:
                         cidx = tl.zeros([BLOCK_M], tl.int32)
                     tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
@@ -1854,10 +1864,11 @@ def both_ways(X, Y, ylen=None, ylen_swapped=None, *, backward="auto"):
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, (X, Y), first)
     t_sw, sizes_sw = runtime.bind(OUTPUT, SIGNATURE, (Y, X), second)
     on_kernels = X.device.type == "cuda" or runtime.interpreting()
-    if not on_kernels or runtime.contraction(sizes["d"])[0] != 2 or torch.compiler.is_compiling():
+    grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
+    if not on_kernels or runtime.contraction(sizes["d"])[0] != 2 or torch.compiler.is_compiling() \
+            or not runtime.both_ways_fused(X.device, sizes["b"] * sizes["n"] * sizes["m"], grad):
         return (apply(X, Y, **first, backward=backward),
                 apply(Y, X, **second, backward=backward))
-    grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
     if grad:
         return _dist_BothFunction.apply(sizes, sizes_sw, backward, *(t[n] for n in NAMES), *(t_sw[n] for n in NAMES))
     out, _, out_sw, _ = _dist_forward_both(t, t_sw, sizes, sizes_sw, False)

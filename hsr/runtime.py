@@ -209,6 +209,22 @@ def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
     return 1, 64, 0
 
 
+def both_ways_fused(device: torch.device, pairs: int, need_idx: bool) -> bool:
+    """Whether both_ways runs one fused pass (else the two calls). Measured on
+    the H100 (bench/NOTES.md, session 7): without indices the fused forward
+    is 1.35x faster at 1e8 pairs (10K x 10K) and 0.55x at 1e10 (100K x 100K:
+    two cross-warp reductions and a branch per tile); with indices its first
+    version met an illegal memory access there, not yet understood. So on
+    CUDA: no indices and at most 1e8 pairs (HSR_BOTH_WAYS_INDEX=1 lets the
+    indexed one run, to debug it). The interpreter always fuses: the tests
+    check the fused kernels against the two calls."""
+    if device.type != "cuda":
+        return True
+    if need_idx:
+        return os.environ.get("HSR_BOTH_WAYS_INDEX") == "1"
+    return pairs <= 10**8
+
+
 def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int, int]:
     """(BLOCK_R, BLOCK_C, warps) of a both-ways forward (a few coordinates on the
     CUDA cores). HSR_BOTH_BLOCKS="r,c,w" (or "r,c,w;r,c,w": without;with the
@@ -220,7 +236,7 @@ def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int
         return r, c, w
     if interpreting():
         return min(32, next_pow2(size_r)), min(32, next_pow2(size_c)), 4
-    return (64, 32, 4) if need_idx else (64, 64, 4)  # no register spills in the sm_90 SASS (session 7)
+    return (64, 32, 4) if need_idx else (32, 128, 4)  # the best at 10K and 100K in h100-session7-c
 
 
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:

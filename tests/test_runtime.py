@@ -302,3 +302,15 @@ def test_contraction_modes():
     assert runtime.contraction(16) == (0, 16, 0) and runtime.contraction(16, quantized=True) == (0, 32, 0)
     assert runtime.contraction(100, quantized=True) == (0, 128, 0)
     assert runtime.contraction(768) == (1, 64, 0)
+
+
+def test_both_ways_fuses_where_measured_faster(monkeypatch):
+    """Fused on CUDA only without indices and up to 1e8 pairs (bench/NOTES.md,
+    session 7); always in the interpreter, whose tests check it."""
+    cuda, cpu = torch.device("cuda"), torch.device("cpu")
+    monkeypatch.delenv("HSR_BOTH_WAYS_INDEX", raising=False)
+    assert runtime.both_ways_fused(cuda, 10**8, False) and not runtime.both_ways_fused(cuda, 10**10, False)
+    assert not runtime.both_ways_fused(cuda, 100, True)
+    assert runtime.both_ways_fused(cpu, 10**10, True)
+    monkeypatch.setenv("HSR_BOTH_WAYS_INDEX", "1")
+    assert runtime.both_ways_fused(cuda, 100, True)
