@@ -1,9 +1,10 @@
 """Chamfer distance with the semantics of ``pytorch3d.loss.chamfer_distance``.
 
 The two directions run the per-point kernel generated from ``chamfer_point.hsr``
-(``chamfer_point_l1.hsr`` for norm=1) both ways in one pass (``both_ways``):
-one program per block of points, so a single large cloud still fills the GPU. The point and batch reductions are a
-few torch ops on [N, P] values.
+(``chamfer_point_l1.hsr`` for norm=1) through its ``both_ways``: one pass over
+the pairs where that was measured faster, else one call per direction; one
+program per block of points, so a single large cloud still fills the GPU. The
+point and batch reductions are a few torch ops on [N, P] values.
 """
 
 from __future__ import annotations
