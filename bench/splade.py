@@ -17,8 +17,9 @@ In one run it
    copy (bytes read plus bytes written);
 2. times the forward under ``torch.no_grad`` for
    - the GEMM alone, ``hidden.view(-1, H) @ weight.T`` in the dtype: what any
-     head must at least do (hsr's forward is reported as a multiple of it;
-     target: within 1.2x);
+     head must at least do, and the same with the weight padded to a multiple
+     of 8 rows (cuBLAS's aligned fast path; hsr's forward is reported as a
+     multiple of that one; target: within 1.2x of the compute floor);
    - hsr: ``hsr.ops.splade_max(hidden, weight, bias, attention_mask, activation="log1p_relu")``;
    - eager PyTorch: ``log1p(relu(hidden @ weight.T + bias))``, masked tokens
      filled with 0 (every value is >= 0, so 0 never wins over a real token
@@ -222,7 +223,8 @@ def markdown(result):
                      f"a forward that skips masked tokens: {fmt_t(f.get('forward_valid_tokens_only_compute_ms'))} "
                      f"({s.get('valid_fraction', 0):.0%} of the tokens are real).")
     lines += [
-        "ms: do_bench median; GiB: peak beyond the inputs; x GEMM: forward time over the bare GEMM's; x eager: eager's "
+        "ms: do_bench median; GiB: peak beyond the inputs; x GEMM: forward time over the aligned bare GEMM's; "
+        "target: the forward within 1.2x of the compute floor (the GEMM's FLOPs at the measured rate); x eager: eager's "
         "time over the variant's (same pass); rel err vs float64: output, then grads of hidden / weight / bias; "
         "vs eager: hsr's grads against eager's in the dtype (information).",
         "",
@@ -232,19 +234,19 @@ def markdown(result):
     ]
     for mode in ("forward", "fwd_bwd"):
         recs = s.get(mode, {})
-        gemm = s.get("forward", {}).get("gemm", {}).get("ms")
+        gemm = s.get("forward", {}).get("gemm_aligned", s.get("forward", {}).get("gemm", {})).get("ms")
         eager = recs.get("eager", {}).get("ms")
         limit = (f or {}).get(mode, {}).get("limit_ms")
         for name, r in recs.items():
             ok = r.get("status") == "ok"
             ms = r.get("ms") if ok else None
-            xg = f"{ms / gemm:.2f}x" if ok and gemm and mode == "forward" and name != "gemm" else "-"
+            xg = f"{ms / gemm:.2f}x" if ok and gemm and mode == "forward" and not name.startswith("gemm") else "-"
             xe = f"{eager / ms:.2f}x" if ok and eager and name != "eager" else "-"
             frac = f"{100 * limit / ms:.0f}%" if ok and limit and name.startswith("hsr") else "-"
             target = "-"
             if ok and name.startswith("hsr"):
-                if mode == "forward" and gemm:
-                    target = f"<= {TARGET_FWD_X_GEMM}x GEMM: " + ("met" if ms <= TARGET_FWD_X_GEMM * gemm else "missed")
+                if mode == "forward" and limit:
+                    target = f"<= {TARGET_FWD_X_GEMM}x floor: " + ("met" if ms <= TARGET_FWD_X_GEMM * limit else "missed")
                 elif mode == "fwd_bwd" and eager:
                     target = f">= {TARGET_TRAIN_X_EAGER:g}x eager: " + (
                         "met" if eager >= TARGET_TRAIN_X_EAGER * ms else "missed")
@@ -302,7 +304,7 @@ def main(argv=None):
                   f"rep {bench.rep_ms} ms, {bench.repeats} timing(s) per variant, median of those; "
                   f"fwd+bwd: grads reset to None before each run",
         "memory": "torch.cuda.max_memory_allocated during one call minus what was allocated before it (GiB)",
-        "tolerance": tol, "targets": {"forward_x_gemm_at_most": TARGET_FWD_X_GEMM,
+        "tolerance": tol, "targets": {"forward_x_floor_at_most": TARGET_FWD_X_GEMM,
                                       "fwd_bwd_x_eager_at_least": TARGET_TRAIN_X_EAGER},
         "anchors_h200": {" ".join(k): {"ms": a[0], "peak_gib": a[1]} for k, a in ANCHORS_H200.items()},
         "variants": {}, "ceilings": {}, "shape": {}, "notes": bench.notes,
@@ -370,8 +372,16 @@ def main(argv=None):
     torch.cuda.empty_cache()
 
     # 3. variants
+    v_aligned = -(-V // 8) * 8  # cuBLAS's fast kernels want 16-byte aligned rows of the output
+
+    def gemm_aligned(h, w, b, m, _wpad={}):
+        if "w" not in _wpad:
+            _wpad["w"] = torch.nn.functional.pad(w, (0, 0, 0, v_aligned - V))
+        return h.view(-1, H) @ _wpad["w"].T
+
     variants_fwd = {
         "gemm": lambda h, w, b, m: h.view(-1, H) @ w.T,
+        "gemm_aligned": gemm_aligned,
         "hsr": lambda h, w, b, m: splade_max(h, w, b, m, activation="log1p_relu"),
         "eager": lambda h, w, b, m: eager_head(torch, h, w, b, m),
     }
@@ -381,6 +391,8 @@ def main(argv=None):
     variants_train["eager"] = variants_fwd["eager"]
     result["variants"] = {
         "gemm": f"hidden.view(-1, H) @ weight.T in {args.dtype} under no_grad (no bias, activation, mask or max)",
+        "gemm_aligned": f"the same with weight padded to {v_aligned} rows (aligned output rows: cuBLAS's fast path; "
+                        "its padded weight is made once, outside the timing)",
         "hsr": "hsr.ops.splade_max(hidden, weight, bias, attention_mask, activation='log1p_relu') under no_grad",
         "eager": "log1p(relu(hidden @ weight.T + bias)).masked_fill(~mask[..., None], 0).max(dim=1).values",
         **{k: f"hsr.ops.splade_max(..., activation='log1p_relu', backward={k[4:]!r}); out.sum().backward()"
@@ -402,7 +414,7 @@ def main(argv=None):
 
     print("\n== forward", flush=True)
     for name, fn in variants_fwd.items():
-        check = (lambda out: {}) if name == "gemm" else (lambda out: {"rel_err_out": rel(out, ref_out)})
+        check = (lambda out: {}) if name.startswith("gemm") else (lambda out: {"rel_err_out": rel(out, ref_out)})
         r = bench.measure(f"forward {name}", lambda fn=fn: fn(hidden0, weight0, bias0, mask), check, no_grad=True)
         shape["forward"][name] = r
         if r["status"] == "ok":

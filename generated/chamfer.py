@@ -192,10 +192,16 @@ def cd_fwd(
         if SMALL_D > 7:
             _a7 = tl.load(a_row + 7 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
 
-        best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
-        if NEED_IDX:
-            idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
-            x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+        if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+            best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
+            if NEED_IDX:
+                idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
+                x2 = tl.zeros([BLOCK_N, 1], tl.float32)
+        else:  # a slot per row and column of the tile
+            best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
+            if NEED_IDX:
+                idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
+                x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
         m_seen = tl.zeros([BLOCK_M], tl.int32)
         m_end = size_m
         # spec line 10: where m < ylen: the tiles past the bound are skipped, the full ones need no where
@@ -275,15 +281,29 @@ def cd_fwd(
 
             if DOT_MODE != 2:  # (the unrolled path formed the key itself)
                 key = (bsq[None, :] + ((-2.0) * dot))
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_m[None, :], idx2)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                    x2 = tl.where(better, dot, x2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _cd_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                    x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                    x2 = tl.where(better, x_row, x2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                        x2 = tl.where(better, dot, x2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
 
         if m_full < m_end:  # the last, partial tile
@@ -361,15 +381,29 @@ def cd_fwd(
             if DOT_MODE != 2:  # (the unrolled path formed the key itself)
                 key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(m_ok[None, :], key, float("inf"))
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_m[None, :], idx2)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                    x2 = tl.where(better, dot, x2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _cd_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                    x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                    x2 = tl.where(better, x_row, x2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                        x2 = tl.where(better, dot, x2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
 
         best = tl.reduce(best2, 1, _cd_select)  # keeps NaN, as torch.min does
@@ -1135,10 +1169,16 @@ def cd_t1_fwd(
         if SMALL_D > 7:
             _a7 = tl.load(a_row + 7 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
 
-        best2 = tl.full([BLOCK_M, BLOCK_N], float("inf"), tl.float32)
-        if NEED_IDX:
-            idx2 = tl.full([BLOCK_M, BLOCK_N], -1, tl.int32)
-            x2 = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+        if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+            best2 = tl.full([BLOCK_M, 1], float("inf"), tl.float32)
+            if NEED_IDX:
+                idx2 = tl.full([BLOCK_M, 1], -1, tl.int32)
+                x2 = tl.zeros([BLOCK_M, 1], tl.float32)
+        else:  # a slot per row and column of the tile
+            best2 = tl.full([BLOCK_M, BLOCK_N], float("inf"), tl.float32)
+            if NEED_IDX:
+                idx2 = tl.full([BLOCK_M, BLOCK_N], -1, tl.int32)
+                x2 = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
         n_seen = tl.zeros([BLOCK_N], tl.int32)
         n_end = size_n
         # spec line 10: where n < xlen: the tiles past the bound are skipped, the full ones need no where
@@ -1218,15 +1258,29 @@ def cd_t1_fwd(
 
             if DOT_MODE != 2:  # (the unrolled path formed the key itself)
                 key = (bsq[None, :] + ((-2.0) * dot))
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_n[None, :], idx2)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                    x2 = tl.where(better, dot, x2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _cd_t1_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_n[None, :], size_n), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                    x_row = tl.sum(tl.where(offs_n[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                    x2 = tl.where(better, x_row, x2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_n[None, :], idx2)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                        x2 = tl.where(better, dot, x2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             n_seen += n_ok.to(tl.int32)
 
         if n_full < n_end:  # the last, partial tile
@@ -1304,15 +1358,29 @@ def cd_t1_fwd(
             if DOT_MODE != 2:  # (the unrolled path formed the key itself)
                 key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(n_ok[None, :], key, float("inf"))
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_n[None, :], idx2)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                    x2 = tl.where(better, dot, x2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _cd_t1_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_n[None, :], size_n), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                    x_row = tl.sum(tl.where(offs_n[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                    x2 = tl.where(better, x_row, x2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_n[None, :], idx2)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                        x2 = tl.where(better, dot, x2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             n_seen += n_ok.to(tl.int32)
 
         best = tl.reduce(best2, 1, _cd_t1_select)  # keeps NaN, as torch.min does

@@ -157,9 +157,14 @@ def dist_fwd(
     if SMALL_D > 7:
         _a7 = tl.load(a_row + 7 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
 
-    best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
-    if NEED_IDX:
-        idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
+    if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+        best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
+        if NEED_IDX:
+            idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
+    else:  # a slot per row and column of the tile
+        best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
+        if NEED_IDX:
+            idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
     m_seen = tl.zeros([BLOCK_M], tl.int32)
     m_end = size_m
     # spec line 7: where m < ylen: the tiles past the bound are skipped, the full ones need no where
@@ -218,13 +223,25 @@ def dist_fwd(
                 l1 += tl.abs(a_k[:, None] - b_k[None, :])
 
         key = l1
-        # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-        if NEED_IDX:
-            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-            # never counts here; a row that met one is searched again after the loop.
-            better = key < best2
-            idx2 = tl.where(better, offs_m[None, :], idx2)
-        best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+        if DOT_MODE == 1:
+            # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
+            # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            key_row = tl.reduce(key, 1, _dist_select)[:, None]
+            if NEED_IDX:
+                # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                # A NaN never counts here; a row that met one is searched again after the loop.
+                at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                better = key_row < best2
+                idx2 = tl.where(better, at_row, idx2)
+            best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+        else:
+            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+            if NEED_IDX:
+                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                # never counts here; a row that met one is searched again after the loop.
+                better = key < best2
+                idx2 = tl.where(better, offs_m[None, :], idx2)
+            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
 
     if m_full < m_end:  # the last, partial tile
@@ -281,13 +298,25 @@ def dist_fwd(
 
         key = l1
         key = tl.where(m_ok[None, :], key, float("inf"))
-        # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-        if NEED_IDX:
-            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-            # never counts here; a row that met one is searched again after the loop.
-            better = key < best2
-            idx2 = tl.where(better, offs_m[None, :], idx2)
-        best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+        if DOT_MODE == 1:
+            # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
+            # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            key_row = tl.reduce(key, 1, _dist_select)[:, None]
+            if NEED_IDX:
+                # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                # A NaN never counts here; a row that met one is searched again after the loop.
+                at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                better = key_row < best2
+                idx2 = tl.where(better, at_row, idx2)
+            best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+        else:
+            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+            if NEED_IDX:
+                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                # never counts here; a row that met one is searched again after the loop.
+                better = key < best2
+                idx2 = tl.where(better, offs_m[None, :], idx2)
+            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
 
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does

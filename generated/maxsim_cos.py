@@ -183,10 +183,16 @@ def score_fwd(
         if SMALL_D > 7:
             _a7 = tl.load(a_row + 7 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
 
-        best2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
-        if NEED_IDX:
-            idx2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], -1, tl.int32)
-            x2 = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+        if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+            best2 = tl.full([BLOCK_I * BLOCK_S, 1], float("-inf"), tl.float32)
+            if NEED_IDX:
+                idx2 = tl.full([BLOCK_I * BLOCK_S, 1], -1, tl.int32)
+                x2 = tl.zeros([BLOCK_I * BLOCK_S, 1], tl.float32)
+        else:  # a slot per row and column of the tile
+            best2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
+            if NEED_IDX:
+                idx2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], -1, tl.int32)
+                x2 = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
         t_seen = tl.zeros([BLOCK_T], tl.int32)
         t_end = size_t
         t_full = (t_end // BLOCK_T) * BLOCK_T
@@ -261,15 +267,29 @@ def score_fwd(
             key = (dot * ib[None, :])
             if HAS_dmask:  # a full tile needs only the conditions that are not bounds
                 key = tl.where(t_ok[None, :], key, float("-inf"))
-            # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key > best2
-                idx2 = tl.where(better, offs_t[None, :], idx2)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                    x2 = tl.where(better, dot, x2)
-            best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' max at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _score_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                    better = key_row > best2
+                    idx2 = tl.where(better, at_row, idx2)
+                    x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                    x2 = tl.where(better, x_row, x2)
+                best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key > best2
+                    idx2 = tl.where(better, offs_t[None, :], idx2)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                        x2 = tl.where(better, dot, x2)
+                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             t_seen += t_ok.to(tl.int32)
 
         if t_full < t_end:  # the last, partial tile
@@ -343,15 +363,29 @@ def score_fwd(
 
             key = (dot * ib[None, :])
             key = tl.where(t_ok[None, :], key, float("-inf"))
-            # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key > best2
-                idx2 = tl.where(better, offs_t[None, :], idx2)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                    x2 = tl.where(better, dot, x2)
-            best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' max at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _score_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                    better = key_row > best2
+                    idx2 = tl.where(better, at_row, idx2)
+                    x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                    x2 = tl.where(better, x_row, x2)
+                best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key > best2
+                    idx2 = tl.where(better, offs_t[None, :], idx2)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                        x2 = tl.where(better, dot, x2)
+                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             t_seen += t_ok.to(tl.int32)
 
         best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does

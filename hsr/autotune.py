@@ -37,6 +37,14 @@ STACKED_POOLS = {
 # indices); 128 x 128 tiles with 4 warps spill and were 30x slower there.
 CORE_POOL = ((128, 64, 4, 1), (64, 64, 4, 1), (64, 32, 4, 1), (16, 64, 4, 1), (32, 128, 4, 1),
              (128, 32, 4, 1), (32, 64, 2, 1))
+# A long contraction (DOT_MODE 1: chunks of the contraction axis, Splade's H = 768)
+# is a GEMM per tile: larger tiles pay. From bench/results/h100-splade-v0 (Splade's
+# forward, hand-written variants of its loop): 256 x 128 with 8 warps was best
+# (0.725 ms against 0.822 for 128 x 128), 128 x 32 tiles worst (1.66 ms).
+LONG_POOL = {
+    "sm90": ((256, 128, 8, 3), (128, 256, 8, 3), (128, 128, 8, 3), (128, 64, 4, 4), (64, 64, 4, 3)),
+    "sm80": ((128, 128, 8, 3), (128, 64, 4, 4), (64, 128, 4, 3), (64, 64, 4, 3)),
+}
 SMEM_BYTES = {"sm90": 227 * 1024, "sm80": 163 * 1024}
 KEY = ["r_bucket", "c_bucket"]
 
@@ -50,9 +58,18 @@ def arch() -> str:
 
 
 def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str, size_c: str,
-            block_g: str | None = None, size_g: str | None = None, core: frozenset = frozenset()):
+            block_g: str | None = None, size_g: str | None = None, pools: dict | None = None):
+    """pools: {config identity: the paths whose pool holds it}: None (the
+    tensor-core tile), "core" (a few coordinates), "long" (a long contraction)."""
+    pools = pools or {}
+
     def rows(cfg):
         return cfg.kwargs[block_r] * (cfg.kwargs[block_g] if block_g else 1)
+
+    def smem(cfg, elem, block_k, long):
+        if long:  # both operands stream through the pipeline, a chunk of the contraction at a time
+            return (rows(cfg) + cfg.kwargs[block_c]) * cfg.num_stages * block_k * elem
+        return (rows(cfg) + cfg.kwargs[block_c] * cfg.num_stages) * block_k * elem
 
     def prune(configs, named_args, **kwargs):
         args = {**named_args, **kwargs}
@@ -60,12 +77,13 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
         max_r, max_c = next_pow2(args[size_r]), next_pow2(args[size_c])
         max_g = next_pow2(args[size_g], 1) if block_g else 1
         limit = SMEM_BYTES[arch()]
-        on_cores = args.get("SMALL_D", 0) > 0  # the CUDA-core path takes its own pool
-        configs = [cfg for cfg in configs if (_identity(cfg) in core) == on_cores] or configs
+        # the CUDA-core path (a few coordinates) and the long contraction take their own pools
+        path = "core" if args.get("SMALL_D", 0) > 0 else "long" if args.get("DOT_MODE") == 1 else None
+        configs = [cfg for cfg in configs if path in pools.get(_identity(cfg), {None})] or configs
         kept = [cfg for cfg in configs
                 if cfg.kwargs[block_r] <= max_r and cfg.kwargs[block_c] <= max_c
                 and (not block_g or cfg.kwargs[block_g] <= max_g)
-                and (rows(cfg) + cfg.kwargs[block_c] * cfg.num_stages) * args[block_k] * elem <= limit]
+                and smem(cfg, elem, args[block_k], path == "long") <= limit]
         return kept or [min(configs, key=lambda c: rows(c) * c.kwargs[block_c])]
     return prune
 
@@ -76,7 +94,8 @@ def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, s
     blocks are fixed (the interpreter, or HSR_AUTOTUNE=0).
 
     Keys: the bucketed lengths, the padded contraction block, NEED_IDX, the
-    unrolled coordinates (SMALL_D) and the operand's dtype; never the loop bounds."""
+    unrolled coordinates (SMALL_D), the contraction's path (DOT_MODE) and the
+    operand's dtype; never the loop bounds."""
     if not autotuning():
         return None
     key = (kernel, arch())
@@ -86,11 +105,16 @@ def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, s
             return triton.Config(blocks, num_warps=w, num_stages=s)
         configs = [config(*p) for p in STACKED_POOLS[arch()]] if block_g else []
         configs += [config(*p[:2], 1, *p[2:]) for p in POOLS[arch()]]
-        core = [] if block_g else [config(*p[:2], 1, *p[2:]) for p in CORE_POOL]
-        configs += core
-        prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g,
-                        frozenset(_identity(c) for c in core))
-        keys = KEY + (["g_bucket"] if block_g else []) + [block_k, "NEED_IDX", "SMALL_D"]
+        pools = {_identity(c): {None} for c in configs}
+        if not block_g:
+            for path, pool in (("core", CORE_POOL), ("long", LONG_POOL[arch()])):
+                for p in pool:
+                    cfg = config(*p[:2], 1, *p[2:])
+                    if _identity(cfg) not in pools:
+                        configs.append(cfg)
+                    pools.setdefault(_identity(cfg), set()).add(path)
+        prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g, pools)
+        keys = KEY + (["g_bucket"] if block_g else []) + [block_k, "NEED_IDX", "SMALL_D", "DOT_MODE"]
         tuner = triton.autotune(configs=configs, key=keys, prune_configs_by={"early_config_prune": prune})(kernel)
         _tuned[key] = Tuned(kernel, tuner, keys, operand, len(configs))
     return _tuned[key]

@@ -31,19 +31,47 @@ def test_pruning_never_leaves_nothing(monkeypatch):
         br * bc for br, bc, _, _ in autotune.POOLS["sm90"])
 
 
+def _pools(tile, core=(), long=()):
+    """The pruner's {identity: paths} for configs of the tile, core and long pools."""
+    pools = {}
+    for path, configs in ((None, tile), ("core", core), ("long", long)):
+        for c in configs:
+            pools.setdefault(autotune._identity(c), set()).add(path)
+    return pools
+
+
 def test_the_cuda_core_path_takes_its_own_pool(monkeypatch):
     """SMALL_D > 0 (a few coordinates, unrolled on the CUDA cores) tunes over
     CORE_POOL only, the tensor-core path never over it."""
     monkeypatch.setattr(autotune, "arch", lambda: "sm90")
     core = _configs(autotune.CORE_POOL)
-    prune = autotune._pruner("A", "BR", "BC", "BK", "size_r", "size_c",
-                             core=frozenset(autotune._identity(c) for c in core))
-    configs = _configs(autotune.POOLS["sm90"]) + core
+    tile = _configs(autotune.POOLS["sm90"])
+    prune = autotune._pruner("A", "BR", "BC", "BK", "size_r", "size_c", pools=_pools(tile, core))
+    configs = tile + core
     args = {"A": torch.empty(1, dtype=torch.float32), "size_r": 10**5, "size_c": 10**5, "BK": 16}
     on_cores = prune(configs, {**args, "SMALL_D": 3})
     assert sorted(map(autotune._identity, on_cores)) == sorted(map(autotune._identity, core))
     tensor_cores = prune(configs, {**args, "SMALL_D": 0})
     assert tensor_cores and not {autotune._identity(c) for c in tensor_cores} & {autotune._identity(c) for c in core}
+
+
+@pytest.mark.parametrize("arch", ["sm90", "sm80"])
+def test_a_long_contraction_takes_its_own_pool(monkeypatch, arch):
+    """DOT_MODE 1 (chunks of a long contraction: Splade's H = 768) tunes over
+    LONG_POOL, whose shared memory counts both operands per pipeline stage; a
+    config in both pools stays in the tile pool too."""
+    monkeypatch.setattr(autotune, "arch", lambda: arch)
+    tile, long = _configs(autotune.POOLS[arch]), _configs(autotune.LONG_POOL[arch])
+    seen = {autotune._identity(c) for c in tile}
+    configs = tile + [c for c in long if autotune._identity(c) not in seen]
+    prune = autotune._pruner("A", "BR", "BC", "BK", "size_r", "size_c", pools=_pools(tile, long=long))
+    args = {"A": torch.empty(1, dtype=torch.bfloat16), "size_r": 30522, "size_c": 256, "BK": 64, "SMALL_D": 0}
+    chunked = prune(configs, {**args, "DOT_MODE": 1})
+    assert sorted(map(autotune._identity, chunked)) == sorted(map(autotune._identity, long))
+    for c in chunked:
+        assert (c.kwargs["BR"] + c.kwargs["BC"]) * c.num_stages * 64 * 2 <= autotune.SMEM_BYTES[arch]
+    one_tile = {autotune._identity(c) for c in prune(configs, {**args, "DOT_MODE": 0, "BK": 128})}
+    assert one_tile <= seen and one_tile & {autotune._identity(c) for c in long}
 
 
 def test_no_tuning_under_the_interpreter():

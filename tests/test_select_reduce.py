@@ -128,3 +128,96 @@ def test_empty_axes(ops, device):
     out = op(torch.randn(2, 4, 8).to(device), torch.randn(2, 0, 8).to(device))
     assert (out == 0).all()
     assert op(torch.randn(0, 4, 8).to(device), torch.randn(0, 3, 8).to(device)).shape == (0,)
+
+
+LONG_SPECS = {  # the long contraction path (DOT_MODE 1), forced at small d below
+    "splade_like": """
+        H[b, s, h]: float
+        W[v, h]: float
+        bias[v]: float = 0
+        mask[b, s]: bool = all
+        rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))  where mask
+    """,
+    "max_plus_bias": """
+        H[b, s, h]: float
+        W[v, h]: float
+        bias[v]: float = 0
+        mask[b, s]: bool = all
+        rep[b, v] = max_s (<H_s, W_v> + bias_v)  where mask
+    """,
+    "distance_min_mean": """
+        A[b, n, c]: float
+        B[b, m, c]: float
+        blen[b]: int = full
+        out[b] = mean_n min_m ||A_n - B_m||^2  where m < blen[b]
+    """,
+    "cos_argmax": """
+        X[n, c]: float
+        C[k, c]: float
+        out[n] = argmax_k cos(X_n, C_k)
+    """,
+}
+
+
+@pytest.fixture
+def long_path(monkeypatch):
+    """Every contraction longer than 8 takes the chunked path (DOT_MODE 1) in chunks of
+    16, so that small interpreter shapes run it, a partial chunk included."""
+    from hsr import runtime
+    plain = runtime.contraction
+
+    def forced(d, quantized=False):
+        return (1, 16, 0) if d > runtime.SMALL_D_MAX else plain(d, quantized)
+    monkeypatch.setattr(runtime, "contraction", forced)
+    return {name: hsr.compile(text) for name, text in LONG_SPECS.items()}
+
+
+def _indices_match(op, args, kwargs, device):
+    """forward_with_indices' index against the reference's (lowest tied index)."""
+    _, idx = op.forward_with_indices(*[a.to(device) for a in args], **{k: v.to(device) for k, v in kwargs.items()})
+    _, ref = op.reference(*args, **kwargs, return_indices=True)
+    (want, _), = ref.values()
+    got = idx.cpu().long().reshape(want.shape) if idx.numel() == want.numel() else idx.cpu().long()
+    assert torch.equal(got.clamp_min(-1), want), (got, want)
+
+
+@given(st.integers(1, 2), st.integers(1, 150), st.integers(9, 40), st.integers(1, 70), st.integers(0, 10**6))
+def test_long_contraction_max_with_mask_ties_and_bias(long_path, device, b, s, h, v, seed):
+    """Splade's shape of spec on the chunked path: integer data (many ties across
+    and within tiles of 64 tokens), a mask with an all-masked row; values,
+    gradients and the index against the reference (of a spec with no flat
+    epilogue: where relu is flat the index is the raw key's, a known gap)."""
+    gen = torch.Generator().manual_seed(seed)
+    H, W, bias = _ints((b, s, h), gen), _ints((v, h), gen), _ints((v,), gen)
+    mask = torch.rand(b, s, generator=gen) < 0.6
+    mask[-1] = False if b > 1 else mask[-1]
+    _check(long_path["splade_like"], (H, W, bias, mask), {}, (0, 1, 2), device)
+    _indices_match(long_path["max_plus_bias"], (H, W, bias, mask), {}, device)
+
+
+@given(st.integers(1, 2), st.integers(1, 20), st.integers(1, 140), st.integers(9, 40), st.integers(0, 10**6))
+def test_long_contraction_min_of_a_distance(long_path, device, nb, n, m, c, seed):
+    """A min selection whose key is not the dot itself (|b|^2 - 2<a, b>: the
+    backward needs the selected dot, carried per row), with length bounds."""
+    gen = torch.Generator().manual_seed(seed)
+    A, B = _ints((nb, n, c), gen), _ints((nb, m, c), gen)
+    blen = torch.randint(0, m + 1, (nb,), generator=gen)
+    _check(long_path["distance_min_mean"], (A, B), {"blen": blen}, (0, 1), device)
+
+
+def test_long_contraction_nan_and_argmax(long_path, device):
+    """A NaN in a later tile is selected at its first position (as torch.max); an
+    argmax output on the chunked path picks the lowest tied index."""
+    gen = torch.Generator().manual_seed(3)
+    H, W = _ints((2, 130, 20), gen), _ints((5, 20), gen)
+    H[1, 100, 3] = float("nan")
+    H[1, 120, 3] = float("nan")
+    mask = torch.ones(2, 130, dtype=torch.bool)
+    out, idx = long_path["splade_like"].forward_with_indices(H.to(device), W.to(device), mask=mask.to(device))
+    assert torch.isnan(out[1]).all() and (idx[1].cpu() == 100).all()
+    assert not torch.isnan(out[0]).any()
+    X, C = _ints((9, 24), gen), _ints((70, 24), gen)
+    C[40] = C[3]  # a tie across tiles: the lower index wins
+    X[0] = C[3]
+    got = long_path["cos_argmax"](X.to(device), C.to(device)).cpu()
+    assert torch.equal(got, long_path["cos_argmax"].reference(X, C).long())

@@ -70,8 +70,9 @@ def test_the_shipped_table_holds_valid_configs():
         blocks = [v for k, v in config["kwargs"].items() if k.startswith("BLOCK_")]
         assert blocks and all(b & (b - 1) == 0 for b in blocks)  # powers of two
         assert config["num_warps"] in (1, 2, 4, 8, 16) and 1 <= config["num_stages"] <= 8
-        # the layout of autotune.forward's key: ..., NEED_IDX, SMALL_D, the operand's dtype
-        assert isinstance(key[-3], bool) and type(key[-2]) is int and key[-1].startswith("torch.")
+        # the layout of autotune.forward's key: ..., NEED_IDX, SMALL_D, DOT_MODE, the operand's dtype
+        assert isinstance(key[-4], bool) and type(key[-3]) is int and key[-2] in (0, 1, 2)
+        assert key[-1].startswith("torch.")
 
 
 class _Launches:
