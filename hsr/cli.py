@@ -67,6 +67,7 @@ BENCHES = {  # hsr bench NAME -> the script under bench/ that it runs
     "retrieval": "retrieval.py",
     "int8": "int8_accuracy.py",
     "chamfer-blocks": "chamfer_blocks.py",
+    "splade-loops": "splade_variants.py",
 }
 
 
