@@ -151,6 +151,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--budget-s", type=float, default=420)
     ap.add_argument("--round", type=int, default=1, help="1: the first sweep; 2: flatten, warp specialisation, wider tiles")
+    ap.add_argument("--once", default=None, metavar="BV,BS,BK,WARPS,STAGES",
+                    help="launch that one variant (FLAT=0, SLOT=0, no index) once and exit: for a profiler (ncu)")
     args = ap.parse_args()
     t0 = time.monotonic()
     B, L, HD, V = 32, 256, 768, 30522
@@ -162,6 +164,10 @@ def main():
     lengths = torch.randint(L // 2, L + 1, (B,), device=dev, generator=g)
     mask = torch.arange(L, device=dev)[None, :] < lengths[:, None]
     real = int(mask.sum())
+    if args.once:
+        run_variant(hidden, weight, bias, mask, tuple(int(x) for x in args.once.split(",")), 0, 0, 0, 0)
+        torch.cuda.synchronize()
+        return
 
     def bench(fn):
         fn()

@@ -947,7 +947,7 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = min(32, runtime.next_pow2(sizes["n"]))  # measured: bench/NOTES.md, training step
+        block_r = runtime.gather_rows(sizes["n"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
         cd_bwd[(sizes["b"], triton.cdiv(sizes["n"], block_r))](
             X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_X_, grad_Y_,
@@ -975,7 +975,8 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
                     **has, BLOCK_N=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
         elif not atomic:
-            block_c, warps, stages = 32, 4, 1
+            # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
+            block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["n"])), 4, 1
             grid_b = (sizes["b"], triton.cdiv(sizes["m"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
             cd_bwd_Y[grid_b](
                 X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_Y_,
@@ -1924,7 +1925,7 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = min(32, runtime.next_pow2(sizes["m"]))  # measured: bench/NOTES.md, training step
+        block_r = runtime.gather_rows(sizes["m"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
         cd_t1_bwd[(sizes["b"], triton.cdiv(sizes["m"], block_r))](
             Y_, X_, *aux, *side_args, grad, idx, stat, xsel, grad_Y_, grad_X_,
@@ -1952,7 +1953,8 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
                     **has, BLOCK_M=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
         elif not atomic:
-            block_c, warps, stages = 32, 4, 1
+            # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
+            block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["m"])), 4, 1
             grid_b = (sizes["b"], triton.cdiv(sizes["n"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
             cd_t1_bwd_X[grid_b](
                 Y_, X_, *aux, *side_args, grad, idx, stat, xsel, grad_X_,

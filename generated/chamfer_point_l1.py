@@ -1251,7 +1251,7 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = min(32, runtime.next_pow2(sizes["n"]))  # measured: bench/NOTES.md, training step
+        block_r = runtime.gather_rows(sizes["n"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
         dist_bwd[(sizes["b"], triton.cdiv(sizes["n"], block_r))](
             X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_X_, grad_Y_,
@@ -1279,7 +1279,8 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
                     **has, BLOCK_N=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
         elif not atomic:
-            block_c, warps, stages = 32, 4, 1
+            # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
+            block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["n"])), 4, 1
             grid_b = (sizes["b"], triton.cdiv(sizes["m"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
             dist_bwd_Y[grid_b](
                 X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_Y_,

@@ -823,7 +823,7 @@ def _score_backward(t, sizes, saved, grad_out, mode):
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = min(32, runtime.next_pow2(sizes["s"]))  # measured: bench/NOTES.md, training step
+        block_r = runtime.gather_rows(sizes["s"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
         score_bwd[(sizes["i"], triton.cdiv(sizes["s"], block_r))](
             Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_Q_, grad_D_,

@@ -922,7 +922,7 @@ def _score_backward(t, sizes, saved, grad_out, mode):
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = min(32, runtime.next_pow2(sizes["s"]))  # measured: bench/NOTES.md, training step
+        block_r = runtime.gather_rows(sizes["s"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
         score_bwd[(sizes["i"], triton.cdiv(sizes["s"], block_r))](
             Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_Q_, grad_D_,
@@ -950,7 +950,8 @@ def _score_backward(t, sizes, saved, grad_out, mode):
                     **has, BLOCK_S=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
         elif not atomic:
-            block_c, warps, stages = 32, 4, 1
+            # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
+            block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["s"])), 4, 1
             grid_b = (sizes["i"] * sizes["k"], triton.cdiv(sizes["t"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
             score_bwd_D[grid_b](
                 Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_D_,

@@ -831,7 +831,7 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
         side_strides = (*_strides(t["bias"], 1), )
         has = dict(HAS_bias=t["bias"] is not None, )
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = min(32, runtime.next_pow2(sizes["v"]))  # measured: bench/NOTES.md, training step
+        block_r = runtime.gather_rows(sizes["v"], sizes["h"])
         block_k = min(128, runtime.next_pow2(sizes["h"]))
         rep_bwd[(1, triton.cdiv(sizes["v"], block_r))](
             W_, H_, *aux, *side_args, grad, idx, stat, xsel, grad_W_, grad_H_, grad_bias_,

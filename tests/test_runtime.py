@@ -314,3 +314,11 @@ def test_both_ways_fuses_where_measured_faster(monkeypatch):
     assert runtime.both_ways_fused(cpu, 10**10, True)
     monkeypatch.setenv("HSR_BOTH_WAYS_INDEX", "1")
     assert runtime.both_ways_fused(cuda, 100, True)
+
+
+def test_gather_rows_follow_the_measured_rule():
+    """8 rows a backward program at d <= 128, 32 for longer rows (16 at least, as
+    every block of the template)."""
+    assert runtime.gather_rows(32, 128) == 8 and runtime.gather_rows(1024, 96) == 8
+    assert runtime.gather_rows(30522, 768) == 32 and runtime.gather_rows(3, 768) == 16
+    assert runtime.gather_rows(1, 3) == 8
