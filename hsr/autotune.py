@@ -51,10 +51,17 @@ KEY = ["r_bucket", "c_bucket"]
 _tuned: dict = {}
 
 
+_arch_of: dict = {}  # device index -> pool name: asking CUDA each launch cost ~50 us of host time
+
+
 def arch() -> str:
     """The config pool for the current device: sm90 (H100, H200) or sm80 (A100 and others)."""
-    major, _ = torch.cuda.get_device_capability()
-    return "sm90" if major >= 9 else "sm80"
+    device = torch.cuda.current_device()
+    pool = _arch_of.get(device)
+    if pool is None:
+        major, _ = torch.cuda.get_device_capability(device)
+        pool = _arch_of[device] = "sm90" if major >= 9 else "sm80"
+    return pool
 
 
 def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str, size_c: str,
