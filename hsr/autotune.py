@@ -38,9 +38,10 @@ STACKED_POOLS = {
 CORE_POOL = ((128, 64, 4, 1), (64, 64, 4, 1), (64, 32, 4, 1), (16, 64, 4, 1), (32, 128, 4, 1),
              (128, 32, 4, 1), (32, 64, 2, 1))
 # A long contraction (DOT_MODE 1: chunks of the contraction axis, Splade's H = 768)
-# is a GEMM per tile: larger tiles pay. From bench/results/h100-splade-v0 (Splade's
-# forward, hand-written variants of its loop): 256 x 128 with 8 warps was best
-# (0.725 ms against 0.822 for 128 x 128), 128 x 32 tiles worst (1.66 ms).
+# is a GEMM per tile: larger tiles pay. From bench/results/h100-splade-v0 and -v1
+# (Splade's forward, hand-written variants of its loop): 128 x 256 and 256 x 128
+# with 8 warps were best (0.708 and 0.725 ms against 0.822 for 128 x 128), 128 x 32
+# worst (1.66 ms); 256 x 256 does not fit a thread's registers.
 LONG_POOL = {
     "sm90": ((256, 128, 8, 3), (128, 256, 8, 3), (128, 128, 8, 3), (128, 64, 4, 4), (64, 64, 4, 3)),
     "sm80": ((128, 128, 8, 3), (128, 64, 4, 4), (64, 128, 4, 3), (64, 64, 4, 3)),

@@ -127,17 +127,19 @@ def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
     """backward="auto": fp32 atomics where few outer rows compete for each
     selected row, the destination-owned backward (through the inverse index)
     where many do: contributions per selected row, n_contenders * outer /
-    selected, of 16 or more.
+    selected, of 48 or more.
 
     n_contenders: output cells that share one selected row (in-batch MaxSim:
     the number of queries; per-query candidates, Splade, Chamfer: 1). Measured
-    on an H100, whole training steps (bench/results/h100-scatter-v0,
-    bench/NOTES.md): the inverse index won at 32, 55, 64 and 119 contributions
-    per row (ColPali B=32 1.33 vs 1.44 ms atomic, ColBERT B=512 5.39 vs 7.92,
-    ColPali B=64 4.63 vs 5.54, Splade 2.20 vs 4.77) and lost at 13.6 (ColBERT
-    B=128, 1.0 vs 0.88), where the atomics hardly contend and sorting the
-    index costs more than they do."""
-    return "deterministic" if n_contenders * outer >= 16 * selected else "atomic"
+    on an H100, whole training steps (bench/NOTES.md, sessions 5 and 8): the
+    inverse index wins at 55, 64 and 119 contributions per row (ColBERT B=512
+    5.10 vs 6.10 ms atomic, ColPali B=64 3.86 vs 4.37, Splade 1.89 vs 4.42,
+    h100-host-v2 and h100-backward-v1); at 32 (ColPali B=32) the atomic step,
+    since the gather's smaller blocks (v13), reads 1.12-1.13 ms in every run
+    against 1.10-1.37 for the inverse index, at less memory; at 13.6 (ColBERT
+    B=128) the atomics hardly contend and sorting the index costs more than
+    they do."""
+    return "deterministic" if n_contenders * outer >= 48 * selected else "atomic"
 
 
 def deterministic_scatter(n_contenders: int, outer: int, selected: int) -> str:

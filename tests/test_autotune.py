@@ -96,7 +96,8 @@ def test_auto_backward_rule():
     from hsr.runtime import auto_backward
     assert auto_backward(n_contenders=128, outer=32, selected=300) == "atomic"  # ColBERT B=128: 13.6 per row
     assert auto_backward(n_contenders=512, outer=32, selected=300) == "deterministic"  # ColBERT B=512: 55
-    assert auto_backward(n_contenders=32, outer=1024, selected=1024) == "deterministic"  # ColPali B=32: 32
+    assert auto_backward(n_contenders=32, outer=1024, selected=1024) == "atomic"  # ColPali B=32: 32
+    assert auto_backward(n_contenders=64, outer=1024, selected=1024) == "deterministic"  # ColPali B=64: 64
     assert auto_backward(n_contenders=1, outer=30522, selected=256) == "deterministic"  # Splade: 119
     assert auto_backward(n_contenders=1, outer=100_000, selected=100_000) == "atomic"  # Chamfer: 1
 
