@@ -67,16 +67,17 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
         if value.dim() != len(axes):
             raise TensorError(f"{op_name}: input {name!r} must have {len(axes)} axes [{', '.join(axes)}], "
                               f"got shape {tuple(value.shape)}")
-        if device is not None and value.device != device:
-            raise TensorError(f"{op_name}: input {name!r} is on {value.device}, earlier inputs on {device}")
-        device = value.device
-        for dim, axis in enumerate(axes):
-            size = value.shape[dim]
-            if axis in sizes and sizes[axis] != size:
+        where = value.device
+        if device is not None and where != device:
+            raise TensorError(f"{op_name}: input {name!r} is on {where}, earlier inputs on {device}")
+        device = where
+        for dim, (axis, size) in enumerate(zip(axes, value.shape)):
+            known = sizes.get(axis)
+            if known is None:
+                sizes[axis], origin[axis] = size, name
+            elif known != size:
                 raise TensorError(f"{op_name}: axis {axis!r} of {name!r} (dim {dim}) has size {size}, "
-                                  f"but {origin[axis]} gives {axis!r} size {sizes[axis]}")
-            sizes.setdefault(axis, size)
-            origin.setdefault(axis, repr(name))
+                                  f"but {origin[axis]!r} gives {axis!r} size {known}")
         tensors[name] = value
     for name, axes, kind, default in signature:
         missing = [a for a in axes if a not in sizes]
