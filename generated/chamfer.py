@@ -221,7 +221,7 @@ def cd_fwd(
             # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                 b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
-                            mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -901,6 +901,7 @@ def _cd_forward(t, sizes, need_idx, launch=True):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    kernel = _cd_kernel()
     args = (
         X_, Y_, *aux, xlen_arg_, ylen_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
@@ -917,7 +918,6 @@ def _cd_forward(t, sizes, need_idx, launch=True):
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
     grid = (n_cells,)
-    kernel = _cd_kernel()
     if kernel is None:
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
@@ -1199,7 +1199,7 @@ def cd_t1_fwd(
             # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                 b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
-                            mask=n_in[:, None] & d_in[None, :], other=0.0)
+                            mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -1879,6 +1879,7 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    kernel = _cd_t1_kernel()
     args = (
         Y_, X_, *aux, xlen_arg_, ylen_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
@@ -1895,7 +1896,6 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True):
         DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16,
     )
     grid = (n_cells,)
-    kernel = _cd_t1_kernel()
     if kernel is None:
         blocks = dict(BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
                       BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),

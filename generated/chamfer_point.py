@@ -194,7 +194,7 @@ def dist_fwd(
         # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
         if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
             b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
-                        mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
             else:
@@ -1588,6 +1588,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    kernel = _dist_kernel()
     args = (
         X_, Y_, *aux, ylen_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
@@ -1605,7 +1606,6 @@ def _dist_forward(t, sizes, need_idx, launch=True):
 
     def grid(meta):  # one program per cell and block of n
         return (n_cells, triton.cdiv(sizes["n"], meta["BLOCK_N"]))
-    kernel = _dist_kernel()
     if kernel is None:
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),

@@ -1204,6 +1204,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    kernel = _dist_kernel()
     args = (
         X_, Y_, *aux, ylen_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
@@ -1221,7 +1222,6 @@ def _dist_forward(t, sizes, need_idx, launch=True):
 
     def grid(meta):  # one program per cell and block of n
         return (n_cells, triton.cdiv(sizes["n"], meta["BLOCK_N"]))
-    kernel = _dist_kernel()
     if kernel is None:
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),

@@ -128,11 +128,25 @@ def score_fwd(
     HAS_qmask: tl.constexpr,
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
-    """Forward of score: one program per output cell (i, k)."""
+    """Forward of score: one program per output cell (i, k), or with
+    SPLIT_S (rows per chunk) one per (cell, chunk of s)."""
     # spec line 8: score[i, k] = sum_s max_t <Q_s, D_t>  where qmask, dmask
-    cell = tl.program_id(0).to(tl.int64)
+    if SPLIT_S > 0:
+        # one program per (cell, chunk of s): a cell's chunks are neighbours in launch
+        # order, so they read its D tiles from L2 (bench/NOTES.md, v15); each
+        # writes its share, and the host sums a cell's shares in a fixed order
+        tl.static_assert(BLOCK_S == SPLIT_S)
+        n_chunks = tl.cdiv(size_s, BLOCK_S)
+        chunk = tl.program_id(0) % n_chunks
+        cell = (tl.program_id(0) // n_chunks).to(tl.int64)
+        s_lo = chunk * BLOCK_S
+        s_hi = s_lo + 1  # one chunk
+    else:
+        cell = tl.program_id(0).to(tl.int64)
+        s_lo = 0
+        s_hi = size_s
     pid_k = cell % size_k
     rest_k = cell // size_k
     pid_i = rest_k
@@ -141,7 +155,7 @@ def score_fwd(
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     acc = tl.zeros([BLOCK_S], tl.float32)
-    for s0 in range(0, size_s, BLOCK_S):
+    for s0 in range(s_lo, s_hi, BLOCK_S):
         offs_s = s0 + tl.arange(0, BLOCK_S)
         s_in = offs_s < size_s
         s_ok = s_in
@@ -195,7 +209,7 @@ def score_fwd(
             # spec line 8: score[i, k] = sum_s max_t <Q_s, D_t>  where qmask, dmask
             if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
                 b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -532,7 +546,10 @@ def score_fwd(
                      tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
 
     total = tl.sum(acc, axis=0)
-    tl.store(out_ptr + cell, total)
+    if SPLIT_S > 0:  # this chunk's share of the cell: out is [cells, chunks]
+        tl.store(out_ptr + cell * n_chunks + chunk, total)
+    else:
+        tl.store(out_ptr + cell, total)
 
 
 @triton.jit
@@ -736,7 +753,8 @@ def _score_kernel():
     return autotune.forward(score_fwd, operand="Q_ptr", block_r="BLOCK_S",
                             block_c="BLOCK_T", block_k="BLOCK_D",
                             size_r="size_s", size_c="size_t",
-                            block_g=None, size_g=None)
+                            block_g=None, size_g=None,
+                            split="SPLIT_S")
 
 
 def _score_aux(t):
@@ -764,9 +782,14 @@ def _score_forward(t, sizes, need_idx, launch=True):
     dmask_ = t["dmask"]
     dmask_arg_ = dmask_.view(torch.uint8) if dmask_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    kernel = _score_kernel()
+    # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell
+    split = runtime.split_rows(sizes["s"], autotuned=kernel is not None)
+    n_chunks = triton.cdiv(sizes["s"], split) if split else 1
+    target = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device) if split else out
     args = (
         Q_, D_, *aux, qmask_arg_, dmask_arg_,
-        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
+        target, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
         sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"],
         *Q_.stride(), *D_.stride(), *(s for x in aux for s in x.stride()), *_strides(qmask_, 2), *_strides(dmask_, 3),
         *out.stride(),
@@ -777,10 +800,9 @@ def _score_forward(t, sizes, need_idx, launch=True):
         HAS_dmask=t["dmask"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32",
-        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16,
+        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
-    grid = (n_cells,)
-    kernel = _score_kernel()
+    grid = (n_cells * n_chunks,)
     if kernel is None:
         blocks = dict(BLOCK_S=min(64, runtime.next_pow2(sizes["s"])),
                       BLOCK_T=min(64, runtime.next_pow2(sizes["t"])),
@@ -788,6 +810,8 @@ def _score_forward(t, sizes, need_idx, launch=True):
         score_fwd[grid](*args, **blocks, **flags)
     else:
         kernel[grid](*args, **flags)
+    if split:  # each cell's chunks summed in a fixed order: the same bits every run
+        torch.sum(target, dim=1, out=out.view(-1))
     return out, saved
 
 

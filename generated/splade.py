@@ -195,7 +195,7 @@ def rep_fwd(
         # spec line 9: rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))  where mask
         if DOT_MODE == 0:  # the whole contraction in one tile, W rows held in registers
             b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
-                        mask=s_in[:, None] & h_in[None, :], other=0.0)
+                        mask=h_in[None, :], other=0.0)  # a full tile: every row in bounds
             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
             else:
@@ -786,6 +786,7 @@ def _rep_forward(t, sizes, need_idx, launch=True):
     mask_ = t["mask"]
     mask_arg_ = mask_.view(torch.uint8) if mask_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["h"])
+    kernel = _rep_kernel()
     args = (
         W_, H_, *aux, bias_arg_, mask_arg_,
         out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
@@ -804,7 +805,6 @@ def _rep_forward(t, sizes, need_idx, launch=True):
 
     def grid(meta):  # one program per cell and block of v
         return (n_cells, triton.cdiv(sizes["v"], meta["BLOCK_V"]))
-    kernel = _rep_kernel()
     if kernel is None:
         blocks = dict(BLOCK_V=min(64, runtime.next_pow2(sizes["v"])),
                       BLOCK_S=min(64, runtime.next_pow2(sizes["s"])),

@@ -66,9 +66,12 @@ def arch() -> str:
 
 
 def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str, size_c: str,
-            block_g: str | None = None, size_g: str | None = None, pools: dict | None = None):
+            block_g: str | None = None, size_g: str | None = None, pools: dict | None = None,
+            split: str | None = None):
     """pools: {config identity: the paths whose pool holds it}: None (the
-    tensor-core tile), "core" (a few coordinates), "long" (a long contraction)."""
+    tensor-core tile), "core" (a few coordinates), "long" (a long contraction).
+    split: the flag that holds the rows per chunk of a split outer axis: where
+    it is set, only configs whose row block is that chunk (the kernel asserts it)."""
     pools = pools or {}
 
     def rows(cfg):
@@ -88,6 +91,12 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
         # the CUDA-core path (a few coordinates) and the long contraction take their own pools
         path = "core" if args.get("SMALL_D", 0) > 0 else "long" if args.get("DOT_MODE") == 1 else None
         configs = [cfg for cfg in configs if path in pools.get(_identity(cfg), {None})] or configs
+        chunk = args.get(split, 0) if split else 0
+        if chunk:
+            configs = [cfg for cfg in configs if cfg.kwargs[block_r] == chunk] or [
+                triton.Config({block_r: chunk, block_c: 64, **({block_g: 1} if block_g else {})},
+                              num_warps=8 if chunk >= 128 else 4, num_stages=1 if path == "core" else 3)]
+            max_r = chunk
         kept = [cfg for cfg in configs
                 if cfg.kwargs[block_r] <= max_r and cfg.kwargs[block_c] <= max_c
                 and (not block_g or cfg.kwargs[block_g] <= max_g)
@@ -97,13 +106,14 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
 
 
 def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, size_r: str, size_c: str,
-            block_g: str | None = None, size_g: str | None = None):
+            block_g: str | None = None, size_g: str | None = None, split: str | None = None):
     """The autotuned version of a select_reduce forward kernel, or None when
     blocks are fixed (the interpreter, or HSR_AUTOTUNE=0).
 
     Keys: the bucketed lengths, the padded contraction block, NEED_IDX, the
-    unrolled coordinates (SMALL_D), the contraction's path (DOT_MODE) and the
-    operand's dtype; never the loop bounds."""
+    unrolled coordinates (SMALL_D), the contraction's path (DOT_MODE), the rows
+    per chunk of a split outer axis (split: its flag's name, for kernels with an
+    outer sum) and the operand's dtype; never the loop bounds."""
     if not autotuning():
         return None
     key = (kernel, arch())
@@ -121,10 +131,11 @@ def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, s
                     if _identity(cfg) not in pools:
                         configs.append(cfg)
                     pools.setdefault(_identity(cfg), set()).add(path)
-        prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g, pools)
-        keys = KEY + (["g_bucket"] if block_g else []) + [block_k, "NEED_IDX", "SMALL_D", "DOT_MODE"]
+        prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g, pools, split)
+        keys = KEY + (["g_bucket"] if block_g else []) + ([split] if split else []) \
+            + [block_k, "NEED_IDX", "SMALL_D", "DOT_MODE"]
         tuner = triton.autotune(configs=configs, key=keys, prune_configs_by={"early_config_prune": prune})(kernel)
-        _tuned[key] = Tuned(kernel, tuner, keys, operand, len(configs))
+        _tuned[key] = Tuned(kernel, tuner, keys, operand, len(configs), block_r, split)
     return _tuned[key]
 
 
@@ -143,8 +154,11 @@ class Tuned:
     seen nowhere is tuned once (saying so on stderr) and kept.
     HSR_AUTOTUNE_CACHE=0 ignores kept and shipped configs (to measure them again)."""
 
-    def __init__(self, kernel, tuner, keys, operand, n_configs):
+    def __init__(self, kernel, tuner, keys, operand, n_configs, block_r=None, split=None):
         self.kernel, self.tuner, self.keys, self.operand, self.n_configs = kernel, tuner, keys, operand, n_configs
+        # where the key holds a split's chunk, a config must have that row block
+        self.chunk_at = keys.index(split) if split else None
+        self.block_r = block_r
         fn = getattr(kernel, "fn", kernel)
         self.name = f"{fn.__module__}.{fn.__name__}"
         self.configs: dict = {}  # key -> config, this process
@@ -165,6 +179,9 @@ class Tuned:
                 config = tuned.shipped(arch()).get(tuned.entry_key(self.name, key))
             if config is not None and not set(config["kwargs"]) <= set(self.tuner.arg_names):
                 config = None  # kept for another version of the kernel: tune again
+            if config is not None and self.chunk_at is not None and key[self.chunk_at] \
+                    and config["kwargs"].get(self.block_r) != key[self.chunk_at]:
+                config = None  # its row block is not the split's chunk: tune again
             if config is not None:
                 self.configs[key] = config
         return config

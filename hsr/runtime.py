@@ -283,6 +283,23 @@ def next_pow2(n: int, at_least: int = 16) -> int:
     return p
 
 
+# Rows per chunk of an autotuned forward with an outer sum that runs one program per
+# (cell, chunk), 0 for none (HSR_SPLIT_ROWS overrides). In a hand-written kernel at
+# ColPali's 1024 x 1024 (H100) 128-row chunks with each cell's chunks neighbours in
+# launch order took 0.52 ms against 0.61 for one program looping over the chunks
+# (bench/results/h100-fwd-v1, bench/forward_variants.py "split"); in the generated
+# kernel, whose registers allow one program per SM, it did not pay (bench/NOTES.md, v15).
+SPLIT_ROWS = 0
+
+
+def split_rows(rows: int, autotuned: bool) -> int:
+    """Rows per chunk where a forward with an outer sum splits the outer axis
+    over programs, 0 where it does not. With fixed blocks (the interpreter,
+    HSR_AUTOTUNE=0) the chunk is the fixed block, min(64, rows): tests reach it."""
+    chunk = int(os.environ.get("HSR_SPLIT_ROWS", SPLIT_ROWS)) if autotuned else min(64, next_pow2(rows))
+    return chunk if chunk and rows > chunk else 0
+
+
 def length_bucket(n: int) -> int:
     """Bucket a length for autotune keys: powers of two, so that nearby lengths
     share one tuned config."""

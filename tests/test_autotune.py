@@ -123,3 +123,38 @@ def test_onehot_blocks():
     assert onehot_blocks(1024, 1024, 128) == (128, 128, 128, 8, 2)  # ColPali
     assert onehot_blocks(256, 30522, 768) == (128, 128, 128, 8, 2)  # Splade
     assert onehot_blocks(5, 3, 8) == (16, 16, 16, 4, 3)             # tensor-core tiles are 16 at least
+
+
+def test_a_split_outer_axis_keeps_only_its_chunk_as_the_row_block(monkeypatch):
+    """With SPLIT set (rows per chunk), the kernel asserts BLOCK_R == SPLIT:
+    only such configs are kept, and one is made where the pool has none."""
+    monkeypatch.setattr(autotune, "arch", lambda: "sm90")
+    prune = autotune._pruner("A", "BR", "BC", "BK", "size_r", "size_c", "BG", "size_g", split="SPLIT")
+    configs = [triton.Config({"BR": br, "BC": bc, "BG": bg}, num_warps=w, num_stages=s)
+               for br, bc, bg, w, s in autotune.STACKED_POOLS["sm90"]]
+    configs += [triton.Config({"BR": br, "BC": bc, "BG": 1}, num_warps=w, num_stages=s)
+                for br, bc, w, s in autotune.POOLS["sm90"]]
+    args = {"A": torch.empty(1, dtype=torch.float16), "size_r": 1024, "size_c": 1024, "size_g": 1, "BK": 128}
+    kept = prune(configs, {**args, "SPLIT": 128})
+    assert kept and all(c.kwargs["BR"] == 128 for c in kept)
+    assert any(c.kwargs["BR"] != 128 for c in prune(configs, {**args, "SPLIT": 0}))
+    made = prune([c for c in configs if c.kwargs["BR"] != 128], {**args, "SPLIT": 128})
+    assert len(made) == 1 and made[0].kwargs == {"BR": 128, "BC": 64, "BG": 1}
+
+
+def test_a_kept_config_of_another_row_block_is_not_used_for_a_split(monkeypatch):
+    monkeypatch.setattr(autotune, "_where", lambda: "test device / triton x")
+    monkeypatch.setattr(autotune.tuned, "measured", lambda: {})
+
+    class Kernel:
+        arg_names = ["A", "r_bucket", "c_bucket", "SPLIT", "BK", "BR", "BC"]
+        fn = test_a_kept_config_of_another_row_block_is_not_used_for_a_split
+    keys = autotune.KEY + ["SPLIT", "BK"]
+    fwd = autotune.Tuned(Kernel(), Kernel(), keys, "A", 1, block_r="BR", split="SPLIT")
+    config = {"kwargs": {"BR": 64, "BC": 64}, "num_warps": 4, "num_stages": 3}
+    monkeypatch.setattr(autotune.tuned, "shipped", lambda arch: {autotune.tuned.entry_key(fwd.name, k): config
+                                                                for k in ((1024, 1024, 128, 128, "x"),
+                                                                          (64, 1024, 0, 128, "x"))})
+    monkeypatch.setattr(autotune, "arch", lambda: "sm90")
+    assert fwd.lookup((1024, 1024, 128, 128, "x")) is None  # 64-row blocks cannot run 128-row chunks
+    assert fwd.lookup((64, 1024, 0, 128, "x")) == config  # no split: any row block

@@ -221,3 +221,54 @@ def test_long_contraction_nan_and_argmax(long_path, device):
     X[0] = C[3]
     got = long_path["cos_argmax"](X.to(device), C.to(device)).cpu()
     assert torch.equal(got, long_path["cos_argmax"].reference(X, C).long())
+
+
+SPLIT_SPECS = {
+    "weighted_sum_of_max": """
+        Q[i, s, d]: float
+        D[j, t, d]: float
+        w[i, s]: float
+        qmask[i, s]: bool = all
+        dmask[j, t]: bool = all
+        out[i, j] = sum_s w_s * max_t <Q_s, D_t>  where qmask, dmask
+    """,
+    "sum_of_min_distance": """
+        A[b, n, c]: float
+        B[b, m, c]: float
+        out[b] = sum_n min_m ||A_n - B_m||^2
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def split_ops():
+    return {name: hsr.compile(text) for name, text in SPLIT_SPECS.items()}
+
+
+@given(st.integers(1, 3), st.integers(1, 2), st.integers(65, 200), st.integers(1, 70), st.integers(0, 10**6))
+def test_an_outer_sum_split_over_programs(split_ops, device, ni, nj, s, t, seed):
+    """Past one block of rows (64 with fixed blocks) an outer sum runs one
+    program per (cell, chunk of rows) and the host sums each cell's chunks:
+    values, indices and gradients as the reference, with stacked queries,
+    per-row weights, masks and all-masked rows, the same bits on a second call."""
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((ni, s, 16), gen), _ints((nj, t, 16), gen)
+    w = _ints((ni, s), gen)
+    qmask = torch.rand(ni, s, generator=gen) < 0.8
+    qmask[0, 64:] = False  # a whole chunk left out
+    dmask = torch.rand(nj, t, generator=gen) < 0.7
+    dmask[-1] = False  # a document with no token
+    op = split_ops["weighted_sum_of_max"]
+    kw = {"qmask": qmask, "dmask": dmask}
+    _check(op, (Q, D, w), kw, (0, 1, 2), device)
+    first = op(*(x.to(device) for x in (Q, D, w)), **{k: v.to(device) for k, v in kw.items()})
+    again = op(*(x.to(device) for x in (Q, D, w)), **{k: v.to(device) for k, v in kw.items()})
+    assert torch.equal(first, again)
+
+
+def test_a_split_sum_of_a_distance_with_a_few_coordinates(split_ops, device):
+    """The CUDA-core path (3 coordinates) with an outer sum over 300 points:
+    five chunks of 64 rows, the last one partial."""
+    gen = torch.Generator().manual_seed(7)
+    A, B = _ints((2, 300, 3), gen), _ints((2, 90, 3), gen)
+    _check(split_ops["sum_of_min_distance"], (A, B), {}, (0, 1), device)
