@@ -346,7 +346,8 @@ def markdown(result):
     ]
     peer_names = [p for p in result["peers"]]
     compiled = "torch_compile" in result["baselines"]
-    head = ["shape", "Lq x Ld", "limit (bound)", "hsr", "% of limit", "hsr graph", "hsr train fwd",
+    head = ["shape", "Lq x Ld", "limit (bound)", "hsr", "% of limit", "hsr graph", "hsr lean", "hsr general",
+            "hsr train fwd",
             "eager", "x eager", "fp32-acc", "x fp32-acc"] + (["torch.compile", "x compile"] if compiled else [])
     head += [f"{p} (x)" for p in peer_names] + ["hsr rel err (vs fp64)"]
     lines.append("| " + " | ".join(head) + " |")
@@ -367,7 +368,8 @@ def markdown(result):
         err = s["rel_err_vs_fp64"].get("hsr")
         flag = " FLAG" if s.get("flags") else ""
         row = [s["name"], f"{s['Lq']} x {s['Ld']}", f"{fmt_ms(s['limit_ms'])} ({s['bound']})", cell("hsr"),
-               f"{100 * frac:.0f}%" if frac else "-", cell("hsr_graph"), cell("hsr_train_fwd"),
+               f"{100 * frac:.0f}%" if frac else "-", cell("hsr_graph"), cell("hsr_lean"), cell("hsr_general"),
+               cell("hsr_train_fwd"),
                cell("eager"), ratio("eager"), cell("eager_fp32acc"), ratio("eager_fp32acc")]
         row += [cell("torch_compile"), ratio("torch_compile")] if compiled else []
         row += [f"{cell(p)} ({ratio(p)})" for p in peer_names]
@@ -561,6 +563,18 @@ def main(argv=None):
             return out
         return fn
 
+    def hsr_lean_rows(rows):
+        """hsr with the lean forward's row threshold set (1: lean wherever it applies, 0: never)."""
+        from hsr import runtime
+
+        def fn(Q, D):
+            saved, runtime.LEAN_MIN_ROWS = runtime.LEAN_MIN_ROWS, rows
+            try:
+                return maxsim(Q, D)
+            finally:
+                runtime.LEAN_MIN_ROWS = saved
+        return fn
+
     def hsr_train_forward(Q, D):
         """The training forward: saves the int32 argmax for the backward."""
         with torch.enable_grad():
@@ -572,6 +586,8 @@ def main(argv=None):
     variants = {
         "hsr": (lambda Q, D: maxsim(Q, D), "hsr.ops.maxsim(Q, D), generated Triton kernel, fp32 accumulate"),
         "hsr_graph": (hsr_graph(), "hsr.ops.maxsim replayed from a CUDA graph (no host overhead)"),
+        "hsr_lean": (hsr_lean_rows(1), "hsr.ops.maxsim with the lean forward at every row count"),
+        "hsr_general": (hsr_lean_rows(0), "hsr.ops.maxsim with the general forward only (lean off)"),
         "hsr_train_fwd": (hsr_train_forward, "hsr.ops.maxsim forward with Q requiring grad (writes the argmax)"),
         "eager": (eager, eager_desc),
         "eager_fp32acc": (fp32_fn, fp32_desc),

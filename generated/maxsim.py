@@ -27,6 +27,7 @@ from typing import Optional
 import torch
 import triton
 import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 from hsr import autotune, runtime
 
@@ -563,6 +564,71 @@ def score_fwd(
 
 
 @triton.jit
+def score_fwd_lean(
+    Q_ptr, D_ptr, a_desc, b_desc, out_ptr,
+    size_i, size_j, size_s, size_t, row_stride_Q, row_stride_D, scale,
+    BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
+    LOAD: tl.constexpr, DOT_FP32: tl.constexpr,
+):
+    """Forward of score in its common case (no mask given, no index wanted, 16-bit
+    rows, d a power of two): one program per (cell, chunk of BLOCK_S rows),
+    a cell's chunks neighbours in launch order so that they read its D tiles
+    from L2, and nothing carried but the running max (bench/NOTES.md, v16).
+    Q and D are read as [cells x s, d] and [cells x t, d] row matrices:
+    LOAD=1 through TMA descriptors (a_desc, b_desc), LOAD=0 through pointers.
+    Each program stores its chunk's share times `scale` into out [cells, chunks]."""
+    # spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
+    n_chunks = tl.cdiv(size_s, BLOCK_S)
+    chunk = tl.program_id(0) % n_chunks
+    cell = tl.program_id(0) // n_chunks
+    pid_j = cell % size_j
+    rest_j = cell // size_j
+    pid_i = rest_j
+    s0 = chunk * BLOCK_S
+    a_row0 = (pid_i) * size_s + s0  # int32 rows: the host checks they fit
+    b_row0 = (pid_j) * size_t
+    offs_s = tl.arange(0, BLOCK_S)
+    offs_t = tl.arange(0, BLOCK_T)
+    offs_d = tl.arange(0, BLOCK_D)
+    # rows past size_s read the next cell's rows (or zeros past the end): left out of the sum below
+    if LOAD == 1:
+        a = a_desc.load([a_row0, 0])
+    else:
+        a = tl.load(Q_ptr + (a_row0 + offs_s).to(tl.int64)[:, None] * row_stride_Q + offs_d[None, :],
+                    mask=(s0 + offs_s < size_s)[:, None], other=0.0)
+    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+        a = a.to(tl.float32)
+    best = tl.full([BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
+    t_full = (size_t // BLOCK_T) * BLOCK_T
+    for t0 in range(0, t_full, BLOCK_T):
+        # spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
+        if LOAD == 1:
+            b = b_desc.load([b_row0 + t0, 0])
+        else:
+            b = tl.load(D_ptr + (b_row0 + t0 + offs_t).to(tl.int64)[:, None] * row_stride_D + offs_d[None, :])
+        if DOT_FP32:
+            dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
+        else:
+            dot = tl.dot(a, tl.trans(b))
+        best = _score_select(best, dot)  # a running max per slot, NaN-keeping
+    if t_full < size_t:  # the last, partial tile: its columns past size_t left out
+        if LOAD == 1:
+            b = b_desc.load([b_row0 + t_full, 0])
+        else:
+            b = tl.load(D_ptr + (b_row0 + t_full + offs_t).to(tl.int64)[:, None] * row_stride_D + offs_d[None, :],
+                        mask=(t_full + offs_t < size_t)[:, None], other=0.0)
+        if DOT_FP32:
+            dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
+        else:
+            dot = tl.dot(a, tl.trans(b))
+        best = _score_select(best, tl.where((t_full + offs_t < size_t)[None, :], dot, float("-inf")))
+    row_best = tl.reduce(best, 1, _score_select)
+    # spec line 8: the outer sum of this chunk's rows (where, not a product: a padding row's NaN stays out)
+    share = tl.sum(tl.where(s0 + offs_s < size_s, row_best, 0.0), axis=0) * scale
+    tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
+
+
+@triton.jit
 def score_bwd(
     Q_ptr, D_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, grad_Q_ptr, grad_D_ptr,
@@ -771,6 +837,26 @@ def _score_aux(t):
     return aux
 
 
+def _score_forward_lean(sizes, out, blocks):
+    """The lean forward into out: no mask given, no index wanted (runtime.lean_blocks)."""
+    block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
+    n_chunks = triton.cdiv(sizes["s"], block_r)
+    target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["j"], n_chunks), dtype=torch.float32, device=out.device)
+    a_desc = b_desc = None
+    if load:
+        a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
+        b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
+    score_fwd_lean[(target.numel(),)](
+        a_rows, b_rows, a_desc, b_desc, target,
+        sizes["i"], sizes["j"], sizes["s"], sizes["t"], a_rows.stride(0), b_rows.stride(0),
+        1.0,
+        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=sizes["d"], LOAD=load,
+        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16,
+        num_warps=warps, num_stages=stages)
+    if n_chunks > 1:  # each cell's chunks summed in a fixed order: the same bits every run
+        torch.sum(target, dim=1, out=out.view(-1))
+
+
 def _score_forward(t, sizes, need_idx, launch=True):
     """Launch the forward; returns (out, saved for the backward). launch=False
     only allocates them (the fake implementation of the custom op)."""
@@ -785,6 +871,11 @@ def _score_forward(t, sizes, need_idx, launch=True):
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
+    if not need_idx and t["qmask"] is None and t["dmask"] is None:
+        blocks = runtime.lean_blocks(Q_, D_, sizes["s"], sizes["t"])
+        if blocks is not None:
+            _score_forward_lean(sizes, out, blocks)
+            return out, saved
     qmask_ = t["qmask"]
     qmask_arg_ = qmask_.view(torch.uint8) if qmask_ is not None else out
     dmask_ = t["dmask"]

@@ -168,6 +168,32 @@ def _both_ways(t: TermPlan, plan: Plan, conds: dict, c_bounds: list, blocked, gr
                 out_row=f"offs_{t.c} * ostride_{t.r}")
 
 
+def _lean(t: TermPlan, plan: Plan) -> dict | None:
+    """The common case's lean forward (bench/NOTES.md, v16), or None where the term
+    is not of its form: a plain dot selected by max or min, summed or averaged over
+    the rows, no epilogue, no per-row or per-column term, conditions only as optional
+    masks (the lean kernel runs when none is given), each operand laid out as
+    (its grid axes, its row axis, the contraction axis), so that its rows are one
+    [rows, k] matrix, and the output's axes in the grid's order."""
+    if t.pair != "dot" or not t.key_is_prim or t.a.quantized or t.index_out or t.sides or t.aux:
+        return None
+    if t.outer not in ("sum", "mean") or t.h != "best" or t.post != "value":
+        return None
+    if any(c.kind != "mask" or not c.name for c in t.conds):
+        return None
+    decls = {name: default for name, _axes, _kind, default in plan.signature}
+    if any(decls[c.name] is None for c in t.conds):
+        return None
+    if t.a.axes != t.a.grid_axes + (t.r, t.k) or t.b.axes != t.b.grid_axes + (t.c, t.k):
+        return None
+    if tuple(t.out_axes) != tuple(t.grid) or set(t.grid) != set(t.a.grid_axes) | set(t.b.grid_axes):
+        return None
+    return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes),
+                masks=[c.name for c in t.conds],
+                grid_sizes="".join(f"size_{g}, " for g in t.grid),
+                grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
+
+
 def _py_sizes(axes) -> str:
     return " * ".join(f'sizes["{g}"]' for g in axes) or "1"
 
@@ -266,4 +292,5 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         ofill="-inf" if t.outer == "max" else "inf", obetter=">" if t.outer == "max" else "<",
         ocombine="maximum" if t.outer == "max" else "minimum",
         cell_expr=_flat(t.grid),
+        lean=_lean(t, plan),
     )

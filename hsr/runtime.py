@@ -300,6 +300,58 @@ def split_rows(rows: int, autotuned: bool) -> int:
     return chunk if chunk and rows > chunk else 0
 
 
+# The lean forward (bench/NOTES.md, v16): specs of MaxSim's form called with no mask and
+# no index wanted run a kernel that carries nothing but the running max, one program per
+# (cell, chunk of rows: LEAN_BLOCKS), with TMA loads on Hopper. It runs where the rows are
+# at least LEAN_MIN_ROWS (HSR_LEAN_MIN_ROWS overrides; 0 turns it off), on GPUs of
+# compute capability 9 and later (Hopper; not yet measured elsewhere), and under the
+# interpreter with LOAD LEAN_INTERPRET_LOAD (1: descriptors, 0: pointers).
+LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 256))
+LEAN_INTERPRET_LOAD = 1
+# (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
+# rows; 64 rows and 4 warps at or below. From the hand-written kernel's best at ColPali
+# and visual (bench/results/h100-fwd-v1: 128 x 64, 8 warps, 3 stages, with TMA).
+LEAN_BLOCKS = (128, 64, 8, 3)
+LEAN_DIMS = (16, 32, 64, 128, 256)
+_capability: dict = {}
+
+
+def row_matrix(x: torch.Tensor) -> torch.Tensor | None:
+    """x [..., rows, k] as one [cells x rows, k] matrix without a copy, or None
+    where its layout does not allow it (or the rows do not fit int32 coordinates)."""
+    if x.numel() == 0 or x.stride(-1) != 1 or x.numel() // x.shape[-1] >= 2 ** 31:
+        return None
+    try:
+        return x.view(-1, x.shape[-1])
+    except RuntimeError:  # the leading axes do not merge into one stride
+        return None
+
+
+def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
+    """(BLOCK rows, BLOCK cols, warps, stages, LOAD, a rows, b rows) for the lean
+    forward of a [.., rows, k] and b [.., cols, k], or None where it does not apply."""
+    if rows < max(LEAN_MIN_ROWS, 1) or LEAN_MIN_ROWS <= 0 or cols < 1:
+        return None
+    if a.dtype not in (torch.float16, torch.bfloat16) or b.dtype != a.dtype or a.shape[-1] not in LEAN_DIMS:
+        return None
+    a_rows, b_rows = row_matrix(a), row_matrix(b)
+    if a_rows is None or b_rows is None:
+        return None
+    if a.device.type == "cuda":
+        index = a.device.index if a.device.index is not None else torch.cuda.current_device()
+        major = _capability.get(index)
+        if major is None:
+            major = _capability[index] = torch.cuda.get_device_capability(index)[0]
+        if major < 9:
+            return None
+        load = int(all(m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
+        block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else (64, LEAN_BLOCKS[1], 4, LEAN_BLOCKS[3])
+        return block_r, block_c, warps, stages, load, a_rows, b_rows
+    if not interpreting():
+        return None
+    return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, LEAN_INTERPRET_LOAD, a_rows, b_rows
+
+
 def length_bucket(n: int) -> int:
     """Bucket a length for autotune keys: powers of two, so that nearby lengths
     share one tuned config."""

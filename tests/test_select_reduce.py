@@ -2,11 +2,15 @@
 outers, min selections, length bounds, required masks, swapped operands and
 more grid axes, each against the float64 reference through the interpreter."""
 
+from pathlib import Path
+
 import pytest
 import torch
 from hypothesis import given, strategies as st
 
 import hsr
+
+OPS = Path(__file__).resolve().parent.parent / "ops"
 
 SPECS = {
     "mean_min_bound": """
@@ -272,3 +276,106 @@ def test_a_split_sum_of_a_distance_with_a_few_coordinates(split_ops, device):
     gen = torch.Generator().manual_seed(7)
     A, B = _ints((2, 300, 3), gen), _ints((2, 90, 3), gen)
     _check(split_ops["sum_of_min_distance"], (A, B), {}, (0, 1), device)
+
+
+LEAN_SPECS = {
+    "mean_of_min": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        amask[i, s]: bool = all
+        out[i, j] = mean_s min_t <A_s, B_t>  where amask
+    """,
+}
+
+
+@pytest.fixture(params=[1, 0], ids=["descriptors", "pointers"])
+def lean(request, monkeypatch):
+    """The lean forward at any row count (runtime.LEAN_MIN_ROWS = 1), its tiles loaded
+    through TMA descriptors or pointers; yields the list of block choices it made."""
+    from hsr import runtime
+    monkeypatch.setattr(runtime, "LEAN_MIN_ROWS", 1)
+    monkeypatch.setattr(runtime, "LEAN_INTERPRET_LOAD", request.param)
+    chosen = []
+    real = runtime.lean_blocks
+
+    def spy(*args):
+        blocks = real(*args)
+        chosen.append(blocks)
+        return blocks
+    monkeypatch.setattr(runtime, "lean_blocks", spy)
+    return chosen
+
+
+@pytest.fixture(scope="module")
+def lean_ops():
+    ops = {name: hsr.compile(text) for name, text in LEAN_SPECS.items()}
+    ops["maxsim"] = hsr.compile(OPS / "maxsim.hsr")
+    ops["maxsim_kd"] = hsr.compile(OPS / "maxsim_kd.hsr")
+    return ops
+
+
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100),
+       st.sampled_from([16, 32, 64]), st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
+def test_the_lean_forward(lean, lean_ops, device, ni, nj, s, t, d, dtype, seed):
+    """Sum of max (MaxSim) and mean of min through the lean kernel: partial chunks and
+    tiles, one row or column, 16-bit inputs, as the reference (exactly for the sum),
+    the same bits on a second call; the per-query-candidates layout (KD) too."""
+    gen = torch.Generator().manual_seed(seed)
+    dt = getattr(torch, dtype)
+    Q, D = _ints((ni, s, d), gen).to(dt), _ints((nj, t, d), gen).to(dt)
+    for name in ("maxsim", "mean_of_min"):
+        op = lean_ops[name]
+        out = op(Q.to(device), D.to(device))
+        ref = op.reference(Q.double(), D.double())
+        if name == "maxsim":  # integer data: exact sums
+            assert torch.equal(out.cpu().double(), ref), name
+        else:  # the mean: a sum times 1 / count in fp32
+            assert torch.allclose(out.cpu().double(), ref, rtol=1e-6, atol=0), name
+        assert torch.equal(out, op(Q.to(device), D.to(device)))
+    Dk = _ints((ni, nj, t, d), gen).to(dt)
+    op = lean_ops["maxsim_kd"]
+    assert torch.equal(op(Q.to(device), Dk.to(device)).cpu().double(), op.reference(Q.double(), Dk.double()))
+    assert lean and all(b is not None for b in lean)
+
+
+def test_the_lean_forward_keeps_nan_in_its_own_cells(lean, lean_ops, device):
+    """Rows are read as one matrix, so a last tile reads the next document's rows and a
+    last chunk the next query's: a NaN there reaches only its own cells."""
+    gen = torch.Generator().manual_seed(3)
+    Q, D = _ints((3, 70, 16), gen).half(), _ints((3, 40, 16), gen).half()
+    Q[1, 0, 0] = float("nan")
+    D[2, 0, 3] = float("nan")
+    out = lean_ops["maxsim"](Q.to(device), D.to(device)).cpu()
+    nan = torch.zeros(3, 3, dtype=torch.bool)
+    nan[1, :] = True
+    nan[:, 2] = True
+    assert torch.equal(out.isnan(), nan)
+    ref = lean_ops["maxsim"].reference(Q.double(), D.double())
+    assert torch.equal(out[~nan].double(), ref[~nan])
+    assert lean[-1] is not None
+
+
+def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, device):
+    """A mask given, a gradient wanted, fp32 rows, a contraction that is not a power of
+    two, or rows that do not form one matrix: the general kernel, same values."""
+    gen = torch.Generator().manual_seed(5)
+    op = lean_ops["maxsim"]
+    Q, D = _ints((2, 20, 16), gen), _ints((4, 30, 16), gen)
+    qmask = torch.rand(2, 20, generator=gen) < 0.7
+    cases = [
+        ((Q.half(), D.half()), {"qmask": qmask}),
+        ((Q.float(), D.float()), {}),
+        ((_ints((2, 20, 24), gen).half(), _ints((4, 30, 24), gen).half()), {}),
+        ((Q.half(), D.half()[:, :25]), {}),  # every document's first 25 of 30 rows
+        ((Q.half().transpose(0, 1).contiguous().transpose(0, 1), D.half()), {}),
+    ]
+    for args, kwargs in cases:
+        lean.clear()
+        out = op(*(a.to(device) for a in args), **{k: v.to(device) for k, v in kwargs.items()})
+        ref = op.reference(*(a.double() for a in args), **kwargs)
+        assert torch.equal(out.cpu().double(), ref)
+        assert all(b is None for b in lean), [tuple(a.shape) for a in args]
+    Qg = Q.half().to(device).requires_grad_()
+    lean.clear()
+    op(Qg, D.half().to(device)).sum().backward()
+    assert lean == []  # the forward that saves an index never asks
