@@ -564,16 +564,41 @@ def score_fwd(
 
 
 @triton.jit
+def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
+        BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr,
+        PARTIAL: tl.constexpr):
+    """Scores of a's rows against the D tile at t0 ([rows, BLOCK_T], fp32); a PARTIAL
+    tile's columns past size_t (the next cell's rows, or zeros) are -inf."""
+    # spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
+    offs_t = tl.arange(0, BLOCK_T)
+    offs_d = tl.arange(0, BLOCK_D)
+    if LOAD == 1:
+        b = b_desc.load([b_row0 + t0, 0])
+    elif PARTIAL:
+        b = tl.load(D_ptr + (b_row0 + t0 + offs_t).to(tl.int64)[:, None] * row_stride_D + offs_d[None, :],
+                    mask=(t0 + offs_t < size_t)[:, None], other=0.0)
+    else:
+        b = tl.load(D_ptr + (b_row0 + t0 + offs_t).to(tl.int64)[:, None] * row_stride_D + offs_d[None, :])
+    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+        dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
+    else:
+        dot = tl.dot(a, tl.trans(b))
+    if PARTIAL:
+        dot = tl.where((t0 + offs_t < size_t)[None, :], dot, float("-inf"))
+    return dot
+
+
+@triton.jit
 def score_fwd_lean(
-    Q_ptr, D_ptr, a_desc, b_desc, out_ptr,
+    Q_ptr, D_ptr, a_desc, b_desc, out_ptr, idx_ptr,
     size_i, size_j, size_s, size_t, row_stride_Q, row_stride_D, scale,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    LOAD: tl.constexpr, DOT_FP32: tl.constexpr,
+    LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,
 ):
-    """Forward of score in its common case (no mask given, no index wanted, 16-bit
-    rows, d a power of two): one program per (cell, chunk of BLOCK_S rows),
-    a cell's chunks neighbours in launch order so that they read its D tiles
-    from L2, and nothing carried but the running max (bench/NOTES.md, v16).
+    """Forward of score in its common case (no mask given, 16-bit rows, d a power
+    of two): one program per (cell, chunk of BLOCK_S rows), a cell's chunks
+    neighbours in launch order so that they read its D tiles from L2, and nothing
+    carried but the running max (and with NEED_IDX its index) (bench/NOTES.md, v16).
     Q and D are read as [cells x s, d] and [cells x t, d] row matrices:
     LOAD=1 through TMA descriptors (a_desc, b_desc), LOAD=0 through pointers.
     Each program stores its chunk's share times `scale` into out [cells, chunks]."""
@@ -590,41 +615,46 @@ def score_fwd_lean(
     offs_s = tl.arange(0, BLOCK_S)
     offs_t = tl.arange(0, BLOCK_T)
     offs_d = tl.arange(0, BLOCK_D)
-    # rows past size_s read the next cell's rows (or zeros past the end): left out of the sum below
+    s_in = s0 + offs_s < size_s
+    # rows past size_s read the next cell's rows (or zeros past the end): left out below
     if LOAD == 1:
         a = a_desc.load([a_row0, 0])
     else:
         a = tl.load(Q_ptr + (a_row0 + offs_s).to(tl.int64)[:, None] * row_stride_Q + offs_d[None, :],
-                    mask=(s0 + offs_s < size_s)[:, None], other=0.0)
-    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    mask=s_in[:, None], other=0.0)
+    if DOT_FP32:
         a = a.to(tl.float32)
     best = tl.full([BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
+    if NEED_IDX:
+        idx2 = tl.zeros([BLOCK_S, BLOCK_T], tl.int32)
     t_full = (size_t // BLOCK_T) * BLOCK_T
     for t0 in range(0, t_full, BLOCK_T):
-        # spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
-        if LOAD == 1:
-            b = b_desc.load([b_row0 + t0, 0])
-        else:
-            b = tl.load(D_ptr + (b_row0 + t0 + offs_t).to(tl.int64)[:, None] * row_stride_D + offs_d[None, :])
-        if DOT_FP32:
-            dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
-        else:
-            dot = tl.dot(a, tl.trans(b))
+        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
+                            BLOCK_T, BLOCK_D, LOAD, DOT_FP32, False)
+        if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
+            idx2 = tl.where(dot > best, t0 + offs_t[None, :], idx2)
         best = _score_select(best, dot)  # a running max per slot, NaN-keeping
-    if t_full < size_t:  # the last, partial tile: its columns past size_t left out
-        if LOAD == 1:
-            b = b_desc.load([b_row0 + t_full, 0])
-        else:
-            b = tl.load(D_ptr + (b_row0 + t_full + offs_t).to(tl.int64)[:, None] * row_stride_D + offs_d[None, :],
-                        mask=(t_full + offs_t < size_t)[:, None], other=0.0)
-        if DOT_FP32:
-            dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
-        else:
-            dot = tl.dot(a, tl.trans(b))
-        best = _score_select(best, tl.where((t_full + offs_t < size_t)[None, :], dot, float("-inf")))
+    if t_full < size_t:  # the last, partial tile
+        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t_full, size_t, row_stride_D,
+                            BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
+        if NEED_IDX:
+            idx2 = tl.where(dot > best, t_full + offs_t[None, :], idx2)
+        best = _score_select(best, dot)
     row_best = tl.reduce(best, 1, _score_select)
+    if NEED_IDX:
+        # the lowest index holding the best; a NaN best: the row's first NaN, from a second pass
+        best_idx = tl.min(tl.where(best == row_best[:, None], idx2, size_t), axis=1)
+        row_nan = (row_best != row_best) & s_in
+        if tl.sum(row_nan.to(tl.int32), axis=0) > 0:
+            nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
+            for t0 in range(0, size_t, BLOCK_T):
+                dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
+                                    BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
+                nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, t0 + offs_t[None, :], size_t), axis=1))
+            best_idx = tl.where(row_nan, nan_idx, best_idx)
+        tl.store(idx_ptr + cell.to(tl.int64) * size_s + s0 + offs_s, best_idx, mask=s_in)
     # spec line 8: the outer sum of this chunk's rows (where, not a product: a padding row's NaN stays out)
-    share = tl.sum(tl.where(s0 + offs_s < size_s, row_best, 0.0), axis=0) * scale
+    share = tl.sum(tl.where(s_in, row_best, 0.0), axis=0) * scale
     tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
 
 
@@ -837,8 +867,8 @@ def _score_aux(t):
     return aux
 
 
-def _score_forward_lean(sizes, out, blocks):
-    """The lean forward into out: no mask given, no index wanted (runtime.lean_blocks)."""
+def _score_forward_lean(sizes, out, idx, blocks):
+    """The lean forward into out (and idx, unless None): no mask given (runtime.lean_blocks)."""
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
     target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["j"], n_chunks), dtype=torch.float32, device=out.device)
@@ -847,11 +877,11 @@ def _score_forward_lean(sizes, out, blocks):
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
     score_fwd_lean[(target.numel(),)](
-        a_rows, b_rows, a_desc, b_desc, target,
+        a_rows, b_rows, a_desc, b_desc, target, idx if idx is not None else target,
         sizes["i"], sizes["j"], sizes["s"], sizes["t"], a_rows.stride(0), b_rows.stride(0),
         1.0,
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=sizes["d"], LOAD=load,
-        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16,
+        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,
         num_warps=warps, num_stages=stages)
     if n_chunks > 1:  # each cell's chunks summed in a fixed order: the same bits every run
         torch.sum(target, dim=1, out=out.view(-1))
@@ -871,10 +901,10 @@ def _score_forward(t, sizes, need_idx, launch=True):
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
-    if not need_idx and t["qmask"] is None and t["dmask"] is None:
+    if t["qmask"] is None and t["dmask"] is None:
         blocks = runtime.lean_blocks(Q_, D_, sizes["s"], sizes["t"])
         if blocks is not None:
-            _score_forward_lean(sizes, out, blocks)
+            _score_forward_lean(sizes, out, idx, blocks)
             return out, saved
     qmask_ = t["qmask"]
     qmask_arg_ = qmask_.view(torch.uint8) if qmask_ is not None else out

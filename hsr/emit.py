@@ -175,7 +175,7 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
     masks (the lean kernel runs when none is given), each operand laid out as
     (its grid axes, its row axis, the contraction axis), so that its rows are one
     [rows, k] matrix, and the output's axes in the grid's order."""
-    if t.pair != "dot" or not t.key_is_prim or t.a.quantized or t.index_out or t.sides or t.aux:
+    if t.pair != "dot" or not t.key_is_prim or t.a.quantized or t.index_out or t.sides or t.aux or t.need_x:
         return None
     if t.outer not in ("sum", "mean") or t.h != "best" or t.post != "value":
         return None
@@ -189,7 +189,7 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
     if tuple(t.out_axes) != tuple(t.grid) or set(t.grid) != set(t.a.grid_axes) | set(t.b.grid_axes):
         return None
     return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes),
-                masks=[c.name for c in t.conds],
+                no_masks=" and ".join(f't["{c.name}"] is None' for c in t.conds) or "True",
                 grid_sizes="".join(f"size_{g}, " for g in t.grid),
                 grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import hsr
 
@@ -338,6 +338,31 @@ def test_the_lean_forward(lean, lean_ops, device, ni, nj, s, t, d, dtype, seed):
     assert lean and all(b is not None for b in lean)
 
 
+@settings(max_examples=20)
+@given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100), st.integers(0, 10**6))
+def test_the_lean_forward_with_indices(lean, lean_ops, device, ni, nj, s, t, seed):
+    """The training forward through the lean kernel: indices (ties to the lowest, integer
+    data has many) as the general kernel's, gradients of both operands as the reference."""
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((ni, s, 16), gen).half(), _ints((nj, t, 16), gen).half()
+    for name in ("maxsim", "mean_of_min"):
+        op = lean_ops[name]
+        lean.clear()
+        out, idx = op.forward_with_indices(Q.to(device), D.to(device))
+        assert lean[-1] is not None
+        dots = torch.einsum("isd,jtd->ijst", Q.double(), D.double())
+        best = dots.amax(-1) if name == "maxsim" else dots.amin(-1)
+        first = (dots == best[..., None]).double().argmax(-1)  # the lowest index holding the best
+        assert torch.equal(idx.cpu().long(), first), name
+        Qg, Dg = Q.to(device).clone().requires_grad_(), D.to(device).clone().requires_grad_()
+        grad = torch.randn(ni, nj, generator=gen)
+        op(Qg, Dg).backward(grad.to(device))
+        Qr, Dr = Q.double().requires_grad_(), D.double().requires_grad_()
+        op.reference(Qr, Dr).backward(grad.double())
+        for mine, want in ((Qg.grad, Qr.grad), (Dg.grad, Dr.grad)):
+            assert torch.allclose(mine.cpu().double(), want, rtol=1e-2, atol=1e-2), name  # fp16 gradients
+
+
 def test_the_lean_forward_keeps_nan_in_its_own_cells(lean, lean_ops, device):
     """Rows are read as one matrix, so a last tile reads the next document's rows and a
     last chunk the next query's: a NaN there reaches only its own cells."""
@@ -353,29 +378,32 @@ def test_the_lean_forward_keeps_nan_in_its_own_cells(lean, lean_ops, device):
     ref = lean_ops["maxsim"].reference(Q.double(), D.double())
     assert torch.equal(out[~nan].double(), ref[~nan])
     assert lean[-1] is not None
+    D[2, 5, 0] = float("nan")
+    _, idx = lean_ops["maxsim"].forward_with_indices(Q.to(device), D.to(device))
+    assert lean[-1] is not None
+    assert (idx[:, 2].cpu() == 0).all()  # the first NaN of document 2, whatever the row
+    assert (idx[1, :, 0].cpu() == 0).all()  # query 1's first row is all NaN
+    assert (idx[0, :2].cpu() >= 0).all() and (idx[0, :2].cpu() < 40).all()
 
 
 def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, device):
-    """A mask given, a gradient wanted, fp32 rows, a contraction that is not a power of
+    """A mask given, fp32 rows, a contraction that is not a power of
     two, or rows that do not form one matrix: the general kernel, same values."""
     gen = torch.Generator().manual_seed(5)
     op = lean_ops["maxsim"]
     Q, D = _ints((2, 20, 16), gen), _ints((4, 30, 16), gen)
     qmask = torch.rand(2, 20, generator=gen) < 0.7
-    cases = [
-        ((Q.half(), D.half()), {"qmask": qmask}),
-        ((Q.float(), D.float()), {}),
-        ((_ints((2, 20, 24), gen).half(), _ints((4, 30, 24), gen).half()), {}),
-        ((Q.half(), D.half()[:, :25]), {}),  # every document's first 25 of 30 rows
-        ((Q.half().transpose(0, 1).contiguous().transpose(0, 1), D.half()), {}),
+    Qh, Dh = Q.half().to(device), D.half().to(device)
+    cases = [  # views made on the device (a copy to the device would make them contiguous)
+        ((Qh, Dh), {"qmask": qmask.to(device)}),
+        ((Q.to(device), D.to(device)), {}),
+        ((_ints((2, 20, 24), gen).half().to(device), _ints((4, 30, 24), gen).half().to(device)), {}),
+        ((Qh, Dh[:, :25]), {}),  # every document's first 25 of 30 rows
+        ((Qh.transpose(0, 1).contiguous().transpose(0, 1), Dh), {}),
     ]
     for args, kwargs in cases:
         lean.clear()
-        out = op(*(a.to(device) for a in args), **{k: v.to(device) for k, v in kwargs.items()})
-        ref = op.reference(*(a.double() for a in args), **kwargs)
+        out = op(*args, **kwargs)
+        ref = op.reference(*(a.cpu().double() for a in args), **{k: v.cpu() for k, v in kwargs.items()})
         assert torch.equal(out.cpu().double(), ref)
-        assert all(b is None for b in lean), [tuple(a.shape) for a in args]
-    Qg = Q.half().to(device).requires_grad_()
-    lean.clear()
-    op(Qg, D.half().to(device)).sum().backward()
-    assert lean == []  # the forward that saves an index never asks
+        assert all(b is None for b in lean), [(tuple(a.shape), a.stride()) for a in args]
