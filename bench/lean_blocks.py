@@ -43,21 +43,32 @@ def main(argv=None):
               "shapes": {}}
     lines = [f"Lean forward blocks on {result['device']} (torch {torch.__version__}, triton {triton.__version__}); "
              "ms, do_bench median, L2 flushed. general: the lean forward off.", "",
-             "| shape | general | " + " | ".join("x".join(map(str, c)) for c in CANDIDATES) + " |",
-             "|" + "---|" * (len(CANDIDATES) + 2)]
+             "| shape | general | " + " | ".join("x".join(map(str, c)) for c in CANDIDATES)
+             + " | general, dmask | lean, dmask |",
+             "|" + "---|" * (len(CANDIDATES) + 4)]
     saved = runtime.LEAN_MIN_ROWS, runtime.LEAN_BLOCKS
     for name in args.shapes.split(","):
         lq, ld = SHAPES[name]
         g = torch.Generator(device="cuda").manual_seed(0)
         Q = F.normalize(torch.randn(1, lq, 128, device="cuda", generator=g), dim=-1).half()
         D = F.normalize(torch.randn(1000, ld, 128, device="cuda", generator=g), dim=-1).half()
-        ref = torch.einsum("qsd,ntd->qnst", Q.float(), D.float()).amax(-1).sum(-1)
+        # a document mask as PyLate passes one: the last tenth of each document is padding
+        dmask = torch.ones(1000, ld, dtype=torch.bool, device="cuda")
+        dmask[:, ld - ld // 10:] = False
+        scores = torch.einsum("qsd,ntd->qnst", Q.float(), D.float())
+        refs = {False: scores.amax(-1).sum(-1),
+                True: scores.masked_fill(~dmask[None, :, None, :], float("-inf")).amax(-1).sum(-1)}
+        del scores
         row = {}
-        for label, rows, blocks in [("general", 0, saved[1])] + [("x".join(map(str, c)), 1, c) for c in CANDIDATES]:
+        runs = [("general", 0, saved[1], False)] + [("x".join(map(str, c)), 1, c, False) for c in CANDIDATES]
+        runs += [("general, dmask", 0, saved[1], True), ("lean, dmask", 1, saved[1], True)]
+        for label, rows, blocks, masked in runs:
             runtime.LEAN_MIN_ROWS, runtime.LEAN_BLOCKS = rows, blocks
+            kw = {"d_mask": dmask} if masked else {}
+            ref = refs[masked]
             try:
-                err = ((maxsim(Q, D) - ref).abs().max() / ref.abs().max()).item()
-                ms = do_bench(lambda: maxsim(Q, D), warmup=25, rep=100, return_mode="median")
+                err = ((maxsim(Q, D, **kw) - ref).abs().max() / ref.abs().max()).item()
+                ms = do_bench(lambda: maxsim(Q, D, **kw), warmup=25, rep=100, return_mode="median")
                 row[label] = {"ms": ms, "rel_err": err}
             except Exception as e:  # a config that does not compile or fit: recorded, the sweep goes on
                 row[label] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}

@@ -580,15 +580,19 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
 
 @triton.jit
 def score_fwd_lean(
-    Q_ptr, D_ptr, a_desc, b_desc, out_ptr, idx_ptr,
+    Q_ptr, D_ptr, a_desc, b_desc, out_ptr, idx_ptr, qmask_ptr, dmask_ptr,
     size_i, size_k, size_s, size_t, row_stride_Q, row_stride_D, scale,
+    stride_qmask_i, stride_qmask_s,
+    stride_dmask_i, stride_dmask_k, stride_dmask_t,
+    HAS_qmask: tl.constexpr,
+    HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
     LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,
 ):
-    """Forward of score in its common case (no mask given, 16-bit rows, d a power
-    of two): one program per (cell, chunk of BLOCK_S rows), a cell's chunks
-    neighbours in launch order so that they read its D tiles from L2, and nothing
-    carried but the running max (and with NEED_IDX its index) (bench/NOTES.md, v16).
+    """Forward of score in its common case (16-bit rows, d a power of two, masks as given):
+    one program per (cell, chunk of BLOCK_S rows), a cell's chunks neighbours in
+    launch order so that they read its D tiles from L2, and nothing carried but the
+    running max (and with NEED_IDX its index) (bench/NOTES.md, v16).
     Q and D are read as [cells x s, d] and [cells x t, d] row matrices:
     LOAD=1 through TMA descriptors (a_desc, b_desc), LOAD=0 through pointers.
     Each program stores its chunk's share times `scale` into out [cells, chunks]."""
@@ -602,49 +606,92 @@ def score_fwd_lean(
     s0 = chunk * BLOCK_S
     a_row0 = (pid_i) * size_s + s0  # int32 rows: the host checks they fit
     b_row0 = ((pid_i) * size_k + pid_k) * size_t
-    offs_s = tl.arange(0, BLOCK_S)
-    offs_t = tl.arange(0, BLOCK_T)
+    offs_s = s0 + tl.arange(0, BLOCK_S)
     offs_d = tl.arange(0, BLOCK_D)
-    s_in = s0 + offs_s < size_s
+    s_in = offs_s < size_s
+    s_ok = s_in
+    # spec line 8: where qmask
+    if HAS_qmask:
+        s_ok = s_ok & (tl.load(qmask_ptr + pid_i * stride_qmask_i + offs_s * stride_qmask_s, mask=s_in, other=0) != 0)
+
     # rows past size_s read the next cell's rows (or zeros past the end): left out below
     if LOAD == 1:
         a = a_desc.load([a_row0, 0])
     else:
-        a = tl.load(Q_ptr + (a_row0 + offs_s).to(tl.int64)[:, None] * row_stride_Q + offs_d[None, :],
+        a = tl.load(Q_ptr + (a_row0 + offs_s - s0).to(tl.int64)[:, None] * row_stride_Q + offs_d[None, :],
                     mask=s_in[:, None], other=0.0)
     if DOT_FP32:
         a = a.to(tl.float32)
     best = tl.full([BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
     if NEED_IDX:
         idx2 = tl.zeros([BLOCK_S, BLOCK_T], tl.int32)
+    t_seen = tl.zeros([BLOCK_T], tl.int32)
     t_full = (size_t // BLOCK_T) * BLOCK_T
     for t0 in range(0, t_full, BLOCK_T):
+        offs_t = t0 + tl.arange(0, BLOCK_T)
         dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
                             BLOCK_T, BLOCK_D, LOAD, DOT_FP32, False)
+        if HAS_dmask:  # the conditions on t, where a mask is given
+            t_in = offs_t < size_t
+            t_ok = t_in
+            # spec line 8: where dmask
+            if HAS_dmask:
+                t_ok = t_ok & (tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+            t_seen += t_ok.to(tl.int32)
+            dot = tl.where(t_ok[None, :], dot, float("-inf"))
         if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
-            idx2 = tl.where(dot > best, t0 + offs_t[None, :], idx2)
+            idx2 = tl.where(dot > best, offs_t[None, :], idx2)
         best = _score_select(best, dot)  # a running max per slot, NaN-keeping
     if t_full < size_t:  # the last, partial tile
-        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t_full, size_t, row_stride_D,
+        t0 = t_full
+        offs_t = t0 + tl.arange(0, BLOCK_T)
+        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
                             BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
-        if NEED_IDX:
-            idx2 = tl.where(dot > best, t_full + offs_t[None, :], idx2)
-        best = _score_select(best, dot)
+        if HAS_dmask:  # the conditions on t, where a mask is given
+            t_in = offs_t < size_t
+            t_ok = t_in
+            # spec line 8: where dmask
+            if HAS_dmask:
+                t_ok = t_ok & (tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+            t_seen += t_ok.to(tl.int32)
+            dot = tl.where(t_ok[None, :], dot, float("-inf"))
+        if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
+            idx2 = tl.where(dot > best, offs_t[None, :], idx2)
+        best = _score_select(best, dot)  # a running max per slot, NaN-keeping
     row_best = tl.reduce(best, 1, _score_select)
+    # spec line 8: an empty selection is 0 and passes no gradient
+    if HAS_dmask:
+        picked = s_ok & (tl.sum(t_seen, axis=0) > 0)
+    else:
+        picked = s_ok
     if NEED_IDX:
         # the lowest index holding the best; a NaN best: the row's first NaN, from a second pass
         best_idx = tl.min(tl.where(best == row_best[:, None], idx2, size_t), axis=1)
-        row_nan = (row_best != row_best) & s_in
+        row_nan = (row_best != row_best) & picked
         if tl.sum(row_nan.to(tl.int32), axis=0) > 0:
             nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
             for t0 in range(0, size_t, BLOCK_T):
+                offs_t = t0 + tl.arange(0, BLOCK_T)
                 dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
                                     BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
-                nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, t0 + offs_t[None, :], size_t), axis=1))
+                if HAS_dmask:  # the conditions on t, where a mask is given
+                    t_in = offs_t < size_t
+                    t_ok = t_in
+                    # spec line 8: where dmask
+                    if HAS_dmask:
+                        t_ok = t_ok & (tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                    t_seen += t_ok.to(tl.int32)
+                    dot = tl.where(t_ok[None, :], dot, float("-inf"))
+                nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, offs_t[None, :], size_t), axis=1))
             best_idx = tl.where(row_nan, nan_idx, best_idx)
-        tl.store(idx_ptr + cell.to(tl.int64) * size_s + s0 + offs_s, best_idx, mask=s_in)
+        # -1: nothing to select; -2: the row itself is left out
+        tl.store(idx_ptr + cell.to(tl.int64) * size_s + offs_s,
+                 tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
     # spec line 8: the outer sum of this chunk's rows (where, not a product: a padding row's NaN stays out)
-    share = tl.sum(tl.where(s_in, row_best, 0.0), axis=0) * scale
+    share = tl.sum(tl.where(picked, row_best, 0.0), axis=0) * scale
     tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
 
 
@@ -859,8 +906,8 @@ def _score_aux(t):
     return aux
 
 
-def _score_forward_lean(sizes, out, idx, blocks):
-    """The lean forward into out (and idx, unless None): no mask given (runtime.lean_blocks)."""
+def _score_forward_lean(sizes, out, idx, blocks, qmask_, dmask_):
+    """The lean forward into out (and idx, unless None), masks as given (runtime.lean_blocks)."""
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
     target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["k"], n_chunks), dtype=torch.float32, device=out.device)
@@ -869,9 +916,11 @@ def _score_forward_lean(sizes, out, idx, blocks):
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
     score_fwd_lean[(target.numel(),)](
-        a_rows, b_rows, a_desc, b_desc, target, idx if idx is not None else target,
+        a_rows, b_rows, a_desc, b_desc, target, idx if idx is not None else target, qmask_.view(torch.uint8) if qmask_ is not None else target, dmask_.view(torch.uint8) if dmask_ is not None else target,
         sizes["i"], sizes["k"], sizes["s"], sizes["t"], a_rows.stride(0), b_rows.stride(0),
-        1.0,
+        1.0, *_strides(qmask_, 2), *_strides(dmask_, 3),
+        HAS_qmask=qmask_ is not None,
+        HAS_dmask=dmask_ is not None,
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,
         num_warps=warps, num_stages=stages)
@@ -893,15 +942,15 @@ def _score_forward(t, sizes, need_idx, launch=True):
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
-    if t["qmask"] is None and t["dmask"] is None:
-        blocks = runtime.lean_blocks(Q_, D_, sizes["s"], sizes["t"])
-        if blocks is not None:
-            _score_forward_lean(sizes, out, idx, blocks)
-            return out, saved
     qmask_ = t["qmask"]
     qmask_arg_ = qmask_.view(torch.uint8) if qmask_ is not None else out
     dmask_ = t["dmask"]
     dmask_arg_ = dmask_.view(torch.uint8) if dmask_ is not None else out
+    if True:
+        blocks = runtime.lean_blocks(Q_, D_, sizes["s"], sizes["t"])
+        if blocks is not None:
+            _score_forward_lean(sizes, out, idx, blocks, qmask_, dmask_)
+            return out, saved
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell

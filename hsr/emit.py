@@ -181,15 +181,21 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
         return None
     if any(c.kind != "mask" or not c.name for c in t.conds):
         return None
-    decls = {name: default for name, _axes, _kind, default in plan.signature}
-    if any(decls[c.name] is None for c in t.conds):
+    decls = {name: (axes, default) for name, axes, _kind, default in plan.signature}
+    if any(decls[c.name][1] is None for c in t.conds):
         return None
     if t.a.axes != t.a.grid_axes + (t.r, t.k) or t.b.axes != t.b.grid_axes + (t.c, t.k):
         return None
     if tuple(t.out_axes) != tuple(t.grid) or set(t.grid) != set(t.a.grid_axes) | set(t.b.grid_axes):
         return None
     return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes),
-                no_masks=" and ".join(f't["{c.name}"] is None' for c in t.conds) or "True",
+                # an outer sum takes masks (a sum of shares needs no count); a mean runs lean without any
+                runs=" and ".join(f't["{c.name}"] is None' for c in t.conds) if t.outer == "mean" and t.conds else "True",
+                masks=[c.name for c in t.conds] if t.outer == "sum" else [],
+                mask_strides=[", ".join(f"stride_{c.name}_{a}" for a in decls[c.name][0])
+                              for c in t.conds] if t.outer == "sum" else [],
+                mask_ranks=[len(decls[c.name][0]) for c in t.conds] if t.outer == "sum" else [],
+                c_guard=" or ".join(f"HAS_{c.name}" for c in t.conds if c.axis == t.c) if t.outer == "sum" else "",
                 grid_sizes="".join(f"size_{g}, " for g in t.grid),
                 grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
 

@@ -300,13 +300,13 @@ def split_rows(rows: int, autotuned: bool) -> int:
     return chunk if chunk and rows > chunk else 0
 
 
-# The lean forward (bench/NOTES.md, v16): specs of MaxSim's form called with no mask and
-# no index wanted run a kernel that carries nothing but the running max, one program per
+# The lean forward (bench/NOTES.md, v16): specs of MaxSim's form (masks given only to an
+# outer sum) run a kernel that carries nothing but the running max (and index), one program per
 # (cell, chunk of rows: LEAN_BLOCKS), with TMA loads on Hopper. It runs where the rows are
 # at least LEAN_MIN_ROWS (HSR_LEAN_MIN_ROWS overrides; 0 turns it off), on GPUs of
 # compute capability 9 and later (Hopper; not yet measured elsewhere), and under the
 # interpreter with LOAD LEAN_INTERPRET_LOAD (1: descriptors, 0: pointers).
-LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 256))
+LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 128))
 LEAN_INTERPRET_LOAD = 1
 # (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
 # rows; 64 rows and 4 warps at or below. From the hand-written kernel's best at ColPali

@@ -387,7 +387,7 @@ def test_the_lean_forward_keeps_nan_in_its_own_cells(lean, lean_ops, device):
 
 
 def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, device):
-    """A mask given, fp32 rows, a contraction that is not a power of
+    """A mean with a mask given, fp32 rows, a contraction that is not a power of
     two, or rows that do not form one matrix: the general kernel, same values."""
     gen = torch.Generator().manual_seed(5)
     op = lean_ops["maxsim"]
@@ -395,7 +395,7 @@ def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, de
     qmask = torch.rand(2, 20, generator=gen) < 0.7
     Qh, Dh = Q.half().to(device), D.half().to(device)
     cases = [  # views made on the device (a copy to the device would make them contiguous)
-        ((Qh, Dh), {"qmask": qmask.to(device)}),
+        ((Qh, Dh), {"amask": qmask.to(device)}),  # a mean with a mask (its count is per cell)
         ((Q.to(device), D.to(device)), {}),
         ((_ints((2, 20, 24), gen).half().to(device), _ints((4, 30, 24), gen).half().to(device)), {}),
         ((Qh, Dh[:, :25]), {}),  # every document's first 25 of 30 rows
@@ -403,7 +403,47 @@ def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, de
     ]
     for args, kwargs in cases:
         lean.clear()
+        op = lean_ops["mean_of_min" if "amask" in kwargs else "maxsim"]
         out = op(*args, **kwargs)
         ref = op.reference(*(a.cpu().double() for a in args), **{k: v.cpu() for k, v in kwargs.items()})
-        assert torch.equal(out.cpu().double(), ref)
+        assert torch.allclose(out.cpu().double(), ref, rtol=1e-6, atol=0)  # a mean divides in fp32
         assert all(b is None for b in lean), [(tuple(a.shape), a.stride()) for a in args]
+
+
+@settings(max_examples=30)
+@given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100), st.booleans(),
+       st.booleans(), st.integers(0, 10**6))
+def test_the_lean_forward_with_masks(lean, lean_ops, device, ni, nj, s, t, with_q, with_d, seed):
+    """MaxSim's masks through the lean kernel: padded query rows leave the sum, padded
+    document tokens the max, a document with no token kept scores 0 with index -1, a
+    row left out has index -2; values, indices and gradients as the reference."""
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((ni, s, 16), gen).half(), _ints((nj, t, 16), gen).half()
+    kw = {}
+    if with_q:
+        kw["qmask"] = torch.rand(ni, s, generator=gen) < 0.7
+    if with_d:
+        kw["dmask"] = torch.rand(nj, t, generator=gen) < 0.6
+        kw["dmask"][-1] = False  # a document with no token
+    op = lean_ops["maxsim"]
+    dev_kw = {k: v.to(device) for k, v in kw.items()}
+    lean.clear()
+    out, idx = op.forward_with_indices(Q.to(device), D.to(device), **dev_kw)
+    assert lean[-1] is not None
+    assert torch.equal(out.cpu().double(), op.reference(Q.double(), D.double(), **kw))
+    dots = torch.einsum("isd,jtd->ijst", Q.double(), D.double())
+    if with_d:
+        dots = dots.masked_fill(~kw["dmask"][None, :, None, :], float("-inf"))
+    first = (dots == dots.amax(-1, keepdim=True)).double().argmax(-1)
+    if with_d:
+        first[:, -1] = -1
+    if with_q:  # forward_with_indices reports a row left out as -1 too
+        first = first.masked_fill(~kw["qmask"][:, None, :], -1)
+    assert torch.equal(idx.cpu().long(), first)
+    Qg, Dg = Q.to(device).clone().requires_grad_(), D.to(device).clone().requires_grad_()
+    grad = torch.randn(ni, nj, generator=gen)
+    op(Qg, Dg, **dev_kw).backward(grad.to(device))
+    Qr, Dr = Q.double().requires_grad_(), D.double().requires_grad_()
+    op.reference(Qr, Dr, **kw).backward(grad.double())
+    for mine, want in ((Qg.grad, Qr.grad), (Dg.grad, Dr.grad)):
+        assert torch.allclose(mine.cpu().double(), want, rtol=1e-2, atol=1e-2)  # fp16 gradients
