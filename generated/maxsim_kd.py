@@ -626,18 +626,25 @@ def score_fwd_lean(
     if NEED_IDX:
         idx2 = tl.zeros([BLOCK_S, BLOCK_T], tl.int32)
     t_seen = tl.zeros([BLOCK_T], tl.int32)
+    offs_t = tl.arange(0, BLOCK_T)
+    dmask_next = tl.zeros([BLOCK_T], dmask_ptr.dtype.element_ty)
+    if HAS_dmask:  # spec line 8: where dmask
+        dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
+
     t_full = (size_t // BLOCK_T) * BLOCK_T
     for t0 in range(0, t_full, BLOCK_T):
+        dmask_cur = dmask_next
+        offs_t = t0 + BLOCK_T + tl.arange(0, BLOCK_T)  # the next tile's masks load during this tile's dot
+        if HAS_dmask:  # spec line 8: where dmask
+            dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
+
         offs_t = t0 + tl.arange(0, BLOCK_T)
         dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
                             BLOCK_T, BLOCK_D, LOAD, DOT_FP32, False)
         if HAS_dmask:  # the conditions on t, where a mask is given
-            t_in = offs_t < size_t
-            t_ok = t_in
-            # spec line 8: where dmask
+            t_ok = offs_t < size_t
             if HAS_dmask:
-                t_ok = t_ok & (tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
-
+                t_ok = t_ok & (dmask_cur != 0)
             t_seen += t_ok.to(tl.int32)
             dot = tl.where(t_ok[None, :], dot, float("-inf"))
         if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
@@ -645,16 +652,18 @@ def score_fwd_lean(
         best = _score_select(best, dot)  # a running max per slot, NaN-keeping
     if t_full < size_t:  # the last, partial tile
         t0 = t_full
+        dmask_cur = dmask_next
+        offs_t = t0 + BLOCK_T + tl.arange(0, BLOCK_T)  # the next tile's masks load during this tile's dot
+        if HAS_dmask:  # spec line 8: where dmask
+            dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
+
         offs_t = t0 + tl.arange(0, BLOCK_T)
         dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
                             BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
         if HAS_dmask:  # the conditions on t, where a mask is given
-            t_in = offs_t < size_t
-            t_ok = t_in
-            # spec line 8: where dmask
+            t_ok = offs_t < size_t
             if HAS_dmask:
-                t_ok = t_ok & (tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
-
+                t_ok = t_ok & (dmask_cur != 0)
             t_seen += t_ok.to(tl.int32)
             dot = tl.where(t_ok[None, :], dot, float("-inf"))
         if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
