@@ -628,14 +628,16 @@ def score_fwd_lean(
     t_seen = tl.zeros([BLOCK_T], tl.int32)
     offs_t = tl.arange(0, BLOCK_T)
     dmask_next = tl.zeros([BLOCK_T], dmask_ptr.dtype.element_ty)
-    if HAS_dmask:  # spec line 8: where dmask
+    # spec line 8: where dmask
+    if HAS_dmask:
         dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
     t_full = (size_t // BLOCK_T) * BLOCK_T
     for t0 in range(0, t_full, BLOCK_T):
         dmask_cur = dmask_next
         offs_t = t0 + BLOCK_T + tl.arange(0, BLOCK_T)  # the next tile's masks load during this tile's dot
-        if HAS_dmask:  # spec line 8: where dmask
+        # spec line 8: where dmask
+        if HAS_dmask:
             dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
         offs_t = t0 + tl.arange(0, BLOCK_T)
@@ -654,7 +656,8 @@ def score_fwd_lean(
         t0 = t_full
         dmask_cur = dmask_next
         offs_t = t0 + BLOCK_T + tl.arange(0, BLOCK_T)  # the next tile's masks load during this tile's dot
-        if HAS_dmask:  # spec line 8: where dmask
+        # spec line 8: where dmask
+        if HAS_dmask:
             dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
         offs_t = t0 + tl.arange(0, BLOCK_T)
