@@ -2093,6 +2093,9 @@ def apply(*args, backward="auto", **kwargs):
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
+    if runtime.off_current_device(first.device):  # Triton launches on the current device
+        with torch.cuda.device(first.device):
+            return apply(*args, backward=backward, **kwargs)
     grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
     t0 = _cd_run(t, sizes, backward, grad)
     t1 = _cd_t1_run(t, sizes, backward, grad)

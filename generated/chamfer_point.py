@@ -1876,6 +1876,9 @@ def apply(*args, backward="auto", **kwargs):
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
+    if runtime.off_current_device(first.device):  # Triton launches on the current device
+        with torch.cuda.device(first.device):
+            return apply(*args, backward=backward, **kwargs)
     grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
     t0 = _dist_run(t, sizes, backward, grad)
     return t0
@@ -1884,6 +1887,10 @@ def apply(*args, backward="auto", **kwargs):
 def forward_with_indices(*args, **kwargs):
     """(out, idx): idx is [b, n] int32, the chosen m (-1: none). No autograd."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    first = next(v for v in t.values() if v is not None)
+    if runtime.off_current_device(first.device):  # Triton launches on the current device
+        with torch.cuda.device(first.device):
+            return forward_with_indices(*args, **kwargs)
     out, saved = _dist_forward(t, sizes, True)
     return out, saved[0].clamp_min(-1).view(sizes["b"], sizes["n"])
 
@@ -1899,6 +1906,9 @@ def both_ways(X, Y, ylen=None, ylen_swapped=None, *, backward="auto"):
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, (X, Y), first)
     t_sw, sizes_sw = runtime.bind(OUTPUT, SIGNATURE, (Y, X), second)
     on_kernels = X.device.type == "cuda" or runtime.interpreting()
+    if runtime.off_current_device(X.device):  # Triton launches on the current device
+        with torch.cuda.device(X.device):
+            return both_ways(X, Y, ylen=ylen, ylen_swapped=ylen_swapped, backward=backward)
     grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
     if not on_kernels or runtime.contraction(sizes["d"])[0] != 2 or torch.compiler.is_compiling() \
             or not runtime.both_ways_fused(X.device, sizes["b"] * sizes["n"] * sizes["m"], grad):

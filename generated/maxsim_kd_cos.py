@@ -1114,6 +1114,9 @@ def apply(*args, backward="auto", **kwargs):
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
+    if runtime.off_current_device(first.device):  # Triton launches on the current device
+        with torch.cuda.device(first.device):
+            return apply(*args, backward=backward, **kwargs)
     grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
     t0 = _score_run(t, sizes, backward, grad)
     return t0
@@ -1122,5 +1125,9 @@ def apply(*args, backward="auto", **kwargs):
 def forward_with_indices(*args, **kwargs):
     """(out, idx): idx is [i, k, s] int32, the chosen t (-1: none). No autograd."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    first = next(v for v in t.values() if v is not None)
+    if runtime.off_current_device(first.device):  # Triton launches on the current device
+        with torch.cuda.device(first.device):
+            return forward_with_indices(*args, **kwargs)
     out, saved = _score_forward(t, sizes, True)
     return out, saved[0].clamp_min(-1).view(sizes["i"], sizes["k"], sizes["s"])

@@ -108,6 +108,12 @@ def autotuning() -> bool:
     return os.environ.get("HSR_AUTOTUNE", "1") != "0" and not interpreting()
 
 
+def off_current_device(device: torch.device) -> bool:
+    """A CUDA device other than the current one: Triton launches on the current
+    device, so the generated entry points make the inputs' device current first."""
+    return device.type == "cuda" and device.index is not None and device.index != torch.cuda.current_device()
+
+
 BACKWARDS = ("auto", "atomic", "deterministic")
 
 

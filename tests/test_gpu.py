@@ -415,3 +415,34 @@ def test_colpali_corpus_past_2_31_elements():
             cols = torch.arange(lo, min(nd, lo + 2000), device=CUDA)
             s = torch.einsum("isd,jtd->ijst", Q.detach().half(), D.detach()[cols]).float()  # small ints: exact
             assert torch.equal(scores[:, cols], s.amax(-1).sum(-1)), lo
+
+
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
+def test_inputs_on_a_device_other_than_the_current_one():
+    """Triton launches on the current device: inputs on cuda:1 while cuda:0 is current
+    give the same values and gradients as on the CPU (the lean and the general
+    forward, Chamfer's both-ways pass, the Splade head)."""
+    from hsr.ops import chamfer_distance, splade_max
+    gen = _gen(11)
+    dev = torch.device("cuda", 1)
+    with torch.cuda.device(0):
+        for lq in (300, 20):  # the lean forward (128 rows and more), the general one
+            Q = _ints((2, lq, 64), gen, torch.float16)
+            D = _ints((3, 200, 64), gen, torch.float16)
+            ref = torch.einsum("isd,jtd->ijst", Q.double(), D.double()).amax(-1).sum(-1)
+            Qd, Dd = Q.to(dev).requires_grad_(), D.to(dev).requires_grad_()
+            out = maxsim(Qd, Dd)
+            assert out.device == dev and torch.equal(out.cpu().double(), ref)
+            out.sum().backward()
+            Qr = Q.double().requires_grad_()
+            torch.einsum("isd,jtd->ijst", Qr, D.double()).amax(-1).sum().backward()
+            assert torch.equal(Qd.grad.cpu().double(), Qr.grad)
+        x, y = _randn((2, 500, 3), gen, torch.float32), _randn((2, 400, 3), gen, torch.float32)
+        want = chamfer_distance(x, y)
+        got = chamfer_distance(x.to(dev), y.to(dev))
+        assert torch.allclose(got.cpu(), want, rtol=1e-5, atol=1e-6)
+        h, w = _randn((2, 16, 64), gen, torch.float32), _randn((100, 64), gen, torch.float32)
+        want = splade_max(h, w)
+        got = splade_max(h.to(dev), w.to(dev))
+        assert torch.allclose(got.cpu(), want, rtol=1e-4, atol=1e-4)
+    assert torch.cuda.current_device() == 0
