@@ -705,7 +705,6 @@ def score_fwd_lean(
                     if HAS_dmask:
                         t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
 
-                    t_seen += t_ok.to(tl.int32)
                     dot = tl.where(t_ok[None, :], dot, float("-inf"))
                 nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, offs_t[None, :], size_t), axis=1))
             best_idx = tl.where(row_nan, nan_idx, best_idx)

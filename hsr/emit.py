@@ -172,7 +172,7 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
     """The common case's lean forward (bench/NOTES.md, v16), or None where the term
     is not of its form: a plain dot selected by max or min, summed or averaged over
     the rows, no epilogue, no per-row or per-column term, conditions only as optional
-    masks (the lean kernel runs when none is given), each operand laid out as
+    masks (taken by a sum; a mean runs lean when none is given), each operand laid out as
     (its grid axes, its row axis, the contraction axis), so that its rows are one
     [rows, k] matrix, and the output's axes in the grid's order."""
     if t.pair != "dot" or not t.key_is_prim or t.a.quantized or t.index_out or t.sides or t.aux or t.need_x:
@@ -188,14 +188,14 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
         return None
     if tuple(t.out_axes) != tuple(t.grid) or set(t.grid) != set(t.a.grid_axes) | set(t.b.grid_axes):
         return None
+    # an outer sum takes masks (a sum of shares needs no count); a mean runs lean only without any
+    masked = t.conds if t.outer == "sum" else ()
     return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes),
-                # an outer sum takes masks (a sum of shares needs no count); a mean runs lean without any
-                runs=" and ".join(f't["{c.name}"] is None' for c in t.conds) if t.outer == "mean" and t.conds else "True",
-                masks=[c.name for c in t.conds] if t.outer == "sum" else [],
-                mask_strides=[", ".join(f"stride_{c.name}_{a}" for a in decls[c.name][0])
-                              for c in t.conds] if t.outer == "sum" else [],
-                mask_ranks=[len(decls[c.name][0]) for c in t.conds] if t.outer == "sum" else [],
-                c_guard=" or ".join(f"HAS_{c.name}" for c in t.conds if c.axis == t.c) if t.outer == "sum" else "",
+                runs=" and ".join(f't["{c.name}"] is None' for c in t.conds) if not masked and t.conds else "True",
+                masks=[c.name for c in masked],
+                mask_strides=[", ".join(f"stride_{c.name}_{a}" for a in decls[c.name][0]) for c in masked],
+                mask_ranks=[len(decls[c.name][0]) for c in masked],
+                c_guard=" or ".join(f"HAS_{c.name}" for c in masked if c.axis == t.c),
                 grid_sizes="".join(f"size_{g}, " for g in t.grid),
                 grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
 
