@@ -6,7 +6,7 @@ memory beyond the inputs, for naive autograd, hsr's two backwards and the two
 peers when they import. Each variant's loss and gradients are checked against
 an fp32 autograd reference on the same inputs.
 
-    python bench/maxsim_train.py --out DIR [--shapes colbert128,colpali32] [--no-peers]
+    python bench/maxsim_train.py --out DIR [--shapes colbert128,colpali32] [--no-peers] [--variants a,b]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def parse_args(argv=None):
     p.add_argument("--shapes", default=",".join(SHAPES))
     p.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     p.add_argument("--no-peers", action="store_true")
+    p.add_argument("--variants", default="", help="comma-separated variant names to run (default: all)")
     p.add_argument("--budget-s", type=float, default=400.0, help="start no new variant after this many seconds")
     return p.parse_args(argv)
 
@@ -101,6 +102,8 @@ def main(argv=None) -> int:
         "variants": {}, "shapes": [],
     }
     fns = variants(torch, not args.no_peers)
+    if args.variants:
+        fns = {k: v for k, v in fns.items() if k in args.variants.split(",")}
     result["variants"] = {k: v[1] for k, v in fns.items()}
 
     def step(fn, Q, D):

@@ -781,26 +781,89 @@ def cd_bwd_Y(
 def cd_inverse_keys(
     idx_ptr, keys_ptr,
     size_b, size_n, size_m, size_d,
-    n_entries, n_rows,
+    n_entries, n_rows, c0,
     BLOCK: tl.constexpr,
 ):
-    """The inverse index's sort keys: for each saved index entry (a cell's
-    n row), the Y row it selected, as (cell of Y) * size_m + m;
-    n_rows (sorted last, read by no one) where it selected nothing."""
+    """The inverse index's sort keys for the Y cells c0, c0 + 1, ..: their
+    saved index entries enumerated cell by cell (then by the X cell that
+    paired with it, then by n row), and for each the Y row it selected,
+    counted from the chunk's first row; n_rows (sorted last, read by no one)
+    where it selected nothing. A stable sort of the keys then lists each row's
+    entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    cell = e // size_n
-    pid_b = cell
-    sel = tl.load(idx_ptr + e, mask=e_in, other=-1)
-    key = tl.where(sel >= 0, (pid_b) * size_m + sel, n_rows)
+    offs_n = e % size_n
+    other = (e // size_n) % (1)
+    b_cell = c0 + e // (size_n * (1))
+    pid_b = b_cell
+    cell = pid_b
+    sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, (b_cell - c0) * size_m + sel, n_rows)
     tl.store(keys_ptr + e, key.to(keys_ptr.dtype.element_ty), mask=e_in)
+
+
+@triton.jit
+def cd_inverse_count(
+    idx_ptr, hist_ptr,
+    size_b, size_n, size_m, size_d,
+    c0, n_blocks,
+    NB: tl.constexpr, BLOCK: tl.constexpr,
+):
+    """The counting sort's first pass, one program per (cell of the chunk, block of
+    its entries, enumerated as cd_inverse_keys counts them): how many of the
+    block's entries selected each Y row (bin size_m: selected nothing)."""
+    b_cell = c0 + tl.program_id(0)
+    pid_b = b_cell
+    e = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    e_in = e < size_n * (1)
+    offs_n = e % size_n
+    other = e // size_n
+    cell = pid_b
+    sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, sel.to(tl.int32), size_m)
+    counts = tl.histogram(key, NB)
+    tl.store(hist_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * NB + tl.arange(0, NB), counts)
+
+
+@triton.jit
+def cd_inverse_place(
+    idx_ptr, offsets_ptr, order_ptr,
+    size_b, size_n, size_m, size_d,
+    c0, n_blocks,
+    BLOCK: tl.constexpr, SUB: tl.constexpr,
+):
+    """The counting sort's second pass: each entry of the block that selected a row
+    goes to order[offsets[row] + the entries before it in the block that selected the
+    same row], as its number within its cell; offsets (the row's first free place for
+    this block, from the first pass's counts) moves on after every SUB entries.
+    Entries keep their order within a row: the same order as a stable sort."""
+    b_cell = c0 + tl.program_id(0)
+    pid_b = b_cell
+    row_offsets = offsets_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * size_m
+    lane = tl.arange(0, SUB)
+    for first in range(0, BLOCK, SUB):
+        e = tl.program_id(1) * BLOCK + first + lane
+        e_in = e < size_n * (1)
+        offs_n = e % size_n
+        other = e // size_n
+        cell = pid_b
+        sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=e_in, other=-1).to(tl.int32)
+        chosen = sel >= 0
+        same = (sel[:, None] == sel[None, :]) & chosen[None, :]
+        before = tl.sum((same & (lane[None, :] < lane[:, None])).to(tl.int32), axis=1)
+        after = tl.sum((same & (lane[None, :] > lane[:, None])).to(tl.int32), axis=1)
+        at = tl.load(row_offsets + tl.maximum(sel, 0), mask=chosen, other=0) + before
+        tl.store(order_ptr + at, e.to(tl.int32), mask=chosen)
+        tl.debug_barrier()  # every lane has read its row's offset before the last of each row moves it
+        tl.store(row_offsets + tl.maximum(sel, 0), at + 1, mask=chosen & (after == 0))
+        tl.debug_barrier()  # the moved offsets, seen by the next SUB entries
 
 
 @triton.jit
 def cd_bwd_Y_csr(
     X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_Y_ptr,
-    size_b, size_n, size_m, size_d,
+    size_b, size_n, size_m, size_d, c0,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_aux_asq_b, stride_aux_asq_n,
@@ -810,14 +873,18 @@ def cd_bwd_Y_csr(
     BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
 ):
     """grad_Y of cd, destination-owned ("deterministic")
-    through an inverse index: one program per Y row and block of d reads
-    the entries that selected the row (order[starts[row]:starts[row + 1]],
+    through an inverse index: one program per Y row of the chunk that starts at
+    Y cell c0 and block of d reads the entries that selected the row
+    (order[starts[row]:starts[row + 1]], entries as cd_inverse_keys counts them,
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_N at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
     one-hot tiles make."""
     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
     row = tl.program_id(0).to(tl.int64)
+    b_cell = c0 + row // size_m
+    offs_m = row % size_m
+    pid_b = b_cell
     offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     start = tl.load(starts_ptr + row)
@@ -828,9 +895,9 @@ def cd_bwd_Y_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_N)
         n_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=n_in, other=0)
-        cell = entry // size_n
         offs_n = entry % size_n
-        pid_b = cell
+        other = (entry // size_n) % (1)
+        cell = pid_b
         asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
         sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
@@ -859,9 +926,6 @@ def cd_bwd_Y_csr(
         contrib += (2.0 * w_bsq)[:, None] * b
 
         acc += contrib
-    b_cell = row // size_m
-    offs_m = row % size_m
-    pid_b = b_cell
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m * dstride_Y_m + offs_d * dstride_Y_d,
              tl.sum(acc, axis=0).to(grad_Y_ptr.dtype.element_ty), mask=d_in)
 
@@ -889,7 +953,7 @@ def _cd_forward(t, sizes, need_idx, launch=True):
     device = X_.device
     n_cells = sizes["b"]
     out = torch.empty((sizes["b"],), dtype=torch.float32, device=device)
-    idx = torch.empty((n_cells, sizes["n"]), dtype=torch.int32, device=device) if need_idx else None
+    idx = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None
     xsel = torch.empty((n_cells, sizes["n"]), dtype=torch.float32, device=device) if need_idx else None
     aux = _cd_aux(t)
@@ -957,23 +1021,49 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic and cd_scatter(sizes) == "inverse":
-            # the inverse index: each saved entry's Y row as a key, sorted stably
-            n_rows = sizes["b"] * sizes["m"]
-            key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
-            keys = torch.empty(idx.numel(), dtype=key_dtype, device=idx.device)
-            cd_inverse_keys[(triton.cdiv(idx.numel(), 1024),)](idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], idx.numel(), n_rows, BLOCK=1024)
-            keys, order = torch.sort(keys, stable=True)
-            starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-            del keys
+            # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            per_cell = 1 * sizes["n"]
+            n_cells, rows = sizes["b"], sizes["m"]
+            bins = runtime.counting_bins(rows)
+            chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
-            if n_rows > 0:
+            for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
+                n_here = min(chunk, n_cells - c0)
+                n_rows = n_here * rows
+                if bins:
+                    # a counting sort: each block's entries counted per row, then placed
+                    n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
+                    hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
+                    cd_inverse_count[(n_here, n_blocks)](idx, hist, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
+                                                          NB=bins, BLOCK=runtime.COUNT_BLOCK)
+                    counts = hist[:, :, :rows]
+                    offsets = counts.cumsum(1, dtype=torch.int32)
+                    starts = torch.zeros(n_rows + 1, dtype=torch.int64, device=idx.device)
+                    torch.cumsum(offsets[:, -1, :].reshape(-1), 0, out=starts[1:])
+                    offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
+                    del hist, counts
+                    order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
+                    cd_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
+                                                          BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
+                    del offsets
+                else:
+                    # a stable sort of each entry's Y row
+                    n_entries = n_here * per_cell
+                    key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
+                    keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
+                    cd_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
+                    keys, order = torch.sort(keys, stable=True)
+                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
+                    del keys
                 cd_bwd_Y_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
                     X_, Y_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_Y_,
-                    sizes["b"], sizes["n"], sizes["m"], sizes["d"],
+                    sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0,
                     *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
                     *grad_Y_.stride(), *grad.stride(),
                     **has, BLOCK_N=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
+                del order, starts
         elif not atomic:
             # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
             block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["n"])), 4, 1
@@ -1759,26 +1849,89 @@ def cd_t1_bwd_X(
 def cd_t1_inverse_keys(
     idx_ptr, keys_ptr,
     size_b, size_m, size_n, size_d,
-    n_entries, n_rows,
+    n_entries, n_rows, c0,
     BLOCK: tl.constexpr,
 ):
-    """The inverse index's sort keys: for each saved index entry (a cell's
-    m row), the X row it selected, as (cell of X) * size_n + n;
-    n_rows (sorted last, read by no one) where it selected nothing."""
+    """The inverse index's sort keys for the X cells c0, c0 + 1, ..: their
+    saved index entries enumerated cell by cell (then by the Y cell that
+    paired with it, then by m row), and for each the X row it selected,
+    counted from the chunk's first row; n_rows (sorted last, read by no one)
+    where it selected nothing. A stable sort of the keys then lists each row's
+    entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    cell = e // size_m
-    pid_b = cell
-    sel = tl.load(idx_ptr + e, mask=e_in, other=-1)
-    key = tl.where(sel >= 0, (pid_b) * size_n + sel, n_rows)
+    offs_m = e % size_m
+    other = (e // size_m) % (1)
+    b_cell = c0 + e // (size_m * (1))
+    pid_b = b_cell
+    cell = pid_b
+    sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, (b_cell - c0) * size_n + sel, n_rows)
     tl.store(keys_ptr + e, key.to(keys_ptr.dtype.element_ty), mask=e_in)
+
+
+@triton.jit
+def cd_t1_inverse_count(
+    idx_ptr, hist_ptr,
+    size_b, size_m, size_n, size_d,
+    c0, n_blocks,
+    NB: tl.constexpr, BLOCK: tl.constexpr,
+):
+    """The counting sort's first pass, one program per (cell of the chunk, block of
+    its entries, enumerated as cd_t1_inverse_keys counts them): how many of the
+    block's entries selected each X row (bin size_n: selected nothing)."""
+    b_cell = c0 + tl.program_id(0)
+    pid_b = b_cell
+    e = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    e_in = e < size_m * (1)
+    offs_m = e % size_m
+    other = e // size_m
+    cell = pid_b
+    sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, sel.to(tl.int32), size_n)
+    counts = tl.histogram(key, NB)
+    tl.store(hist_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * NB + tl.arange(0, NB), counts)
+
+
+@triton.jit
+def cd_t1_inverse_place(
+    idx_ptr, offsets_ptr, order_ptr,
+    size_b, size_m, size_n, size_d,
+    c0, n_blocks,
+    BLOCK: tl.constexpr, SUB: tl.constexpr,
+):
+    """The counting sort's second pass: each entry of the block that selected a row
+    goes to order[offsets[row] + the entries before it in the block that selected the
+    same row], as its number within its cell; offsets (the row's first free place for
+    this block, from the first pass's counts) moves on after every SUB entries.
+    Entries keep their order within a row: the same order as a stable sort."""
+    b_cell = c0 + tl.program_id(0)
+    pid_b = b_cell
+    row_offsets = offsets_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * size_n
+    lane = tl.arange(0, SUB)
+    for first in range(0, BLOCK, SUB):
+        e = tl.program_id(1) * BLOCK + first + lane
+        e_in = e < size_m * (1)
+        offs_m = e % size_m
+        other = e // size_m
+        cell = pid_b
+        sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=e_in, other=-1).to(tl.int32)
+        chosen = sel >= 0
+        same = (sel[:, None] == sel[None, :]) & chosen[None, :]
+        before = tl.sum((same & (lane[None, :] < lane[:, None])).to(tl.int32), axis=1)
+        after = tl.sum((same & (lane[None, :] > lane[:, None])).to(tl.int32), axis=1)
+        at = tl.load(row_offsets + tl.maximum(sel, 0), mask=chosen, other=0) + before
+        tl.store(order_ptr + at, e.to(tl.int32), mask=chosen)
+        tl.debug_barrier()  # every lane has read its row's offset before the last of each row moves it
+        tl.store(row_offsets + tl.maximum(sel, 0), at + 1, mask=chosen & (after == 0))
+        tl.debug_barrier()  # the moved offsets, seen by the next SUB entries
 
 
 @triton.jit
 def cd_t1_bwd_X_csr(
     Y_ptr, X_ptr, aux_asq_ptr, aux_bsq_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_X_ptr,
-    size_b, size_m, size_n, size_d,
+    size_b, size_m, size_n, size_d, c0,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_aux_asq_b, stride_aux_asq_m,
@@ -1788,14 +1941,18 @@ def cd_t1_bwd_X_csr(
     BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
 ):
     """grad_X of cd_t1, destination-owned ("deterministic")
-    through an inverse index: one program per X row and block of d reads
-    the entries that selected the row (order[starts[row]:starts[row + 1]],
+    through an inverse index: one program per X row of the chunk that starts at
+    X cell c0 and block of d reads the entries that selected the row
+    (order[starts[row]:starts[row + 1]], entries as cd_t1_inverse_keys counts them,
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_M at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
     one-hot tiles make."""
     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
     row = tl.program_id(0).to(tl.int64)
+    b_cell = c0 + row // size_n
+    offs_n = row % size_n
+    pid_b = b_cell
     offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     start = tl.load(starts_ptr + row)
@@ -1806,9 +1963,9 @@ def cd_t1_bwd_X_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_M)
         m_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=m_in, other=0)
-        cell = entry // size_m
         offs_m = entry % size_m
-        pid_b = cell
+        other = (entry // size_m) % (1)
+        cell = pid_b
         asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_m * stride_aux_asq_m, mask=m_in, other=0.0)
 
         sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=m_in, other=-2)
@@ -1837,9 +1994,6 @@ def cd_t1_bwd_X_csr(
         contrib += (2.0 * w_bsq)[:, None] * b
 
         acc += contrib
-    b_cell = row // size_n
-    offs_n = row % size_n
-    pid_b = b_cell
     tl.store(grad_X_ptr + pid_b * dstride_X_b + offs_n * dstride_X_n + offs_d * dstride_X_d,
              tl.sum(acc, axis=0).to(grad_X_ptr.dtype.element_ty), mask=d_in)
 
@@ -1867,7 +2021,7 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True):
     device = Y_.device
     n_cells = sizes["b"]
     out = torch.empty((sizes["b"],), dtype=torch.float32, device=device)
-    idx = torch.empty((n_cells, sizes["m"]), dtype=torch.int32, device=device) if need_idx else None
+    idx = torch.empty((n_cells, sizes["m"]), dtype=runtime.index_dtype(sizes["n"]), device=device) if need_idx else None
     stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None
     xsel = torch.empty((n_cells, sizes["m"]), dtype=torch.float32, device=device) if need_idx else None
     aux = _cd_t1_aux(t)
@@ -1935,23 +2089,49 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_M=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic and cd_t1_scatter(sizes) == "inverse":
-            # the inverse index: each saved entry's X row as a key, sorted stably
-            n_rows = sizes["b"] * sizes["n"]
-            key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
-            keys = torch.empty(idx.numel(), dtype=key_dtype, device=idx.device)
-            cd_t1_inverse_keys[(triton.cdiv(idx.numel(), 1024),)](idx, keys, sizes["b"], sizes["m"], sizes["n"], sizes["d"], idx.numel(), n_rows, BLOCK=1024)
-            keys, order = torch.sort(keys, stable=True)
-            starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-            del keys
+            # the inverse index, a chunk of X cells at a time (its memory is the chunk's:
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            per_cell = 1 * sizes["m"]
+            n_cells, rows = sizes["b"], sizes["n"]
+            bins = runtime.counting_bins(rows)
+            chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
-            if n_rows > 0:
+            for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
+                n_here = min(chunk, n_cells - c0)
+                n_rows = n_here * rows
+                if bins:
+                    # a counting sort: each block's entries counted per row, then placed
+                    n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
+                    hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
+                    cd_t1_inverse_count[(n_here, n_blocks)](idx, hist, sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0, n_blocks,
+                                                          NB=bins, BLOCK=runtime.COUNT_BLOCK)
+                    counts = hist[:, :, :rows]
+                    offsets = counts.cumsum(1, dtype=torch.int32)
+                    starts = torch.zeros(n_rows + 1, dtype=torch.int64, device=idx.device)
+                    torch.cumsum(offsets[:, -1, :].reshape(-1), 0, out=starts[1:])
+                    offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
+                    del hist, counts
+                    order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
+                    cd_t1_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0, n_blocks,
+                                                          BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
+                    del offsets
+                else:
+                    # a stable sort of each entry's X row
+                    n_entries = n_here * per_cell
+                    key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
+                    keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
+                    cd_t1_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["b"], sizes["m"], sizes["n"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
+                    keys, order = torch.sort(keys, stable=True)
+                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
+                    del keys
                 cd_t1_bwd_X_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
                     Y_, X_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_X_,
-                    sizes["b"], sizes["m"], sizes["n"], sizes["d"],
+                    sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0,
                     *Y_.stride(), *X_.stride(), *aux_strides, *side_strides,
                     *grad_X_.stride(), *grad.stride(),
                     **has, BLOCK_M=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
+                del order, starts
         elif not atomic:
             # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
             block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["m"])), 4, 1

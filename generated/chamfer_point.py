@@ -741,26 +741,89 @@ def dist_bwd_Y(
 def dist_inverse_keys(
     idx_ptr, keys_ptr,
     size_b, size_n, size_m, size_d,
-    n_entries, n_rows,
+    n_entries, n_rows, c0,
     BLOCK: tl.constexpr,
 ):
-    """The inverse index's sort keys: for each saved index entry (a cell's
-    n row), the Y row it selected, as (cell of Y) * size_m + m;
-    n_rows (sorted last, read by no one) where it selected nothing."""
+    """The inverse index's sort keys for the Y cells c0, c0 + 1, ..: their
+    saved index entries enumerated cell by cell (then by the X cell that
+    paired with it, then by n row), and for each the Y row it selected,
+    counted from the chunk's first row; n_rows (sorted last, read by no one)
+    where it selected nothing. A stable sort of the keys then lists each row's
+    entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    cell = e // size_n
-    pid_b = cell
-    sel = tl.load(idx_ptr + e, mask=e_in, other=-1)
-    key = tl.where(sel >= 0, (pid_b) * size_m + sel, n_rows)
+    offs_n = e % size_n
+    other = (e // size_n) % (1)
+    b_cell = c0 + e // (size_n * (1))
+    pid_b = b_cell
+    cell = pid_b
+    sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, (b_cell - c0) * size_m + sel, n_rows)
     tl.store(keys_ptr + e, key.to(keys_ptr.dtype.element_ty), mask=e_in)
+
+
+@triton.jit
+def dist_inverse_count(
+    idx_ptr, hist_ptr,
+    size_b, size_n, size_m, size_d,
+    c0, n_blocks,
+    NB: tl.constexpr, BLOCK: tl.constexpr,
+):
+    """The counting sort's first pass, one program per (cell of the chunk, block of
+    its entries, enumerated as dist_inverse_keys counts them): how many of the
+    block's entries selected each Y row (bin size_m: selected nothing)."""
+    b_cell = c0 + tl.program_id(0)
+    pid_b = b_cell
+    e = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    e_in = e < size_n * (1)
+    offs_n = e % size_n
+    other = e // size_n
+    cell = pid_b
+    sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, sel.to(tl.int32), size_m)
+    counts = tl.histogram(key, NB)
+    tl.store(hist_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * NB + tl.arange(0, NB), counts)
+
+
+@triton.jit
+def dist_inverse_place(
+    idx_ptr, offsets_ptr, order_ptr,
+    size_b, size_n, size_m, size_d,
+    c0, n_blocks,
+    BLOCK: tl.constexpr, SUB: tl.constexpr,
+):
+    """The counting sort's second pass: each entry of the block that selected a row
+    goes to order[offsets[row] + the entries before it in the block that selected the
+    same row], as its number within its cell; offsets (the row's first free place for
+    this block, from the first pass's counts) moves on after every SUB entries.
+    Entries keep their order within a row: the same order as a stable sort."""
+    b_cell = c0 + tl.program_id(0)
+    pid_b = b_cell
+    row_offsets = offsets_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * size_m
+    lane = tl.arange(0, SUB)
+    for first in range(0, BLOCK, SUB):
+        e = tl.program_id(1) * BLOCK + first + lane
+        e_in = e < size_n * (1)
+        offs_n = e % size_n
+        other = e // size_n
+        cell = pid_b
+        sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=e_in, other=-1).to(tl.int32)
+        chosen = sel >= 0
+        same = (sel[:, None] == sel[None, :]) & chosen[None, :]
+        before = tl.sum((same & (lane[None, :] < lane[:, None])).to(tl.int32), axis=1)
+        after = tl.sum((same & (lane[None, :] > lane[:, None])).to(tl.int32), axis=1)
+        at = tl.load(row_offsets + tl.maximum(sel, 0), mask=chosen, other=0) + before
+        tl.store(order_ptr + at, e.to(tl.int32), mask=chosen)
+        tl.debug_barrier()  # every lane has read its row's offset before the last of each row moves it
+        tl.store(row_offsets + tl.maximum(sel, 0), at + 1, mask=chosen & (after == 0))
+        tl.debug_barrier()  # the moved offsets, seen by the next SUB entries
 
 
 @triton.jit
 def dist_bwd_Y_csr(
     X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_Y_ptr,
-    size_b, size_n, size_m, size_d,
+    size_b, size_n, size_m, size_d, c0,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_aux_asq_b, stride_aux_asq_n,
@@ -770,14 +833,18 @@ def dist_bwd_Y_csr(
     BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
 ):
     """grad_Y of dist, destination-owned ("deterministic")
-    through an inverse index: one program per Y row and block of d reads
-    the entries that selected the row (order[starts[row]:starts[row + 1]],
+    through an inverse index: one program per Y row of the chunk that starts at
+    Y cell c0 and block of d reads the entries that selected the row
+    (order[starts[row]:starts[row + 1]], entries as dist_inverse_keys counts them,
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_N at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
     one-hot tiles make."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
     row = tl.program_id(0).to(tl.int64)
+    b_cell = c0 + row // size_m
+    offs_m = row % size_m
+    pid_b = b_cell
     offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     start = tl.load(starts_ptr + row)
@@ -788,9 +855,9 @@ def dist_bwd_Y_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_N)
         n_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=n_in, other=0)
-        cell = entry // size_n
         offs_n = entry % size_n
-        pid_b = cell
+        other = (entry // size_n) % (1)
+        cell = pid_b
         asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
         sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
@@ -817,9 +884,6 @@ def dist_bwd_Y_csr(
         contrib += (2.0 * w_bsq)[:, None] * b
 
         acc += contrib
-    b_cell = row // size_m
-    offs_m = row % size_m
-    pid_b = b_cell
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m * dstride_Y_m + offs_d * dstride_Y_d,
              tl.sum(acc, axis=0).to(grad_Y_ptr.dtype.element_ty), mask=d_in)
 
@@ -1578,7 +1642,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     device = X_.device
     n_cells = sizes["b"]
     out = torch.empty((sizes["b"], sizes["n"],), dtype=torch.float32, device=device)
-    idx = torch.empty((n_cells, sizes["n"]), dtype=torch.int32, device=device) if need_idx else None
+    idx = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = None
     xsel = torch.empty((n_cells, sizes["n"]), dtype=torch.float32, device=device) if need_idx else None
     aux = _dist_aux(t)
@@ -1645,23 +1709,49 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic and dist_scatter(sizes) == "inverse":
-            # the inverse index: each saved entry's Y row as a key, sorted stably
-            n_rows = sizes["b"] * sizes["m"]
-            key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
-            keys = torch.empty(idx.numel(), dtype=key_dtype, device=idx.device)
-            dist_inverse_keys[(triton.cdiv(idx.numel(), 1024),)](idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], idx.numel(), n_rows, BLOCK=1024)
-            keys, order = torch.sort(keys, stable=True)
-            starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-            del keys
+            # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            per_cell = 1 * sizes["n"]
+            n_cells, rows = sizes["b"], sizes["m"]
+            bins = runtime.counting_bins(rows)
+            chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
-            if n_rows > 0:
+            for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
+                n_here = min(chunk, n_cells - c0)
+                n_rows = n_here * rows
+                if bins:
+                    # a counting sort: each block's entries counted per row, then placed
+                    n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
+                    hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
+                    dist_inverse_count[(n_here, n_blocks)](idx, hist, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
+                                                          NB=bins, BLOCK=runtime.COUNT_BLOCK)
+                    counts = hist[:, :, :rows]
+                    offsets = counts.cumsum(1, dtype=torch.int32)
+                    starts = torch.zeros(n_rows + 1, dtype=torch.int64, device=idx.device)
+                    torch.cumsum(offsets[:, -1, :].reshape(-1), 0, out=starts[1:])
+                    offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
+                    del hist, counts
+                    order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
+                    dist_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
+                                                          BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
+                    del offsets
+                else:
+                    # a stable sort of each entry's Y row
+                    n_entries = n_here * per_cell
+                    key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
+                    keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
+                    dist_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
+                    keys, order = torch.sort(keys, stable=True)
+                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
+                    del keys
                 dist_bwd_Y_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
                     X_, Y_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_Y_,
-                    sizes["b"], sizes["n"], sizes["m"], sizes["d"],
+                    sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0,
                     *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
                     *grad_Y_.stride(), *grad.stride(),
                     **has, BLOCK_N=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
+                del order, starts
         elif not atomic:
             # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
             block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["n"])), 4, 1
@@ -1892,7 +1982,7 @@ def forward_with_indices(*args, **kwargs):
         with torch.cuda.device(first.device):
             return forward_with_indices(*args, **kwargs)
     out, saved = _dist_forward(t, sizes, True)
-    return out, saved[0].clamp_min(-1).view(sizes["b"], sizes["n"])
+    return out, saved[0].clamp_min(-1).to(torch.int32).view(sizes["b"], sizes["n"])
 
 
 def both_ways(X, Y, ylen=None, ylen_swapped=None, *, backward="auto"):

@@ -663,7 +663,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
     device = Q_.device
     n_cells = sizes["i"] * sizes["j"]
     out = torch.empty((sizes["i"], sizes["j"],), dtype=torch.float32, device=device)
-    idx = torch.empty((n_cells, sizes["s"]), dtype=torch.int32, device=device) if need_idx else None
+    idx = torch.empty((n_cells, sizes["s"]), dtype=runtime.index_dtype(sizes["t"]), device=device) if need_idx else None
     stat = None
     xsel = torch.empty((n_cells, sizes["s"]), dtype=torch.float32, device=device) if need_idx else None
     aux = _score_aux(t)
@@ -772,4 +772,4 @@ def forward_with_indices(*args, **kwargs):
         with torch.cuda.device(first.device):
             return forward_with_indices(*args, **kwargs)
     out, saved = _score_forward(t, sizes, True)
-    return out, saved[0].clamp_min(-1).view(sizes["i"], sizes["j"], sizes["s"])
+    return out, saved[0].clamp_min(-1).to(torch.int32).view(sizes["i"], sizes["j"], sizes["s"])

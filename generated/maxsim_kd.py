@@ -824,28 +824,95 @@ def score_bwd_D(
 def score_inverse_keys(
     idx_ptr, keys_ptr,
     size_i, size_k, size_s, size_t, size_d,
-    n_entries, n_rows,
+    n_entries, n_rows, c0,
     BLOCK: tl.constexpr,
 ):
-    """The inverse index's sort keys: for each saved index entry (a cell's
-    s row), the D row it selected, as (cell of D) * size_t + t;
-    n_rows (sorted last, read by no one) where it selected nothing."""
+    """The inverse index's sort keys for the D cells c0, c0 + 1, ..: their
+    saved index entries enumerated cell by cell (then by the Q cell that
+    paired with it, then by s row), and for each the D row it selected,
+    counted from the chunk's first row; n_rows (sorted last, read by no one)
+    where it selected nothing. A stable sort of the keys then lists each row's
+    entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    cell = e // size_s
-    pid_k = cell % size_k
-    rest_k = cell // size_k
+    offs_s = e % size_s
+    other = (e // size_s) % (1)
+    b_cell = c0 + e // (size_s * (1))
+    pid_k = b_cell % size_k
+    rest_k = b_cell // size_k
     pid_i = rest_k
-    sel = tl.load(idx_ptr + e, mask=e_in, other=-1)
-    key = tl.where(sel >= 0, ((pid_i) * size_k + pid_k) * size_t + sel, n_rows)
+    cell = (pid_i) * size_k + pid_k
+    sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, (b_cell - c0) * size_t + sel, n_rows)
     tl.store(keys_ptr + e, key.to(keys_ptr.dtype.element_ty), mask=e_in)
+
+
+@triton.jit
+def score_inverse_count(
+    idx_ptr, hist_ptr,
+    size_i, size_k, size_s, size_t, size_d,
+    c0, n_blocks,
+    NB: tl.constexpr, BLOCK: tl.constexpr,
+):
+    """The counting sort's first pass, one program per (cell of the chunk, block of
+    its entries, enumerated as score_inverse_keys counts them): how many of the
+    block's entries selected each D row (bin size_t: selected nothing)."""
+    b_cell = c0 + tl.program_id(0)
+    pid_k = b_cell % size_k
+    rest_k = b_cell // size_k
+    pid_i = rest_k
+    e = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    e_in = e < size_s * (1)
+    offs_s = e % size_s
+    other = e // size_s
+    cell = (pid_i) * size_k + pid_k
+    sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, sel.to(tl.int32), size_t)
+    counts = tl.histogram(key, NB)
+    tl.store(hist_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * NB + tl.arange(0, NB), counts)
+
+
+@triton.jit
+def score_inverse_place(
+    idx_ptr, offsets_ptr, order_ptr,
+    size_i, size_k, size_s, size_t, size_d,
+    c0, n_blocks,
+    BLOCK: tl.constexpr, SUB: tl.constexpr,
+):
+    """The counting sort's second pass: each entry of the block that selected a row
+    goes to order[offsets[row] + the entries before it in the block that selected the
+    same row], as its number within its cell; offsets (the row's first free place for
+    this block, from the first pass's counts) moves on after every SUB entries.
+    Entries keep their order within a row: the same order as a stable sort."""
+    b_cell = c0 + tl.program_id(0)
+    pid_k = b_cell % size_k
+    rest_k = b_cell // size_k
+    pid_i = rest_k
+    row_offsets = offsets_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * size_t
+    lane = tl.arange(0, SUB)
+    for first in range(0, BLOCK, SUB):
+        e = tl.program_id(1) * BLOCK + first + lane
+        e_in = e < size_s * (1)
+        offs_s = e % size_s
+        other = e // size_s
+        cell = (pid_i) * size_k + pid_k
+        sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=e_in, other=-1).to(tl.int32)
+        chosen = sel >= 0
+        same = (sel[:, None] == sel[None, :]) & chosen[None, :]
+        before = tl.sum((same & (lane[None, :] < lane[:, None])).to(tl.int32), axis=1)
+        after = tl.sum((same & (lane[None, :] > lane[:, None])).to(tl.int32), axis=1)
+        at = tl.load(row_offsets + tl.maximum(sel, 0), mask=chosen, other=0) + before
+        tl.store(order_ptr + at, e.to(tl.int32), mask=chosen)
+        tl.debug_barrier()  # every lane has read its row's offset before the last of each row moves it
+        tl.store(row_offsets + tl.maximum(sel, 0), at + 1, mask=chosen & (after == 0))
+        tl.debug_barrier()  # the moved offsets, seen by the next SUB entries
 
 
 @triton.jit
 def score_bwd_D_csr(
     Q_ptr, D_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_D_ptr,
-    size_i, size_k, size_s, size_t, size_d,
+    size_i, size_k, size_s, size_t, size_d, c0,
     stride_Q_i, stride_Q_s, stride_Q_d,
     stride_D_i, stride_D_k, stride_D_t, stride_D_d,
     dstride_D_i, dstride_D_k, dstride_D_t, dstride_D_d,
@@ -853,14 +920,20 @@ def score_bwd_D_csr(
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr,
 ):
     """grad_D of score, destination-owned ("deterministic")
-    through an inverse index: one program per D row and block of d reads
-    the entries that selected the row (order[starts[row]:starts[row + 1]],
+    through an inverse index: one program per D row of the chunk that starts at
+    D cell c0 and block of d reads the entries that selected the row
+    (order[starts[row]:starts[row + 1]], entries as score_inverse_keys counts them,
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_S at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
     one-hot tiles make."""
     # spec line 8: score[i, k] = sum_s max_t <Q_s, D_t>  where qmask, dmask
     row = tl.program_id(0).to(tl.int64)
+    b_cell = c0 + row // size_t
+    offs_t = row % size_t
+    pid_k = b_cell % size_k
+    rest_k = b_cell // size_k
+    pid_i = rest_k
     offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     start = tl.load(starts_ptr + row)
@@ -871,11 +944,9 @@ def score_bwd_D_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_S)
         s_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=s_in, other=0)
-        cell = entry // size_s
         offs_s = entry % size_s
-        pid_k = cell % size_k
-        rest_k = cell // size_k
-        pid_i = rest_k
+        other = (entry // size_s) % (1)
+        cell = (pid_i) * size_k + pid_k
 
         sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
         kept = sel >= -1
@@ -893,11 +964,6 @@ def score_bwd_D_csr(
         contrib += w_dot[:, None] * a_use
 
         acc += contrib
-    b_cell = row // size_t
-    offs_t = row % size_t
-    pid_k = b_cell % size_k
-    rest_k = b_cell // size_k
-    pid_i = rest_k
     tl.store(grad_D_ptr + pid_i * dstride_D_i + pid_k * dstride_D_k + offs_t * dstride_D_t + offs_d * dstride_D_d,
              tl.sum(acc, axis=0).to(grad_D_ptr.dtype.element_ty), mask=d_in)
 
@@ -946,7 +1012,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
     device = Q_.device
     n_cells = sizes["i"] * sizes["k"]
     out = torch.empty((sizes["i"], sizes["k"],), dtype=torch.float32, device=device)
-    idx = torch.empty((n_cells, sizes["s"]), dtype=torch.int32, device=device) if need_idx else None
+    idx = torch.empty((n_cells, sizes["s"]), dtype=runtime.index_dtype(sizes["t"]), device=device) if need_idx else None
     stat = None
     xsel = None
     aux = _score_aux(t)
@@ -1025,23 +1091,49 @@ def _score_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic and score_scatter(sizes) == "inverse":
-            # the inverse index: each saved entry's D row as a key, sorted stably
-            n_rows = sizes["i"] * sizes["k"] * sizes["t"]
-            key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
-            keys = torch.empty(idx.numel(), dtype=key_dtype, device=idx.device)
-            score_inverse_keys[(triton.cdiv(idx.numel(), 1024),)](idx, keys, sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"], idx.numel(), n_rows, BLOCK=1024)
-            keys, order = torch.sort(keys, stable=True)
-            starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-            del keys
+            # the inverse index, a chunk of D cells at a time (its memory is the chunk's:
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            per_cell = 1 * sizes["s"]
+            n_cells, rows = sizes["i"] * sizes["k"], sizes["t"]
+            bins = runtime.counting_bins(rows)
+            chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
-            if n_rows > 0:
+            for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
+                n_here = min(chunk, n_cells - c0)
+                n_rows = n_here * rows
+                if bins:
+                    # a counting sort: each block's entries counted per row, then placed
+                    n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
+                    hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
+                    score_inverse_count[(n_here, n_blocks)](idx, hist, sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"], c0, n_blocks,
+                                                          NB=bins, BLOCK=runtime.COUNT_BLOCK)
+                    counts = hist[:, :, :rows]
+                    offsets = counts.cumsum(1, dtype=torch.int32)
+                    starts = torch.zeros(n_rows + 1, dtype=torch.int64, device=idx.device)
+                    torch.cumsum(offsets[:, -1, :].reshape(-1), 0, out=starts[1:])
+                    offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
+                    del hist, counts
+                    order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
+                    score_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"], c0, n_blocks,
+                                                          BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
+                    del offsets
+                else:
+                    # a stable sort of each entry's D row
+                    n_entries = n_here * per_cell
+                    key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
+                    keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
+                    score_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
+                    keys, order = torch.sort(keys, stable=True)
+                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
+                    del keys
                 score_bwd_D_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
                     Q_, D_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_D_,
-                    sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"],
+                    sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"], c0,
                     *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
                     *grad_D_.stride(), *grad.stride(),
                     **has, BLOCK_S=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
+                del order, starts
         elif not atomic:
             block_c, block_r, block_k, warps, stages = runtime.onehot_blocks(sizes["t"], sizes["s"], sizes["d"])
             grid_b = (sizes["i"] * sizes["k"], triton.cdiv(sizes["t"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
@@ -1196,4 +1288,4 @@ def forward_with_indices(*args, **kwargs):
         with torch.cuda.device(first.device):
             return forward_with_indices(*args, **kwargs)
     out, saved = _score_forward(t, sizes, True)
-    return out, saved[0].clamp_min(-1).view(sizes["i"], sizes["k"], sizes["s"])
+    return out, saved[0].clamp_min(-1).to(torch.int32).view(sizes["i"], sizes["k"], sizes["s"])

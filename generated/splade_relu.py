@@ -670,26 +670,89 @@ def rep_bwd_H(
 def rep_inverse_keys(
     idx_ptr, keys_ptr,
     size_b, size_v, size_s, size_h,
-    n_entries, n_rows,
+    n_entries, n_rows, c0,
     BLOCK: tl.constexpr,
 ):
-    """The inverse index's sort keys: for each saved index entry (a cell's
-    v row), the H row it selected, as (cell of H) * size_s + s;
-    n_rows (sorted last, read by no one) where it selected nothing."""
+    """The inverse index's sort keys for the H cells c0, c0 + 1, ..: their
+    saved index entries enumerated cell by cell (then by the W cell that
+    paired with it, then by v row), and for each the H row it selected,
+    counted from the chunk's first row; n_rows (sorted last, read by no one)
+    where it selected nothing. A stable sort of the keys then lists each row's
+    entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    cell = e // size_v
-    pid_b = cell
-    sel = tl.load(idx_ptr + e, mask=e_in, other=-1)
-    key = tl.where(sel >= 0, (pid_b) * size_s + sel, n_rows)
+    offs_v = e % size_v
+    other = (e // size_v) % (1)
+    b_cell = c0 + e // (size_v * (1))
+    pid_b = b_cell
+    cell = pid_b
+    sel = tl.load(idx_ptr + cell * size_v + offs_v, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, (b_cell - c0) * size_s + sel, n_rows)
     tl.store(keys_ptr + e, key.to(keys_ptr.dtype.element_ty), mask=e_in)
+
+
+@triton.jit
+def rep_inverse_count(
+    idx_ptr, hist_ptr,
+    size_b, size_v, size_s, size_h,
+    c0, n_blocks,
+    NB: tl.constexpr, BLOCK: tl.constexpr,
+):
+    """The counting sort's first pass, one program per (cell of the chunk, block of
+    its entries, enumerated as rep_inverse_keys counts them): how many of the
+    block's entries selected each H row (bin size_s: selected nothing)."""
+    b_cell = c0 + tl.program_id(0)
+    pid_b = b_cell
+    e = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    e_in = e < size_v * (1)
+    offs_v = e % size_v
+    other = e // size_v
+    cell = pid_b
+    sel = tl.load(idx_ptr + cell * size_v + offs_v, mask=e_in, other=-1)
+    key = tl.where(sel >= 0, sel.to(tl.int32), size_s)
+    counts = tl.histogram(key, NB)
+    tl.store(hist_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * NB + tl.arange(0, NB), counts)
+
+
+@triton.jit
+def rep_inverse_place(
+    idx_ptr, offsets_ptr, order_ptr,
+    size_b, size_v, size_s, size_h,
+    c0, n_blocks,
+    BLOCK: tl.constexpr, SUB: tl.constexpr,
+):
+    """The counting sort's second pass: each entry of the block that selected a row
+    goes to order[offsets[row] + the entries before it in the block that selected the
+    same row], as its number within its cell; offsets (the row's first free place for
+    this block, from the first pass's counts) moves on after every SUB entries.
+    Entries keep their order within a row: the same order as a stable sort."""
+    b_cell = c0 + tl.program_id(0)
+    pid_b = b_cell
+    row_offsets = offsets_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * size_s
+    lane = tl.arange(0, SUB)
+    for first in range(0, BLOCK, SUB):
+        e = tl.program_id(1) * BLOCK + first + lane
+        e_in = e < size_v * (1)
+        offs_v = e % size_v
+        other = e // size_v
+        cell = pid_b
+        sel = tl.load(idx_ptr + cell * size_v + offs_v, mask=e_in, other=-1).to(tl.int32)
+        chosen = sel >= 0
+        same = (sel[:, None] == sel[None, :]) & chosen[None, :]
+        before = tl.sum((same & (lane[None, :] < lane[:, None])).to(tl.int32), axis=1)
+        after = tl.sum((same & (lane[None, :] > lane[:, None])).to(tl.int32), axis=1)
+        at = tl.load(row_offsets + tl.maximum(sel, 0), mask=chosen, other=0) + before
+        tl.store(order_ptr + at, e.to(tl.int32), mask=chosen)
+        tl.debug_barrier()  # every lane has read its row's offset before the last of each row moves it
+        tl.store(row_offsets + tl.maximum(sel, 0), at + 1, mask=chosen & (after == 0))
+        tl.debug_barrier()  # the moved offsets, seen by the next SUB entries
 
 
 @triton.jit
 def rep_bwd_H_csr(
     W_ptr, H_ptr, bias_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_H_ptr,
-    size_b, size_v, size_s, size_h,
+    size_b, size_v, size_s, size_h, c0,
     stride_W_v, stride_W_h,
     stride_H_b, stride_H_s, stride_H_h,
     stride_bias_v,
@@ -699,14 +762,18 @@ def rep_bwd_H_csr(
     BLOCK_V: tl.constexpr, BLOCK_H: tl.constexpr,
 ):
     """grad_H of rep, destination-owned ("deterministic")
-    through an inverse index: one program per H row and block of h reads
-    the entries that selected the row (order[starts[row]:starts[row + 1]],
+    through an inverse index: one program per H row of the chunk that starts at
+    H cell c0 and block of h reads the entries that selected the row
+    (order[starts[row]:starts[row + 1]], entries as rep_inverse_keys counts them,
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_V at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
     one-hot tiles make."""
     # spec line 7: rep[b, v] = max_s relu(<H_s, W_v> + bias_v)  where mask
     row = tl.program_id(0).to(tl.int64)
+    b_cell = c0 + row // size_s
+    offs_s = row % size_s
+    pid_b = b_cell
     offs_h = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
     h_in = offs_h < size_h
     start = tl.load(starts_ptr + row)
@@ -717,9 +784,9 @@ def rep_bwd_H_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_V)
         v_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=v_in, other=0)
-        cell = entry // size_v
         offs_v = entry % size_v
-        pid_b = cell
+        other = (entry // size_v) % (1)
+        cell = pid_b
         if HAS_bias:
             row_bias = tl.load(bias_ptr + 0 + offs_v * stride_bias_v, mask=v_in, other=0.0).to(tl.float32)
         else:
@@ -743,9 +810,6 @@ def rep_bwd_H_csr(
         contrib += w_dot[:, None] * a_use
 
         acc += contrib
-    b_cell = row // size_s
-    offs_s = row % size_s
-    pid_b = b_cell
     tl.store(grad_H_ptr + pid_b * dstride_H_b + offs_s * dstride_H_s + offs_h * dstride_H_h,
              tl.sum(acc, axis=0).to(grad_H_ptr.dtype.element_ty), mask=h_in)
 
@@ -771,7 +835,7 @@ def _rep_forward(t, sizes, need_idx, launch=True):
     device = W_.device
     n_cells = sizes["b"]
     out = torch.empty((sizes["b"], sizes["v"],), dtype=torch.float32, device=device)
-    idx = torch.empty((n_cells, sizes["v"]), dtype=torch.int32, device=device) if need_idx else None
+    idx = torch.empty((n_cells, sizes["v"]), dtype=runtime.index_dtype(sizes["s"]), device=device) if need_idx else None
     stat = None
     xsel = torch.empty((n_cells, sizes["v"]), dtype=torch.float32, device=device) if need_idx else None
     aux = _rep_aux(t)
@@ -841,23 +905,49 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
             **has, BLOCK_V=block_r, BLOCK_H=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic and rep_scatter(sizes) == "inverse":
-            # the inverse index: each saved entry's H row as a key, sorted stably
-            n_rows = sizes["b"] * sizes["s"]
-            key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
-            keys = torch.empty(idx.numel(), dtype=key_dtype, device=idx.device)
-            rep_inverse_keys[(triton.cdiv(idx.numel(), 1024),)](idx, keys, sizes["b"], sizes["v"], sizes["s"], sizes["h"], idx.numel(), n_rows, BLOCK=1024)
-            keys, order = torch.sort(keys, stable=True)
-            starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-            del keys
+            # the inverse index, a chunk of H cells at a time (its memory is the chunk's:
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            per_cell = 1 * sizes["v"]
+            n_cells, rows = sizes["b"], sizes["s"]
+            bins = runtime.counting_bins(rows)
+            chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["h"])
-            if n_rows > 0:
+            for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
+                n_here = min(chunk, n_cells - c0)
+                n_rows = n_here * rows
+                if bins:
+                    # a counting sort: each block's entries counted per row, then placed
+                    n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
+                    hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
+                    rep_inverse_count[(n_here, n_blocks)](idx, hist, sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_blocks,
+                                                          NB=bins, BLOCK=runtime.COUNT_BLOCK)
+                    counts = hist[:, :, :rows]
+                    offsets = counts.cumsum(1, dtype=torch.int32)
+                    starts = torch.zeros(n_rows + 1, dtype=torch.int64, device=idx.device)
+                    torch.cumsum(offsets[:, -1, :].reshape(-1), 0, out=starts[1:])
+                    offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
+                    del hist, counts
+                    order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
+                    rep_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_blocks,
+                                                          BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
+                    del offsets
+                else:
+                    # a stable sort of each entry's H row
+                    n_entries = n_here * per_cell
+                    key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
+                    keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
+                    rep_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["b"], sizes["v"], sizes["s"], sizes["h"], n_entries, n_rows, c0, BLOCK=1024)
+                    keys, order = torch.sort(keys, stable=True)
+                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
+                    del keys
                 rep_bwd_H_csr[(n_rows, max(1, triton.cdiv(sizes["h"], block_k)))](
                     W_, H_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_H_,
-                    sizes["b"], sizes["v"], sizes["s"], sizes["h"],
+                    sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0,
                     *W_.stride(), *H_.stride(), *aux_strides, *side_strides,
                     *grad_H_.stride(), *grad.stride(),
                     **has, BLOCK_V=block_e, BLOCK_H=block_k, num_warps=warps,
                 )
+                del order, starts
         elif not atomic:
             block_c, block_r, block_k, warps, stages = runtime.onehot_blocks(sizes["s"], sizes["v"], sizes["h"])
             grid_b = (sizes["b"], triton.cdiv(sizes["s"], block_c), max(1, triton.cdiv(sizes["h"], block_k)))
@@ -1015,4 +1105,4 @@ def forward_with_indices(*args, **kwargs):
         with torch.cuda.device(first.device):
             return forward_with_indices(*args, **kwargs)
     out, saved = _rep_forward(t, sizes, True)
-    return out, saved[0].clamp_min(-1).view(sizes["b"], sizes["v"])
+    return out, saved[0].clamp_min(-1).to(torch.int32).view(sizes["b"], sizes["v"])

@@ -193,6 +193,44 @@ def inverse_blocks(d: int) -> tuple[int, int, int]:
     return 16, min(128, next_pow2(d)), 4  # best or within 3% where the inverse index is chosen (bench/NOTES.md)
 
 
+def index_dtype(selected: int) -> torch.dtype:
+    """The saved index's dtype for a selection over `selected` positions: int16
+    where every position and the two sentinels (-1 none, -2 row left out) fit,
+    else int32. Training keeps it from forward to backward: at ColBERT B=512 it
+    is B * B * Lq entries, 0.031 GiB as int32, as much as the lower peer holds
+    beyond the gradients."""
+    return torch.int16 if selected < 2**15 else torch.int32
+
+
+INVERSE_CHUNK = (1 << 21, 1 << 19)  # entries at a time: counting sort, stable sort
+COUNT_BLOCK, COUNT_SUB = 1024, 64  # the counting sort's entries per program, and per step of its placing
+COUNT_MAX_BINS = 4096
+
+
+def counting_bins(selected: int) -> int:
+    """Bins of the inverse index's counting sort for a selection over `selected`
+    rows (one more: selected nothing), a power of two of at least 32 as
+    tl.histogram wants; 0 where that passes COUNT_MAX_BINS (Chamfer's clouds)
+    and the stable sort builds the index. HSR_INVERSE_SORT=1 takes the sort
+    everywhere (the tests compare the two)."""
+    if os.environ.get("HSR_INVERSE_SORT") == "1":
+        return 0
+    bins = max(32, next_pow2(selected + 1))
+    return bins if bins <= COUNT_MAX_BINS else 0
+
+
+def inverse_chunk(counting: bool) -> int:
+    """Saved index entries the inverse index takes at a time (whole cells of the
+    selection side; at least one cell). The counting sort holds about 4 bytes an
+    entry (the order, int32) and its per-block counts; torch.sort about 36 (the
+    keys, their sorted copy, the int64 order, the sort's buffers). Unchunked,
+    ColBERT B=512's 8.4M entries held 0.21 GiB through the sort, 2.9x
+    late-interaction-kernels' whole step. HSR_INVERSE_CHUNK overrides both (the
+    tests take small chunks)."""
+    env = os.environ.get("HSR_INVERSE_CHUNK")
+    return max(1, int(env)) if env else INVERSE_CHUNK[0 if counting else 1]
+
+
 def onehot_blocks(selected: int, outer: int, d: int) -> tuple[int, int, int, int, int]:
     """(BLOCK of the selected rows, BLOCK of the outer rows, BLOCK of the
     contraction, warps, stages) of the tensor-core one-hot backward
@@ -318,6 +356,7 @@ LEAN_INTERPRET_LOAD = 1
 # rows; 64 rows and 4 warps at or below. From the hand-written kernel's best at ColPali
 # and visual (bench/results/h100-fwd-v1: 128 x 64, 8 warps, 3 stages, with TMA).
 LEAN_BLOCKS = (128, 64, 8, 3)
+LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
 LEAN_DIMS = (16, 32, 64, 128, 256)
 _capability: dict = {}
 
@@ -351,7 +390,7 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
         if major < 9:
             return None
         load = int(all(m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
-        block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else (64, LEAN_BLOCKS[1], 4, LEAN_BLOCKS[3])
+        block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     if not interpreting():
         return None

@@ -56,6 +56,8 @@ def backward(request, monkeypatch):
     mode, _, scatter = request.param.partition("-")
     if scatter:
         monkeypatch.setenv("HSR_SCATTER", scatter)
+    if scatter == "inverse":  # small chunks of the inverse index: several cells each, several chunks
+        monkeypatch.setenv("HSR_INVERSE_CHUNK", "40")
     return mode
 
 
