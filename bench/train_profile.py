@@ -37,7 +37,11 @@ def main(argv=None) -> int:
     Q = F.normalize(torch.randn(B, lq, DIM, device="cuda", generator=gen), dim=-1).bfloat16().requires_grad_()
     D = F.normalize(torch.randn(B, ld, DIM, device="cuda", generator=gen), dim=-1).bfloat16().requires_grad_()
     labels = torch.arange(B, device="cuda")
-    lines = [f"Training step at {args.shape} (B={B}, {lq}x{ld}, bf16) on {torch.cuda.get_device_name(0)}: "
+    import platform
+
+    import triton
+    lines = [f"Training step at {args.shape} (B={B}, {lq}x{ld}, bf16) on {torch.cuda.get_device_name(0)} "
+             f"(torch {torch.__version__}, triton {triton.__version__}, python {platform.python_version()}): "
              f"per step, {args.steps} steps back to back", "",
              "| variant | wall ms | kernel ms | kernels | top kernels (ms per step) |", "|---|---|---|---|---|"]
     for name, (fn, _) in variants(torch, True).items():

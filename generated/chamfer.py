@@ -792,10 +792,10 @@ def cd_inverse_keys(
     entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    offs_n = e % size_n
-    other = (e // size_n) % (1)
     b_cell = c0 + e // (size_n * (1))
     pid_b = b_cell
+    offs_n = e % size_n
+    other = (e // size_n) % (1)
     cell = pid_b
     sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=e_in, other=-1)
     key = tl.where(sel >= 0, (b_cell - c0) * size_m + sel, n_rows)
@@ -895,6 +895,7 @@ def cd_bwd_Y_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_N)
         n_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=n_in, other=0)
+        # (the sort's order counts entries across the chunk; the counting sort's, within the cell)
         offs_n = entry % size_n
         other = (entry // size_n) % (1)
         cell = pid_b
@@ -1860,10 +1861,10 @@ def cd_t1_inverse_keys(
     entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    offs_m = e % size_m
-    other = (e // size_m) % (1)
     b_cell = c0 + e // (size_m * (1))
     pid_b = b_cell
+    offs_m = e % size_m
+    other = (e // size_m) % (1)
     cell = pid_b
     sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=e_in, other=-1)
     key = tl.where(sel >= 0, (b_cell - c0) * size_n + sel, n_rows)
@@ -1963,6 +1964,7 @@ def cd_t1_bwd_X_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_M)
         m_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=m_in, other=0)
+        # (the sort's order counts entries across the chunk; the counting sort's, within the cell)
         offs_m = entry % size_m
         other = (entry // size_m) % (1)
         cell = pid_b

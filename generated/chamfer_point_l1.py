@@ -585,10 +585,10 @@ def dist_inverse_keys(
     entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    offs_n = e % size_n
-    other = (e // size_n) % (1)
     b_cell = c0 + e // (size_n * (1))
     pid_b = b_cell
+    offs_n = e % size_n
+    other = (e // size_n) % (1)
     cell = pid_b
     sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=e_in, other=-1)
     key = tl.where(sel >= 0, (b_cell - c0) * size_m + sel, n_rows)
@@ -686,6 +686,7 @@ def dist_bwd_Y_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_N)
         n_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=n_in, other=0)
+        # (the sort's order counts entries across the chunk; the counting sort's, within the cell)
         offs_n = entry % size_n
         other = (entry // size_n) % (1)
         cell = pid_b

@@ -845,10 +845,10 @@ def score_inverse_keys(
     entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    offs_s = e % size_s
-    other = (e // size_s) % (size_i)
     b_cell = c0 + e // (size_s * (size_i))
     pid_j = b_cell
+    offs_s = e % size_s
+    other = (e // size_s) % (size_i)
     other64 = tl.cast(other, tl.int64)
     pid_i = other64
     cell = (pid_i) * size_j + pid_j
@@ -952,6 +952,7 @@ def score_bwd_D_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_S)
         s_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=s_in, other=0)
+        # (the sort's order counts entries across the chunk; the counting sort's, within the cell)
         offs_s = entry % size_s
         other = (entry // size_s) % (size_i)
         other64 = tl.cast(other, tl.int64)

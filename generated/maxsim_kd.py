@@ -835,12 +835,12 @@ def score_inverse_keys(
     entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    offs_s = e % size_s
-    other = (e // size_s) % (1)
     b_cell = c0 + e // (size_s * (1))
     pid_k = b_cell % size_k
     rest_k = b_cell // size_k
     pid_i = rest_k
+    offs_s = e % size_s
+    other = (e // size_s) % (1)
     cell = (pid_i) * size_k + pid_k
     sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=e_in, other=-1)
     key = tl.where(sel >= 0, (b_cell - c0) * size_t + sel, n_rows)
@@ -944,6 +944,7 @@ def score_bwd_D_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_S)
         s_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=s_in, other=0)
+        # (the sort's order counts entries across the chunk; the counting sort's, within the cell)
         offs_s = entry % size_s
         other = (entry // size_s) % (1)
         cell = (pid_i) * size_k + pid_k

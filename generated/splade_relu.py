@@ -681,10 +681,10 @@ def rep_inverse_keys(
     entries in a fixed order, whatever the chunk (bitwise the same gradients)."""
     e = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     e_in = e < n_entries
-    offs_v = e % size_v
-    other = (e // size_v) % (1)
     b_cell = c0 + e // (size_v * (1))
     pid_b = b_cell
+    offs_v = e % size_v
+    other = (e // size_v) % (1)
     cell = pid_b
     sel = tl.load(idx_ptr + cell * size_v + offs_v, mask=e_in, other=-1)
     key = tl.where(sel >= 0, (b_cell - c0) * size_s + sel, n_rows)
@@ -784,6 +784,7 @@ def rep_bwd_H_csr(
         entry_pos = block_start + tl.arange(0, BLOCK_V)
         v_in = entry_pos < end
         entry = tl.load(order_ptr + entry_pos, mask=v_in, other=0)
+        # (the sort's order counts entries across the chunk; the counting sort's, within the cell)
         offs_v = entry % size_v
         other = (entry // size_v) % (1)
         cell = pid_b
