@@ -6,6 +6,8 @@ bench/maxsim_train.py: the wall time per step (steps back to back, synchronised
 at the end), the summed CUDA kernel time per step from torch.profiler, and the
 kernels that take it. Wall well above kernel time means the step waits on the
 host (launches, Python), not on the GPU. Writes train_profile.md under --out.
+bench/host_overhead.py breaks hsr's own host time down by function; this one
+puts the peers beside hsr.
 
     python3 bench/train_profile.py --out DIR [--shape colbert128] [--steps 50]
 """
