@@ -9,7 +9,9 @@ the outside in:
 - ``hsr.ops.maxsim``: the public call;
 - ``generated apply``: the generated module's entry (binds the spec's axes);
 - ``_score_forward``: allocation, arguments, the tuned launch (axes bound once);
-- ``tuned launch``: ``hsr.autotune.Tuned``'s key and lookup, then Triton's launch;
+- ``tuned launch``: ``hsr.autotune.Tuned``'s key and lookup, then hsr's launcher;
+- ``hsr launcher``: ``hsr.launcher.launch`` of a launch key seen before (the
+  compiled kernel's launcher, called directly);
 - ``triton launch``: ``score_fwd[grid](...)`` with the chosen config (Triton's
   binder: every argument specialised, then the launcher);
 - ``compiled launch``: the compiled kernel's own launcher with the same
@@ -104,7 +106,7 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
-    from hsr import autotune
+    from hsr import autotune, launcher
     from hsr.generated import maxsim as gen
     from hsr.ops import maxsim
 
@@ -148,6 +150,7 @@ def main():
         "generated apply": lambda: gen.apply(Q3, D),
         "_score_forward": lambda: gen._score_forward(t, sizes, False),
         "tuned launch": lambda: tuned[grid](*a, **k),
+        "hsr launcher (kept launch)": lambda: launcher.launch(gen.score_fwd, grid, *a, **full),
         "triton launch": lambda: gen.score_fwd[grid](*a, **full),
         "compiled launch": lambda: runner(*ordered),
         "torch.empty (for scale)": lambda: torch.empty((1, args.b), device="cuda"),

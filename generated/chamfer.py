@@ -44,7 +44,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import autotune, runtime
+from hsr import autotune, launcher, runtime
 
 SPEC = """\
 # The Chamfer distance of DESIGN.md: both directions, mean over the real
@@ -987,7 +987,7 @@ def _cd_forward(t, sizes, need_idx, launch=True):
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
                       )
-        cd_fwd[grid](*args, **blocks, **flags)
+        launcher.launch(cd_fwd, grid, *args, **blocks, **flags)
     else:
         kernel[grid](*args, **flags)
     return out, saved
@@ -1002,9 +1002,10 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
     if mode == "auto":
         mode = cd_auto_backward(sizes)
     atomic = mode == "atomic"
-    grad_X_ = torch.zeros(X_.shape, dtype=X_.dtype, device=X_.device)
+    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_X
+    grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
     grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
-    if idx is not None and idx.numel() > 0:
+    if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
@@ -1014,7 +1015,7 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
         aux_strides = tuple(s for x in aux for s in x.stride())
         block_r = runtime.gather_rows(sizes["n"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
-        cd_bwd[(sizes["b"], triton.cdiv(sizes["n"], block_r))](
+        launcher.launch(cd_bwd, (sizes["b"], triton.cdiv(sizes["n"], block_r)),
             X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_X_, grad_Y_,
             sizes["b"], sizes["n"], sizes["m"], sizes["d"],
             *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
@@ -1036,7 +1037,7 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
                     # a counting sort: each block's entries counted per row, then placed
                     n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
                     hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
-                    cd_inverse_count[(n_here, n_blocks)](idx, hist, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
+                    launcher.launch(cd_inverse_count, (n_here, n_blocks), idx, hist, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
                                                           NB=bins, BLOCK=runtime.COUNT_BLOCK)
                     counts = hist[:, :, :rows]
                     offsets = counts.cumsum(1, dtype=torch.int32)
@@ -1045,7 +1046,7 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
                     offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
                     del hist, counts
                     order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
-                    cd_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
+                    launcher.launch(cd_inverse_place, (n_here, n_blocks), idx, offsets, order, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
                                                           BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
                     del offsets
                 else:
@@ -1053,11 +1054,11 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
                     n_entries = n_here * per_cell
                     key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
-                    cd_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
+                    launcher.launch(cd_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
                     starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
                     del keys
-                cd_bwd_Y_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
+                launcher.launch(cd_bwd_Y_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
                     X_, Y_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_Y_,
                     sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0,
                     *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
@@ -1069,7 +1070,7 @@ def _cd_backward(t, sizes, saved, grad_out, mode):
             # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
             block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["n"])), 4, 1
             grid_b = (sizes["b"], triton.cdiv(sizes["m"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
-            cd_bwd_Y[grid_b](
+            launcher.launch(cd_bwd_Y, grid_b,
                 X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_Y_,
                 sizes["b"], sizes["n"], sizes["m"], sizes["d"],
                 *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
@@ -2056,7 +2057,7 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True):
         blocks = dict(BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
                       BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       )
-        cd_t1_fwd[grid](*args, **blocks, **flags)
+        launcher.launch(cd_t1_fwd, grid, *args, **blocks, **flags)
     else:
         kernel[grid](*args, **flags)
     return out, saved
@@ -2071,9 +2072,10 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
     if mode == "auto":
         mode = cd_t1_auto_backward(sizes)
     atomic = mode == "atomic"
-    grad_Y_ = torch.zeros(Y_.shape, dtype=Y_.dtype, device=Y_.device)
+    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Y
+    grad_Y_ = (torch.empty if gathers else torch.zeros)(Y_.shape, dtype=Y_.dtype, device=Y_.device)
     grad_X_ = torch.zeros(X_.shape, dtype=torch.float32 if atomic else X_.dtype, device=X_.device)
-    if idx is not None and idx.numel() > 0:
+    if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
@@ -2083,7 +2085,7 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
         aux_strides = tuple(s for x in aux for s in x.stride())
         block_r = runtime.gather_rows(sizes["m"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
-        cd_t1_bwd[(sizes["b"], triton.cdiv(sizes["m"], block_r))](
+        launcher.launch(cd_t1_bwd, (sizes["b"], triton.cdiv(sizes["m"], block_r)),
             Y_, X_, *aux, *side_args, grad, idx, stat, xsel, grad_Y_, grad_X_,
             sizes["b"], sizes["m"], sizes["n"], sizes["d"],
             *Y_.stride(), *X_.stride(), *aux_strides, *side_strides,
@@ -2105,7 +2107,7 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
                     # a counting sort: each block's entries counted per row, then placed
                     n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
                     hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
-                    cd_t1_inverse_count[(n_here, n_blocks)](idx, hist, sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0, n_blocks,
+                    launcher.launch(cd_t1_inverse_count, (n_here, n_blocks), idx, hist, sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0, n_blocks,
                                                           NB=bins, BLOCK=runtime.COUNT_BLOCK)
                     counts = hist[:, :, :rows]
                     offsets = counts.cumsum(1, dtype=torch.int32)
@@ -2114,7 +2116,7 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
                     offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
                     del hist, counts
                     order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
-                    cd_t1_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0, n_blocks,
+                    launcher.launch(cd_t1_inverse_place, (n_here, n_blocks), idx, offsets, order, sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0, n_blocks,
                                                           BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
                     del offsets
                 else:
@@ -2122,11 +2124,11 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
                     n_entries = n_here * per_cell
                     key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
-                    cd_t1_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["b"], sizes["m"], sizes["n"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
+                    launcher.launch(cd_t1_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["b"], sizes["m"], sizes["n"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
                     starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
                     del keys
-                cd_t1_bwd_X_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
+                launcher.launch(cd_t1_bwd_X_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
                     Y_, X_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_X_,
                     sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0,
                     *Y_.stride(), *X_.stride(), *aux_strides, *side_strides,
@@ -2138,7 +2140,7 @@ def _cd_t1_backward(t, sizes, saved, grad_out, mode):
             # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
             block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["m"])), 4, 1
             grid_b = (sizes["b"], triton.cdiv(sizes["n"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
-            cd_t1_bwd_X[grid_b](
+            launcher.launch(cd_t1_bwd_X, grid_b,
                 Y_, X_, *aux, *side_args, grad, idx, stat, xsel, grad_X_,
                 sizes["b"], sizes["m"], sizes["n"], sizes["d"],
                 *Y_.stride(), *X_.stride(), *aux_strides, *side_strides,

@@ -28,7 +28,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import autotune, runtime
+from hsr import autotune, launcher, runtime
 
 SPEC = """\
 # One direction of the Chamfer distance, per point: each point of X to its
@@ -1675,7 +1675,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
                       )
-        dist_fwd[grid](*args, **blocks, **flags)
+        launcher.launch(dist_fwd, grid, *args, **blocks, **flags)
     else:
         kernel[grid](*args, **flags)
     return out, saved
@@ -1690,9 +1690,10 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
     if mode == "auto":
         mode = dist_auto_backward(sizes)
     atomic = mode == "atomic"
-    grad_X_ = torch.zeros(X_.shape, dtype=X_.dtype, device=X_.device)
+    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_X
+    grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
     grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
-    if idx is not None and idx.numel() > 0:
+    if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
@@ -1702,7 +1703,7 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
         aux_strides = tuple(s for x in aux for s in x.stride())
         block_r = runtime.gather_rows(sizes["n"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
-        dist_bwd[(sizes["b"], triton.cdiv(sizes["n"], block_r))](
+        launcher.launch(dist_bwd, (sizes["b"], triton.cdiv(sizes["n"], block_r)),
             X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_X_, grad_Y_,
             sizes["b"], sizes["n"], sizes["m"], sizes["d"],
             *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
@@ -1724,7 +1725,7 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
                     # a counting sort: each block's entries counted per row, then placed
                     n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
                     hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
-                    dist_inverse_count[(n_here, n_blocks)](idx, hist, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
+                    launcher.launch(dist_inverse_count, (n_here, n_blocks), idx, hist, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
                                                           NB=bins, BLOCK=runtime.COUNT_BLOCK)
                     counts = hist[:, :, :rows]
                     offsets = counts.cumsum(1, dtype=torch.int32)
@@ -1733,7 +1734,7 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
                     offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
                     del hist, counts
                     order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
-                    dist_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
+                    launcher.launch(dist_inverse_place, (n_here, n_blocks), idx, offsets, order, sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_blocks,
                                                           BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
                     del offsets
                 else:
@@ -1741,11 +1742,11 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
                     n_entries = n_here * per_cell
                     key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
-                    dist_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
+                    launcher.launch(dist_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
                     starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
                     del keys
-                dist_bwd_Y_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
+                launcher.launch(dist_bwd_Y_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
                     X_, Y_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_Y_,
                     sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0,
                     *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
@@ -1757,7 +1758,7 @@ def _dist_backward(t, sizes, saved, grad_out, mode):
             # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
             block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["n"])), 4, 1
             grid_b = (sizes["b"], triton.cdiv(sizes["m"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
-            dist_bwd_Y[grid_b](
+            launcher.launch(dist_bwd_Y, grid_b,
                 X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_Y_,
                 sizes["b"], sizes["n"], sizes["m"], sizes["d"],
                 *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
@@ -1904,7 +1905,7 @@ def _dist_forward_both(t, t_sw, sizes, sizes_sw, need_idx):
     small_d = runtime.contraction(sizes["d"])[2]
     block_r, block_c, warps = runtime.both_ways_blocks(sizes["n"], sizes["m"], need_idx)
     if n_cells * sizes["n"] > 0:
-        dist_fwd_both[(n_cells, triton.cdiv(sizes["n"], block_r))](
+        launcher.launch(dist_fwd_both, (n_cells, triton.cdiv(sizes["n"], block_r)),
             X_, Y_, *aux, t["ylen"] if t["ylen"] is not None else col, t_sw["ylen"] if t_sw["ylen"] is not None else col,
             out, idx if idx is not None else col, xsel if xsel is not None else col, col,
             sizes["b"], sizes["n"], sizes["m"], sizes["d"],
@@ -1916,7 +1917,7 @@ def _dist_forward_both(t, t_sw, sizes, sizes_sw, need_idx):
         )
     if n_cells * sizes["m"] > 0:
         block = min(1024, runtime.next_pow2(sizes["m"]))
-        dist_both_cols[(n_cells, triton.cdiv(sizes["m"], block))](
+        launcher.launch(dist_both_cols, (n_cells, triton.cdiv(sizes["m"], block)),
             X_, Y_, *aux, col, out_sw, idx_sw if idx_sw is not None else col,
             xsel_sw if xsel_sw is not None else col,
             sizes["b"], sizes["n"], sizes["m"], sizes["d"],

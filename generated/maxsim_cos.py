@@ -29,7 +29,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import autotune, runtime
+from hsr import autotune, launcher, runtime
 
 SPEC = """\
 # Cosine MaxSim: MaxSim on L2-normalised tokens, normalised inside the kernel.
@@ -998,7 +998,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
                       BLOCK_T=min(64, runtime.next_pow2(sizes["t"])),
                       BLOCK_I=min(2, runtime.next_pow2(sizes["i"], 1)),
                       )
-        score_fwd[grid](*args, **blocks, **flags)
+        launcher.launch(score_fwd, grid, *args, **blocks, **flags)
     else:
         kernel[grid](*args, **flags)
     if split:  # each cell's chunks summed in a fixed order: the same bits every run
@@ -1015,9 +1015,10 @@ def _score_backward(t, sizes, saved, grad_out, mode):
     if mode == "auto":
         mode = score_auto_backward(sizes)
     atomic = mode == "atomic"
-    grad_Q_ = torch.zeros(Q_.shape, dtype=Q_.dtype, device=Q_.device)
+    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Q
+    grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
     grad_D_ = torch.zeros(D_.shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
-    if idx is not None and idx.numel() > 0:
+    if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
@@ -1027,7 +1028,7 @@ def _score_backward(t, sizes, saved, grad_out, mode):
         aux_strides = tuple(s for x in aux for s in x.stride())
         block_r = runtime.gather_rows(sizes["s"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
-        score_bwd[(sizes["i"], triton.cdiv(sizes["s"], block_r))](
+        launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r)),
             Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_Q_, grad_D_,
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
@@ -1049,7 +1050,7 @@ def _score_backward(t, sizes, saved, grad_out, mode):
                     # a counting sort: each block's entries counted per row, then placed
                     n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
                     hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
-                    score_inverse_count[(n_here, n_blocks)](idx, hist, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], c0, n_blocks,
+                    launcher.launch(score_inverse_count, (n_here, n_blocks), idx, hist, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], c0, n_blocks,
                                                           NB=bins, BLOCK=runtime.COUNT_BLOCK)
                     counts = hist[:, :, :rows]
                     offsets = counts.cumsum(1, dtype=torch.int32)
@@ -1058,7 +1059,7 @@ def _score_backward(t, sizes, saved, grad_out, mode):
                     offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
                     del hist, counts
                     order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
-                    score_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], c0, n_blocks,
+                    launcher.launch(score_inverse_place, (n_here, n_blocks), idx, offsets, order, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], c0, n_blocks,
                                                           BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
                     del offsets
                 else:
@@ -1066,11 +1067,11 @@ def _score_backward(t, sizes, saved, grad_out, mode):
                     n_entries = n_here * per_cell
                     key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
-                    score_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
+                    launcher.launch(score_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
                     starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
                     del keys
-                score_bwd_D_csr[(n_rows, max(1, triton.cdiv(sizes["d"], block_k)))](
+                launcher.launch(score_bwd_D_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
                     Q_, D_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_D_,
                     sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], c0,
                     *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
@@ -1082,7 +1083,7 @@ def _score_backward(t, sizes, saved, grad_out, mode):
             # the one-hot tile's inner dimension: 16 rows at least for tl.dot on a GPU
             block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["s"])), 4, 1
             grid_b = (sizes["j"], triton.cdiv(sizes["t"], block_c), max(1, triton.cdiv(sizes["d"], block_k)))
-            score_bwd_D[grid_b](
+            launcher.launch(score_bwd_D, grid_b,
                 Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_D_,
                 sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
                 *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,

@@ -32,7 +32,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import autotune, runtime
+from hsr import autotune, launcher, runtime
 
 SPEC = """\
 # MaxSim on fp8 (e4m3) rows with per-token symmetric scales (Q ~ qscale * Q8,
@@ -707,7 +707,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
                       BLOCK_T=min(64, runtime.next_pow2(sizes["t"])),
                       BLOCK_I=min(2, runtime.next_pow2(sizes["i"], 1)),
                       )
-        score_fwd[grid](*args, **blocks, **flags)
+        launcher.launch(score_fwd, grid, *args, **blocks, **flags)
     else:
         kernel[grid](*args, **flags)
     if split:  # each cell's chunks summed in a fixed order: the same bits every run

@@ -29,7 +29,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import autotune, runtime
+from hsr import autotune, launcher, runtime
 
 SPEC = """\
 # The Splade head: each vocabulary entry's best token, through log1p(relu(.)).
@@ -874,7 +874,7 @@ def _rep_forward(t, sizes, need_idx, launch=True):
         blocks = dict(BLOCK_V=min(64, runtime.next_pow2(sizes["v"])),
                       BLOCK_S=min(64, runtime.next_pow2(sizes["s"])),
                       )
-        rep_fwd[grid](*args, **blocks, **flags)
+        launcher.launch(rep_fwd, grid, *args, **blocks, **flags)
     else:
         kernel[grid](*args, **flags)
     return out, saved
@@ -889,10 +889,11 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
     if mode == "auto":
         mode = rep_auto_backward(sizes)
     atomic = mode == "atomic"
-    grad_W_ = torch.zeros(W_.shape, dtype=W_.dtype, device=W_.device)
+    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_W
+    grad_W_ = (torch.empty if gathers else torch.zeros)(W_.shape, dtype=W_.dtype, device=W_.device)
     grad_H_ = torch.zeros(H_.shape, dtype=torch.float32 if atomic else H_.dtype, device=H_.device)
     grad_bias_ = torch.zeros((1, sizes["v"]), dtype=torch.float32, device=W_.device)
-    if idx is not None and idx.numel() > 0:
+    if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
@@ -902,7 +903,7 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
         aux_strides = tuple(s for x in aux for s in x.stride())
         block_r = runtime.gather_rows(sizes["v"], sizes["h"])
         block_k = min(128, runtime.next_pow2(sizes["h"]))
-        rep_bwd[(1, triton.cdiv(sizes["v"], block_r))](
+        launcher.launch(rep_bwd, (1, triton.cdiv(sizes["v"], block_r)),
             W_, H_, *aux, *side_args, grad, idx, stat, xsel, grad_W_, grad_H_, grad_bias_,
             sizes["b"], sizes["v"], sizes["s"], sizes["h"],
             *W_.stride(), *H_.stride(), *aux_strides, *side_strides,
@@ -924,7 +925,7 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
                     # a counting sort: each block's entries counted per row, then placed
                     n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
                     hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
-                    rep_inverse_count[(n_here, n_blocks)](idx, hist, sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_blocks,
+                    launcher.launch(rep_inverse_count, (n_here, n_blocks), idx, hist, sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_blocks,
                                                           NB=bins, BLOCK=runtime.COUNT_BLOCK)
                     counts = hist[:, :, :rows]
                     offsets = counts.cumsum(1, dtype=torch.int32)
@@ -933,7 +934,7 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
                     offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))
                     del hist, counts
                     order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
-                    rep_inverse_place[(n_here, n_blocks)](idx, offsets, order, sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_blocks,
+                    launcher.launch(rep_inverse_place, (n_here, n_blocks), idx, offsets, order, sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_blocks,
                                                           BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
                     del offsets
                 else:
@@ -941,11 +942,11 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
                     n_entries = n_here * per_cell
                     key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
-                    rep_inverse_keys[(triton.cdiv(n_entries, 1024),)](idx, keys, sizes["b"], sizes["v"], sizes["s"], sizes["h"], n_entries, n_rows, c0, BLOCK=1024)
+                    launcher.launch(rep_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["b"], sizes["v"], sizes["s"], sizes["h"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
                     starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
                     del keys
-                rep_bwd_H_csr[(n_rows, max(1, triton.cdiv(sizes["h"], block_k)))](
+                launcher.launch(rep_bwd_H_csr, (n_rows, max(1, triton.cdiv(sizes["h"], block_k))),
                     W_, H_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_H_,
                     sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0,
                     *W_.stride(), *H_.stride(), *aux_strides, *side_strides,
@@ -956,7 +957,7 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
         elif not atomic:
             block_c, block_r, block_k, warps, stages = runtime.onehot_blocks(sizes["s"], sizes["v"], sizes["h"])
             grid_b = (sizes["b"], triton.cdiv(sizes["s"], block_c), max(1, triton.cdiv(sizes["h"], block_k)))
-            rep_bwd_H[grid_b](
+            launcher.launch(rep_bwd_H, grid_b,
                 W_, H_, *aux, *side_args, grad, idx, stat, xsel, grad_H_,
                 sizes["b"], sizes["v"], sizes["s"], sizes["h"],
                 *W_.stride(), *H_.stride(), *aux_strides, *side_strides,

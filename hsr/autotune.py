@@ -15,6 +15,7 @@ import torch
 import triton
 
 from . import tuned
+from .launcher import launch as launch_kernel
 from .runtime import autotuning, next_pow2
 
 # (block of the outer axis, block of the selected axis, warps, stages)
@@ -191,8 +192,8 @@ class Tuned:
             key = self.key(args, kwargs)
             config = self.lookup(key)
             if config is not None:
-                return self.kernel[grid](*args, **kwargs, **config["kwargs"],
-                                         num_warps=config["num_warps"], num_stages=config["num_stages"])
+                return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
+                                     num_warps=config["num_warps"], num_stages=config["num_stages"])
             print(f"hsr: tuning {self.name} for {key} over up to {self.n_configs} configs...", file=sys.stderr, flush=True)
             t0 = time.monotonic()
             out = self.tuner[grid](*args, **kwargs)

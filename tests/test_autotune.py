@@ -158,3 +158,20 @@ def test_a_kept_config_of_another_row_block_is_not_used_for_a_split(monkeypatch)
     monkeypatch.setattr(autotune, "arch", lambda: "sm90")
     assert fwd.lookup((1024, 1024, 128, 128, "x")) is None  # 64-row blocks cannot run 128-row chunks
     assert fwd.lookup((64, 1024, 0, 128, "x")) == config  # no split: any row block
+
+
+def test_a_kept_config_launches_through_the_launcher(monkeypatch):
+    """A key with a kept config goes to hsr.launcher with the config's blocks and options."""
+    monkeypatch.setattr(autotune, "_where", lambda: "test device / triton x")
+    seen = []
+    monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append((kernel, grid, a, kw)))
+
+    class Kernel:
+        arg_names = ["A", "r_bucket", "c_bucket", "BK", "BR", "BC"]
+        fn = test_a_kept_config_launches_through_the_launcher
+    kernel = Kernel()
+    fwd = autotune.Tuned(kernel, Kernel(), autotune.KEY + ["BK"], "A", 1)
+    A = torch.zeros(2, dtype=torch.float16)
+    fwd.configs[(32, 64, 128, "torch.float16")] = {"kwargs": {"BR": 32, "BC": 64}, "num_warps": 4, "num_stages": 2}
+    fwd[(7,)](A, 32, 64, BK=128)
+    assert seen == [(kernel, (7,), (A, 32, 64), dict(BK=128, BR=32, BC=64, num_warps=4, num_stages=2))]

@@ -319,6 +319,36 @@ def test_strided_inputs_exact():
     assert (Qbig_c.grad[:, 1::2] == 0).all() and (Dbig_c.grad[..., d:] == 0).all()
 
 
+def test_kept_launches_follow_alignment_and_shape():
+    """hsr.launcher reuses a compiled kernel for a launch key seen before: calls
+    that alternate between 16-byte aligned and unaligned inputs (Triton compiles
+    each apart) and between two shapes must each get their own kernel, forward
+    and backward, whichever path (Triton's or the kept one) launches them."""
+    from hsr import launcher
+    launcher.forget()
+    g = _gen(650)
+    cases = []
+    for nq, nd, lq, ld in ((2, 3, 10, 60), (3, 2, 7, 33)):
+        Q, D = _ints((nq, lq, 64), g, torch.float16), _ints((nd, ld, 64), g, torch.float16)
+        grad = _ints((nq, nd), _gen(651), torch.float32, -2, 2)
+        ref, rQ, rD, _ = run_reference(Q, D, None, None, False, grad)
+        cases.append((Q, D, grad, ref, rQ, rD))
+    for k in (0, 1, 2, 3, 0, 1, 2, 3):
+        Q, D, grad, ref, rQ, rD = cases[k % 2]
+        shift = k // 2  # 1: both inputs one element (2 bytes) past 16-byte alignment
+        Qb = torch.zeros(Q.numel() + 8, dtype=Q.dtype, device=CUDA)
+        Db = torch.zeros(D.numel() + 8, dtype=D.dtype, device=CUDA)
+        Qc = Qb[shift:shift + Q.numel()].view(Q.shape).copy_(Q.to(CUDA)).requires_grad_()
+        Dc = Db[shift:shift + D.numel()].view(D.shape).copy_(D.to(CUDA)).requires_grad_()
+        assert (Qc.data_ptr() % 16 == 0) == (shift == 0)
+        _poison()  # grad_Q starts as torch.empty: every element must be written
+        out = maxsim(Qc, Dc, backward="atomic" if k < 4 else "deterministic")
+        out.backward(grad.to(CUDA))
+        assert torch.equal(out.detach().cpu().double(), ref), f"call {k}"
+        assert torch.equal(Qc.grad.cpu(), rQ.half()) and torch.equal(Dc.grad.cpu(), rD.half()), f"call {k}"
+    assert launcher._kept, "no launch was kept"
+
+
 # --------------------------------------------------------------------------- random, with gradients
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DT_IDS)

@@ -1,0 +1,123 @@
+"""Launching a Triton kernel again without Triton's per-call binding.
+
+`kernel[grid](*args)` specialises every argument, builds and hashes a cache
+key and checks the kernel's globals on each call: about 15 us a launch on the
+GPU machines' hosts, which is most of a small shape's host time (a ColBERT
+B=128 training step has two hsr launches, the textual forward one).
+
+`launch(kernel, grid, *args, **kwargs)` keeps, for each *launch key*, the
+compiled kernel that Triton returned the first time, and calls its launcher
+directly after that. The launch key is finer than Triton's specialisation:
+every int argument's value, every tensor's dtype and 16-byte alignment, the
+constexpr and option keyword arguments, and the current device. So a key seen
+before names the very kernel Triton would pick. Anything it cannot key (a
+tensor descriptor, a keyword tensor), launch hooks (profilers), and the
+interpreter take Triton's own path.
+"""
+
+from __future__ import annotations
+
+import torch
+import triton
+
+from .runtime import interpreting
+
+MAX_KEPT = 4096  # launch keys kept before the table starts again (shapes that never repeat)
+
+_kept: dict = {}
+
+
+def launch(kernel, grid, /, *args, **kwargs):
+    """kernel[grid](*args, **kwargs), reusing the compiled kernel of an earlier
+    launch with the same launch key. grid: a tuple, or a callable of the
+    keyword arguments (Triton passes it every argument; hsr's grids read only
+    block sizes, which are keyword constexprs)."""
+    if interpreting() or _hooked():
+        return kernel[grid](*args, **kwargs)
+    arg_key = _arg_key(args)
+    if arg_key is None:
+        return kernel[grid](*args, **kwargs)
+    device = torch.cuda.current_device()
+    key = (kernel, device, arg_key, tuple(kwargs.items()))
+    try:
+        kept = _kept.get(key)
+    except TypeError:  # an unhashable keyword value
+        return kernel[grid](*args, **kwargs)
+    if kept is None:
+        compiled = kernel[grid](*args, **kwargs)
+        tail = _tail(kernel, len(args), kwargs)
+        if tail is not None and compiled is not None and _grid_reads_keywords(grid, kwargs):
+            if len(_kept) >= MAX_KEPT:
+                _kept.clear()
+            _kept[key] = (compiled, tail)
+        return compiled
+    compiled, tail = kept
+    if callable(grid):
+        grid = grid(kwargs)
+    stream = torch._C._cuda_getCurrentRawStream(device)
+    compiled.run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1, stream,
+                 compiled.function, compiled.packed_metadata, None, None, None, *args, *tail)
+    return compiled
+
+
+def _arg_key(args):
+    """Each positional argument as it decides Triton's specialisation (ints by
+    value), or None for one that this module does not key."""
+    key = []
+    for a in args:
+        kind = a.__class__
+        if kind is int or a is None:
+            key.append(a)
+        elif isinstance(a, torch.Tensor):
+            key.append((a.dtype, a.data_ptr() % 16 == 0))
+        elif kind is float:
+            key.append(float)
+        elif kind is bool:
+            key.append((bool, a))
+        else:
+            return None
+    return tuple(key)
+
+
+def _tail(kernel, n_args: int, kwargs: dict):
+    """The kernel's parameters past the positional ones, in order (keyword
+    values or defaults): Triton's launcher takes every parameter, constexprs
+    included. None where one is a tensor or missing (such launches are not kept)."""
+    params = list(getattr(kernel, "signature", None).parameters.values()) if hasattr(kernel, "signature") else None
+    if params is None:
+        return None
+    tail = []
+    for p in params[n_args:]:
+        if p.name in kwargs:
+            value = kwargs[p.name]
+        elif p.default is not p.empty:
+            value = p.default
+        else:
+            return None
+        if isinstance(value, torch.Tensor):
+            return None
+        tail.append(value)
+    return tuple(tail)
+
+
+def _grid_reads_keywords(grid, kwargs) -> bool:
+    """A callable grid can be given the keyword arguments alone (as kept launches do)."""
+    if not callable(grid):
+        return True
+    try:
+        grid(kwargs)
+    except (KeyError, TypeError):
+        return False
+    return True
+
+
+def _hooked() -> bool:
+    """Launch hooks are set (a profiler such as proton): Triton's path calls them."""
+    knobs = triton.knobs.runtime
+    return any(hook is not None and bool(getattr(hook, "calls", True))
+               for hook in (knobs.launch_enter_hook, knobs.launch_exit_hook))
+
+
+def forget() -> None:
+    """Drop every kept launch (tests; a kernel recompiled under the same key)."""
+    _kept.clear()

@@ -1,0 +1,149 @@
+"""hsr.launcher: which launches reuse a kept compiled kernel, and with what arguments.
+
+A fake kernel stands in for Triton's JIT function (its `[grid](...)` is the
+slow path, its compiled kernel's `run` the fast one), so these run anywhere;
+tests/test_gpu.py launches real kernels through both paths."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+import torch
+
+from hsr import launcher
+
+
+class FakeCompiled:
+    function, packed_metadata = "fn", "meta"
+
+    def __init__(self, log):
+        self.log = log
+
+    def run(self, *args):
+        self.log.append(("fast", args))
+
+
+class FakeKernel:
+    """Triton's JITFunction as hsr.launcher sees it: a signature and [grid](...)."""
+
+    def __init__(self, fn):
+        self.signature = inspect.signature(fn)
+        self.log = []
+        self.compiled = FakeCompiled(self.log)
+
+    def __getitem__(self, grid):
+        def run(*args, **kwargs):
+            self.log.append(("slow", grid, args, kwargs))
+            return self.compiled
+        return run
+
+
+def _kernel(x_ptr, y_ptr, n, scale, BLOCK=16, FLAG=False):  # noqa: N803 - Triton's constexpr names
+    pass
+
+
+@pytest.fixture
+def on_gpu(monkeypatch):
+    """launch() as on a GPU: not interpreting, device 0, stream 7, no kept launches."""
+    monkeypatch.setattr(launcher, "interpreting", lambda: False)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 7, raising=False)
+    launcher.forget()
+    yield
+    launcher.forget()
+
+
+def _paths(kernel):
+    return [entry[0] for entry in kernel.log]
+
+
+def test_second_launch_is_direct_with_every_parameter_in_order(on_gpu):
+    k = FakeKernel(_kernel)
+    x, y = torch.zeros(64), torch.zeros(64)
+    launcher.launch(k, (3, 2), x, y, 10, 0.5, FLAG=True, num_warps=4)
+    launcher.launch(k, (3, 2), x, y, 10, 0.25, FLAG=True, num_warps=4)
+    assert _paths(k) == ["slow", "fast"]
+    assert k.log[0][3] == {"FLAG": True, "num_warps": 4}  # the slow path gets the call as given
+    # grid (3, 2, 1), stream 7, function, metadata, no launch metadata or hooks, then every
+    # parameter: the positional ones, then BLOCK's default and FLAG (num_warps is an option)
+    assert k.log[1][1] == (3, 2, 1, 7, "fn", "meta", None, None, None, x, y, 10, 0.25, 16, True)
+
+
+def test_a_different_key_takes_tritons_path(on_gpu):
+    k = FakeKernel(_kernel)
+    x, y = torch.zeros(64), torch.zeros(64)
+    launcher.launch(k, (1,), x, y, 10, 1.0)
+    launcher.launch(k, (1,), x, y, 11, 1.0)  # an int's value
+    launcher.launch(k, (1,), x.half(), y, 10, 1.0)  # a dtype
+    launcher.launch(k, (1,), x[1:], y, 10, 1.0)  # 4 bytes off 16-byte alignment
+    launcher.launch(k, (1,), x, y, 10, 1.0, BLOCK=32)  # a constexpr
+    launcher.launch(k, (1,), x, y, 10, 1.0, num_warps=8)  # an option
+    assert _paths(k) == ["slow"] * 6
+    launcher.launch(k, (1,), x[1:], y, 10, 1.0)
+    launcher.launch(k, (1,), x, y, 11, 1.0)
+    assert _paths(k)[6:] == ["fast", "fast"]
+
+
+def test_a_callable_grid_gets_the_keyword_arguments(on_gpu):
+    k = FakeKernel(_kernel)
+    x = torch.zeros(8)
+
+    def grid(meta):
+        return (100 // meta["BLOCK"],)
+    launcher.launch(k, grid, x, x, 1, 1.0, BLOCK=25)
+    launcher.launch(k, grid, x, x, 1, 1.0, BLOCK=25)
+    assert _paths(k) == ["slow", "fast"] and k.log[1][1][:3] == (4, 1, 1)
+
+
+def test_a_grid_that_reads_positional_names_is_not_kept(on_gpu):
+    k = FakeKernel(_kernel)
+    x = torch.zeros(8)
+
+    def grid(meta):
+        return (meta["n"],)
+    for _ in range(2):
+        launcher.launch(k, grid, x, x, 5, 1.0)
+    assert _paths(k) == ["slow", "slow"]
+
+
+def test_what_it_cannot_key_takes_tritons_path(on_gpu):
+    k = FakeKernel(_kernel)
+    x = torch.zeros(8)
+    for _ in range(2):
+        launcher.launch(k, (1,), x, object(), 5, 1.0)  # an argument of another kind (a descriptor)
+        launcher.launch(k, (1,), x, x, 5, 1.0, FLAG=x)  # a keyword tensor
+        launcher.launch(k, (1,), x, x, 5, 1.0, FLAG=[1])  # an unhashable keyword
+    assert _paths(k) == ["slow"] * 6
+
+
+def test_launch_hooks_and_the_interpreter_take_tritons_path(on_gpu, monkeypatch):
+    import triton
+    k = FakeKernel(_kernel)
+    x = torch.zeros(8)
+    launcher.launch(k, (1,), x, x, 5, 1.0)
+    chain = triton.knobs.runtime.launch_enter_hook
+    if hasattr(chain, "add"):  # Triton 3.6 and 3.9: a chain of hooks
+        chain.add(print)
+        try:
+            launcher.launch(k, (1,), x, x, 5, 1.0)
+        finally:
+            chain.remove(print)
+    else:
+        monkeypatch.setattr(triton.knobs.runtime, "launch_enter_hook", print)
+        launcher.launch(k, (1,), x, x, 5, 1.0)
+        monkeypatch.setattr(triton.knobs.runtime, "launch_enter_hook", chain)
+    monkeypatch.setattr(launcher, "interpreting", lambda: True)
+    launcher.launch(k, (1,), x, x, 5, 1.0)
+    assert _paths(k) == ["slow"] * 3
+
+
+def test_the_table_starts_again_when_full(on_gpu, monkeypatch):
+    monkeypatch.setattr(launcher, "MAX_KEPT", 2)
+    k = FakeKernel(_kernel)
+    x = torch.zeros(8)
+    for n in (1, 2, 3, 1):
+        launcher.launch(k, (1,), x, x, n, 1.0)
+    assert _paths(k) == ["slow"] * 4  # n=1 was dropped when n=3 came
+    launcher.launch(k, (1,), x, x, 3, 1.0)
+    assert _paths(k)[-1] == "fast"
