@@ -898,9 +898,10 @@ def score_inverse_place(
     pid_j = b_cell
     row_offsets = offsets_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * size_t
     lane = tl.arange(0, SUB)
-    for first in range(0, BLOCK, SUB):
+    n_cell = size_s * (size_i)  # the cell's entries
+    for first in range(0, tl.minimum(BLOCK, n_cell - tl.program_id(1) * BLOCK), SUB):  # the block's, SUB at a time
         e = tl.program_id(1) * BLOCK + first + lane
-        e_in = e < size_s * (size_i)
+        e_in = e < n_cell
         offs_s = e % size_s
         other = e // size_s
         other64 = tl.cast(other, tl.int64)
@@ -1119,10 +1120,11 @@ def _score_backward(t, sizes, saved, grad_out, mode):
                 n_rows = n_here * rows
                 if bins:
                     # a counting sort: each block's entries counted per row, then placed
-                    n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
+                    count_block, count_sub = runtime.count_blocks()
+                    n_blocks = triton.cdiv(per_cell, count_block)
                     hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
                     launcher.launch(score_inverse_count, (n_here, n_blocks), idx, hist, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], c0, n_blocks,
-                                                          NB=bins, BLOCK=runtime.COUNT_BLOCK)
+                                                          NB=bins, BLOCK=count_block)
                     counts = hist[:, :, :rows]
                     offsets = counts.cumsum(1, dtype=torch.int32)
                     starts = torch.zeros(n_rows + 1, dtype=torch.int64, device=idx.device)
@@ -1131,7 +1133,7 @@ def _score_backward(t, sizes, saved, grad_out, mode):
                     del hist, counts
                     order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
                     launcher.launch(score_inverse_place, (n_here, n_blocks), idx, offsets, order, sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"], c0, n_blocks,
-                                                          BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
+                                                          BLOCK=count_block, SUB=count_sub)
                     del offsets
                 else:
                     # a stable sort of each entry's D row

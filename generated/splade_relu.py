@@ -730,9 +730,10 @@ def rep_inverse_place(
     pid_b = b_cell
     row_offsets = offsets_ptr + (tl.program_id(0) * n_blocks + tl.program_id(1)) * size_s
     lane = tl.arange(0, SUB)
-    for first in range(0, BLOCK, SUB):
+    n_cell = size_v * (1)  # the cell's entries
+    for first in range(0, tl.minimum(BLOCK, n_cell - tl.program_id(1) * BLOCK), SUB):  # the block's, SUB at a time
         e = tl.program_id(1) * BLOCK + first + lane
-        e_in = e < size_v * (1)
+        e_in = e < n_cell
         offs_v = e % size_v
         other = e // size_v
         cell = pid_b
@@ -919,10 +920,11 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
                 n_rows = n_here * rows
                 if bins:
                     # a counting sort: each block's entries counted per row, then placed
-                    n_blocks = triton.cdiv(per_cell, runtime.COUNT_BLOCK)
+                    count_block, count_sub = runtime.count_blocks()
+                    n_blocks = triton.cdiv(per_cell, count_block)
                     hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)
                     launcher.launch(rep_inverse_count, (n_here, n_blocks), idx, hist, sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_blocks,
-                                                          NB=bins, BLOCK=runtime.COUNT_BLOCK)
+                                                          NB=bins, BLOCK=count_block)
                     counts = hist[:, :, :rows]
                     offsets = counts.cumsum(1, dtype=torch.int32)
                     starts = torch.zeros(n_rows + 1, dtype=torch.int64, device=idx.device)
@@ -931,7 +933,7 @@ def _rep_backward(t, sizes, saved, grad_out, mode):
                     del hist, counts
                     order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)
                     launcher.launch(rep_inverse_place, (n_here, n_blocks), idx, offsets, order, sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_blocks,
-                                                          BLOCK=runtime.COUNT_BLOCK, SUB=runtime.COUNT_SUB)
+                                                          BLOCK=count_block, SUB=count_sub)
                     del offsets
                 else:
                     # a stable sort of each entry's H row

@@ -203,8 +203,26 @@ def index_dtype(selected: int) -> torch.dtype:
 
 
 INVERSE_CHUNK = (1 << 21, 1 << 19)  # entries at a time: counting sort, stable sort
-COUNT_BLOCK, COUNT_SUB = 1024, 64  # the counting sort's entries per program, and per step of its placing
 COUNT_MAX_BINS = 4096
+
+
+def count_blocks() -> tuple[int, int]:
+    """(entries a program, entries a placing step) of the counting sort.
+
+    The placing pass is a chain of dependent steps per program; a 32 x 32
+    comparison a step, not 64 x 64, is what makes it fast, and larger blocks
+    hold fewer per-block counts (bins / block * 8 bytes an entry: counts and
+    offsets, int32). Measured on an H200 (bench/NOTES.md, session 13;
+    bench/deterministic_blocks.py --quick), deterministic steps, (1024, 64) ->
+    (2048, 32): Splade 1.875 -> 1.814 ms, ColBERT B=512 5.660 -> 5.106,
+    ColPali B=64 3.677 -> 3.303 at 0.039 -> 0.023 GiB; (1024, 32) within 0.1%
+    of it but at ColPali (3.377), (512, 32) and (256, 32) slower and larger.
+    HSR_COUNT_BLOCKS="block,sub" overrides them, for measuring."""
+    env = os.environ.get("HSR_COUNT_BLOCKS")
+    if env:
+        block, sub = (int(x) for x in env.split(","))
+        return block, sub
+    return 2048, 32
 
 
 def counting_bins(selected: int) -> int:

@@ -56,8 +56,9 @@ def backward(request, monkeypatch):
     mode, _, scatter = request.param.partition("-")
     if scatter:
         monkeypatch.setenv("HSR_SCATTER", scatter)
-    if scatter == "inverse":  # small chunks of the inverse index: several cells each, several chunks
-        monkeypatch.setenv("HSR_INVERSE_CHUNK", "40")
+    if scatter == "inverse":  # small chunks of the inverse index: several cells each, several chunks,
+        monkeypatch.setenv("HSR_INVERSE_CHUNK", "40")  # and small blocks of its counting sort
+        monkeypatch.setenv("HSR_COUNT_BLOCKS", "32,16")
     return mode
 
 

@@ -637,14 +637,16 @@ def test_forward_and_deterministic_backward_are_bitwise_reproducible(ops, device
     """Two runs on the same inputs: torch.equal outputs (and indices), and
     with backward="deterministic" torch.equal gradients. Larger shapes on a GPU,
     where atomics would reorder sums. In the second run the inverse index takes one
-    selection-side cell at a time and a stable sort instead of its counting sort:
-    neither changes a bit."""
+    selection-side cell at a time and a stable sort instead of its counting sort
+    (which the first run takes in small blocks): neither changes a bit."""
     subject = ops[name]
     sizes = subject.sizes(base=2 if device == "cpu" else 24)
     if device != "cpu":
         sizes = {a: (64 if a in subject.contracted and not subject.points else s) for a, s in sizes.items()}
     good = subject.inputs(sizes, torch.Generator().manual_seed(10))
     runs = []
+    # first run: the counting sort in blocks of 32 entries placed 16 at a time (several blocks a cell)
+    monkeypatch.setenv("HSR_COUNT_BLOCKS", "32,16")
     for second in (False, True):
         if second:
             monkeypatch.setenv("HSR_INVERSE_CHUNK", "1")
