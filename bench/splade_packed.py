@@ -31,6 +31,8 @@ import triton
 import triton.language as tl
 import triton.testing
 
+from splade_variants import SHAPE, make_inputs, matmul_ceiling
+
 
 @triton.jit
 def _store_head(out, idx, b, offs_v, v_in, V, best, bidx, bv, NEED_IDX: tl.constexpr):
@@ -127,15 +129,9 @@ def main():
     ap.add_argument("--budget-s", type=float, default=240)
     args = ap.parse_args()
     t0 = time.monotonic()
-    B, L, HD, V = 32, 256, 768, 30522
+    B, L, HD, V = SHAPE
     dev = "cuda"
-    g = torch.Generator(device=dev).manual_seed(0)
-    hidden = torch.randn(B, L, HD, device=dev, generator=g).to(torch.bfloat16)
-    weight = (torch.randn(V, HD, device=dev, generator=g) * 0.05).to(torch.bfloat16)
-    bias = (torch.randn(V, device=dev, generator=g) * 0.1).to(torch.bfloat16)
-    lengths = torch.randint(L // 2, L + 1, (B,), device=dev, generator=g)
-    lengths[3] = 0  # one sequence with no real token
-    mask = torch.arange(L, device=dev)[None, :] < lengths[:, None]
+    hidden, weight, bias, mask = make_inputs(dev, empty=(3,))  # one sequence with no real token
     real = int(mask.sum())
 
     def bench(fn):
@@ -143,10 +139,7 @@ def main():
         torch.cuda.synchronize()
         return triton.testing.do_bench(fn, warmup=25, rep=150 if not args.quick else 40, return_mode="median")
 
-    a = torch.randn(8192, 8192, device=dev, dtype=torch.bfloat16)
-    mm_ms = bench(lambda: a @ a)
-    peak = 2 * 8192 ** 3 / mm_ms / 1e9
-    del a
+    peak = matmul_ceiling(bench, dev)
     floor_full = 2 * B * L * HD * V / peak / 1e9
     floor_real = 2 * real * HD * V / peak / 1e9
     head = (f"device {torch.cuda.get_device_name()}, torch {torch.__version__}, triton {triton.__version__}; "

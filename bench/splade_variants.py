@@ -130,6 +130,29 @@ def splade_variant(W, Hs, bias, mask, out, idx,
         tl.store(idx + b * V + offs_v, tl.where(picked, bidx, -1), mask=v_in)
 
 
+SHAPE = (32, 256, 768, 30522)  # B, L, H, V: BERT's vocabulary
+
+
+def make_inputs(dev, empty=()):
+    """(hidden, weight, bias, mask) at SHAPE in bf16, fixed seed; lengths uniform
+    in [L/2, L], and 0 for the sequences in `empty`."""
+    B, L, HD, V = SHAPE
+    g = torch.Generator(device=dev).manual_seed(0)
+    hidden = torch.randn(B, L, HD, device=dev, generator=g).to(torch.bfloat16)
+    weight = (torch.randn(V, HD, device=dev, generator=g) * 0.05).to(torch.bfloat16)
+    bias = (torch.randn(V, device=dev, generator=g) * 0.1).to(torch.bfloat16)
+    lengths = torch.randint(L // 2, L + 1, (B,), device=dev, generator=g)
+    for b in empty:
+        lengths[b] = 0
+    return hidden, weight, bias, torch.arange(L, device=dev)[None, :] < lengths[:, None]
+
+
+def matmul_ceiling(bench, dev) -> float:
+    """TFLOP/s of an 8192^3 bf16 product, timed with `bench`."""
+    a = torch.randn(8192, 8192, device=dev, dtype=torch.bfloat16)
+    return 2 * 8192 ** 3 / bench(lambda: a @ a) / 1e9
+
+
 def run_variant(hidden, weight, bias, mask, cfg, flat, slot, mask_end, need_idx, ws=False):
     B, L, HD = hidden.shape
     V = weight.shape[0]
@@ -155,14 +178,9 @@ def main():
                     help="launch that one variant (FLAT=0, SLOT=0, no index) once and exit: for a profiler (ncu)")
     args = ap.parse_args()
     t0 = time.monotonic()
-    B, L, HD, V = 32, 256, 768, 30522
+    B, L, HD, V = SHAPE
     dev = "cuda"
-    g = torch.Generator(device=dev).manual_seed(0)
-    hidden = torch.randn(B, L, HD, device=dev, generator=g).to(torch.bfloat16)
-    weight = (torch.randn(V, HD, device=dev, generator=g) * 0.05).to(torch.bfloat16)
-    bias = (torch.randn(V, device=dev, generator=g) * 0.1).to(torch.bfloat16)
-    lengths = torch.randint(L // 2, L + 1, (B,), device=dev, generator=g)
-    mask = torch.arange(L, device=dev)[None, :] < lengths[:, None]
+    hidden, weight, bias, mask = make_inputs(dev)
     real = int(mask.sum())
     if args.once:
         run_variant(hidden, weight, bias, mask, tuple(int(x) for x in args.once.split(",")), 0, 0, 0, 0)
@@ -174,10 +192,7 @@ def main():
         torch.cuda.synchronize()
         return triton.testing.do_bench(fn, warmup=25, rep=150 if not args.quick else 40, return_mode="median")
 
-    a = torch.randn(8192, 8192, device=dev, dtype=torch.bfloat16)
-    mm_ms = bench(lambda: a @ a)
-    peak = 2 * 8192 ** 3 / mm_ms / 1e9  # TFLOP/s
-    del a
+    peak = matmul_ceiling(bench, dev)
     floor_full = 2 * B * L * HD * V / peak / 1e9
     floor_real = 2 * real * HD * V / peak / 1e9
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}, triton {triton.__version__}")
