@@ -22,9 +22,10 @@ import json
 import os
 import time
 
-# (64, 64, 4) and larger spill registers in the SASS compiled here for sm_90 (cuobjdump -res-usage)
-CONFIGS = [(64, 32, 4), (32, 64, 4), (64, 64, 4), (128, 32, 4), (32, 128, 4), (64, 64, 8), (128, 64, 8),
-           (128, 64, 4), (32, 32, 2)]
+# Columns across all the warps (BLOCK_C = 32 x warps): each thread holds its column's rows, so the
+# column's min over the program's rows needs no exchange between threads (bench/NOTES.md, session 14)
+CONFIGS = [(32, 128, 4), (16, 128, 4), (64, 128, 4), (32, 256, 8), (16, 256, 8), (32, 64, 2), (64, 32, 4),
+           (32, 32, 1)]
 SHAPES = {"10k": 10_000, "100k": 100_000}
 
 

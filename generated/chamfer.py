@@ -259,7 +259,7 @@ def cd_fwd(
 
                 # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                 # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
                 if SMALL_D > 0:
                     key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
@@ -358,7 +358,7 @@ def cd_fwd(
 
                 # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                 # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
                 if SMALL_D > 0:
                     key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
@@ -470,7 +470,7 @@ def cd_fwd(
 
                         # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                         # beta first, then one FMA per coordinate with -2.0 folded into B's
-                        key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                        key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
                         if SMALL_D > 0:
                             key += _a0[:, None] * (-2.0 * _b0)[None, :]
                         if SMALL_D > 1:
@@ -551,7 +551,7 @@ def cd_fwd(
 
                         # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                         # beta first, then one FMA per coordinate with -2.0 folded into B's
-                        key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                        key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
                         if SMALL_D > 0:
                             key += _a0[:, None] * (-2.0 * _b0)[None, :]
                         if SMALL_D > 1:
@@ -1331,7 +1331,7 @@ def cd_t1_fwd(
 
                 # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                 # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_M, BLOCK_N])
+                key = tl.broadcast_to(bsq[None, :], [BLOCK_M, BLOCK_N])
                 if SMALL_D > 0:
                     key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
@@ -1430,7 +1430,7 @@ def cd_t1_fwd(
 
                 # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                 # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_M, BLOCK_N])
+                key = tl.broadcast_to(bsq[None, :], [BLOCK_M, BLOCK_N])
                 if SMALL_D > 0:
                     key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
@@ -1542,7 +1542,7 @@ def cd_t1_fwd(
 
                         # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                         # beta first, then one FMA per coordinate with -2.0 folded into B's
-                        key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_M, BLOCK_N])
+                        key = tl.broadcast_to(bsq[None, :], [BLOCK_M, BLOCK_N])
                         if SMALL_D > 0:
                             key += _a0[:, None] * (-2.0 * _b0)[None, :]
                         if SMALL_D > 1:
@@ -1623,7 +1623,7 @@ def cd_t1_fwd(
 
                         # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                         # beta first, then one FMA per coordinate with -2.0 folded into B's
-                        key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_M, BLOCK_N])
+                        key = tl.broadcast_to(bsq[None, :], [BLOCK_M, BLOCK_N])
                         if SMALL_D > 0:
                             key += _a0[:, None] * (-2.0 * _b0)[None, :]
                         if SMALL_D > 1:

@@ -232,7 +232,7 @@ def dist_fwd(
 
             # the key, -2.0 * dot + beta, formed in the products' own accumulator:
             # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+            key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
             if SMALL_D > 0:
                 key += _a0[:, None] * (-2.0 * _b0)[None, :]
             if SMALL_D > 1:
@@ -331,7 +331,7 @@ def dist_fwd(
 
             # the key, -2.0 * dot + beta, formed in the products' own accumulator:
             # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+            key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
             if SMALL_D > 0:
                 key += _a0[:, None] * (-2.0 * _b0)[None, :]
             if SMALL_D > 1:
@@ -443,7 +443,7 @@ def dist_fwd(
 
                     # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                     # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                    key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
                     if SMALL_D > 0:
                         key += _a0[:, None] * (-2.0 * _b0)[None, :]
                     if SMALL_D > 1:
@@ -524,7 +524,7 @@ def dist_fwd(
 
                     # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                     # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (bsq[None, :]), [BLOCK_N, BLOCK_M])
+                    key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
                     if SMALL_D > 0:
                         key += _a0[:, None] * (-2.0 * _b0)[None, :]
                     if SMALL_D > 1:
@@ -972,7 +972,7 @@ def dist_fwd_both(
     rows_sw = n_in & (offs_n < n_end)
     col_active = n0 < n_end
     rows_all = n0 + BLOCK_N <= n_end
-    col_nan = tl.max(tl.zeros([BLOCK_M], tl.int32), axis=0)
+    col_nan2 = tl.zeros([BLOCK_M], tl.int32)
     m_full = (m_end // BLOCK_M) * BLOCK_M
     for m0 in range(0, m_full, BLOCK_M):
         offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -1022,7 +1022,7 @@ def dist_fwd_both(
 
             # the key, -2.0 * dot + beta, formed in the products' own accumulator:
             # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
+            key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
             if SMALL_D > 0:
                 key += _a0[:, None] * (-2.0 * _b0)[None, :]
             if SMALL_D > 1:
@@ -1058,18 +1058,19 @@ def dist_fwd_both(
                 cbest = tl.reduce(s, 0, _dist_select)
             else:
                 cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
-            col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+            col_nan2 = tl.maximum(col_nan2, (cbest != cbest).to(tl.int32))  # per column: no reduction a tile
             cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
             ckey = _dist_order(cbest).to(tl.int64)
             improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
-            if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+            if NEED_IDX:
+                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                    # value and lowest row from one reduction (a recomputed key may round apart)
                     rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                     cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                     ckey = _dist_order(cval + 0.0).to(tl.int64)
-                else:
-                    cidx = tl.zeros([BLOCK_M], tl.int32)
-                tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+            else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
+                tl.atomic_min(col_at, ckey << 32, mask=improve)
     if m_full < m_end:  # the term's last, partial tile
         m0 = m_full
         offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -1119,7 +1120,7 @@ def dist_fwd_both(
 
             # the key, -2.0 * dot + beta, formed in the products' own accumulator:
             # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
+            key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
             if SMALL_D > 0:
                 key += _a0[:, None] * (-2.0 * _b0)[None, :]
             if SMALL_D > 1:
@@ -1159,18 +1160,19 @@ def dist_fwd_both(
                 cbest = tl.reduce(s, 0, _dist_select)
             else:
                 cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
-            col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+            col_nan2 = tl.maximum(col_nan2, (cbest != cbest).to(tl.int32))  # per column: no reduction a tile
             cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
             ckey = _dist_order(cbest).to(tl.int64)
             improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
-            if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+            if NEED_IDX:
+                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                    # value and lowest row from one reduction (a recomputed key may round apart)
                     rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                     cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                     ckey = _dist_order(cval + 0.0).to(tl.int64)
-                else:
-                    cidx = tl.zeros([BLOCK_M], tl.int32)
-                tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+            else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
+                tl.atomic_min(col_at, ckey << 32, mask=improve)
     if col_active:  # past the term's bound: the swapped term's columns only
         for m0 in range(tl.cdiv(m_end, BLOCK_M) * BLOCK_M, size_m, BLOCK_M):
             offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -1220,7 +1222,7 @@ def dist_fwd_both(
 
                 # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                 # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
+                key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
                 if SMALL_D > 0:
                     key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:
@@ -1246,18 +1248,19 @@ def dist_fwd_both(
                     cbest = tl.reduce(s, 0, _dist_select)
                 else:
                     cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
-                col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+                col_nan2 = tl.maximum(col_nan2, (cbest != cbest).to(tl.int32))  # per column: no reduction a tile
                 cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
                 ckey = _dist_order(cbest).to(tl.int64)
                 improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
-                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                    if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+                if NEED_IDX:
+                    if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                        # value and lowest row from one reduction (a recomputed key may round apart)
                         rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                         cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                         ckey = _dist_order(cval + 0.0).to(tl.int64)
-                    else:
-                        cidx = tl.zeros([BLOCK_M], tl.int32)
-                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                        tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
+                    tl.atomic_min(col_at, ckey << 32, mask=improve)
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
     if NEED_IDX:
         # the lowest index holding the best
@@ -1322,7 +1325,7 @@ def dist_fwd_both(
 
                     # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                     # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
+                    key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
                     if SMALL_D > 0:
                         key += _a0[:, None] * (-2.0 * _b0)[None, :]
                     if SMALL_D > 1:
@@ -1403,7 +1406,7 @@ def dist_fwd_both(
 
                     # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                     # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
+                    key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
                     if SMALL_D > 0:
                         key += _a0[:, None] * (-2.0 * _b0)[None, :]
                     if SMALL_D > 1:
@@ -1486,7 +1489,7 @@ def dist_fwd_both(
                  tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
         tl.store(xsel_ptr + cell * size_n + offs_n, x_best, mask=n_in)
 
-    if col_nan > 0:  # a column met NaN: its best is the first NaN row, found by a second pass
+    if tl.max(col_nan2, axis=0) > 0:  # a column met NaN: its best is the first NaN row, found by a second pass
         for m0 in range(0, size_m, BLOCK_M):
             offs_m = m0 + tl.arange(0, BLOCK_M)
             m_in = offs_m < size_m
@@ -1532,7 +1535,7 @@ def dist_fwd_both(
 
                 # the key, -2.0 * dot + beta, formed in the products' own accumulator:
                 # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(tl.zeros([1, 1], tl.float32) + (asq[:, None] + bsq[None, :]), [BLOCK_N, BLOCK_M])
+                key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
                 if SMALL_D > 0:
                     key += _a0[:, None] * (-2.0 * _b0)[None, :]
                 if SMALL_D > 1:

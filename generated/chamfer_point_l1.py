@@ -794,7 +794,7 @@ def dist_fwd_both(
     rows_sw = n_in & (offs_n < n_end)
     col_active = n0 < n_end
     rows_all = n0 + BLOCK_N <= n_end
-    col_nan = tl.max(tl.zeros([BLOCK_M], tl.int32), axis=0)
+    col_nan2 = tl.zeros([BLOCK_M], tl.int32)
     m_full = (m_end // BLOCK_M) * BLOCK_M
     for m0 in range(0, m_full, BLOCK_M):
         offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -859,18 +859,19 @@ def dist_fwd_both(
                 cbest = tl.reduce(s, 0, _dist_select)
             else:
                 cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
-            col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+            col_nan2 = tl.maximum(col_nan2, (cbest != cbest).to(tl.int32))  # per column: no reduction a tile
             cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
             ckey = _dist_order(cbest).to(tl.int64)
             improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
-            if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+            if NEED_IDX:
+                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                    # value and lowest row from one reduction (a recomputed key may round apart)
                     rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                     cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                     ckey = _dist_order(cval + 0.0).to(tl.int64)
-                else:
-                    cidx = tl.zeros([BLOCK_M], tl.int32)
-                tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+            else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
+                tl.atomic_min(col_at, ckey << 32, mask=improve)
     if m_full < m_end:  # the term's last, partial tile
         m0 = m_full
         offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -939,18 +940,19 @@ def dist_fwd_both(
                 cbest = tl.reduce(s, 0, _dist_select)
             else:
                 cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
-            col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+            col_nan2 = tl.maximum(col_nan2, (cbest != cbest).to(tl.int32))  # per column: no reduction a tile
             cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
             ckey = _dist_order(cbest).to(tl.int64)
             improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
-            if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+            if NEED_IDX:
+                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                    # value and lowest row from one reduction (a recomputed key may round apart)
                     rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                     cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                     ckey = _dist_order(cval + 0.0).to(tl.int64)
-                else:
-                    cidx = tl.zeros([BLOCK_M], tl.int32)
-                tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+            else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
+                tl.atomic_min(col_at, ckey << 32, mask=improve)
     if col_active:  # past the term's bound: the swapped term's columns only
         for m0 in range(tl.cdiv(m_end, BLOCK_M) * BLOCK_M, size_m, BLOCK_M):
             offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -1007,18 +1009,19 @@ def dist_fwd_both(
                     cbest = tl.reduce(s, 0, _dist_select)
                 else:
                     cbest = tl.reduce(tl.where(rows_sw[:, None], s, float("inf")), 0, _dist_select)
-                col_nan = tl.maximum(col_nan, tl.max((cbest != cbest).to(tl.int32), axis=0))
+                col_nan2 = tl.maximum(col_nan2, (cbest != cbest).to(tl.int32))  # per column: no reduction a tile
                 cbest = cbest + 0.0  # -0.0 as +0.0: the order key tells them apart, the reference does not
                 ckey = _dist_order(cbest).to(tl.int64)
                 improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
-                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                    if NEED_IDX:  # value and lowest row from one reduction (a recomputed key may round apart)
+                if NEED_IDX:
+                    if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
+                        # value and lowest row from one reduction (a recomputed key may round apart)
                         rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                         cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                         ckey = _dist_order(cval + 0.0).to(tl.int64)
-                    else:
-                        cidx = tl.zeros([BLOCK_M], tl.int32)
-                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                        tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
+                    tl.atomic_min(col_at, ckey << 32, mask=improve)
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
     if NEED_IDX:
         # the lowest index holding the best
@@ -1155,7 +1158,7 @@ def dist_fwd_both(
         tl.store(idx_ptr + cell * size_n + offs_n,
                  tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
 
-    if col_nan > 0:  # a column met NaN: its best is the first NaN row, found by a second pass
+    if tl.max(col_nan2, axis=0) > 0:  # a column met NaN: its best is the first NaN row, found by a second pass
         for m0 in range(0, size_m, BLOCK_M):
             offs_m = m0 + tl.arange(0, BLOCK_M)
             m_in = offs_m < size_m

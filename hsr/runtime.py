@@ -291,12 +291,18 @@ def both_ways_fused(device: torch.device, pairs: int, need_idx: bool) -> bool:
     two cross-warp reductions and a branch per tile); with indices its first
     version met an illegal memory access there, not yet understood. So on
     CUDA: no indices and at most 1e8 pairs (HSR_BOTH_WAYS_INDEX=1 lets the
-    indexed one run, to debug it). The interpreter always fuses: the tests
+    indexed one run, to debug it). Session 14 took the per-tile block-wide
+    reductions out (10K 0.126 ms against 0.162 for the two calls; 100K still
+    4.59 against 3.97). HSR_BOTH_WAYS=fused|separate forces the choice
+    without indices, for measuring. The interpreter always fuses: the tests
     check the fused kernels against the two calls."""
     if device.type != "cuda":
         return True
     if need_idx:
         return os.environ.get("HSR_BOTH_WAYS_INDEX") == "1"
+    forced = os.environ.get("HSR_BOTH_WAYS")  # "fused" or "separate": for measuring the two
+    if forced in ("fused", "separate"):
+        return forced == "fused"
     return pairs <= 10**8
 
 
@@ -311,7 +317,8 @@ def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int
         return r, c, w
     if interpreting():
         return min(32, next_pow2(size_r)), min(32, next_pow2(size_c)), 4
-    return (64, 32, 4) if need_idx else (32, 128, 4)  # the best at 10K and 100K in h100-session7-c
+    # with indices: the best in h100-session7-c; without: h100-session14 (columns across all 8 warps)
+    return (64, 32, 4) if need_idx else (32, 256, 8)
 
 
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:

@@ -309,11 +309,25 @@ def test_both_ways_fuses_where_measured_faster(monkeypatch):
     session 7); always in the interpreter, whose tests check it."""
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
     monkeypatch.delenv("HSR_BOTH_WAYS_INDEX", raising=False)
+    monkeypatch.delenv("HSR_BOTH_WAYS", raising=False)
     assert runtime.both_ways_fused(cuda, 10**8, False) and not runtime.both_ways_fused(cuda, 10**10, False)
     assert not runtime.both_ways_fused(cuda, 100, True)
     assert runtime.both_ways_fused(cpu, 10**10, True)
     monkeypatch.setenv("HSR_BOTH_WAYS_INDEX", "1")
     assert runtime.both_ways_fused(cuda, 100, True)
+
+
+def test_both_ways_choice_can_be_forced_for_measuring(monkeypatch):
+    """HSR_BOTH_WAYS=fused|separate overrides the size rule without indices only;
+    any other value leaves the rule alone."""
+    cuda = torch.device("cuda")
+    monkeypatch.delenv("HSR_BOTH_WAYS_INDEX", raising=False)
+    monkeypatch.setenv("HSR_BOTH_WAYS", "fused")
+    assert runtime.both_ways_fused(cuda, 10**10, False) and not runtime.both_ways_fused(cuda, 100, True)
+    monkeypatch.setenv("HSR_BOTH_WAYS", "separate")
+    assert not runtime.both_ways_fused(cuda, 100, False)
+    monkeypatch.setenv("HSR_BOTH_WAYS", "yes")
+    assert runtime.both_ways_fused(cuda, 100, False) and not runtime.both_ways_fused(cuda, 10**10, False)
 
 
 def test_gather_rows_follow_the_measured_rule():
