@@ -279,7 +279,7 @@ def cd_fwd(
                 if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-            if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                 key = (bsq[None, :] + ((-2.0) * dot))
             if DOT_MODE == 1:
                 # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
@@ -378,7 +378,7 @@ def cd_fwd(
                 if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-            if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                 key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(m_ok[None, :], key, float("inf"))
             if DOT_MODE == 1:
@@ -490,7 +490,7 @@ def cd_fwd(
                         if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                             dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-                    if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                    if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                         key = (bsq[None, :] + ((-2.0) * dot))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
@@ -571,7 +571,7 @@ def cd_fwd(
                         if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                             dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-                    if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                    if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                         key = (bsq[None, :] + ((-2.0) * dot))
                     key = tl.where(m_ok[None, :], key, float("inf"))
                     # the first NaN of each row
@@ -1351,7 +1351,7 @@ def cd_t1_fwd(
                 if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                     dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
 
-            if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                 key = (bsq[None, :] + ((-2.0) * dot))
             if DOT_MODE == 1:
                 # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
@@ -1450,7 +1450,7 @@ def cd_t1_fwd(
                 if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                     dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
 
-            if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                 key = (bsq[None, :] + ((-2.0) * dot))
             key = tl.where(n_ok[None, :], key, float("inf"))
             if DOT_MODE == 1:
@@ -1562,7 +1562,7 @@ def cd_t1_fwd(
                         if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                             dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
 
-                    if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                    if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                         key = (bsq[None, :] + ((-2.0) * dot))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
@@ -1643,7 +1643,7 @@ def cd_t1_fwd(
                         if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                             dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
 
-                    if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                    if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                         key = (bsq[None, :] + ((-2.0) * dot))
                     key = tl.where(n_ok[None, :], key, float("inf"))
                     # the first NaN of each row

@@ -114,9 +114,191 @@ def _dist_select(x, y):
 
 
 @triton.jit
+def _dist_split_tile(a_split, b_split, m0, m_end, tol, t_best, t_tile, t_second, t_second_tile,
+        t_near, t_near_tile, BLOCK_M: tl.constexpr, SPLIT_K: tl.constexpr, PARTIAL: tl.constexpr,
+        DOT_FP32: tl.constexpr):
+    """One tile of the split pass: its rows' min of the key (one fp16 dot), merged into each
+    row's least tile min and the first tile reaching it, the runner-up tile (the pieces' key
+    is a little less exact than the fp32 one: a near tie may rank the two the other way), and
+    the first tile within tol of every later one (a tie across tiles keeps the lower)."""
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    offs_s = tl.arange(0, SPLIT_K)
+    at = b_split + offs_m.to(tl.int64)[None, :] * SPLIT_K + offs_s[:, None]
+    if PARTIAL:
+        b = tl.load(at, mask=(offs_m < m_end)[None, :], other=0.0)
+    else:
+        b = tl.load(at)
+    if DOT_FP32:  # the interpreter: fp32 products of the pieces, as the tensor cores form them
+        key = tl.dot(a_split.to(tl.float32), b.to(tl.float32), input_precision="ieee")
+    else:
+        key = tl.dot(a_split, b)
+    if PARTIAL:
+        key = tl.where((offs_m < m_end)[None, :], key, float("inf"))
+    tile_min = tl.reduce(key, 1, _dist_select)
+    better = tile_min < t_best
+    second = tile_min < t_second
+    t_second_tile = tl.where(better, t_tile, tl.where(second, m0, t_second_tile))
+    t_second = tl.where(better, t_best, tl.minimum(t_second, tile_min))
+    t_tile = tl.where(better, m0, t_tile)
+    t_best = tl.minimum(t_best, tile_min, propagate_nan=tl.PropagateNan.ALL)
+    clear = tile_min < t_near - tol
+    t_near_tile = tl.where(clear, m0, t_near_tile)
+    t_near = tl.where(clear, tile_min, t_near)
+    return t_best, t_tile, t_second, t_second_tile, t_near, t_near_tile
+
+
+@triton.jit
+def dist_split_max(src_ptr, big_ptr, n_rows, stride_row, stride_k, SMALL_D: tl.constexpr, BLOCK: tl.constexpr):
+    """The largest finite |coordinate| of a block of rows, atomically into big_ptr (zeroed):
+    the split's scale, with no host sync."""
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = rows < n_rows
+    src = src_ptr + rows.to(tl.int64) * stride_row
+    big = tl.zeros([BLOCK], tl.float32)
+    if SMALL_D > 0:
+        v = tl.abs(tl.load(src + 0 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
+    if SMALL_D > 1:
+        v = tl.abs(tl.load(src + 1 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
+    if SMALL_D > 2:
+        v = tl.abs(tl.load(src + 2 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
+    if SMALL_D > 3:
+        v = tl.abs(tl.load(src + 3 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
+    if SMALL_D > 4:
+        v = tl.abs(tl.load(src + 4 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
+    if SMALL_D > 5:
+        v = tl.abs(tl.load(src + 5 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
+    if SMALL_D > 6:
+        v = tl.abs(tl.load(src + 6 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
+    if SMALL_D > 7:
+        v = tl.abs(tl.load(src + 7 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
+    tl.atomic_max(big_ptr, tl.max(big, axis=0))
+
+
+@triton.jit
+def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_row, stride_k,
+        SIDE: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_K: tl.constexpr, BLOCK: tl.constexpr):
+    """Rows of X (SIDE 0) or Y (SIDE 1) as SPLIT_K fp16 pieces, so that
+    <a', b'> = s^2 (|b|^2 - 2<a, b>) with exact products: each scaled coordinate is hi + lo
+    (fp16), a' holds (hi, hi, lo) and b' the pieces of -2 s b as (hi, lo, hi) per coordinate,
+    then a' three ones and b' three pieces of |s b|^2. SIDE 0 also writes each row's tol: 2^-18 of
+    |s a|^2 + d 2^12, a bound many times the rounding of the dot's fp32 sum."""
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = rows < n_rows
+    # the power of two that brings the largest finite |coordinate| (big) to (2^5, 2^6]: the
+    # scaled norms fit fp16 (d <= 4) and the low pieces stay far above its subnormals; from
+    # big's bits (exact), clamped so that s stays a normal fp32; 1 where big is 0
+    bits = tl.load(big_ptr).to(tl.int32, bitcast=True)
+    ceil_log2 = ((bits >> 23) & 0xFF) - 127 + ((bits & 0x7FFFFF) != 0).to(tl.int32)
+    e = tl.minimum(tl.maximum(6 - ceil_log2, -100), 100)
+    s = tl.where(bits > 0, ((e + 127) << 23).to(tl.float32, bitcast=True), 1.0)
+    col = tl.arange(0, SPLIT_K)[None, :]
+    src = src_ptr + rows.to(tl.int64) * stride_row
+    out = tl.zeros([BLOCK, SPLIT_K], tl.float32)
+    norm = tl.zeros([BLOCK], tl.float32)
+    if SMALL_D > 0:
+        v = tl.load(src + 0 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        norm += v * v
+        if SIDE == 1:
+            v = -2.0 * v
+        hi = v.to(tl.float16).to(tl.float32)
+        lo = (v - hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 0, hi[:, None], out)
+        out = tl.where(col == 1, (hi if SIDE == 0 else lo)[:, None], out)
+        out = tl.where(col == 2, (lo if SIDE == 0 else hi)[:, None], out)
+    if SMALL_D > 1:
+        v = tl.load(src + 1 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        norm += v * v
+        if SIDE == 1:
+            v = -2.0 * v
+        hi = v.to(tl.float16).to(tl.float32)
+        lo = (v - hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 3, hi[:, None], out)
+        out = tl.where(col == 4, (hi if SIDE == 0 else lo)[:, None], out)
+        out = tl.where(col == 5, (lo if SIDE == 0 else hi)[:, None], out)
+    if SMALL_D > 2:
+        v = tl.load(src + 2 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        norm += v * v
+        if SIDE == 1:
+            v = -2.0 * v
+        hi = v.to(tl.float16).to(tl.float32)
+        lo = (v - hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 6, hi[:, None], out)
+        out = tl.where(col == 7, (hi if SIDE == 0 else lo)[:, None], out)
+        out = tl.where(col == 8, (lo if SIDE == 0 else hi)[:, None], out)
+    if SMALL_D > 3:
+        v = tl.load(src + 3 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        norm += v * v
+        if SIDE == 1:
+            v = -2.0 * v
+        hi = v.to(tl.float16).to(tl.float32)
+        lo = (v - hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 9, hi[:, None], out)
+        out = tl.where(col == 10, (hi if SIDE == 0 else lo)[:, None], out)
+        out = tl.where(col == 11, (lo if SIDE == 0 else hi)[:, None], out)
+    if SMALL_D > 4:
+        v = tl.load(src + 4 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        norm += v * v
+        if SIDE == 1:
+            v = -2.0 * v
+        hi = v.to(tl.float16).to(tl.float32)
+        lo = (v - hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 12, hi[:, None], out)
+        out = tl.where(col == 13, (hi if SIDE == 0 else lo)[:, None], out)
+        out = tl.where(col == 14, (lo if SIDE == 0 else hi)[:, None], out)
+    if SMALL_D > 5:
+        v = tl.load(src + 5 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        norm += v * v
+        if SIDE == 1:
+            v = -2.0 * v
+        hi = v.to(tl.float16).to(tl.float32)
+        lo = (v - hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 15, hi[:, None], out)
+        out = tl.where(col == 16, (hi if SIDE == 0 else lo)[:, None], out)
+        out = tl.where(col == 17, (lo if SIDE == 0 else hi)[:, None], out)
+    if SMALL_D > 6:
+        v = tl.load(src + 6 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        norm += v * v
+        if SIDE == 1:
+            v = -2.0 * v
+        hi = v.to(tl.float16).to(tl.float32)
+        lo = (v - hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 18, hi[:, None], out)
+        out = tl.where(col == 19, (hi if SIDE == 0 else lo)[:, None], out)
+        out = tl.where(col == 20, (lo if SIDE == 0 else hi)[:, None], out)
+    if SMALL_D > 7:
+        v = tl.load(src + 7 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        norm += v * v
+        if SIDE == 1:
+            v = -2.0 * v
+        hi = v.to(tl.float16).to(tl.float32)
+        lo = (v - hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 21, hi[:, None], out)
+        out = tl.where(col == 22, (hi if SIDE == 0 else lo)[:, None], out)
+        out = tl.where(col == 23, (lo if SIDE == 0 else hi)[:, None], out)
+    if SIDE == 0:
+        out = tl.where((col >= 3 * SMALL_D) & (col < 3 * SMALL_D + 3), 1.0, out)
+        tl.store(tol_ptr + rows, (norm + size_k * 4096.0) * (1.0 / 262144.0), mask=ok)
+    else:  # the norm in three pieces (33 bits): it is the key's largest term
+        n_hi = norm.to(tl.float16).to(tl.float32)
+        n_mid = (norm - n_hi).to(tl.float16).to(tl.float32)
+        out = tl.where(col == 3 * SMALL_D, n_hi[:, None], out)
+        out = tl.where(col == 3 * SMALL_D + 1, n_mid[:, None], out)
+        out = tl.where(col == 3 * SMALL_D + 2, (norm - n_hi - n_mid).to(tl.float16).to(tl.float32)[:, None], out)
+    tl.store(dst_ptr + rows.to(tl.int64)[:, None] * SPLIT_K + col, out.to(tl.float16), mask=ok[:, None])
+
+
+@triton.jit
 def dist_fwd(
     X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr, ylen_ptr,
-    out_ptr, idx_ptr, stat_ptr, xsel_ptr,
+    out_ptr, idx_ptr, stat_ptr, xsel_ptr, split_a_ptr, split_b_ptr, split_tol_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
@@ -165,219 +347,291 @@ def dist_fwd(
     if SMALL_D > 7:
         _a7 = tl.load(a_row + 7 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
 
-    if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
-        best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
-        if NEED_IDX:
-            idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
-            x2 = tl.zeros([BLOCK_N, 1], tl.float32)
-    else:  # a slot per row and column of the tile
-        best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
-        if NEED_IDX:
-            idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
-            x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-    m_seen = tl.zeros([BLOCK_M], tl.int32)
     m_end = size_m
     # spec line 7: where m < ylen: the tiles past the bound are skipped, the full ones need no where
     if HAS_ylen:
         m_end = tl.maximum(tl.minimum(tl.load(ylen_ptr + pid_b * stride_ylen_b), m_end), 0).to(tl.int32)
     m_full = (m_end // BLOCK_M) * BLOCK_M
-    for m0 in range(0, m_full, BLOCK_M):
-        offs_m = m0 + tl.arange(0, BLOCK_M)
-        m_in = offs_m < size_m
-        m_ok = m_in
-        # spec line 7: where m < ylen
-        if HAS_ylen:
-            m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+    if DOT_MODE == 3:  # the key on the tensor cores, then each row's two candidate tiles exactly
+        # (bench/NOTES.md, session 15) Y rows split in fp16 pieces (runtime.split_pass) make the key
+        # |b|^2 - 2<a, b> one dot on the tensor cores, each tile reduced to its rows' min at once;
+        # each row keeps the tile that first reached its least min, the runner-up, and the first
+        # tile no later one beats by more than the dot's rounding (tol): a tie keeps the lower one
+        offs_s = tl.arange(0, 16)
+        s_rows = (cell * size_n + offs_n).to(tl.int64)
+        a_split = tl.load(split_a_ptr + s_rows[:, None] * 16 + offs_s[None, :], mask=n_ok[:, None], other=0.0)
+        tol = tl.load(split_tol_ptr + s_rows, mask=n_ok, other=0.0)
+        b_split = split_b_ptr + cell * size_m * 16
+        t_best = tl.full([BLOCK_N], float("inf"), tl.float32)
+        t_tile = tl.zeros([BLOCK_N], tl.int32)
+        t_second = tl.full([BLOCK_N], float("inf"), tl.float32)
+        t_second_tile = tl.zeros([BLOCK_N], tl.int32)
+        t_near = tl.full([BLOCK_N], float("inf"), tl.float32)
+        t_near_tile = tl.zeros([BLOCK_N], tl.int32)
+        for m0 in range(0, m_full, BLOCK_M):
+            t_best, t_tile, t_second, t_second_tile, t_near, t_near_tile = _dist_split_tile(
+                a_split, b_split, m0, m_end, tol, t_best, t_tile, t_second, t_second_tile, t_near, t_near_tile,
+                BLOCK_M, 16, False, DOT_FP32)
+        if m_full < m_end:  # the last, partial tile
+            t_best, t_tile, t_second, t_second_tile, t_near, t_near_tile = _dist_split_tile(
+                a_split, b_split, m_full, m_end, tol, t_best, t_tile, t_second, t_second_tile, t_near, t_near_tile,
+                BLOCK_M, 16, True, DOT_FP32)
+        # the candidates, searched with the fp32 key the CUDA-core loop forms; a row whose tile mins
+        # were not finite (NaN or inf among the inputs: their pieces give NaN) searches every tile
+        odd = n_ok & ((t_best != t_best) | (tl.abs(t_best) == float("inf")))
+        any_odd = tl.max(odd.to(tl.int32), axis=0)
+        n_pieces = 3 + any_odd * (tl.cdiv(m_end, BLOCK_M) - 3)
+        scan_all = (tl.zeros([BLOCK_N], tl.int32) + any_odd) > 0
+        best = tl.full([BLOCK_N], float("inf"), tl.float32)
+        best_at = tl.full([BLOCK_N], -1, tl.int32)
+        for piece in range(0, n_pieces):
+            which = tl.zeros([BLOCK_N], tl.int32) + piece  # (a tensor: the interpreter's bool ops need one)
+            start = tl.where(scan_all, piece * BLOCK_M,
+                             tl.where(which == 0, t_tile, tl.where(which == 1, t_second_tile, t_near_tile)))
+            # each tile once: the runner-up if there is one, the near tile if it is neither
+            fresh = (which == 0) | ((which == 1) & (t_second < float("inf")) & (t_second_tile != t_tile)) | \
+                ((which == 2) & (t_near_tile != t_tile) & ((t_near_tile != t_second_tile) | (t_second == float("inf"))))
+            active = n_ok & (fresh | scan_all)
+            for c0 in range(0, BLOCK_M, 16):  # in chunks of 16 columns: registers
+                offs_m = start[:, None] + c0 + tl.arange(0, 16)[None, :]
+                m_ok = active[:, None] & (offs_m < m_end)
+                b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m
+                key = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_ok, other=0.0)
+                if SMALL_D > 0:
+                    key += _a0[:, None] * (-2.0 * tl.load(b_row + 0 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                if SMALL_D > 1:
+                    key += _a1[:, None] * (-2.0 * tl.load(b_row + 1 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                if SMALL_D > 2:
+                    key += _a2[:, None] * (-2.0 * tl.load(b_row + 2 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                if SMALL_D > 3:
+                    key += _a3[:, None] * (-2.0 * tl.load(b_row + 3 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                if SMALL_D > 4:
+                    key += _a4[:, None] * (-2.0 * tl.load(b_row + 4 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                if SMALL_D > 5:
+                    key += _a5[:, None] * (-2.0 * tl.load(b_row + 5 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                if SMALL_D > 6:
+                    key += _a6[:, None] * (-2.0 * tl.load(b_row + 6 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                if SMALL_D > 7:
+                    key += _a7[:, None] * (-2.0 * tl.load(b_row + 7 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                key = tl.where(m_ok, key, float("inf"))
+                k_min = tl.reduce(key, 1, _dist_select)
+                k_at = tl.min(tl.where(key == k_min[:, None], offs_m, size_m), axis=1)
+                better = (k_min < best) | ((k_min == best) & (k_at < best_at))
+                best_at = tl.where(better, k_at, best_at)
+                best = tl.minimum(best, k_min, propagate_nan=tl.PropagateNan.ALL)
+        best2 = best[:, None]
+        if NEED_IDX:
+            idx2 = best_at[:, None]
+        m_seen = tl.zeros([BLOCK_M], tl.int32) + (m_end > 0).to(tl.int32)
+    else:
+        if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+            best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
+            if NEED_IDX:
+                idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
+                x2 = tl.zeros([BLOCK_N, 1], tl.float32)
+        else:  # a slot per row and column of the tile
+            best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
+            if NEED_IDX:
+                idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
+                x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+        m_seen = tl.zeros([BLOCK_M], tl.int32)
+        for m0 in range(0, m_full, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < size_m
+            m_ok = m_in
+            # spec line 7: where m < ylen
+            if HAS_ylen:
+                m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
-        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-        bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
-        # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
-        if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
-                        mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
-            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+            # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
+            if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
+                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                            mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
+                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                else:
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                for d0 in range(0, size_d, BLOCK_D):
+                    offs_d = d0 + tl.arange(0, BLOCK_D)
+                    d_in = offs_d < size_d
+                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                                mask=n_ok[:, None] & d_in[None, :], other=0.0)
+                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                # beta first, then one FMA per coordinate with -2.0 folded into B's
+                key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                if SMALL_D > 0:
+                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                if SMALL_D > 1:
+                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                if SMALL_D > 2:
+                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                if SMALL_D > 3:
+                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                if SMALL_D > 4:
+                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                if SMALL_D > 5:
+                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                if SMALL_D > 6:
+                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                if SMALL_D > 7:
+                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+
+            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
+                key = (bsq[None, :] + ((-2.0) * dot))
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                    x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                    x2 = tl.where(better, x_row, x2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
-                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-            for d0 in range(0, size_d, BLOCK_D):
-                offs_d = d0 + tl.arange(0, BLOCK_D)
-                d_in = offs_d < size_d
-                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
-                            mask=n_ok[:, None] & d_in[None, :], other=0.0)
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                        x2 = tl.where(better, dot, x2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
+
+        if m_full < m_end:  # the last, partial tile
+            m0 = m_full
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < size_m
+            m_ok = m_in
+            # spec line 7: where m < ylen
+            if HAS_ylen:
+                m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+            # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
+            if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                 b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0)
-                if DOT_FP32:
-                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
-                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-            if SMALL_D > 0:
-                _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 1:
-                _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 2:
-                _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 3:
-                _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 4:
-                _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 5:
-                _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 6:
-                _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 7:
-                _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-
-            # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-            # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
-            if SMALL_D > 0:
-                key += _a0[:, None] * (-2.0 * _b0)[None, :]
-            if SMALL_D > 1:
-                key += _a1[:, None] * (-2.0 * _b1)[None, :]
-            if SMALL_D > 2:
-                key += _a2[:, None] * (-2.0 * _b2)[None, :]
-            if SMALL_D > 3:
-                key += _a3[:, None] * (-2.0 * _b3)[None, :]
-            if SMALL_D > 4:
-                key += _a4[:, None] * (-2.0 * _b4)[None, :]
-            if SMALL_D > 5:
-                key += _a5[:, None] * (-2.0 * _b5)[None, :]
-            if SMALL_D > 6:
-                key += _a6[:, None] * (-2.0 * _b6)[None, :]
-            if SMALL_D > 7:
-                key += _a7[:, None] * (-2.0 * _b7)[None, :]
-            if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                for d0 in range(0, size_d, BLOCK_D):
+                    offs_d = d0 + tl.arange(0, BLOCK_D)
+                    d_in = offs_d < size_d
+                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                                mask=n_ok[:, None] & d_in[None, :], other=0.0)
+                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-        if DOT_MODE != 2:  # (the unrolled path formed the key itself)
-            key = (bsq[None, :] + ((-2.0) * dot))
-        if DOT_MODE == 1:
-            # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-            # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
-            key_row = tl.reduce(key, 1, _dist_select)[:, None]
-            if NEED_IDX:
-                # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                # A NaN never counts here; a row that met one is searched again after the loop.
-                at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                better = key_row < best2
-                idx2 = tl.where(better, at_row, idx2)
-                x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                x2 = tl.where(better, x_row, x2)
-            best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-        else:
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_m[None, :], idx2)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                    x2 = tl.where(better, dot, x2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-        m_seen += m_ok.to(tl.int32)
+                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
+                # beta first, then one FMA per coordinate with -2.0 folded into B's
+                key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                if SMALL_D > 0:
+                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                if SMALL_D > 1:
+                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                if SMALL_D > 2:
+                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                if SMALL_D > 3:
+                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                if SMALL_D > 4:
+                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                if SMALL_D > 5:
+                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                if SMALL_D > 6:
+                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                if SMALL_D > 7:
+                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
+                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
+                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-    if m_full < m_end:  # the last, partial tile
-        m0 = m_full
-        offs_m = m0 + tl.arange(0, BLOCK_M)
-        m_in = offs_m < size_m
-        m_ok = m_in
-        # spec line 7: where m < ylen
-        if HAS_ylen:
-            m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
-
-        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-        bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
-        # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
-        if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
-                        mask=m_in[:, None] & d_in[None, :], other=0.0)
-            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
+                key = (bsq[None, :] + ((-2.0) * dot))
+            key = tl.where(m_ok[None, :], key, float("inf"))
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                    x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                    x2 = tl.where(better, x_row, x2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
-                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-            for d0 in range(0, size_d, BLOCK_D):
-                offs_d = d0 + tl.arange(0, BLOCK_D)
-                d_in = offs_d < size_d
-                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
-                            mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
-                            mask=m_in[:, None] & d_in[None, :], other=0.0)
-                if DOT_FP32:
-                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                else:
-                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-            if SMALL_D > 0:
-                _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 1:
-                _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 2:
-                _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 3:
-                _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 4:
-                _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 5:
-                _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 6:
-                _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 7:
-                _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-
-            # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-            # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
-            if SMALL_D > 0:
-                key += _a0[:, None] * (-2.0 * _b0)[None, :]
-            if SMALL_D > 1:
-                key += _a1[:, None] * (-2.0 * _b1)[None, :]
-            if SMALL_D > 2:
-                key += _a2[:, None] * (-2.0 * _b2)[None, :]
-            if SMALL_D > 3:
-                key += _a3[:, None] * (-2.0 * _b3)[None, :]
-            if SMALL_D > 4:
-                key += _a4[:, None] * (-2.0 * _b4)[None, :]
-            if SMALL_D > 5:
-                key += _a5[:, None] * (-2.0 * _b5)[None, :]
-            if SMALL_D > 6:
-                key += _a6[:, None] * (-2.0 * _b6)[None, :]
-            if SMALL_D > 7:
-                key += _a7[:, None] * (-2.0 * _b7)[None, :]
-            if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-
-        if DOT_MODE != 2:  # (the unrolled path formed the key itself)
-            key = (bsq[None, :] + ((-2.0) * dot))
-        key = tl.where(m_ok[None, :], key, float("inf"))
-        if DOT_MODE == 1:
-            # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-            # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
-            key_row = tl.reduce(key, 1, _dist_select)[:, None]
-            if NEED_IDX:
-                # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                # A NaN never counts here; a row that met one is searched again after the loop.
-                at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                better = key_row < best2
-                idx2 = tl.where(better, at_row, idx2)
-                x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                x2 = tl.where(better, x_row, x2)
-            best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-        else:
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_m[None, :], idx2)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                    x2 = tl.where(better, dot, x2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-        m_seen += m_ok.to(tl.int32)
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                        x2 = tl.where(better, dot, x2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
 
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
     if NEED_IDX:
@@ -463,7 +717,7 @@ def dist_fwd(
                     if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                         dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-                if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                     key = (bsq[None, :] + ((-2.0) * dot))
                 # the first NaN of each row
                 first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
@@ -544,7 +798,7 @@ def dist_fwd(
                     if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                         dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-                if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                     key = (bsq[None, :] + ((-2.0) * dot))
                 key = tl.where(m_ok[None, :], key, float("inf"))
                 # the first NaN of each row
@@ -1345,7 +1599,7 @@ def dist_fwd_both(
                     if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                         dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-                if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                     key = (bsq[None, :] + ((-2.0) * dot))
                 # the first NaN of each row
                 first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
@@ -1426,7 +1680,7 @@ def dist_fwd_both(
                     if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
                         dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
 
-                if DOT_MODE != 2:  # (the unrolled path formed the key itself)
+                if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
                     key = (bsq[None, :] + ((-2.0) * dot))
                 key = tl.where(m_ok[None, :], key, float("inf"))
                 # the first NaN of each row
@@ -1640,6 +1894,30 @@ def _dist_aux(t):
     return aux
 
 
+def _dist_split(t, sizes):
+    """DOT_MODE 3's inputs: X and Y rows as fp16 pieces (dist_split_rows, one
+    power-of-two scale for both from dist_split_max) and each X row's tie tolerance:
+    (a, b, tol). Four launches and no host sync."""
+    # [cells x points, d] each: a copy only where the layout needs one
+    rows = [t[name].permute(perm).reshape(-1, sizes["d"]) for name, perm in (("X", [0, 1, 2]), ("Y", [0, 1, 2]))]
+    big = torch.zeros(1, dtype=torch.float32, device=rows[0].device)  # the largest finite |coordinate|
+    block, warps = runtime.split_blocks()
+    for r in rows:
+        if r.shape[0]:
+            launcher.launch(dist_split_max, (triton.cdiv(r.shape[0], block),), r, big, r.shape[0], r.stride(0),
+                            r.stride(1), SMALL_D=sizes["d"], BLOCK=block, num_warps=warps)
+    made = []
+    for side, r in enumerate(rows):
+        dst = torch.empty((r.shape[0], runtime.SPLIT_K), dtype=torch.float16, device=r.device)
+        tol = torch.empty((r.shape[0],), dtype=torch.float32, device=r.device) if side == 0 else dst
+        if r.shape[0]:
+            launcher.launch(dist_split_rows, (triton.cdiv(r.shape[0], block),), r, dst, tol, big,
+                            r.shape[0], sizes["d"], r.stride(0), r.stride(1), SIDE=side,
+                            SMALL_D=sizes["d"], SPLIT_K=runtime.SPLIT_K, BLOCK=block, num_warps=warps)
+        made.append((dst, tol))
+    return made[0][0], made[1][0], made[0][1]
+
+
 def _dist_forward(t, sizes, need_idx, launch=True):
     """Launch the forward; returns (out, saved for the backward). launch=False
     only allocates them (the fake implementation of the custom op)."""
@@ -1657,10 +1935,14 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    split_args = (out, out, out)
+    if runtime.split_pass(device, sizes["d"], n_cells * sizes["n"] * sizes["m"]):
+        dot_mode = 3  # the nearest point on the tensor cores
+        split_args = _dist_split(t, sizes)
     kernel = _dist_kernel()
     args = (
         X_, Y_, *aux, ylen_arg_,
-        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
+        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out, *split_args,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(ylen_, 1),
         *out.stride(),

@@ -47,6 +47,13 @@ LONG_POOL = {
     "sm90": ((256, 128, 8, 3), (128, 256, 8, 3), (128, 128, 8, 3), (128, 64, 4, 4), (64, 64, 4, 3)),
     "sm80": ((128, 128, 8, 3), (128, 64, 4, 4), (64, 128, 4, 3), (64, 64, 4, 3)),
 }
+# The nearest point on the tensor cores (DOT_MODE 3: split rows, K = 16 fp16): from
+# bench/results/h100-session15/chamfer_mma.md (one direction at 100K, H100): 128 x 128
+# and 64 x 128 with 4 warps best (1.40 ms), 8 warps and 64-column tiles slower.
+SPLIT_POOL = {
+    "sm90": ((128, 128, 4, 3), (64, 128, 4, 3), (128, 64, 4, 4), (256, 64, 8, 3)),
+    "sm80": ((128, 128, 4, 3), (64, 128, 4, 3), (128, 64, 4, 4)),
+}
 SMEM_BYTES = {"sm90": 227 * 1024, "sm80": 163 * 1024}
 KEY = ["r_bucket", "c_bucket"]
 
@@ -70,7 +77,8 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
             block_g: str | None = None, size_g: str | None = None, pools: dict | None = None,
             split: str | None = None):
     """pools: {config identity: the paths whose pool holds it}: None (the
-    tensor-core tile), "core" (a few coordinates), "long" (a long contraction).
+    tensor-core tile), "core" (a few coordinates), "long" (a long contraction),
+    "split" (the nearest point on the tensor cores).
     split: the flag that holds the rows per chunk of a split outer axis: where
     it is set, only configs whose row block is that chunk (the kernel asserts it)."""
     pools = pools or {}
@@ -90,7 +98,8 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
         max_g = next_pow2(args[size_g], 1) if block_g else 1
         limit = SMEM_BYTES[arch()]
         # the CUDA-core path (a few coordinates) and the long contraction take their own pools
-        path = "core" if args.get("SMALL_D", 0) > 0 else "long" if args.get("DOT_MODE") == 1 else None
+        mode = args.get("DOT_MODE")
+        path = "split" if mode == 3 else "core" if args.get("SMALL_D", 0) > 0 else "long" if mode == 1 else None
         configs = [cfg for cfg in configs if path in pools.get(_identity(cfg), {None})] or configs
         chunk = args.get(split, 0) if split else 0
         if chunk:
@@ -126,7 +135,7 @@ def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, s
         configs += [config(*p[:2], 1, *p[2:]) for p in POOLS[arch()]]
         pools = {_identity(c): {None} for c in configs}
         if not block_g:
-            for path, pool in (("core", CORE_POOL), ("long", LONG_POOL[arch()])):
+            for path, pool in (("core", CORE_POOL), ("long", LONG_POOL[arch()]), ("split", SPLIT_POOL[arch()])):
                 for p in pool:
                     cfg = config(*p[:2], 1, *p[2:])
                     if _identity(cfg) not in pools:

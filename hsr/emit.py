@@ -14,7 +14,7 @@ import jinja2
 from . import __version__
 from .errors import source_lines
 from .plan import Plan, TermPlan
-from .runtime import SMALL_D_MAX
+from .runtime import SMALL_D_MAX, SPLIT_K
 
 
 def _environment() -> jinja2.Environment:
@@ -250,6 +250,10 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     ostride = {g: f"ostride_{g}" for g in out_axes}
     out_base = " + ".join(f"pid_{g} * {ostride[g]}" for g in t.grid) or "0"
     weights = dict(t.weights)
+    both = _both_ways(t, plan, conds, c_bounds, blocked, grid_map)
+    # the nearest point on the tensor cores (runtime.split_pass): L2 pairs of the both-ways
+    # shape, whose operands each carry every grid axis
+    split = bool(both) and t.pair in ("sqdist", "dist") and set(t.a.grid_axes) == set(t.grid)
     return dict(
         P=t.name, out=plan.out, grid=list(t.grid), R=t.r, C=t.c, K=t.k, A=t.a.name, B=t.b.name,
         outer=t.outer, select=t.select, index_out=t.index_out, has_backward=bool(t.differentiable),
@@ -290,7 +294,9 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         out_row=f"offs_{t.r} * ostride_{t.r}" if t.outer == "none" else "0",
         size_args=", ".join(f'sizes["{s}"]' for s in sizes),
         shape_args="".join(f'sizes["{g}"], ' for g in out_axes).rstrip(" "),
-        c_bounds=c_bounds, both=_both_ways(t, plan, conds, c_bounds, blocked, grid_map),
+        c_bounds=c_bounds, both=both, split=split, split_k=SPLIT_K,
+        a_perm=[t.a.axes.index(a) for a in (*t.grid, t.r, t.k)] if split else None,
+        b_perm=[t.b.axes.index(a) for a in (*t.grid, t.c, t.k)] if split else None,
         c_guard=_guard([c for c in conds[t.c] if not _scalar_bound(c, t, blocked)]),
         small_d_max=SMALL_D_MAX,
         fill="-inf" if t.select == "max" else "inf",

@@ -284,6 +284,35 @@ def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
     return 1, 64, 0
 
 
+SPLIT_K = 16  # the split rows' width: 3 products of pieces a coordinate and 3 norm pieces fit d <= 4
+# Below this the split pass was measured slower (H100, h100-session15/split_check.json, one
+# direction with the index): 10K x 10K 0.36 ms against 0.27, 30K x 30K 0.75 against 0.38;
+# 100K x 100K 1.62 against 3.48. Between 30K and 100K it is not measured.
+SPLIT_MIN_PAIRS = 4 * 10**9
+
+
+def split_pass(device: torch.device, d: int, pairs: int) -> bool:
+    """Whether a nearest-point term (squared or plain L2 on a few coordinates)
+    runs DOT_MODE 3: its key |b|^2 - 2<a, b> as one fp16 dot of split rows on
+    the tensor cores, each tile reduced to its rows' min, then the two
+    candidate tiles of each row searched with the exact fp32 key
+    (bench/chamfer_mma.py; bench/NOTES.md, session 15: 100K points on an H100,
+    1.62 ms against 3.48 with the index and 1.50 against 1.92 without). On CUDA for
+    3 d + 3 <= SPLIT_K and at least SPLIT_MIN_PAIRS pairs. HSR_SPLIT=1 or 0
+    forces it (the interpreter's tests force it on)."""
+    forced = os.environ.get("HSR_SPLIT")
+    if 3 * d + 3 > SPLIT_K or d == 0:
+        return False
+    if forced in ("0", "1"):
+        return forced == "1"
+    return device.type == "cuda" and pairs >= SPLIT_MIN_PAIRS
+
+
+def split_blocks() -> tuple[int, int]:
+    """(rows a program, warps) of the kernels that scale and write split rows."""
+    return (64, 4) if interpreting() else (256, 4)
+
+
 def both_ways_fused(device: torch.device, pairs: int, need_idx: bool) -> bool:
     """Whether both_ways runs one fused pass (else the two calls). Measured on
     the H100 (bench/NOTES.md, session 7): without indices the fused forward
