@@ -380,7 +380,11 @@ def dist_fwd(
         # were not finite (NaN or inf among the inputs: their pieces give NaN) searches every tile
         odd = n_ok & ((t_best != t_best) | (tl.abs(t_best) == float("inf")))
         any_odd = tl.max(odd.to(tl.int32), axis=0)
-        n_pieces = 3 + any_odd * (tl.cdiv(m_end, BLOCK_M) - 3)
+        # the runner-up only where it is within tol of the best (tol bounds twice the pieces' rounding):
+        # most blocks search one tile a row
+        close = (t_second <= t_best + tol) & (t_second_tile != t_tile)
+        more = tl.max((n_ok & (close | (t_near_tile != t_tile))).to(tl.int32), axis=0)
+        n_pieces = 1 + 2 * more + any_odd * (tl.cdiv(m_end, BLOCK_M) - 1 - 2 * more)
         scan_all = (tl.zeros([BLOCK_N], tl.int32) + any_odd) > 0
         best = tl.full([BLOCK_N], float("inf"), tl.float32)
         best_at = tl.full([BLOCK_N], -1, tl.int32)
@@ -388,9 +392,9 @@ def dist_fwd(
             which = tl.zeros([BLOCK_N], tl.int32) + piece  # (a tensor: the interpreter's bool ops need one)
             start = tl.where(scan_all, piece * BLOCK_M,
                              tl.where(which == 0, t_tile, tl.where(which == 1, t_second_tile, t_near_tile)))
-            # each tile once: the runner-up if there is one, the near tile if it is neither
-            fresh = (which == 0) | ((which == 1) & (t_second < float("inf")) & (t_second_tile != t_tile)) | \
-                ((which == 2) & (t_near_tile != t_tile) & ((t_near_tile != t_second_tile) | (t_second == float("inf"))))
+            # each tile once: the runner-up if it is close, the near tile if it is neither
+            fresh = (which == 0) | ((which == 1) & close) | \
+                ((which == 2) & (t_near_tile != t_tile) & ((t_near_tile != t_second_tile) | ~close))
             active = n_ok & (fresh | scan_all)
             for c0 in range(0, BLOCK_M, 16):  # in chunks of 16 columns: registers
                 offs_m = start[:, None] + c0 + tl.arange(0, 16)[None, :]

@@ -285,10 +285,11 @@ def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
 
 
 SPLIT_K = 16  # the split rows' width: 3 products of pieces a coordinate and 3 norm pieces fit d <= 4
-# Below this the split pass was measured slower (H100, h100-session15/split_check.json, one
-# direction with the index): 10K x 10K 0.36 ms against 0.27, 30K x 30K 0.75 against 0.38;
-# 100K x 100K 1.62 against 3.48. Between 30K and 100K it is not measured.
-SPLIT_MIN_PAIRS = 4 * 10**9
+# One direction on the H100 (h100-session15/split_check.json), with the index / without:
+# 10K x 10K 0.48 / 0.52 ms against 0.26 / 0.17 on the CUDA cores (host-bound), 30K x 30K
+# 0.31 / 0.24 against 0.39 / 0.24, 60K 0.71 / 0.67 against 1.33 / 0.96, 100K 1.52 / 1.46
+# against 3.52 / 2.04. So from 30K x 30K; between 10K and 30K it is not measured.
+SPLIT_MIN_PAIRS = 8 * 10**8
 
 
 def split_pass(device: torch.device, d: int, pairs: int) -> bool:
@@ -297,7 +298,7 @@ def split_pass(device: torch.device, d: int, pairs: int) -> bool:
     the tensor cores, each tile reduced to its rows' min, then the two
     candidate tiles of each row searched with the exact fp32 key
     (bench/chamfer_mma.py; bench/NOTES.md, session 15: 100K points on an H100,
-    1.62 ms against 3.48 with the index and 1.50 against 1.92 without). On CUDA for
+    1.52 ms against 3.52 with the index and 1.46 against 2.04 without). On CUDA for
     3 d + 3 <= SPLIT_K and at least SPLIT_MIN_PAIRS pairs. HSR_SPLIT=1 or 0
     forces it (the interpreter's tests force it on)."""
     forced = os.environ.get("HSR_SPLIT")
