@@ -1,6 +1,7 @@
 """Chamfer's one-direction min on the tensor cores, with the key folded into the
-dot and an exact rescan of one tile: an experiment (GPU; the interpreter checks
-it here at small sizes with --check).
+dot and an exact rescan of two candidate tiles a row: an experiment (GPU; the
+interpreter checks it here at small sizes with --check). The template took it
+as DOT_MODE 3 (bench/NOTES.md, session 15).
 
 Session 13 ran the generated tensor-core forward on bf16-split rows and lost
 (bench/NOTES.md): its key (norms added, masks, a slot per column) kept about the
@@ -9,9 +10,10 @@ CUDA-core path's work a pair after the dot. Here the dot is the whole key:
 with the squared norm carried in the rows (x' holds ones where y' holds the
 norm's pieces), so a pair costs its share of the MMA and one FMNMX of the tile's
 row min. Per row the loop keeps the least tile min and the tile that first
-reached it; after the loop each row rescans that one tile in fp32 on the CUDA
-cores, ||x - y||^2 as a sum of squared differences, for the lowest index of the
-least distance. The value stored is that exact distance, so the tensor cores'
+reached it, and the first tile that no later one beats by more than a tolerance
+(ties across tiles); after the loop each row rescans those tiles (in chunks of
+RESCAN_COLS columns) in fp32 on the CUDA cores, ||x - y||^2 as a sum of squared
+differences, for the lowest index of the least distance. The value stored is that exact distance, so the tensor cores'
 rounding only decides the tile (a near-tie across tiles may pick a neighbour
 within that rounding of the nearest).
 
@@ -91,7 +93,6 @@ def mma_one_way(xa_ptr, yb_ptr, x_ptr, y_ptr, out_ptr, idx_ptr, n, m, ymax_sq, t
     x0 = tl.load(x_ptr + offs_n * 3 + 0, mask=n_in, other=0.0)
     x1 = tl.load(x_ptr + offs_n * 3 + 1, mask=n_in, other=0.0)
     x2 = tl.load(x_ptr + offs_n * 3 + 2, mask=n_in, other=0.0)
-    # (the coordinates are loaded again after the loop: registers kept free there hold occupancy)
     # keys within tol of each other may be a tie: the rounding of the dot's sum, from the size of its terms
     tol = (x0 * x0 + x1 * x1 + x2 * x2 + ymax_sq) * tol_scale
     best = tl.full([BLOCK_N], float("inf"), tl.float32)  # least tile min, and the tile that first reached it
@@ -125,15 +126,12 @@ def mma_one_way(xa_ptr, yb_ptr, x_ptr, y_ptr, out_ptr, idx_ptr, n, m, ymax_sq, t
         clear = tmin < near - tol
         tile_near = tl.where(clear, m_full, tile_near)
     if RESCAN:  # the two tiles, exact distances, the lowest index of the least
-        x0 = tl.load(x_ptr + offs_n * 3 + 0, mask=n_in, other=0.0)
-        x1 = tl.load(x_ptr + offs_n * 3 + 1, mask=n_in, other=0.0)
-        x2 = tl.load(x_ptr + offs_n * 3 + 2, mask=n_in, other=0.0)
         dmin = tl.full([BLOCK_N], float("inf"), tl.float32)
         found = tl.full([BLOCK_N], m, tl.int32)
         rc = tl.arange(0, RESCAN_COLS)
         for which in tl.static_range(2):
             start = tile_near if which == 0 else tile
-            for c0 in range(0, BLOCK_M, RESCAN_COLS):  # in chunks, not unrolled: registers (occupancy of the loop)
+            for c0 in tl.static_range(0, BLOCK_M, RESCAN_COLS):  # in chunks: registers
                 cols = start[:, None] + (c0 + rc)[None, :]
                 ok = (cols < m) & n_in[:, None]
                 if which == 1:  # the second tile only where it is another

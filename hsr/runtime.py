@@ -295,8 +295,9 @@ SPLIT_MIN_PAIRS = 8 * 10**8
 def split_pass(device: torch.device, d: int, pairs: int) -> bool:
     """Whether a nearest-point term (squared or plain L2 on a few coordinates)
     runs DOT_MODE 3: its key |b|^2 - 2<a, b> as one fp16 dot of split rows on
-    the tensor cores, each tile reduced to its rows' min, then the two
-    candidate tiles of each row searched with the exact fp32 key
+    the tensor cores, each tile reduced to its rows' min, then each row's
+    candidate tiles (its best, a close runner-up, the first near-tied one)
+    searched with the exact fp32 key
     (bench/chamfer_mma.py; bench/NOTES.md, session 15: 100K points on an H100,
     1.52 ms against 3.52 with the index and 1.46 against 2.04 without). On CUDA for
     3 d + 3 <= SPLIT_K and at least SPLIT_MIN_PAIRS pairs. HSR_SPLIT=1 or 0

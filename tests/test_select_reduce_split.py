@@ -149,17 +149,17 @@ def test_specs_outside_the_pass_do_not_take_it():
     assert "split_a_ptr" not in hsr.compile(PLAIN_L2.replace("||X_n - Y_m||", "||X_n - Y_m||_1")).source
 
 
-@pytest.mark.parametrize("d, device, pairs, forced, expected", [
+@pytest.mark.parametrize("d, kind, pairs, forced, expected", [
     (3, "cuda", 10**10, None, True), (3, "cuda", 10**6, None, False), (3, "cpu", 10**10, None, False),
     (5, "cuda", 10**10, None, False), (5, "cpu", 10**10, "1", False), (3, "cpu", 10, "1", True),
     (3, "cuda", 10**10, "0", False), (0, "cuda", 10**10, None, False),
 ])
-def test_split_pass_rule(monkeypatch, d, device, pairs, forced, expected):
+def test_split_pass_rule(monkeypatch, d, kind, pairs, forced, expected):
     if forced is None:
         monkeypatch.delenv("HSR_SPLIT", raising=False)
     else:
         monkeypatch.setenv("HSR_SPLIT", forced)
-    assert runtime.split_pass(torch.device(device), d, pairs) is expected
+    assert runtime.split_pass(torch.device(kind), d, pairs) is expected
 
 
 @pytest.mark.parametrize("big, expected", [(40.0, 1.0), (64.0, 1.0), (65.0, 0.5), (1e-3, 2.0 ** 15),
