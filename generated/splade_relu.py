@@ -26,6 +26,7 @@ from typing import Optional
 import torch
 import triton
 import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 from hsr import autotune, launcher, runtime
 
@@ -115,7 +116,7 @@ def _rep_select(x, y):
 @triton.jit
 def rep_fwd(
     W_ptr, H_ptr, bias_ptr, mask_ptr,
-    out_ptr, idx_ptr, stat_ptr, xsel_ptr,
+    out_ptr, idx_ptr, stat_ptr, xsel_ptr, a_desc, b_desc,
     size_b, size_v, size_s, size_h,
     stride_W_v, stride_W_h,
     stride_H_b, stride_H_s, stride_H_h,
@@ -126,7 +127,7 @@ def rep_fwd(
     HAS_mask: tl.constexpr,
     HAS_bias: tl.constexpr,
     BLOCK_V: tl.constexpr, BLOCK_S: tl.constexpr, BLOCK_H: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr, TMA: tl.constexpr,
 ):
     """Forward of rep: one program per (b, block of v)."""
     # spec line 7: rep[b, v] = max_s relu(<H_s, W_v> + bias_v)  where mask
@@ -199,12 +200,16 @@ def rep_fwd(
         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_H
             dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
             for h0 in range(0, size_h, BLOCK_H):
-                offs_h = h0 + tl.arange(0, BLOCK_H)
-                h_in = offs_h < size_h
-                a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
-                            mask=v_ok[:, None] & h_in[None, :], other=0.0)
-                b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
-                            mask=s_in[:, None] & h_in[None, :], other=0.0)
+                if TMA:  # through the host's tensor descriptors (runtime.long_tma): rows and columns past the ends load as 0
+                    a = a_desc.load([v0, h0])
+                    b = b_desc.load([pid_b.to(tl.int32), s0, h0]).reshape(BLOCK_S, BLOCK_H)
+                else:
+                    offs_h = h0 + tl.arange(0, BLOCK_H)
+                    h_in = offs_h < size_h
+                    a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
+                                mask=v_ok[:, None] & h_in[None, :], other=0.0)
+                    b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                mask=s_in[:, None] & h_in[None, :], other=0.0)
                 if DOT_FP32:
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -290,12 +295,16 @@ def rep_fwd(
         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_H
             dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
             for h0 in range(0, size_h, BLOCK_H):
-                offs_h = h0 + tl.arange(0, BLOCK_H)
-                h_in = offs_h < size_h
-                a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
-                            mask=v_ok[:, None] & h_in[None, :], other=0.0)
-                b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
-                            mask=s_in[:, None] & h_in[None, :], other=0.0)
+                if TMA:  # through the host's tensor descriptors (runtime.long_tma): rows and columns past the ends load as 0
+                    a = a_desc.load([v0, h0])
+                    b = b_desc.load([pid_b.to(tl.int32), s0, h0]).reshape(BLOCK_S, BLOCK_H)
+                else:
+                    offs_h = h0 + tl.arange(0, BLOCK_H)
+                    h_in = offs_h < size_h
+                    a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
+                                mask=v_ok[:, None] & h_in[None, :], other=0.0)
+                    b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                mask=s_in[:, None] & h_in[None, :], other=0.0)
                 if DOT_FP32:
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -387,12 +396,16 @@ def rep_fwd(
                 elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_H
                     dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
                     for h0 in range(0, size_h, BLOCK_H):
-                        offs_h = h0 + tl.arange(0, BLOCK_H)
-                        h_in = offs_h < size_h
-                        a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
-                                    mask=v_ok[:, None] & h_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
-                                    mask=s_in[:, None] & h_in[None, :], other=0.0)
+                        if TMA:  # through the host's tensor descriptors (runtime.long_tma): rows and columns past the ends load as 0
+                            a = a_desc.load([v0, h0])
+                            b = b_desc.load([pid_b.to(tl.int32), s0, h0]).reshape(BLOCK_S, BLOCK_H)
+                        else:
+                            offs_h = h0 + tl.arange(0, BLOCK_H)
+                            h_in = offs_h < size_h
+                            a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
+                                        mask=v_ok[:, None] & h_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                        mask=s_in[:, None] & h_in[None, :], other=0.0)
                         if DOT_FP32:
                             dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -461,12 +474,16 @@ def rep_fwd(
                 elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_H
                     dot = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
                     for h0 in range(0, size_h, BLOCK_H):
-                        offs_h = h0 + tl.arange(0, BLOCK_H)
-                        h_in = offs_h < size_h
-                        a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
-                                    mask=v_ok[:, None] & h_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
-                                    mask=s_in[:, None] & h_in[None, :], other=0.0)
+                        if TMA:  # through the host's tensor descriptors (runtime.long_tma): rows and columns past the ends load as 0
+                            a = a_desc.load([v0, h0])
+                            b = b_desc.load([pid_b.to(tl.int32), s0, h0]).reshape(BLOCK_S, BLOCK_H)
+                        else:
+                            offs_h = h0 + tl.arange(0, BLOCK_H)
+                            h_in = offs_h < size_h
+                            a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
+                                        mask=v_ok[:, None] & h_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                        mask=s_in[:, None] & h_in[None, :], other=0.0)
                         if DOT_FP32:
                             dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -848,10 +865,18 @@ def _rep_forward(t, sizes, need_idx, launch=True):
     mask_ = t["mask"]
     mask_arg_ = mask_.view(torch.uint8) if mask_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["h"])
+    tma = None  # TMA loads with fixed blocks (runtime.long_tma), or the autotuned pointer loads
+    if dot_mode == 1:
+        a_view, b_view = W_.permute([0, 1]), H_.permute([0, 1, 2])
+        tma = runtime.long_tma(a_view, b_view, sizes["v"], sizes["s"])
+    descs = (None, None)
+    if tma is not None:
+        descs = (TensorDescriptor(a_view, list(a_view.shape), list(a_view.stride()), [tma[0], block_k]),
+                 TensorDescriptor(b_view, list(b_view.shape), list(b_view.stride()), [1, tma[1], block_k]))
     kernel = _rep_kernel()
     args = (
         W_, H_, *aux, bias_arg_, mask_arg_,
-        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
+        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out, *descs,
         sizes["b"], sizes["v"], sizes["s"], sizes["h"],
         *W_.stride(), *H_.stride(), *(s for x in aux for s in x.stride()), *_strides(t["bias"], 1), *_strides(mask_, 2),
         *out.stride(),
@@ -862,12 +887,15 @@ def _rep_forward(t, sizes, need_idx, launch=True):
         HAS_bias=t["bias"] is not None,
         BLOCK_H=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         PRECISION="ieee" if W_.dtype == torch.float32 else "tf32",
-        DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16,
+        DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, TMA=tma is not None,
     )
 
     def grid(meta):  # one program per cell and block of v
         return (n_cells, triton.cdiv(sizes["v"], meta["BLOCK_V"]))
-    if kernel is None:
+    if tma is not None:
+        launcher.launch(rep_fwd, grid, *args, BLOCK_V=tma[0], BLOCK_S=tma[1], **flags,
+                        num_warps=tma[2], num_stages=tma[3])
+    elif kernel is None:
         blocks = dict(BLOCK_V=min(64, runtime.next_pow2(sizes["v"])),
                       BLOCK_S=min(64, runtime.next_pow2(sizes["s"])),
                       )

@@ -254,6 +254,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     # the nearest point on the tensor cores (runtime.split_pass): L2 pairs of the both-ways
     # shape, whose operands each carry every grid axis
     split = bool(both) and t.pair in ("sqdist", "dist") and set(t.a.grid_axes) == set(t.grid)
+    tma = None if blocked or both else _tma(t, conds)
     return dict(
         P=t.name, out=plan.out, grid=list(t.grid), R=t.r, C=t.c, K=t.k, A=t.a.name, B=t.b.name,
         outer=t.outer, select=t.select, index_out=t.index_out, has_backward=bool(t.differentiable),
@@ -304,5 +305,25 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         ofill="-inf" if t.outer == "max" else "inf", obetter=">" if t.outer == "max" else "<",
         ocombine="maximum" if t.outer == "max" else "minimum",
         cell_expr=_flat(t.grid),
-        lean=_lean(t, plan),
+        lean=_lean(t, plan), tma=tma,
     )
+
+
+def _tma(t: TermPlan, conds: dict) -> dict | None:
+    """TMA loads for the long contraction (DOT_MODE 1, runtime.long_tma): each operand
+    as a tensor descriptor over (its grid axes, rows, contraction), loaded a block of
+    rows at a time, so only a tensor-core pair whose row block is contiguous and has
+    no row conditions (their rows would load unmasked) takes them."""
+    if t.pair == "l1" or t.a.quantized or conds[t.r]:
+        return None
+    sides = {}
+    for key, op, axis in (("a", t.a, t.r), ("b", t.b, t.c)):
+        grid = [g for g in t.grid if g in op.grid_axes]
+        order = (*grid, axis, t.k)
+        if sorted(order) != sorted(op.axes) or len(order) > 5:
+            return None
+        sides[f"{key}_perm"] = [op.axes.index(a) for a in order]
+        sides[f"{key}_coords"] = "".join(f"pid_{g}.to(tl.int32), " for g in grid)
+        sides[f"{key}_lead"] = "1, " * len(grid)  # the descriptor's block: one value of each grid axis
+        sides[f"{key}_reshape"] = f".reshape(BLOCK_{axis.upper()}, BLOCK_{t.k.upper()})" if grid else ""
+    return sides

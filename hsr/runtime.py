@@ -453,6 +453,45 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
     return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, LEAN_INTERPRET_LOAD, a_rows, b_rows
 
 
+# The long contraction (DOT_MODE 1, Splade's H = 768) through TMA loads on Hopper: both
+# operands as tensor descriptors over (grid axes, rows, contraction), fixed blocks. From
+# bench/results/h100-session16 (Splade's head, H100): 256 x 128 tiles, 8 warps, 3 stages,
+# 0.621 ms without the index and 0.665 with it, against 0.689 and 0.800 for the autotuned
+# pointer loads (128 x 256 / 256 x 128) in the same runs. Taken from LONG_TMA_MIN rows x
+# columns (smaller products keep the autotuned tiles); HSR_TMA=0 turns it off, HSR_TMA=1
+# takes it at any size. Under the interpreter it runs by default (small blocks), so the
+# tests reach it.
+LONG_TMA_BLOCKS = (256, 128, 8, 3)
+LONG_TMA_MIN = (256, 128)
+
+
+def long_tma(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
+    """(BLOCK rows, BLOCK cols, warps, stages) for TMA loads of a long contraction's
+    a [.., rows, k] and b [.., cols, k] (views in the descriptors' axis order), or
+    None where they do not apply: off, not Hopper, not fp16/bf16 (fp32 too under
+    the interpreter), or a layout a
+    descriptor cannot take (the contraction not contiguous, strides or base not
+    16-byte aligned)."""
+    mode = os.environ.get("HSR_TMA", "")
+    # fp32 only under the interpreter (the tests' integer data): on the GPU fp32 keeps its IEEE dot
+    dtypes = (torch.float16, torch.bfloat16) + ((torch.float32,) if a.device.type != "cuda" else ())
+    if mode == "0" or a.dtype not in dtypes or b.dtype != a.dtype:
+        return None
+    for x in (a, b):
+        if x.stride(-1) != 1 or x.data_ptr() % 16 or any(
+                s <= 0 or s * x.element_size() % 16 for s in x.stride()[:-1]):
+            return None
+    if a.device.type != "cuda":
+        return (min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2) if interpreting() else None
+    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    major = _capability.get(index)
+    if major is None:
+        major = _capability[index] = torch.cuda.get_device_capability(index)[0]
+    if major < 9 or (mode != "1" and (rows < LONG_TMA_MIN[0] or cols < LONG_TMA_MIN[1])):
+        return None
+    return LONG_TMA_BLOCKS
+
+
 def length_bucket(n: int) -> int:
     """Bucket a length for autotune keys: powers of two, so that nearby lengths
     share one tuned config."""

@@ -447,3 +447,50 @@ def test_the_lean_forward_with_masks(lean, lean_ops, device, ni, nj, s, t, with_
     op.reference(Qr, Dr, **kw).backward(grad.double())
     for mine, want in ((Qg.grad, Qr.grad), (Dg.grad, Dr.grad)):
         assert torch.allclose(mine.cpu().double(), want, rtol=1e-2, atol=1e-2)  # fp16 gradients
+
+
+def _spy_tma(monkeypatch):
+    """Record what runtime.long_tma answered for each forward."""
+    from hsr import runtime
+    plain, seen = runtime.long_tma, []
+
+    def spy(*args):
+        seen.append(plain(*args))
+        return seen[-1]
+    monkeypatch.setattr(runtime, "long_tma", spy)
+    return seen
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_long_contraction_tma_loads_match_pointer_loads(long_path, device, monkeypatch, dtype):
+    """The long contraction through tensor descriptors (TMA: rows past the ends and the
+    contraction's partial chunk load as zeros) gives the pointer loads' values and
+    indices bit for bit: partial row and token blocks, a partial chunk (h = 40 in chunks
+    of 16), an all-masked sequence, a NaN, and a batch axis in the hidden states'
+    descriptor; and a layout no descriptor takes (the contraction not contiguous) falls
+    back to the pointer loads."""
+    gen = torch.Generator().manual_seed(5)
+    H, W, bias = (_ints(shape, gen).to(dtype) for shape in ((3, 70, 40), (37, 40), (37,)))
+    mask = torch.rand(3, 70, generator=gen) < 0.7
+    mask[1] = False
+    mask[2, 50] = True
+    Hn = H.clone()
+    Hn[2, 50, 7] = float("nan")
+    args = [x.to(device) for x in (Hn, W, bias, mask)]
+    seen = _spy_tma(monkeypatch)
+    results = {}
+    for tma in ("1", "0"):
+        monkeypatch.setenv("HSR_TMA", tma)
+        results[tma] = long_path["max_plus_bias"].forward_with_indices(*args)
+    if device == "cpu":  # the interpreter takes the descriptors at any size
+        assert seen[0] is not None and seen[1] is None
+    (out, idx), (want_out, want_idx) = results["1"], results["0"]
+    assert out[2].isnan().all() and torch.equal(idx.cpu(), want_idx.cpu())
+    assert torch.equal(out.cpu().nan_to_num(), want_out.cpu().nan_to_num())
+    monkeypatch.setenv("HSR_TMA", "1")
+    _check(long_path["splade_like"], (H.float(), W.float(), bias.float(), mask), {}, (0, 1, 2), device)
+    assert seen[-1] is not None or device != "cpu"
+    # the contraction axis not contiguous: no descriptor, the pointer loads
+    Ht = H.float().transpose(1, 2).contiguous().transpose(1, 2)
+    _check(long_path["splade_like"], (Ht, W.float(), bias.float(), mask), {}, (0, 1, 2), device)
+    assert seen[-1] is None
