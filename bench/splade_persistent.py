@@ -9,7 +9,7 @@ chunks of H per program, 7,648 programs in 58 waves, and each program fills
 its load pipeline from empty and then drains it into the max epilogue. Here:
 
   PERSIST   0: one program per tile (the generated kernel's grid);
-            1: one program per SM, striding over the tiles.
+            n: n programs per SM, striding over the tiles.
   FLAT      0: nested loops (tile, token tile, chunk of H);
             1: the compiler's flattening of that nest (tl.range(flatten=True));
             2: one hand-flattened loop over (tile, token tile, chunk), the max
@@ -156,6 +156,56 @@ def splade_tiles(W, Hs, w_desc, h_desc, bias, mask, out, idx,
             _store_row(out, idx, bias, b, vb * BLOCK_V, V, best, bidx, BLOCK_V, NEED_IDX)
 
 
+@triton.jit
+def splade_tail(w_desc, h_desc, h_half, bias, mask, out, idx, V, L, HD, s_mb, s_ms,
+                BLOCK_V: tl.constexpr, BLOCK_S: tl.constexpr, BLOCK_K: tl.constexpr, SCAN: tl.constexpr,
+                NEED_IDX: tl.constexpr):
+    """One program per (sequence, block of V), TMA loads: token tiles end at the
+    sequence's last unmasked token, and a rest of at most BLOCK_S / 2 tokens runs
+    as a half-width tile."""
+    b = tl.program_id(0)
+    v0 = tl.program_id(1) * BLOCK_V
+    offs = tl.arange(0, SCAN)
+    last = tl.max(tl.full([SCAN], -1, tl.int32), axis=0)
+    for c0 in range(0, L, SCAN):
+        m = tl.load(mask + b * s_mb + (c0 + offs) * s_ms, mask=c0 + offs < L, other=0) != 0
+        last = tl.maximum(last, tl.max(tl.where(m, c0 + offs, -1), axis=0))
+    s_end = last + 1
+    n_full = s_end // BLOCK_S + (s_end % BLOCK_S > BLOCK_S // 2).to(tl.int32)
+    best = tl.full([BLOCK_V], float("-inf"), tl.float32)
+    bidx = tl.full([BLOCK_V], -1, tl.int32)
+    for si in range(0, n_full):
+        acc = tl.zeros([BLOCK_V, BLOCK_S], tl.float32)
+        for k0 in range(0, HD, BLOCK_K):
+            a = w_desc.load([v0, k0])
+            h = h_desc.load([b * L + si * BLOCK_S, k0])
+            acc = tl.dot(a, tl.trans(h), acc)
+        best, bidx = _fold_tile(acc, best, bidx, mask, b, si * BLOCK_S, L, s_mb, s_ms, BLOCK_S, NEED_IDX)
+    if s_end > n_full * BLOCK_S:  # the rest, at most BLOCK_S / 2 tokens
+        acc = tl.zeros([BLOCK_V, BLOCK_S // 2], tl.float32)
+        for k0 in range(0, HD, BLOCK_K):
+            a = w_desc.load([v0, k0])
+            h = h_half.load([b * L + n_full * BLOCK_S, k0])
+            acc = tl.dot(a, tl.trans(h), acc)
+        best, bidx = _fold_tile(acc, best, bidx, mask, b, n_full * BLOCK_S, L, s_mb, s_ms, BLOCK_S // 2, NEED_IDX)
+    _store_row(out, idx, bias, b, v0, V, best, bidx, BLOCK_V, NEED_IDX)
+
+
+def run_tail(hidden, weight, bias, mask, cfg, need_idx):
+    B, L, HD = hidden.shape
+    V = weight.shape[0]
+    bv, bs, bk, warps, stages = cfg
+    out = torch.empty((B, V), device=hidden.device, dtype=torch.float32)
+    idx = torch.empty((B, V), device=hidden.device, dtype=torch.int32)
+    h2 = hidden.reshape(B * L, HD)
+    m8 = mask.view(torch.uint8)
+    splade_tail[(B, triton.cdiv(V, bv))](
+        TensorDescriptor.from_tensor(weight, [bv, bk]), TensorDescriptor.from_tensor(h2, [bs, bk]),
+        TensorDescriptor.from_tensor(h2, [bs // 2, bk]), bias, m8, out, idx, V, L, HD, *m8.stride(),
+        BLOCK_V=bv, BLOCK_S=bs, BLOCK_K=bk, SCAN=256, NEED_IDX=need_idx, num_warps=warps, num_stages=stages)
+    return out, idx
+
+
 def run_tiles(hidden, weight, bias, mask, cfg, flags, need_idx, n_sm):
     """cfg: (BLOCK_V, BLOCK_S, BLOCK_K, warps, stages); flags: (PERSIST, FLAT, TMA, ORDER)."""
     B, L, HD = hidden.shape
@@ -172,7 +222,7 @@ def run_tiles(hidden, weight, bias, mask, cfg, flags, need_idx, n_sm):
     else:
         w_desc = h_desc = weight  # unused pointers
     n_tiles = B * triton.cdiv(V, bv)
-    progs = min(n_sm, n_tiles) if persist else n_tiles
+    progs = min(n_sm * persist, n_tiles) if persist else n_tiles
     splade_tiles[(progs,)](weight, h2, w_desc, h_desc, bias, m8, out, idx, V, B, L, HD,
                            *weight.stride(), *h2.stride(), *m8.stride(), progs,
                            BLOCK_V=bv, BLOCK_S=bs, BLOCK_K=bk, TMA=tma, FLAT=flat, ORDER=order,
@@ -185,7 +235,9 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--budget-s", type=float, default=300)
-    ap.add_argument("--round", type=int, default=1, help="1: the first sweep; 2: descriptors made in the kernel")
+    ap.add_argument("--round", type=int, default=1,
+                    help="1: the first sweep; 2: descriptors made in the kernel; 3: smaller tiles, two programs an SM; 4: tiles that end at the "
+                         "last unmasked token (splade_tail)")
     args = ap.parse_args()
     t0 = time.monotonic()
     B, L, HD, V = SHAPE
@@ -220,6 +272,24 @@ def main():
         r["x_floor"] = r["ms"] / floor
         print(f"{r['variant']:<70} {r['ms']:.3f} ms  x floor {r['x_floor']:.2f}", flush=True)
 
+    if args.round == 4:  # token tiles end at the last unmasked token, a half-width tile for the rest
+        for cfg in ((256, 128, 64, 8, 3), (128, 256, 64, 8, 3), (256, 128, 64, 8, 4)):
+            for ni in (0, 1):
+                name = f"tail cfg=(V {cfg[0]}, S {cfg[1]}, K {cfg[2]}, w{cfg[3]}, st{cfg[4]}) idx={ni}"
+                try:
+                    o, i = run_tail(hidden, weight, bias, mask, cfg, ni)
+                    err = ((o - ref).abs().max() / ref.abs().max()).item()
+                    ms = bench(lambda: run_tail(hidden, weight, bias, mask, cfg, ni))
+                    r = {"variant": name, "cfg": cfg, "NEED_IDX": ni, "ms": ms, "x_floor": ms / floor, "rel_err": err}
+                    if ni:
+                        r["idx_mismatch"] = int((i != ref_idx).sum())
+                    print(f"{name:<100} {ms:.3f} ms  x floor {ms / floor:.2f}  err {err:.1e}"
+                          + (f"  idx mismatches {r['idx_mismatch']}" if ni else ""), flush=True)
+                except Exception as e:  # noqa: BLE001
+                    r = {"variant": name, "error": f"{type(e).__name__}: {str(e)[:300]}"}
+                    print(f"{name:<100} {r['error']}", flush=True)
+                rows.append(r)
+
     def run_plan(cfg, flags, ni):
         name = (f"cfg=(V {cfg[0]}, S {cfg[1]}, K {cfg[2]}, w{cfg[3]}, st{cfg[4]}) "
                 f"PERSIST={flags[0]} FLAT={flags[1]} TMA={flags[2]} ORDER={flags[3]} idx={ni}")
@@ -245,6 +315,13 @@ def main():
         plans = [(base, f) for f in ((0, 0, 1, 0), (0, 0, 2, 0), (1, 0, 1, 0), (1, 0, 2, 0), (0, 0, 0, 0))]
         plans += [((256, 128, 64, 8, 3), f) for f in ((0, 0, 2, 0), (1, 0, 2, 0), (0, 0, 1, 0))]
         plans += [((128, 256, 64, 8, 4), (0, 0, 2, 0))]
+    elif args.round == 4:
+        plans = [((256, 128, 64, 8, 3), (0, 0, 1, 0))]
+    elif args.round == 3:  # two programs an SM (one warp group each), fewer stages, longer chunks
+        plans = [(c, f) for c in ((128, 128, 64, 4, 3), (128, 128, 64, 4, 2), (256, 128, 64, 8, 2),
+                                  (256, 128, 128, 8, 2), (128, 128, 128, 4, 2), (64, 256, 64, 4, 3))
+                 for f in ((0, 0, 1, 0), (2 if c[3] == 4 else 1, 0, 1, 0))]
+        plans += [((256, 128, 64, 8, 3), (0, 0, 1, 0))]
     else:
         plans = []
     plans = plans or [(base, f) for f in ((0, 0, 0, 0), (0, 0, 1, 0), (1, 0, 0, 0), (1, 0, 1, 0), (1, 2, 0, 0), (1, 2, 1, 0),

@@ -116,7 +116,7 @@ def _rep_select(x, y):
 @triton.jit
 def rep_fwd(
     W_ptr, H_ptr, bias_ptr, mask_ptr,
-    out_ptr, idx_ptr, stat_ptr, xsel_ptr, a_desc, b_desc,
+    out_ptr, idx_ptr, stat_ptr, xsel_ptr, a_desc, b_desc, b_half,
     size_b, size_v, size_s, size_h,
     stride_W_v, stride_W_h,
     stride_H_b, stride_H_s, stride_H_h,
@@ -179,6 +179,18 @@ def rep_fwd(
             idx2 = tl.full([BLOCK_V, BLOCK_S], -1, tl.int32)
     s_seen = tl.zeros([BLOCK_S], tl.int32)
     s_end = size_s
+    if TMA:  # the tiles past the last kept s are skipped (bench/NOTES.md, v21): a scan of the conditions
+        s_last = tl.max(tl.full([BLOCK_S], -1, tl.int32), axis=0)
+        for s0 in range(0, s_end, BLOCK_S):
+            offs_s = s0 + tl.arange(0, BLOCK_S)
+            s_in = offs_s < s_end
+            s_ok = s_in
+            # spec line 7: where mask
+            if HAS_mask:
+                s_ok = s_ok & (tl.load(mask_ptr + pid_b * stride_mask_b + offs_s * stride_mask_s, mask=s_in, other=0) != 0)
+
+            s_last = tl.maximum(s_last, tl.max(tl.where(s_ok, offs_s, -1), axis=0))
+        s_end = s_last + 1
     s_full = (s_end // BLOCK_S) * BLOCK_S
     for s0 in range(0, s_full, BLOCK_S):
         offs_s = s0 + tl.arange(0, BLOCK_S)
@@ -274,7 +286,106 @@ def rep_fwd(
             best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
 
-    if s_full < s_end:  # the last, partial tile
+    tail_end = s_end  # where the last, partial tile ends: a half tile takes it first
+    if TMA:
+        if (s_full < s_end) & (s_end - s_full <= BLOCK_S // 2):
+            # at most half a tile left: a tile of half the columns (an if of its own: the
+            # compiler joins the two sides of an if-else, and the tiles' shapes differ)
+            s0 = s_full
+            offs_s = s0 + tl.arange(0, BLOCK_S // 2)
+            s_in = offs_s < size_s
+            s_ok = s_in
+            # spec line 7: where mask
+            if HAS_mask:
+                s_ok = s_ok & (tl.load(mask_ptr + pid_b * stride_mask_b + offs_s * stride_mask_s, mask=s_in, other=0) != 0)
+
+            b_row = b_rows + offs_s.to(tl.int64) * stride_H_s  # int64: tall operands pass 2^31
+            # spec line 7: rep[b, v] = max_s relu(<H_s, W_v> + bias_v)  where mask
+            if DOT_MODE == 0:  # the whole contraction in one tile, W rows held in registers
+                b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                            mask=s_in[:, None] & h_in[None, :], other=0.0)
+                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                else:
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_H
+                dot = tl.zeros([BLOCK_V, BLOCK_S // 2], tl.float32)
+                for h0 in range(0, size_h, BLOCK_H):
+                    if TMA:  # through the host's tensor descriptors (runtime.long_tma): rows and columns past the ends load as 0
+                        a = a_desc.load([v0, h0])
+                        b = b_half.load([pid_b.to(tl.int32), s0, h0]).reshape(BLOCK_S // 2, BLOCK_H)
+                    else:
+                        offs_h = h0 + tl.arange(0, BLOCK_H)
+                        h_in = offs_h < size_h
+                        a = tl.load(a_row[:, None] + offs_h[None, :] * stride_W_h,
+                                    mask=v_ok[:, None] & h_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_h[None, :] * stride_H_h,
+                                    mask=s_in[:, None] & h_in[None, :], other=0.0)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_H_h, mask=s_in, other=0.0).to(tl.float32)
+
+                dot = tl.zeros([BLOCK_V, BLOCK_S // 2], tl.float32)
+                if SMALL_D > 0:
+                    dot += _a0[:, None] * _b0[None, :]
+                if SMALL_D > 1:
+                    dot += _a1[:, None] * _b1[None, :]
+                if SMALL_D > 2:
+                    dot += _a2[:, None] * _b2[None, :]
+                if SMALL_D > 3:
+                    dot += _a3[:, None] * _b3[None, :]
+                if SMALL_D > 4:
+                    dot += _a4[:, None] * _b4[None, :]
+                if SMALL_D > 5:
+                    dot += _a5[:, None] * _b5[None, :]
+                if SMALL_D > 6:
+                    dot += _a6[:, None] * _b6[None, :]
+                if SMALL_D > 7:
+                    dot += _a7[:, None] * _b7[None, :]
+
+            key = dot
+            key = tl.where(s_ok[None, :], key, float("-inf"))
+            if DOT_MODE == 1:
+                # a long contraction: the tile reduced to its rows' max at once (NaN-keeping),
+                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+                key_row = tl.reduce(key, 1, _rep_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_s[None, :], size_s), axis=1)[:, None]
+                    better = key_row > best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key > best2
+                    idx2 = tl.where(better, offs_s[None, :], idx2)
+                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            s_seen += tl.sum(s_ok.to(tl.int32), axis=0)  # (only whether any column was kept is read)
+
+            tail_end = s_full
+    if s_full < tail_end:  # the last, partial tile
         s0 = s_full
         offs_s = s0 + tl.arange(0, BLOCK_S)
         s_in = offs_s < size_s
@@ -367,6 +478,7 @@ def rep_fwd(
                 idx2 = tl.where(better, offs_s[None, :], idx2)
             best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
+
 
     best = tl.reduce(best2, 1, _rep_select)  # keeps NaN, as torch.max does
     if NEED_IDX:
@@ -869,10 +981,11 @@ def _rep_forward(t, sizes, need_idx, launch=True):
     if dot_mode == 1:
         a_view, b_view = W_.permute([0, 1]), H_.permute([0, 1, 2])
         tma = runtime.long_tma(a_view, b_view, sizes["v"], sizes["s"])
-    descs = (None, None)
-    if tma is not None:
+    descs = (None, None, None)
+    if tma is not None:  # W rows, H rows, and H rows by half tiles (the last tile, where the rest fits)
         descs = (TensorDescriptor(a_view, list(a_view.shape), list(a_view.stride()), [tma[0], block_k]),
-                 TensorDescriptor(b_view, list(b_view.shape), list(b_view.stride()), [1, tma[1], block_k]))
+                 TensorDescriptor(b_view, list(b_view.shape), list(b_view.stride()), [1, tma[1], block_k]),
+                 TensorDescriptor(b_view, list(b_view.shape), list(b_view.stride()), [1, tma[1] // 2, block_k]))
     kernel = _rep_kernel()
     args = (
         W_, H_, *aux, bias_arg_, mask_arg_,

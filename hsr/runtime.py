@@ -482,7 +482,8 @@ def long_tma(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
                 s <= 0 or s * x.element_size() % 16 for s in x.stride()[:-1]):
             return None
     if a.device.type != "cuda":
-        return (min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2) if interpreting() else None
+        # (columns from 32: the last tile may run at half width, and a dot takes 16 and more)
+        return (min(64, next_pow2(rows)), min(64, next_pow2(cols, 32)), 4, 2) if interpreting() else None
     index = a.device.index if a.device.index is not None else torch.cuda.current_device()
     major = _capability.get(index)
     if major is None:

@@ -464,16 +464,22 @@ def _spy_tma(monkeypatch):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_long_contraction_tma_loads_match_pointer_loads(long_path, device, monkeypatch, dtype):
     """The long contraction through tensor descriptors (TMA: rows past the ends and the
-    contraction's partial chunk load as zeros) gives the pointer loads' values and
-    indices bit for bit: partial row and token blocks, a partial chunk (h = 40 in chunks
-    of 16), an all-masked sequence, a NaN, and a batch axis in the hidden states'
-    descriptor; and a layout no descriptor takes (the contraction not contiguous) falls
-    back to the pointer loads."""
+    contraction's partial chunk load as zeros; token tiles end at the last unmasked
+    token, the last at half width where the rest fits) gives the pointer loads' values
+    and indices bit for bit, with a mask and without: partial row and token blocks, a
+    partial chunk (h = 40 in chunks of 16), last tiles of full and half width, an
+    all-masked sequence, a NaN, and a batch axis in the hidden states' descriptor; and
+    a layout no descriptor takes (the contraction not contiguous) falls back to the
+    pointer loads."""
     gen = torch.Generator().manual_seed(5)
-    H, W, bias = (_ints(shape, gen).to(dtype) for shape in ((3, 70, 40), (37, 40), (37,)))
-    mask = torch.rand(3, 70, generator=gen) < 0.7
+    H, W, bias = (_ints(shape, gen).to(dtype) for shape in ((5, 70, 40), (37, 40), (37,)))
+    mask = torch.rand(5, 70, generator=gen) < 0.7
     mask[1] = False
-    mask[2, 50] = True
+    mask[2, 50] = mask[2, 69] = True  # tiles of 64 tokens: 6 left, a half tile
+    mask[0, 45:] = False  # 45 left after no full tile: a full-width last tile
+    mask[3, 20:] = False  # 20: a half tile only
+    mask[4, 64], mask[4, 65:] = True, False  # the last kept token opens a tile, and wins for v = 0
+    H[4, 64] = 3 * W[0]
     Hn = H.clone()
     Hn[2, 50, 7] = float("nan")
     args = [x.to(device) for x in (Hn, W, bias, mask)]
@@ -482,11 +488,13 @@ def test_long_contraction_tma_loads_match_pointer_loads(long_path, device, monke
     for tma in ("1", "0"):
         monkeypatch.setenv("HSR_TMA", tma)
         results[tma] = long_path["max_plus_bias"].forward_with_indices(*args)
+        results[tma + "no mask"] = long_path["max_plus_bias"].forward_with_indices(*args[:3])
     if device == "cpu":  # the interpreter takes the descriptors at any size
-        assert seen[0] is not None and seen[1] is None
-    (out, idx), (want_out, want_idx) = results["1"], results["0"]
-    assert out[2].isnan().all() and torch.equal(idx.cpu(), want_idx.cpu())
-    assert torch.equal(out.cpu().nan_to_num(), want_out.cpu().nan_to_num())
+        assert seen[0] is not None and seen[2] is None
+    for key in ("", "no mask"):
+        (out, idx), (want_out, want_idx) = results["1" + key], results["0" + key]
+        assert out[2].isnan().all() and torch.equal(idx.cpu(), want_idx.cpu())
+        assert torch.equal(out.cpu().nan_to_num(), want_out.cpu().nan_to_num())
     monkeypatch.setenv("HSR_TMA", "1")
     _check(long_path["splade_like"], (H.float(), W.float(), bias.float(), mask), {}, (0, 1, 2), device)
     assert seen[-1] is not None or device != "cpu"
