@@ -272,31 +272,19 @@ def main():
         r["x_floor"] = r["ms"] / floor
         print(f"{r['variant']:<70} {r['ms']:.3f} ms  x floor {r['x_floor']:.2f}", flush=True)
 
-    if args.round == 4:  # token tiles end at the last unmasked token, a half-width tile for the rest
-        for cfg in ((256, 128, 64, 8, 3), (128, 256, 64, 8, 3), (256, 128, 64, 8, 4)):
-            for ni in (0, 1):
-                name = f"tail cfg=(V {cfg[0]}, S {cfg[1]}, K {cfg[2]}, w{cfg[3]}, st{cfg[4]}) idx={ni}"
-                try:
-                    o, i = run_tail(hidden, weight, bias, mask, cfg, ni)
-                    err = ((o - ref).abs().max() / ref.abs().max()).item()
-                    ms = bench(lambda: run_tail(hidden, weight, bias, mask, cfg, ni))
-                    r = {"variant": name, "cfg": cfg, "NEED_IDX": ni, "ms": ms, "x_floor": ms / floor, "rel_err": err}
-                    if ni:
-                        r["idx_mismatch"] = int((i != ref_idx).sum())
-                    print(f"{name:<100} {ms:.3f} ms  x floor {ms / floor:.2f}  err {err:.1e}"
-                          + (f"  idx mismatches {r['idx_mismatch']}" if ni else ""), flush=True)
-                except Exception as e:  # noqa: BLE001
-                    r = {"variant": name, "error": f"{type(e).__name__}: {str(e)[:300]}"}
-                    print(f"{name:<100} {r['error']}", flush=True)
-                rows.append(r)
-
     def run_plan(cfg, flags, ni):
-        name = (f"cfg=(V {cfg[0]}, S {cfg[1]}, K {cfg[2]}, w{cfg[3]}, st{cfg[4]}) "
-                f"PERSIST={flags[0]} FLAT={flags[1]} TMA={flags[2]} ORDER={flags[3]} idx={ni}")
+        """Time one variant: splade_tiles with flags, or splade_tail where flags is None."""
+        blocks = f"cfg=(V {cfg[0]}, S {cfg[1]}, K {cfg[2]}, w{cfg[3]}, st{cfg[4]})"
+        if flags is None:
+            name = f"tail {blocks} idx={ni}"
+            run = lambda: run_tail(hidden, weight, bias, mask, cfg, ni)  # noqa: E731
+        else:
+            name = f"{blocks} PERSIST={flags[0]} FLAT={flags[1]} TMA={flags[2]} ORDER={flags[3]} idx={ni}"
+            run = lambda: run_tiles(hidden, weight, bias, mask, cfg, flags, ni, n_sm)  # noqa: E731
         try:
-            o, i = run_tiles(hidden, weight, bias, mask, cfg, flags, ni, n_sm)
+            o, i = run()
             err = ((o - ref).abs().max() / ref.abs().max()).item()
-            ms = bench(lambda: run_tiles(hidden, weight, bias, mask, cfg, flags, ni, n_sm))
+            ms = bench(run)
             r = {"variant": name, "cfg": cfg, "flags": flags, "NEED_IDX": ni, "ms": ms, "x_floor": ms / floor,
                  "rel_err": err}
             if ni:
@@ -309,6 +297,11 @@ def main():
             torch.cuda.synchronize()
         rows.append(r)
         return r
+
+    if args.round == 4:  # token tiles end at the last unmasked token, a half-width tile for the rest
+        for cfg in ((256, 128, 64, 8, 3), (128, 256, 64, 8, 3), (256, 128, 64, 8, 4)):
+            for ni in (0, 1):
+                run_plan(cfg, None, ni)
 
     base = (128, 256, 64, 8, 3)
     if args.round == 2:  # descriptors made in the kernel, against host-built ones
@@ -337,7 +330,7 @@ def main():
             print("budget reached", flush=True)
             break
         run_plan(cfg, flags, 0)
-    done = sorted([r for r in rows if "flags" in r and "ms" in r], key=lambda r: r["ms"])
+    done = sorted([r for r in rows if r.get("flags") and "ms" in r], key=lambda r: r["ms"])
     for r in done[:3]:
         if time.monotonic() - t0 < args.budget_s + 60:
             run_plan(r["cfg"], r["flags"], 1)
