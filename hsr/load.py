@@ -3,7 +3,7 @@ it, and wrap it as an Op.
 
 Cache entries live under ``HSR_CACHE_DIR`` (default ``~/.cache/hsr``), keyed
 by the spec's exact text and file name (the generated module quotes its lines),
-the hsr and Triton versions and the templates. Writes go to
+the hsr and Triton versions, the templates and the compiler's own files. Writes go to
 a temporary file first and are renamed into place, so concurrent processes
 never see half a file; an entry whose checksum does not match (truncated,
 corrupted) is rewritten. A cache that cannot be written (read-only, full) still
@@ -42,25 +42,29 @@ def read_spec(path_or_text) -> tuple[str, str]:
 
 def cache_key(source: str, filename: str = "<spec>") -> str:
     """The exact spec text and file name (the module quotes both, with line
-    numbers), the hsr and Triton versions, and the templates."""
+    numbers), the hsr and Triton versions, the templates and the compiler's files."""
     try:
         import triton
         triton_version = triton.__version__
     except ImportError:  # pragma: no cover - triton is a dependency on Linux
         triton_version = "none"
-    text = f"{filename}\n{source}\nhsr {__version__}\ntriton {triton_version}\n{_templates_digest()}"
+    text = f"{filename}\n{source}\nhsr {__version__}\ntriton {triton_version}\n{_compiler_digest()}"
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def _templates_digest() -> str:
-    """A hash of the templates, so that editing one invalidates the cache."""
+def _compiler_digest() -> str:
+    """A hash of the templates and of the compiler's own files (its stages, the
+    grammar, the runtime constants emit reads), so that editing any of them
+    invalidates the cache: within one version, a checkout being worked on would
+    otherwise serve modules that an older emit wrote."""
     from importlib import resources
 
     digest = hashlib.sha256()
-    root = resources.files("hsr.templates")
-    for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".jinja"):
-            digest.update(entry.name.encode() + entry.read_bytes())
+    for package, suffixes in (("hsr.templates", (".jinja",)), ("hsr", (".py", ".lark"))):
+        root = resources.files(package)
+        for entry in sorted(root.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(suffixes) and entry.is_file():
+                digest.update(entry.name.encode() + entry.read_bytes())
     return digest.hexdigest()
 
 

@@ -380,3 +380,32 @@ def test_inputs_may_take_the_names_of_generated_variables(cache_dir):
         q.grad = weight.grad = None
         want.sum().backward()
         assert torch.allclose(gq, q.grad, rtol=1e-4, atol=1e-4) and torch.allclose(gw, weight.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_key_changes_with_the_compiler(monkeypatch):
+    """An edit to a compiler stage (not only to a template) makes a new key: a
+    checkout being worked on never serves a module an older emit wrote."""
+    from importlib import resources
+    a = load.cache_key(TEXT)
+    real = resources.files
+
+    class Edited:
+        def __init__(self, root):
+            self.root = root
+
+        def iterdir(self):
+            for entry in self.root.iterdir():
+                yield EditedEntry(entry) if entry.name == "emit.py" else entry
+
+    class EditedEntry:
+        def __init__(self, entry):
+            self.name, self.entry = entry.name, entry
+
+        def is_file(self):
+            return True
+
+        def read_bytes(self):
+            return self.entry.read_bytes() + b"\n# edited\n"
+
+    monkeypatch.setattr(resources, "files", lambda package: Edited(real(package)) if package == "hsr" else real(package))
+    assert load.cache_key(TEXT) != a

@@ -495,6 +495,15 @@ def test_long_contraction_tma_loads_match_pointer_loads(long_path, device, monke
         (out, idx), (want_out, want_idx) = results["1" + key], results["0" + key]
         assert out[2].isnan().all() and torch.equal(idx.cpu(), want_idx.cpu())
         assert torch.equal(out.cpu().nan_to_num(), want_out.cpu().nan_to_num())
+    # both operands with a grid axis (3-d descriptors on both sides), a length bound on the min's axis
+    A, B = _ints((2, 70, 40), gen).to(dtype), _ints((2, 90, 40), gen).to(dtype)
+    blen = torch.tensor([90, 37])
+    for tma in ("1", "0"):
+        monkeypatch.setenv("HSR_TMA", tma)
+        results["dist" + tma] = long_path["distance_min_mean"](A.to(device), B.to(device), blen=blen.to(device))
+    assert torch.equal(results["dist1"].cpu(), results["dist0"].cpu())
+    if device == "cpu":
+        assert seen[-2] is not None and seen[-1] is None
     monkeypatch.setenv("HSR_TMA", "1")
     _check(long_path["splade_like"], (H.float(), W.float(), bias.float(), mask), {}, (0, 1, 2), device)
     assert seen[-1] is not None or device != "cpu"
