@@ -325,5 +325,4 @@ def _tma(t: TermPlan, conds: dict) -> dict | None:
         sides[f"{key}_perm"] = [op.axes.index(a) for a in order]
         sides[f"{key}_coords"] = "".join(f"pid_{g}.to(tl.int32), " for g in grid)
         sides[f"{key}_lead"] = "1, " * len(grid)  # the descriptor's block: one value of each grid axis
-        sides[f"{key}_reshape"] = f".reshape(BLOCK_{axis.upper()}, BLOCK_{t.k.upper()})" if grid else ""
     return sides

@@ -417,6 +417,15 @@ LEAN_DIMS = (16, 32, 64, 128, 256)
 _capability: dict = {}
 
 
+def _major(device: torch.device) -> int:
+    """The compute capability's major number of a CUDA device, asked once per device."""
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    major = _capability.get(index)
+    if major is None:
+        major = _capability[index] = torch.cuda.get_device_capability(index)[0]
+    return major
+
+
 def row_matrix(x: torch.Tensor) -> torch.Tensor | None:
     """x [..., rows, k] as one [cells x rows, k] matrix without a copy, or None
     where its layout does not allow it (or the rows do not fit int32 coordinates)."""
@@ -439,11 +448,7 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
     if a_rows is None or b_rows is None:
         return None
     if a.device.type == "cuda":
-        index = a.device.index if a.device.index is not None else torch.cuda.current_device()
-        major = _capability.get(index)
-        if major is None:
-            major = _capability[index] = torch.cuda.get_device_capability(index)[0]
-        if major < 9:
+        if _major(a.device) < 9:
             return None
         load = int(all(m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
         block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS
@@ -455,9 +460,10 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
 
 # The long contraction (DOT_MODE 1, Splade's H = 768) through TMA loads on Hopper: both
 # operands as tensor descriptors over (grid axes, rows, contraction), fixed blocks. From
-# bench/results/h100-session16 (Splade's head, H100): 256 x 128 tiles, 8 warps, 3 stages,
-# 0.621 ms without the index and 0.665 with it, against 0.689 and 0.800 for the autotuned
-# pointer loads (128 x 256 / 256 x 128) in the same runs. Taken from LONG_TMA_MIN rows x
+# bench/results/h100-session16/splade_persistent_round2.log (Splade's head, H100, hand
+# kernels): 256 x 128 tiles, 8 warps, 3 stages, 0.621 ms without the index and 0.665 with
+# it, against 0.697 and 0.800 for the generated kernel's autotuned pointer loads in the same
+# run. With a mask the tiles stop at the last kept position (v21). Taken from LONG_TMA_MIN rows x
 # columns (smaller products keep the autotuned tiles); HSR_TMA=0 turns it off, HSR_TMA=1
 # takes it at any size. Under the interpreter it runs by default (small blocks), so the
 # tests reach it.
@@ -469,9 +475,8 @@ def long_tma(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
     """(BLOCK rows, BLOCK cols, warps, stages) for TMA loads of a long contraction's
     a [.., rows, k] and b [.., cols, k] (views in the descriptors' axis order), or
     None where they do not apply: off, not Hopper, not fp16/bf16 (fp32 too under
-    the interpreter), or a layout a
-    descriptor cannot take (the contraction not contiguous, strides or base not
-    16-byte aligned)."""
+    the interpreter), or a layout a descriptor cannot take (the contraction not
+    contiguous, strides or base not 16-byte aligned)."""
     mode = os.environ.get("HSR_TMA", "")
     # fp32 only under the interpreter (the tests' integer data): on the GPU fp32 keeps its IEEE dot
     dtypes = (torch.float16, torch.bfloat16) + ((torch.float32,) if a.device.type != "cuda" else ())
@@ -484,11 +489,7 @@ def long_tma(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
     if a.device.type != "cuda":
         # (columns from 32: the last tile may run at half width, and a dot takes 16 and more)
         return (min(64, next_pow2(rows)), min(64, next_pow2(cols, 32)), 4, 2) if interpreting() else None
-    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
-    major = _capability.get(index)
-    if major is None:
-        major = _capability[index] = torch.cuda.get_device_capability(index)[0]
-    if major < 9 or (mode != "1" and (rows < LONG_TMA_MIN[0] or cols < LONG_TMA_MIN[1])):
+    if _major(a.device) < 9 or (mode != "1" and (rows < LONG_TMA_MIN[0] or cols < LONG_TMA_MIN[1])):
         return None
     return LONG_TMA_BLOCKS
 
