@@ -14,6 +14,7 @@ import math
 import torch
 
 from . import ir
+from .errors import TensorError
 from .runtime import bind
 
 _CHUNK_BYTES = 1 << 28
@@ -55,6 +56,44 @@ def evaluate(program: ir.Program, *args, return_indices: bool = False, **kwargs)
         joined = torch.cat([p for p, _ in parts], dim=cat_dim) if cat_dim is not None else parts[0][0]
         indices[key] = (joined, axes)
     return out, indices
+
+
+def evaluate_selection(program: ir.Program, axes: tuple, *args, **kwargs):
+    """(out, idx) as a generated module's forward_with_indices gives them: idx
+    (int64) is the chosen position of the selection whose index lies over
+    ``axes`` (its grid axes, then its row axis, in that order), -1 where it
+    selects nothing or where the row leaves the outer reduction (a mask or a
+    length bound on the row axis)."""
+    out, indices = evaluate(program, *args, return_indices=True, **kwargs)
+    found = [(idx, idx_axes) for idx, idx_axes in indices.values() if set(idx_axes) == set(axes)]
+    if len(found) != 1:
+        raise TensorError(f"{program.definition.name}: no single selection indexed over [{', '.join(axes)}]")
+    idx, idx_axes = found[0]
+    idx = idx.permute(*[idx_axes.index(a) for a in axes])
+    row = axes[-1]
+    outer = [node for node in _reduces(program.definition.expr) if node.axis == row and node.conds]
+    if outer:
+        signature = tuple((t.name, t.axes, t.kind, t.default) for t in program.tensors)
+        dtypes = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+        tensors, sizes = bind(program.definition.name, signature, args, kwargs, float_dtypes=dtypes,
+                              one_float_dtype=False)
+        ev = _Evaluator(program, tensors, sizes, None, 0, 0)
+        for node in outer:
+            valid, v_axes = ev.valid(node, ())
+            kept = ev.align(valid, v_axes, axes) if set(v_axes) <= set(axes) else None
+            if kept is not None:
+                idx = torch.where(kept.to(idx.device), idx, -1)
+    return out, idx
+
+
+def _reduces(node):
+    """Every reduction of an expression, outermost first."""
+    if isinstance(node, ir.Reduce):
+        yield node
+        yield from _reduces(node.body)
+    elif isinstance(node, ir.Apply):
+        for arg in node.args:
+            yield from _reduces(arg)
 
 
 def _chunks(program: ir.Program, sizes: dict, chunk_axis) -> list:
@@ -198,7 +237,7 @@ class _Evaluator:
         lowest = op in ("min", "argmin")
         if value.shape[p] == 0:  # nothing to select: index -1, value 0
             shape = value.shape[:p] + value.shape[p + 1:]
-            idx = torch.full(shape, -1, dtype=torch.int64)
+            idx = torch.full(shape, -1, dtype=torch.int64, device=value.device)
             self.indices[(node.pos.line, node.pos.col)] = (idx, rest)
             return (idx, rest) if op.startswith("arg") else (value.sum(p) * 0.0, rest)
         fill = math.inf if lowest else -math.inf

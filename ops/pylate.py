@@ -31,8 +31,10 @@ Masks (True / nonzero marks a real token) follow ``mask_semantics``:
   as MaxSim of the masked-out tokens set to zero (``<q, m_t d_t> = m_t <q, d_t>``),
   which also reproduces non-binary (weighting) masks.
 
-Scores are float32 whatever the input dtype (PyLate returns the input dtype);
-float64 inputs are computed in float32.
+Scores are float32 for fp16, bf16 and fp32 inputs (PyLate returns the input
+dtype); float64 inputs (either one: the two are promoted to one dtype) are
+scored in float64 by hsr's float64 reference evaluator, for checking
+(gradcheck) and small problems, not the kernels.
 """
 
 from __future__ import annotations
@@ -257,8 +259,9 @@ def _as_float_tensor(value):
 
 
 def _common_dtype(Q, D):
-    """One float dtype for both (maxsim's contract); float64 runs as float32."""
+    """One float dtype for both (maxsim's contract); float64 stays float64 (the
+    float64 reference evaluator), integers run as float32."""
     dtype = torch.promote_types(Q.dtype, D.dtype)
-    if dtype == torch.float64 or not dtype.is_floating_point:
+    if not dtype.is_floating_point:
         dtype = torch.float32
     return Q.to(dtype), D.to(dtype)

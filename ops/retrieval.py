@@ -72,7 +72,9 @@ def maxsim_topk(Q: torch.Tensor, corpus: torch.Tensor, k: int, *, q_mask: torch.
 
     Q: [Nq, Lq, d] (or [Lq, d] for one query: results lose their first axis).
     corpus: [N, Ld, d] fp16, bf16 or fp32, in host memory (pinned or not) or
-       already on the device. Q is cast to the corpus dtype.
+       already on the device. Q is cast to the corpus dtype. A float64 corpus
+       is scored by the float64 reference evaluator (for checking; the ranking
+       and the returned scores still use the scores rounded to fp32).
     k: results per query (k > N pads with score -inf and index -1).
     q_mask [Nq, Lq], corpus_mask [N, Ld]: True marks a real token (as in
        :func:`hsr.ops.maxsim`; 0/1 integer masks are read as != 0);
@@ -292,8 +294,8 @@ def _plan(Q, corpus, k, *, q_mask, corpus_mask, block_size, device, normalize) -
         raise TensorError(f"maxsim_topk: Q must be [Nq, Lq, d] or [Lq, d], got shape {tuple(Q.shape)}")
     if corpus.dim() != 3:
         raise TensorError(f"maxsim_topk: corpus must be [N, Ld, d], got shape {tuple(corpus.shape)}")
-    if corpus.dtype not in (torch.float16, torch.bfloat16, torch.float32):
-        raise TensorError(f"maxsim_topk: corpus must be fp16, bf16 or fp32, got {corpus.dtype}")
+    if corpus.dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        raise TensorError(f"maxsim_topk: corpus must be fp16, bf16, fp32 or float64, got {corpus.dtype}")
     n, ld, d = corpus.shape
     if Q.shape[2] != d:
         raise TensorError(f"maxsim_topk: Q has d = {Q.shape[2]}, the corpus has d = {d}")

@@ -22,7 +22,8 @@ ACTIVATIONS = {"log1p_relu": _log1p_relu, "relu": _relu}
 def splade_max(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
                attention_mask: torch.Tensor | None = None, *, activation: str = "log1p_relu",
                backward: str = "auto") -> torch.Tensor:
-    """Sparse representations [B, V], fp32.
+    """Sparse representations [B, V], fp32 (float64 for float64 hidden states,
+    from the float64 reference evaluator: for checking and small problems).
 
     hidden [B, L, H] (the MLM head's transformed hidden states), weight [V, H]
     (its decoder), bias [V] or None, attention_mask [B, L] (bool or 0/1):
