@@ -22,12 +22,17 @@ from hsr.generated import maxsim_kd_cos as _per_query_cos
 def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
            d_mask: torch.Tensor | None = None, *, normalize: bool = False,
            backward: str = "auto", precision: str = "float") -> torch.Tensor:
-    """MaxSim scores, fp32, differentiable in Q and D.
+    """MaxSim scores, fp32 (float64 for float64 inputs), differentiable in Q and D.
 
     Q: [Nq, Lq, d] (or [Lq, d] for one query).
     D: [Nd, Ld, d] gives scores [Nq, Nd]; [Nq, K, Ld, d] (each query's own K
-       candidates) gives [Nq, K]. A one-query Q drops the leading axis of the result.
-    q_mask [Nq, Lq], d_mask [Nd, Ld] or [Nq, K, Ld]: True marks a real token.
+       candidates) gives [Nq, K]; [Ld, d] (one document, as late-interaction-kernels
+       takes it) gives [Nq], one score per query. A one-query Q drops the leading
+       axis of the result: Q [Lq, d] with D [Ld, d] gives a 0-d tensor.
+    q_mask [Nq, Lq] ([Lq] for a one-query Q), d_mask [Nd, Ld], [Nq, K, Ld] or
+       [Ld]: True marks a real token. A 1-D d_mask [Ld] is shared by every
+       document (broadcast over Nd, or Nq and K), as late-interaction-kernels
+       reads it; with one document D [Ld, d] it is that document's mask.
        Masked query tokens leave the sum; masked document tokens leave the max;
        a document with no real token scores 0 and passes no gradient.
     normalize: L2-normalise every token inside the kernel (cosine MaxSim).
@@ -37,8 +42,9 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
        each token quantized with its own scale (hsr.ops.quantize_int8 /
        quantize_fp8), dots on those tensor cores (maxsim_int8.hsr,
        maxsim_fp8.hsr; fp8 needs Hopper); for inference (no gradient),
-       D [Nd, Ld, d] only. Their error against fp32: bench/int8_accuracy.py.
-    Inputs are fp16, bf16 or fp32 (one dtype for both); ties go to the lowest
+       D [Nd, Ld, d] or [Ld, d] only. Their error against fp32: bench/int8_accuracy.py.
+    Inputs are fp16, bf16, fp32 or float64 (one dtype for both; float64 runs
+    the float64 reference evaluator, not the kernels); ties go to the lowest
     document token.
     """
     if not isinstance(Q, torch.Tensor) or not isinstance(D, torch.Tensor):
@@ -53,18 +59,30 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
             q_mask = q_mask.unsqueeze(0)
     if Q.dim() != 3:
         raise TensorError(f"maxsim: Q must be [Nq, Lq, d] or [Lq, d], got shape {tuple(Q.shape)}")
+    one_doc = D.dim() == 2
+    if one_doc:  # one document [Ld, d]: scores [Nq, 1], then [Nq]
+        D = D.unsqueeze(0)
+    q_mask, d_mask = _as_mask(q_mask, "q_mask"), _as_mask(d_mask, "d_mask")
+    if isinstance(d_mask, torch.Tensor) and d_mask.dim() == 1 and D.dim() in (3, 4):
+        # one mask [Ld] for every document; a stride-0 view, no copy
+        d_mask = d_mask.expand(*D.shape[:-2], d_mask.shape[0])
     if precision not in ("float", "int8", "fp8"):
         raise TensorError(f"maxsim: precision must be 'float', 'int8' or 'fp8', got {precision!r}")
     if precision != "float":
-        out = _quantized(precision, Q, D, q_mask, d_mask, normalize)
-        return out[0] if single else out
+        return _squeeze(_quantized(precision, Q, D, q_mask, d_mask, normalize), single, one_doc)
     if D.dim() == 3:
         module = _in_batch_cos if normalize else _in_batch
     elif D.dim() == 4:
         module = _per_query_cos if normalize else _per_query
     else:
-        raise TensorError(f"maxsim: D must be [Nd, Ld, d] or [Nq, K, Ld, d], got shape {tuple(D.shape)}")
-    out = module.apply(Q, D, qmask=_as_mask(q_mask, "q_mask"), dmask=_as_mask(d_mask, "d_mask"), backward=backward)
+        raise TensorError(f"maxsim: D must be [Nd, Ld, d], [Nq, K, Ld, d] or [Ld, d], got shape {tuple(D.shape)}")
+    return _squeeze(module.apply(Q, D, qmask=q_mask, dmask=d_mask, backward=backward), single, one_doc)
+
+
+def _squeeze(out, single, one_doc):
+    """Drops the axes a one-query Q and a one-document D added."""
+    if one_doc:
+        out = out[..., 0]
     return out[0] if single else out
 
 
@@ -78,7 +96,7 @@ def _quantized(precision, Q, D, q_mask, d_mask, normalize):
         Q, D = (torch.nn.functional.normalize(x.float(), dim=-1) for x in (Q, D))
     quantize, module = (quantize_int8, _in_batch_int8) if precision == "int8" else (quantize_fp8, _in_batch_fp8)
     (q8, qs), (d8, ds) = quantize(Q), quantize(D)
-    return module.apply(q8, d8, qs, ds, qmask=_as_mask(q_mask, "q_mask"), dmask=_as_mask(d_mask, "d_mask"))
+    return module.apply(q8, d8, qs, ds, qmask=q_mask, dmask=d_mask)
 
 
 def _as_mask(mask, name):
