@@ -19,9 +19,8 @@
 #     term t0:
 #     kernels cd_*: one program per (b)
 #     pair: ||X - Y||^2 over axis 'd', on the tensor cores (tl.dot, fp32 accumulation)
-#     row norms asq, bsq computed once per row, before the kernel
-#     tile loop keeps the running min of (bsq + ((-2.0) * dot)) over 'm' (Y rows streamed in tiles; lowest index wins ties)
-#     epilogue hoisted after the selection (monotone, sympy): Relu(asq + key)
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel; norms from the tiles), then the selected pair's value from its differences
+#     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'n' (X rows in a tile), one store per cell
 #     where n < xlen: positions of 'n' left out
 #     where m < ylen: positions of 'm' left out
@@ -29,9 +28,8 @@
 #     term t1:
 #     kernels cd_t1_*: one program per (b)
 #     pair: ||Y - X||^2 over axis 'd', on the tensor cores (tl.dot, fp32 accumulation)
-#     row norms asq, bsq computed once per row, before the kernel
-#     tile loop keeps the running min of (bsq + ((-2.0) * dot)) over 'n' (X rows streamed in tiles; lowest index wins ties)
-#     epilogue hoisted after the selection (monotone, sympy): Relu(asq + key)
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel; norms from the tiles), then the selected pair's value from its differences
+#     tile loop keeps the running min of sq over 'n' (X rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'm' (Y rows in a tile), one store per cell
 #     where m < ylen: positions of 'm' left out
 #     where n < xlen: positions of 'n' left out
@@ -134,13 +132,11 @@ def _cd_select(x, y):
 
 @triton.jit
 def cd_fwd(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr, xlen_ptr, ylen_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     stride_xlen_b,
     stride_ylen_b,
     ostride_b,
@@ -156,6 +152,8 @@ def cd_fwd(
     pid_b = cell
     a_rows = X_ptr + pid_b * stride_X_b
     b_rows = Y_ptr + pid_b * stride_Y_b
+    a_rows_s = Xs_ptr + pid_b * stride_X_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
+    b_rows_s = Ys_ptr + pid_b * stride_Y_b
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     acc = tl.zeros([BLOCK_N], tl.float32)
@@ -169,11 +167,14 @@ def cd_fwd(
             n_ok = n_ok & (offs_n < tl.load(xlen_ptr + pid_b * stride_xlen_b))
 
         a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
-        asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
+        if DOT_MODE < 2:  # the expansion reads the rows less their shift
+            a_row_s = a_rows_s + offs_n.to(tl.int64) * stride_X_n
 
         if DOT_MODE == 0:
-            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                         mask=n_ok[:, None] & d_in[None, :], other=0.0)
+        if DOT_MODE == 0:
+            asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
         # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
         if SMALL_D > 0:
             _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
@@ -196,12 +197,10 @@ def cd_fwd(
             best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
-                x2 = tl.zeros([BLOCK_N, 1], tl.float32)
         else:  # a slot per row and column of the tile
             best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
-                x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
         m_seen = tl.zeros([BLOCK_M], tl.int32)
         m_end = size_m
         # spec line 10: where m < ylen: the tiles past the bound are skipped, the full ones need no where
@@ -217,24 +216,30 @@ def cd_fwd(
                 m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
             b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
             # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                bsq = tl.zeros([BLOCK_M], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -257,30 +262,37 @@ def cd_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                key = (bsq[None, :] + ((-2.0) * dot))
+            key = sq
             if DOT_MODE == 1:
                 # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
                 # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
@@ -291,8 +303,6 @@ def cd_fwd(
                     at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
                     better = key_row < best2
                     idx2 = tl.where(better, at_row, idx2)
-                    x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                    x2 = tl.where(better, x_row, x2)
                 best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
                 # running min per tile slot (NaN-keeping), reduced across slots once after the loop
@@ -301,8 +311,6 @@ def cd_fwd(
                     # never counts here; a row that met one is searched again after the loop.
                     better = key < best2
                     idx2 = tl.where(better, offs_m[None, :], idx2)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                        x2 = tl.where(better, dot, x2)
                 best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
 
@@ -316,24 +324,30 @@ def cd_fwd(
                 m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
             b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
             # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0)
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                bsq = tl.zeros([BLOCK_M], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -356,30 +370,37 @@ def cd_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                key = (bsq[None, :] + ((-2.0) * dot))
+            key = sq
             key = tl.where(m_ok[None, :], key, float("inf"))
             if DOT_MODE == 1:
                 # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
@@ -391,8 +412,6 @@ def cd_fwd(
                     at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
                     better = key_row < best2
                     idx2 = tl.where(better, at_row, idx2)
-                    x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                    x2 = tl.where(better, x_row, x2)
                 best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
                 # running min per tile slot (NaN-keeping), reduced across slots once after the loop
@@ -401,8 +420,6 @@ def cd_fwd(
                     # never counts here; a row that met one is searched again after the loop.
                     better = key < best2
                     idx2 = tl.where(better, offs_m[None, :], idx2)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                        x2 = tl.where(better, dot, x2)
                 best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
 
@@ -411,14 +428,9 @@ def cd_fwd(
             # the lowest index holding the best
             hit = best2 == best[:, None]
             best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
-            if SMALL_D == 0:
-                x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
-            else:
-                x_best = tl.zeros([BLOCK_N], tl.float32)  # recomputed below
             row_nan = best != best
             if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
                 nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
-                x_nan = tl.zeros([BLOCK_N], tl.float32)
                 for m0 in range(0, m_full, BLOCK_M):
                     offs_m = m0 + tl.arange(0, BLOCK_M)
                     m_in = offs_m < size_m
@@ -428,24 +440,30 @@ def cd_fwd(
                         m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
                     b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                    bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                        b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
                     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                     if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                        b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        asq = tl.zeros([BLOCK_N], tl.float32)
+                        bsq = tl.zeros([BLOCK_M], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
-                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                         mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                            b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                         mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
@@ -468,35 +486,39 @@ def cd_fwd(
                         if SMALL_D > 7:
                             _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                        # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                        # beta first, then one FMA per coordinate with -2.0 folded into B's
-                        key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                        # the squared distance from the differences: as exact as fp32 allows, at any offset
+                        sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                         if SMALL_D > 0:
-                            key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                            diff = _a0[:, None] - _b0[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 1:
-                            key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                            diff = _a1[:, None] - _b1[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 2:
-                            key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                            diff = _a2[:, None] - _b2[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 3:
-                            key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                            diff = _a3[:, None] - _b3[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 4:
-                            key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                            diff = _a4[:, None] - _b4[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 5:
-                            key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                            diff = _a5[:, None] - _b5[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 6:
-                            key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                            diff = _a6[:, None] - _b6[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 7:
-                            key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                        if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                            diff = _a7[:, None] - _b7[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                    if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                        sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                        sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-                    if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                        key = (bsq[None, :] + ((-2.0) * dot))
+                    key = sq
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                        x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
-                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 if m_full < m_end:
@@ -509,24 +531,30 @@ def cd_fwd(
                         m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
                     b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                    bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                        b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
                     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                     if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                        b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        asq = tl.zeros([BLOCK_N], tl.float32)
+                        bsq = tl.zeros([BLOCK_M], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
-                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                         mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                            b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                         mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
@@ -549,82 +577,87 @@ def cd_fwd(
                         if SMALL_D > 7:
                             _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                        # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                        # beta first, then one FMA per coordinate with -2.0 folded into B's
-                        key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                        # the squared distance from the differences: as exact as fp32 allows, at any offset
+                        sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                         if SMALL_D > 0:
-                            key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                            diff = _a0[:, None] - _b0[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 1:
-                            key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                            diff = _a1[:, None] - _b1[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 2:
-                            key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                            diff = _a2[:, None] - _b2[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 3:
-                            key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                            diff = _a3[:, None] - _b3[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 4:
-                            key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                            diff = _a4[:, None] - _b4[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 5:
-                            key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                            diff = _a5[:, None] - _b5[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 6:
-                            key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                            diff = _a6[:, None] - _b6[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 7:
-                            key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                        if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                            diff = _a7[:, None] - _b7[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                    if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                        sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                        sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-                    if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                        key = (bsq[None, :] + ((-2.0) * dot))
+                    key = sq
                     key = tl.where(m_ok[None, :], key, float("inf"))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                        x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
-                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
-                x_best = tl.where(row_nan, x_nan, x_best)
-            if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
-                sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_Y_m
-                sel_ok = n_ok & (best_idx >= 0)
+            # spec line 10: the selected pair's squared distance from its differences (exact at any offset)
+            sel_safe = tl.maximum(best_idx, 0)
+            sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
+            sel_ok = n_ok & (best_idx >= 0)
+            x_best = tl.zeros([BLOCK_N], tl.float32)
+            if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
                 if SMALL_D > 0:
-                    _s0 = tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a0 - tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 1:
-                    _s1 = tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a1 - tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 2:
-                    _s2 = tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a2 - tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 3:
-                    _s3 = tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a3 - tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 4:
-                    _s4 = tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a4 - tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 5:
-                    _s5 = tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a5 - tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 6:
-                    _s6 = tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a6 - tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 7:
-                    _s7 = tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.zeros([BLOCK_N], tl.float32)
-                if SMALL_D > 0:
-                    x_best += _a0 * _s0
-                if SMALL_D > 1:
-                    x_best += _a1 * _s1
-                if SMALL_D > 2:
-                    x_best += _a2 * _s2
-                if SMALL_D > 3:
-                    x_best += _a3 * _s3
-                if SMALL_D > 4:
-                    x_best += _a4 * _s4
-                if SMALL_D > 5:
-                    x_best += _a5 * _s5
-                if SMALL_D > 6:
-                    x_best += _a6 * _s6
-                if SMALL_D > 7:
-                    x_best += _a7 * _s7
+                    diff = _a7 - tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
+            else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
+                for x0 in range(0, size_d, BLOCK_D):
+                    offs_x = x0 + tl.arange(0, BLOCK_D)
+                    x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
+                    diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32) - \
+                        tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_d, mask=x_ok, other=0.0).to(tl.float32)
+                    x_best += tl.sum(diff * diff, axis=1)
+                best = tl.where(sel_ok, x_best, best)
         else:
             best_idx = tl.zeros([BLOCK_N], tl.int32)
         m_any = tl.sum(m_seen, axis=0) > 0
         # spec line 10: an empty selection is 0 and passes no gradient
         picked = n_ok & m_any
-        value = tl.where(picked, _hsr_relu((best + asq)), 0.0)
+        value = tl.where(picked, best, 0.0)
         rowval = value
         acc += tl.where(n_ok, rowval, 0.0)
         kept += n_ok.to(tl.float32)
@@ -632,7 +665,6 @@ def cd_fwd(
             # -1: nothing to select; -2: the row itself is left out
             tl.store(idx_ptr + cell * size_n + offs_n,
                      tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
-            tl.store(xsel_ptr + cell * size_n + offs_n, x_best, mask=n_in)
 
     total = tl.sum(acc, axis=0)
     # spec line 10: mean_n counts the kept positions only
@@ -645,13 +677,11 @@ def cd_fwd(
 
 @triton.jit
 def cd_bwd(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr,
+    X_ptr, Y_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, grad_X_ptr, grad_Y_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     dstride_X_b, dstride_X_n, dstride_X_d,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b,
@@ -666,7 +696,6 @@ def cd_bwd(
     pid_b = a_cell
     offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     n_in = offs_n < size_n
-    asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
     # one pass at least: the per-row and per-column terms (d0 == 0) count when size_d is 0
     for d0 in range(0, size_d + (size_d == 0), BLOCK_D):
@@ -685,21 +714,17 @@ def cd_bwd(
             n_kept = tl.load(stat_ptr + cell)
             g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
             g_row = tl.where(kept, g_row, 0.0)
-            x_sel = tl.load(xsel_ptr + cell * size_n + offs_n, mask=picked, other=0.0)
-            bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_m, mask=picked, other=0.0)
-            w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-            w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-            w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+            w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
             hit_k = picked[:, None] & d_in[None, :]
             b = tl.load(Y_ptr + pid_b * stride_Y_b + sel_safe.to(tl.int64)[:, None] * stride_Y_m + offs_d[None, :] * stride_Y_d,
                         mask=hit_k, other=0.0).to(tl.float32)
             a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
-            grad_a += w_dot[:, None] * b
-            contrib += w_dot[:, None] * a_use
-            grad_a += (2.0 * w_asq)[:, None] * a_use
-            contrib += (2.0 * w_bsq)[:, None] * b
+            # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+            diff = a_use - b
+            grad_a += (2.0 * w_sq)[:, None] * diff
+            contrib -= (2.0 * w_sq)[:, None] * diff
 
             if SCATTER:
                 tl.atomic_add(grad_Y_ptr + pid_b * dstride_Y_b + sel_safe.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
@@ -710,13 +735,11 @@ def cd_bwd(
 
 @triton.jit
 def cd_bwd_Y(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr,
+    X_ptr, Y_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, grad_Y_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
@@ -744,7 +767,6 @@ def cd_bwd_Y(
             sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
             onehot = offs_m[:, None] == sel[None, :]
             if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
-                asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
                 sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
                 kept = sel >= -1
@@ -754,11 +776,7 @@ def cd_bwd_Y(
                 n_kept = tl.load(stat_ptr + cell)
                 g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
                 g_row = tl.where(kept, g_row, 0.0)
-                x_sel = tl.load(xsel_ptr + cell * size_n + offs_n, mask=picked, other=0.0)
-                bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_m, mask=picked, other=0.0)
-                w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-                w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-                w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+                w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
                 a = tl.load(a_rows + offs_n.to(tl.int64)[:, None] * stride_X_n + offs_d[None, :] * stride_X_d,
                             mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
@@ -767,10 +785,10 @@ def cd_bwd_Y(
                 grad_a = tl.zeros_like(a)
                 a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
                 contrib = tl.zeros_like(a)
-                grad_a += w_dot[:, None] * b
-                contrib += w_dot[:, None] * a_use
-                grad_a += (2.0 * w_asq)[:, None] * a_use
-                contrib += (2.0 * w_bsq)[:, None] * b
+                # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+                diff = a_use - b
+                grad_a += (2.0 * w_sq)[:, None] * diff
+                contrib -= (2.0 * w_sq)[:, None] * diff
 
                 acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
@@ -862,13 +880,11 @@ def cd_inverse_place(
 
 @triton.jit
 def cd_bwd_Y_csr(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr,
+    X_ptr, Y_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_Y_ptr,
     size_b, size_n, size_m, size_d, c0,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b,
     BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
@@ -900,7 +916,6 @@ def cd_bwd_Y_csr(
         offs_n = entry % size_n
         other = (entry // size_n) % (1)
         cell = pid_b
-        asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
         sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
         kept = sel >= -1
@@ -910,11 +925,7 @@ def cd_bwd_Y_csr(
         n_kept = tl.load(stat_ptr + cell)
         g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
         g_row = tl.where(kept, g_row, 0.0)
-        x_sel = tl.load(xsel_ptr + cell * size_n + offs_n, mask=picked, other=0.0)
-        bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_m, mask=picked, other=0.0)
-        w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-        w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-        w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+        w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
         a_rows = X_ptr + pid_b * stride_X_b + offs_n.to(tl.int64) * stride_X_n  # one row per entry: cells differ
         a = tl.load(a_rows[:, None] + offs_d[None, :] * stride_X_d,
@@ -924,8 +935,9 @@ def cd_bwd_Y_csr(
                     mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
         contrib = tl.zeros_like(a)
-        contrib += w_dot[:, None] * a_use
-        contrib += (2.0 * w_bsq)[:, None] * b
+        # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+        diff = a_use - b
+        contrib -= (2.0 * w_sq)[:, None] * diff
 
         acc += contrib
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m * dstride_Y_m + offs_d * dstride_Y_d,
@@ -943,8 +955,6 @@ def _cd_kernel():
 def _cd_aux(t):
     """Squared row norms the pair needs, once per row, in fp32."""
     aux = []
-    aux.append(runtime.squared_norms(t["X"], 2))
-    aux.append(runtime.squared_norms(t["Y"], 2))
     return aux
 
 
@@ -957,7 +967,7 @@ def _cd_forward(t, sizes, need_idx, launch=True):
     out = torch.empty((sizes["b"],), dtype=torch.float32, device=device)
     idx = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None
-    xsel = torch.empty((n_cells, sizes["n"]), dtype=torch.float32, device=device) if need_idx else None
+    xsel = None
     aux = _cd_aux(t)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
@@ -967,10 +977,21 @@ def _cd_forward(t, sizes, need_idx, launch=True):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
+    if dot_mode < 2 and X_.dtype == torch.float32:
+        X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
+                                                   ['b'], "d")
     kernel = _cd_kernel()
+    idx_arg = idx if idx is not None else out
+    stat_arg = stat if stat is not None else out
+    xsel_arg = xsel if xsel is not None else out
+    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one's value needs its index
+    if need_sel and idx is None:
+        idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
+        stat_arg = torch.empty((n_cells,), dtype=torch.float32, device=device)
     args = (
-        X_, Y_, *aux, xlen_arg_, ylen_arg_,
-        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
+        X_, Y_, Xs_, Ys_, *aux, xlen_arg_, ylen_arg_,
+        out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
         *out.stride(),
@@ -979,7 +1000,8 @@ def _cd_forward(t, sizes, need_idx, launch=True):
     flags = dict(
         HAS_xlen=t["xlen"] is not None,
         HAS_ylen=t["ylen"] is not None,
-        BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+        BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
+
         PRECISION="ieee" if X_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
@@ -1138,7 +1160,7 @@ def _cd_run(t, sizes, backward, grad):
 # torch.library: the same forward and backward as custom ops, so that torch.compile
 # traces through them. Outputs: (out, idx, stat, xsel, *row norms); empty where unused.
 # Parameters past the spec's inputs start with "_": no spec name does.
-def _cd_op_forward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Tensor], ylen: Optional[torch.Tensor], _need_idx: bool, _backward: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+def _cd_op_forward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Tensor], ylen: Optional[torch.Tensor], _need_idx: bool, _backward: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     return _cd_op_outputs((X, Y, xlen, ylen), _need_idx, launch=True)
 
 
@@ -1155,11 +1177,9 @@ cd_op.register_fake(lambda *a: _cd_op_outputs(a[:len(NAMES)], a[len(NAMES)], lau
 
 
 def _cd_op_backward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Tensor], ylen: Optional[torch.Tensor], _idx: torch.Tensor, _stat: torch.Tensor, _xsel: torch.Tensor,
-        _aux_asq: torch.Tensor,
-        _aux_bsq: torch.Tensor,
         _grad_out: torch.Tensor, _backward: str) -> tuple[torch.Tensor, torch.Tensor]:
     """Gradients of ('X', 'Y'), in that order; empty for an absent input."""
-    return _cd_op_grads((X, Y, xlen, ylen), (_idx, _stat, _xsel, _aux_asq, _aux_bsq), _grad_out, _backward,
+    return _cd_op_grads((X, Y, xlen, ylen), (_idx, _stat, _xsel), _grad_out, _backward,
                             launch=True)
 
 
@@ -1206,13 +1226,11 @@ def _cd_t1_select(x, y):
 
 @triton.jit
 def cd_t1_fwd(
-    Y_ptr, X_ptr, aux_asq_ptr, aux_bsq_ptr, xlen_ptr, ylen_ptr,
+    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_m, size_n, size_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_X_b, stride_X_n, stride_X_d,
-    stride_aux_asq_b, stride_aux_asq_m,
-    stride_aux_bsq_b, stride_aux_bsq_n,
     stride_xlen_b,
     stride_ylen_b,
     ostride_b,
@@ -1228,6 +1246,8 @@ def cd_t1_fwd(
     pid_b = cell
     a_rows = Y_ptr + pid_b * stride_Y_b
     b_rows = X_ptr + pid_b * stride_X_b
+    a_rows_s = Ys_ptr + pid_b * stride_Y_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
+    b_rows_s = Xs_ptr + pid_b * stride_X_b
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     acc = tl.zeros([BLOCK_M], tl.float32)
@@ -1241,11 +1261,14 @@ def cd_t1_fwd(
             m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
         a_row = a_rows + offs_m.to(tl.int64) * stride_Y_m
-        asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_m * stride_aux_asq_m, mask=m_in, other=0.0)
+        if DOT_MODE < 2:  # the expansion reads the rows less their shift
+            a_row_s = a_rows_s + offs_m.to(tl.int64) * stride_Y_m
 
         if DOT_MODE == 0:
-            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
+            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                         mask=m_ok[:, None] & d_in[None, :], other=0.0)
+        if DOT_MODE == 0:
+            asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
         # a few coordinates (SMALL_D of them): each Y row's stay in registers for the whole tile loop
         if SMALL_D > 0:
             _a0 = tl.load(a_row + 0 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
@@ -1268,12 +1291,10 @@ def cd_t1_fwd(
             best2 = tl.full([BLOCK_M, 1], float("inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_M, 1], -1, tl.int32)
-                x2 = tl.zeros([BLOCK_M, 1], tl.float32)
         else:  # a slot per row and column of the tile
             best2 = tl.full([BLOCK_M, BLOCK_N], float("inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_M, BLOCK_N], -1, tl.int32)
-                x2 = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
         n_seen = tl.zeros([BLOCK_N], tl.int32)
         n_end = size_n
         # spec line 10: where n < xlen: the tiles past the bound are skipped, the full ones need no where
@@ -1289,24 +1310,30 @@ def cd_t1_fwd(
                 n_ok = n_ok & (offs_n < tl.load(xlen_ptr + pid_b * stride_xlen_b))
 
             b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
-            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_n * stride_aux_bsq_n, mask=n_in, other=0.0)
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
             # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                             mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                asq = tl.zeros([BLOCK_M], tl.float32)
+                bsq = tl.zeros([BLOCK_N], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_ok[:, None] & d_in[None, :], other=0.0)
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_in[:, None] & d_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1329,30 +1356,37 @@ def cd_t1_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
 
-                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(bsq[None, :], [BLOCK_M, BLOCK_N])
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                    dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                key = (bsq[None, :] + ((-2.0) * dot))
+            key = sq
             if DOT_MODE == 1:
                 # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
                 # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
@@ -1363,8 +1397,6 @@ def cd_t1_fwd(
                     at_row = tl.min(tl.where(key == key_row, offs_n[None, :], size_n), axis=1)[:, None]
                     better = key_row < best2
                     idx2 = tl.where(better, at_row, idx2)
-                    x_row = tl.sum(tl.where(offs_n[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                    x2 = tl.where(better, x_row, x2)
                 best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
                 # running min per tile slot (NaN-keeping), reduced across slots once after the loop
@@ -1373,8 +1405,6 @@ def cd_t1_fwd(
                     # never counts here; a row that met one is searched again after the loop.
                     better = key < best2
                     idx2 = tl.where(better, offs_n[None, :], idx2)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                        x2 = tl.where(better, dot, x2)
                 best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             n_seen += n_ok.to(tl.int32)
 
@@ -1388,24 +1418,30 @@ def cd_t1_fwd(
                 n_ok = n_ok & (offs_n < tl.load(xlen_ptr + pid_b * stride_xlen_b))
 
             b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
-            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_n * stride_aux_bsq_n, mask=n_in, other=0.0)
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
             # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                             mask=n_in[:, None] & d_in[None, :], other=0.0)
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                asq = tl.zeros([BLOCK_M], tl.float32)
+                bsq = tl.zeros([BLOCK_N], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_ok[:, None] & d_in[None, :], other=0.0)
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_in[:, None] & d_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1428,30 +1464,37 @@ def cd_t1_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
 
-                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(bsq[None, :], [BLOCK_M, BLOCK_N])
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                    dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                key = (bsq[None, :] + ((-2.0) * dot))
+            key = sq
             key = tl.where(n_ok[None, :], key, float("inf"))
             if DOT_MODE == 1:
                 # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
@@ -1463,8 +1506,6 @@ def cd_t1_fwd(
                     at_row = tl.min(tl.where(key == key_row, offs_n[None, :], size_n), axis=1)[:, None]
                     better = key_row < best2
                     idx2 = tl.where(better, at_row, idx2)
-                    x_row = tl.sum(tl.where(offs_n[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                    x2 = tl.where(better, x_row, x2)
                 best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
                 # running min per tile slot (NaN-keeping), reduced across slots once after the loop
@@ -1473,8 +1514,6 @@ def cd_t1_fwd(
                     # never counts here; a row that met one is searched again after the loop.
                     better = key < best2
                     idx2 = tl.where(better, offs_n[None, :], idx2)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                        x2 = tl.where(better, dot, x2)
                 best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             n_seen += n_ok.to(tl.int32)
 
@@ -1483,14 +1522,9 @@ def cd_t1_fwd(
             # the lowest index holding the best
             hit = best2 == best[:, None]
             best_idx = tl.min(tl.where(hit, idx2, size_n), axis=1)
-            if SMALL_D == 0:
-                x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
-            else:
-                x_best = tl.zeros([BLOCK_M], tl.float32)  # recomputed below
             row_nan = best != best
             if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
                 nan_idx = tl.full([BLOCK_M], size_n, tl.int32)
-                x_nan = tl.zeros([BLOCK_M], tl.float32)
                 for n0 in range(0, n_full, BLOCK_N):
                     offs_n = n0 + tl.arange(0, BLOCK_N)
                     n_in = offs_n < size_n
@@ -1500,24 +1534,30 @@ def cd_t1_fwd(
                         n_ok = n_ok & (offs_n < tl.load(xlen_ptr + pid_b * stride_xlen_b))
 
                     b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
-                    bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_n * stride_aux_bsq_n, mask=n_in, other=0.0)
+                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                        b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
                     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                     if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                        b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                     mask=n_in[:, None] & d_in[None, :], other=0.0)
+                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        asq = tl.zeros([BLOCK_M], tl.float32)
+                        bsq = tl.zeros([BLOCK_N], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
-                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
+                            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                         mask=m_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                            b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                         mask=n_in[:, None] & d_in[None, :], other=0.0)
+                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
@@ -1540,35 +1580,39 @@ def cd_t1_fwd(
                         if SMALL_D > 7:
                             _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
 
-                        # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                        # beta first, then one FMA per coordinate with -2.0 folded into B's
-                        key = tl.broadcast_to(bsq[None, :], [BLOCK_M, BLOCK_N])
+                        # the squared distance from the differences: as exact as fp32 allows, at any offset
+                        sq = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                         if SMALL_D > 0:
-                            key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                            diff = _a0[:, None] - _b0[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 1:
-                            key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                            diff = _a1[:, None] - _b1[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 2:
-                            key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                            diff = _a2[:, None] - _b2[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 3:
-                            key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                            diff = _a3[:, None] - _b3[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 4:
-                            key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                            diff = _a4[:, None] - _b4[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 5:
-                            key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                            diff = _a5[:, None] - _b5[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 6:
-                            key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                            diff = _a6[:, None] - _b6[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 7:
-                            key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                        if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                            dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                            diff = _a7[:, None] - _b7[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                    if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                        sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                        sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-                    if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                        key = (bsq[None, :] + ((-2.0) * dot))
+                    key = sq
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                        x_first = tl.sum(tl.where(offs_n[None, :] == first[:, None], dot, 0.0), axis=1)
-                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 if n_full < n_end:
@@ -1581,24 +1625,30 @@ def cd_t1_fwd(
                         n_ok = n_ok & (offs_n < tl.load(xlen_ptr + pid_b * stride_xlen_b))
 
                     b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
-                    bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_n * stride_aux_bsq_n, mask=n_in, other=0.0)
+                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                        b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
                     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                     if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                        b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                     mask=n_in[:, None] & d_in[None, :], other=0.0)
+                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        asq = tl.zeros([BLOCK_M], tl.float32)
+                        bsq = tl.zeros([BLOCK_N], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
-                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
+                            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                         mask=m_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_X_d,
+                            b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                         mask=n_in[:, None] & d_in[None, :], other=0.0)
+                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
@@ -1621,82 +1671,87 @@ def cd_t1_fwd(
                         if SMALL_D > 7:
                             _b7 = tl.load(b_row + 7 * stride_X_d, mask=n_in, other=0.0).to(tl.float32)
 
-                        # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                        # beta first, then one FMA per coordinate with -2.0 folded into B's
-                        key = tl.broadcast_to(bsq[None, :], [BLOCK_M, BLOCK_N])
+                        # the squared distance from the differences: as exact as fp32 allows, at any offset
+                        sq = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                         if SMALL_D > 0:
-                            key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                            diff = _a0[:, None] - _b0[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 1:
-                            key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                            diff = _a1[:, None] - _b1[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 2:
-                            key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                            diff = _a2[:, None] - _b2[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 3:
-                            key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                            diff = _a3[:, None] - _b3[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 4:
-                            key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                            diff = _a4[:, None] - _b4[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 5:
-                            key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                            diff = _a5[:, None] - _b5[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 6:
-                            key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                            diff = _a6[:, None] - _b6[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                         if SMALL_D > 7:
-                            key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                        if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                            dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                            diff = _a7[:, None] - _b7[None, :]
+                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                    if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                        sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                        sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-                    if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                        key = (bsq[None, :] + ((-2.0) * dot))
+                    key = sq
                     key = tl.where(n_ok[None, :], key, float("inf"))
                     # the first NaN of each row
                     first = tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                        x_first = tl.sum(tl.where(offs_n[None, :] == first[:, None], dot, 0.0), axis=1)
-                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
                     nan_idx = tl.minimum(nan_idx, first)
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
-                x_best = tl.where(row_nan, x_nan, x_best)
-            if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
-                sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_X_n
-                sel_ok = m_ok & (best_idx >= 0)
+            # spec line 10: the selected pair's squared distance from its differences (exact at any offset)
+            sel_safe = tl.maximum(best_idx, 0)
+            sel_row = b_rows + sel_safe.to(tl.int64) * stride_X_n
+            sel_ok = m_ok & (best_idx >= 0)
+            x_best = tl.zeros([BLOCK_M], tl.float32)
+            if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
                 if SMALL_D > 0:
-                    _s0 = tl.load(sel_row + 0 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a0 - tl.load(sel_row + 0 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 1:
-                    _s1 = tl.load(sel_row + 1 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a1 - tl.load(sel_row + 1 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 2:
-                    _s2 = tl.load(sel_row + 2 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a2 - tl.load(sel_row + 2 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 3:
-                    _s3 = tl.load(sel_row + 3 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a3 - tl.load(sel_row + 3 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 4:
-                    _s4 = tl.load(sel_row + 4 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a4 - tl.load(sel_row + 4 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 5:
-                    _s5 = tl.load(sel_row + 5 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a5 - tl.load(sel_row + 5 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 6:
-                    _s6 = tl.load(sel_row + 6 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    diff = _a6 - tl.load(sel_row + 6 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
                 if SMALL_D > 7:
-                    _s7 = tl.load(sel_row + 7 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.zeros([BLOCK_M], tl.float32)
-                if SMALL_D > 0:
-                    x_best += _a0 * _s0
-                if SMALL_D > 1:
-                    x_best += _a1 * _s1
-                if SMALL_D > 2:
-                    x_best += _a2 * _s2
-                if SMALL_D > 3:
-                    x_best += _a3 * _s3
-                if SMALL_D > 4:
-                    x_best += _a4 * _s4
-                if SMALL_D > 5:
-                    x_best += _a5 * _s5
-                if SMALL_D > 6:
-                    x_best += _a6 * _s6
-                if SMALL_D > 7:
-                    x_best += _a7 * _s7
+                    diff = _a7 - tl.load(sel_row + 7 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.fma(diff, diff, x_best)
+            else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
+                for x0 in range(0, size_d, BLOCK_D):
+                    offs_x = x0 + tl.arange(0, BLOCK_D)
+                    x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
+                    diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_Y_d, mask=x_ok, other=0.0).to(tl.float32) - \
+                        tl.load(sel_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32)
+                    x_best += tl.sum(diff * diff, axis=1)
+                best = tl.where(sel_ok, x_best, best)
         else:
             best_idx = tl.zeros([BLOCK_M], tl.int32)
         n_any = tl.sum(n_seen, axis=0) > 0
         # spec line 10: an empty selection is 0 and passes no gradient
         picked = m_ok & n_any
-        value = tl.where(picked, _hsr_relu((best + asq)), 0.0)
+        value = tl.where(picked, best, 0.0)
         rowval = value
         acc += tl.where(m_ok, rowval, 0.0)
         kept += m_ok.to(tl.float32)
@@ -1704,7 +1759,6 @@ def cd_t1_fwd(
             # -1: nothing to select; -2: the row itself is left out
             tl.store(idx_ptr + cell * size_m + offs_m,
                      tl.where(picked, best_idx, tl.where(m_ok, -1, -2)), mask=m_in)
-            tl.store(xsel_ptr + cell * size_m + offs_m, x_best, mask=m_in)
 
     total = tl.sum(acc, axis=0)
     # spec line 10: mean_m counts the kept positions only
@@ -1717,13 +1771,11 @@ def cd_t1_fwd(
 
 @triton.jit
 def cd_t1_bwd(
-    Y_ptr, X_ptr, aux_asq_ptr, aux_bsq_ptr,
+    Y_ptr, X_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, grad_Y_ptr, grad_X_ptr,
     size_b, size_m, size_n, size_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_X_b, stride_X_n, stride_X_d,
-    stride_aux_asq_b, stride_aux_asq_m,
-    stride_aux_bsq_b, stride_aux_bsq_n,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     dstride_X_b, dstride_X_n, dstride_X_d,
     ostride_b,
@@ -1738,7 +1790,6 @@ def cd_t1_bwd(
     pid_b = a_cell
     offs_m = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
     m_in = offs_m < size_m
-    asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_m * stride_aux_asq_m, mask=m_in, other=0.0)
 
     # one pass at least: the per-row and per-column terms (d0 == 0) count when size_d is 0
     for d0 in range(0, size_d + (size_d == 0), BLOCK_D):
@@ -1757,21 +1808,17 @@ def cd_t1_bwd(
             n_kept = tl.load(stat_ptr + cell)
             g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
             g_row = tl.where(kept, g_row, 0.0)
-            x_sel = tl.load(xsel_ptr + cell * size_m + offs_m, mask=picked, other=0.0)
-            bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_n, mask=picked, other=0.0)
-            w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-            w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-            w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+            w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
             hit_k = picked[:, None] & d_in[None, :]
             b = tl.load(X_ptr + pid_b * stride_X_b + sel_safe.to(tl.int64)[:, None] * stride_X_n + offs_d[None, :] * stride_X_d,
                         mask=hit_k, other=0.0).to(tl.float32)
             a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
-            grad_a += w_dot[:, None] * b
-            contrib += w_dot[:, None] * a_use
-            grad_a += (2.0 * w_asq)[:, None] * a_use
-            contrib += (2.0 * w_bsq)[:, None] * b
+            # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+            diff = a_use - b
+            grad_a += (2.0 * w_sq)[:, None] * diff
+            contrib -= (2.0 * w_sq)[:, None] * diff
 
             if SCATTER:
                 tl.atomic_add(grad_X_ptr + pid_b * dstride_X_b + sel_safe.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d,
@@ -1782,13 +1829,11 @@ def cd_t1_bwd(
 
 @triton.jit
 def cd_t1_bwd_X(
-    Y_ptr, X_ptr, aux_asq_ptr, aux_bsq_ptr,
+    Y_ptr, X_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, grad_X_ptr,
     size_b, size_m, size_n, size_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_X_b, stride_X_n, stride_X_d,
-    stride_aux_asq_b, stride_aux_asq_m,
-    stride_aux_bsq_b, stride_aux_bsq_n,
     dstride_X_b, dstride_X_n, dstride_X_d,
     ostride_b,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
@@ -1816,7 +1861,6 @@ def cd_t1_bwd_X(
             sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=m_in, other=-2)
             onehot = offs_n[:, None] == sel[None, :]
             if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
-                asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_m * stride_aux_asq_m, mask=m_in, other=0.0)
 
                 sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=m_in, other=-2)
                 kept = sel >= -1
@@ -1826,11 +1870,7 @@ def cd_t1_bwd_X(
                 n_kept = tl.load(stat_ptr + cell)
                 g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
                 g_row = tl.where(kept, g_row, 0.0)
-                x_sel = tl.load(xsel_ptr + cell * size_m + offs_m, mask=picked, other=0.0)
-                bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_n, mask=picked, other=0.0)
-                w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-                w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-                w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+                w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
                 a = tl.load(a_rows + offs_m.to(tl.int64)[:, None] * stride_Y_m + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
@@ -1839,10 +1879,10 @@ def cd_t1_bwd_X(
                 grad_a = tl.zeros_like(a)
                 a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
                 contrib = tl.zeros_like(a)
-                grad_a += w_dot[:, None] * b
-                contrib += w_dot[:, None] * a_use
-                grad_a += (2.0 * w_asq)[:, None] * a_use
-                contrib += (2.0 * w_bsq)[:, None] * b
+                # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+                diff = a_use - b
+                grad_a += (2.0 * w_sq)[:, None] * diff
+                contrib -= (2.0 * w_sq)[:, None] * diff
 
                 acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
     tl.store(grad_X_ptr + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d,
@@ -1934,13 +1974,11 @@ def cd_t1_inverse_place(
 
 @triton.jit
 def cd_t1_bwd_X_csr(
-    Y_ptr, X_ptr, aux_asq_ptr, aux_bsq_ptr,
+    Y_ptr, X_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_X_ptr,
     size_b, size_m, size_n, size_d, c0,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_X_b, stride_X_n, stride_X_d,
-    stride_aux_asq_b, stride_aux_asq_m,
-    stride_aux_bsq_b, stride_aux_bsq_n,
     dstride_X_b, dstride_X_n, dstride_X_d,
     ostride_b,
     BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
@@ -1972,7 +2010,6 @@ def cd_t1_bwd_X_csr(
         offs_m = entry % size_m
         other = (entry // size_m) % (1)
         cell = pid_b
-        asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_m * stride_aux_asq_m, mask=m_in, other=0.0)
 
         sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=m_in, other=-2)
         kept = sel >= -1
@@ -1982,11 +2019,7 @@ def cd_t1_bwd_X_csr(
         n_kept = tl.load(stat_ptr + cell)
         g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
         g_row = tl.where(kept, g_row, 0.0)
-        x_sel = tl.load(xsel_ptr + cell * size_m + offs_m, mask=picked, other=0.0)
-        bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_n, mask=picked, other=0.0)
-        w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-        w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-        w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+        w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
         a_rows = Y_ptr + pid_b * stride_Y_b + offs_m.to(tl.int64) * stride_Y_m  # one row per entry: cells differ
         a = tl.load(a_rows[:, None] + offs_d[None, :] * stride_Y_d,
@@ -1996,8 +2029,9 @@ def cd_t1_bwd_X_csr(
                     mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
         contrib = tl.zeros_like(a)
-        contrib += w_dot[:, None] * a_use
-        contrib += (2.0 * w_bsq)[:, None] * b
+        # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+        diff = a_use - b
+        contrib -= (2.0 * w_sq)[:, None] * diff
 
         acc += contrib
     tl.store(grad_X_ptr + pid_b * dstride_X_b + offs_n * dstride_X_n + offs_d * dstride_X_d,
@@ -2015,8 +2049,6 @@ def _cd_t1_kernel():
 def _cd_t1_aux(t):
     """Squared row norms the pair needs, once per row, in fp32."""
     aux = []
-    aux.append(runtime.squared_norms(t["Y"], 2))
-    aux.append(runtime.squared_norms(t["X"], 2))
     return aux
 
 
@@ -2029,7 +2061,7 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True):
     out = torch.empty((sizes["b"],), dtype=torch.float32, device=device)
     idx = torch.empty((n_cells, sizes["m"]), dtype=runtime.index_dtype(sizes["n"]), device=device) if need_idx else None
     stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None
-    xsel = torch.empty((n_cells, sizes["m"]), dtype=torch.float32, device=device) if need_idx else None
+    xsel = None
     aux = _cd_t1_aux(t)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
@@ -2039,10 +2071,21 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
+    Ys_, Xs_ = Y_, X_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
+    if dot_mode < 2 and Y_.dtype == torch.float32:
+        Y_, X_, Ys_, Xs_ = runtime.l2_shift(Y_, X_, ['b', 'm', 'd'], ['b', 'n', 'd'],
+                                                   ['b'], "d")
     kernel = _cd_t1_kernel()
+    idx_arg = idx if idx is not None else out
+    stat_arg = stat if stat is not None else out
+    xsel_arg = xsel if xsel is not None else out
+    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one's value needs its index
+    if need_sel and idx is None:
+        idx_arg = torch.empty((n_cells, sizes["m"]), dtype=runtime.index_dtype(sizes["n"]), device=device)
+        stat_arg = torch.empty((n_cells,), dtype=torch.float32, device=device)
     args = (
-        Y_, X_, *aux, xlen_arg_, ylen_arg_,
-        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
+        Y_, X_, Ys_, Xs_, *aux, xlen_arg_, ylen_arg_,
+        out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["m"], sizes["n"], sizes["d"],
         *Y_.stride(), *X_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
         *out.stride(),
@@ -2051,7 +2094,8 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True):
     flags = dict(
         HAS_xlen=t["xlen"] is not None,
         HAS_ylen=t["ylen"] is not None,
-        BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+        BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
+
         PRECISION="ieee" if Y_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16,
     )
@@ -2210,7 +2254,7 @@ def _cd_t1_run(t, sizes, backward, grad):
 # torch.library: the same forward and backward as custom ops, so that torch.compile
 # traces through them. Outputs: (out, idx, stat, xsel, *row norms); empty where unused.
 # Parameters past the spec's inputs start with "_": no spec name does.
-def _cd_t1_op_forward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Tensor], ylen: Optional[torch.Tensor], _need_idx: bool, _backward: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+def _cd_t1_op_forward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Tensor], ylen: Optional[torch.Tensor], _need_idx: bool, _backward: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     return _cd_t1_op_outputs((X, Y, xlen, ylen), _need_idx, launch=True)
 
 
@@ -2227,11 +2271,9 @@ cd_t1_op.register_fake(lambda *a: _cd_t1_op_outputs(a[:len(NAMES)], a[len(NAMES)
 
 
 def _cd_t1_op_backward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Tensor], ylen: Optional[torch.Tensor], _idx: torch.Tensor, _stat: torch.Tensor, _xsel: torch.Tensor,
-        _aux_asq: torch.Tensor,
-        _aux_bsq: torch.Tensor,
         _grad_out: torch.Tensor, _backward: str) -> tuple[torch.Tensor, torch.Tensor]:
     """Gradients of ('Y', 'X'), in that order; empty for an absent input."""
-    return _cd_t1_op_grads((X, Y, xlen, ylen), (_idx, _stat, _xsel, _aux_asq, _aux_bsq), _grad_out, _backward,
+    return _cd_t1_op_grads((X, Y, xlen, ylen), (_idx, _stat, _xsel), _grad_out, _backward,
                             launch=True)
 
 
@@ -2274,10 +2316,14 @@ def apply(*args, backward="auto", **kwargs):
 
     CUDA tensors run the kernels; CPU tensors run them through the Triton
     interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator.
+    float64 inputs run the float64 reference evaluator on their device (float64
+    out, torch autograd): for checking and small problems.
     backward: "atomic" (one pass, fp32 atomics), "deterministic" (bitwise
     reproducible) or "auto"."""
     runtime.check_backward(OUTPUT, backward)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs)
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)

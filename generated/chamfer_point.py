@@ -14,9 +14,8 @@
 #     family: select_reduce
 #     kernels dist_*: one program per (b) x blocks of 'n'
 #     pair: ||X - Y||^2 over axis 'd', on the tensor cores (tl.dot, fp32 accumulation)
-#     row norms asq, bsq computed once per row, before the kernel
-#     tile loop keeps the running min of (bsq + ((-2.0) * dot)) over 'm' (Y rows streamed in tiles; lowest index wins ties)
-#     epilogue hoisted after the selection (monotone, sympy): Relu(asq + key)
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel; norms from the tiles), then the selected pair's value from its differences
+#     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     no outer reduction: one value per 'n'
 #     where m < ylen: positions of 'm' left out
 #     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
@@ -148,45 +147,50 @@ def _dist_split_tile(a_split, b_split, m0, m_end, tol, t_best, t_tile, t_second,
 
 
 @triton.jit
-def dist_split_max(src_ptr, big_ptr, n_rows, stride_row, stride_k, SMALL_D: tl.constexpr, BLOCK: tl.constexpr):
-    """The largest finite |coordinate| of a block of rows, atomically into big_ptr (zeroed):
-    the split's scale, with no host sync."""
+def dist_split_max(src_ptr, shift_ptr, big_ptr, n_rows, per_cell, stride_row, stride_k, SMALL_D: tl.constexpr,
+        BLOCK: tl.constexpr):
+    """The largest finite |coordinate - shift| of a block of rows, atomically into big_ptr
+    (zeroed): the split's scale, with no host sync. The shift is a point of each cell
+    (shift_ptr [cells, SMALL_D], per_cell rows a cell), so that the pieces keep the
+    distances' digits however far the clouds sit from the origin."""
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     ok = rows < n_rows
     src = src_ptr + rows.to(tl.int64) * stride_row
+    shift = shift_ptr + (rows // per_cell).to(tl.int64) * SMALL_D
     big = tl.zeros([BLOCK], tl.float32)
     if SMALL_D > 0:
-        v = tl.abs(tl.load(src + 0 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        v = tl.abs(tl.load(src + 0 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 0, mask=ok, other=0.0))
         big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
     if SMALL_D > 1:
-        v = tl.abs(tl.load(src + 1 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        v = tl.abs(tl.load(src + 1 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 1, mask=ok, other=0.0))
         big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
     if SMALL_D > 2:
-        v = tl.abs(tl.load(src + 2 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        v = tl.abs(tl.load(src + 2 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 2, mask=ok, other=0.0))
         big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
     if SMALL_D > 3:
-        v = tl.abs(tl.load(src + 3 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        v = tl.abs(tl.load(src + 3 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 3, mask=ok, other=0.0))
         big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
     if SMALL_D > 4:
-        v = tl.abs(tl.load(src + 4 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        v = tl.abs(tl.load(src + 4 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 4, mask=ok, other=0.0))
         big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
     if SMALL_D > 5:
-        v = tl.abs(tl.load(src + 5 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        v = tl.abs(tl.load(src + 5 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 5, mask=ok, other=0.0))
         big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
     if SMALL_D > 6:
-        v = tl.abs(tl.load(src + 6 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        v = tl.abs(tl.load(src + 6 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 6, mask=ok, other=0.0))
         big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
     if SMALL_D > 7:
-        v = tl.abs(tl.load(src + 7 * stride_k, mask=ok, other=0.0).to(tl.float32))
+        v = tl.abs(tl.load(src + 7 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 7, mask=ok, other=0.0))
         big = tl.maximum(big, tl.where(v < float("inf"), v, 0.0))  # NaN and inf left out
     tl.atomic_max(big_ptr, tl.max(big, axis=0))
 
 
 @triton.jit
-def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_row, stride_k,
+def dist_split_rows(src_ptr, shift_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, per_cell, size_k, stride_row, stride_k,
         SIDE: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_K: tl.constexpr, BLOCK: tl.constexpr):
-    """Rows of X (SIDE 0) or Y (SIDE 1) as SPLIT_K fp16 pieces, so that
-    <a', b'> = s^2 (|b|^2 - 2<a, b>) with exact products: each scaled coordinate is hi + lo
+    """Rows of X (SIDE 0) or Y (SIDE 1), less their cell's shift c, as SPLIT_K
+    fp16 pieces, so that <a', b'> = s^2 (|b|^2 - 2<a, b>) (a, b less c: the same order of
+    candidates as the distances) with exact products: each scaled coordinate is hi + lo
     (fp16), a' holds (hi, hi, lo) and b' the pieces of -2 s b as (hi, lo, hi) per coordinate,
     then a' three ones and b' three pieces of |s b|^2. SIDE 0 also writes each row's tol: 2^-18 of
     |s a|^2 + d 2^12, a bound many times the rounding of the dot's fp32 sum."""
@@ -201,10 +205,11 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
     s = tl.where(bits > 0, ((e + 127) << 23).to(tl.float32, bitcast=True), 1.0)
     col = tl.arange(0, SPLIT_K)[None, :]
     src = src_ptr + rows.to(tl.int64) * stride_row
+    shift = shift_ptr + (rows // per_cell).to(tl.int64) * SMALL_D
     out = tl.zeros([BLOCK, SPLIT_K], tl.float32)
     norm = tl.zeros([BLOCK], tl.float32)
     if SMALL_D > 0:
-        v = tl.load(src + 0 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        v = (tl.load(src + 0 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 0, mask=ok, other=0.0)) * s
         norm += v * v
         if SIDE == 1:
             v = -2.0 * v
@@ -214,7 +219,7 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
         out = tl.where(col == 1, (hi if SIDE == 0 else lo)[:, None], out)
         out = tl.where(col == 2, (lo if SIDE == 0 else hi)[:, None], out)
     if SMALL_D > 1:
-        v = tl.load(src + 1 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        v = (tl.load(src + 1 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 1, mask=ok, other=0.0)) * s
         norm += v * v
         if SIDE == 1:
             v = -2.0 * v
@@ -224,7 +229,7 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
         out = tl.where(col == 4, (hi if SIDE == 0 else lo)[:, None], out)
         out = tl.where(col == 5, (lo if SIDE == 0 else hi)[:, None], out)
     if SMALL_D > 2:
-        v = tl.load(src + 2 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        v = (tl.load(src + 2 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 2, mask=ok, other=0.0)) * s
         norm += v * v
         if SIDE == 1:
             v = -2.0 * v
@@ -234,7 +239,7 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
         out = tl.where(col == 7, (hi if SIDE == 0 else lo)[:, None], out)
         out = tl.where(col == 8, (lo if SIDE == 0 else hi)[:, None], out)
     if SMALL_D > 3:
-        v = tl.load(src + 3 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        v = (tl.load(src + 3 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 3, mask=ok, other=0.0)) * s
         norm += v * v
         if SIDE == 1:
             v = -2.0 * v
@@ -244,7 +249,7 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
         out = tl.where(col == 10, (hi if SIDE == 0 else lo)[:, None], out)
         out = tl.where(col == 11, (lo if SIDE == 0 else hi)[:, None], out)
     if SMALL_D > 4:
-        v = tl.load(src + 4 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        v = (tl.load(src + 4 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 4, mask=ok, other=0.0)) * s
         norm += v * v
         if SIDE == 1:
             v = -2.0 * v
@@ -254,7 +259,7 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
         out = tl.where(col == 13, (hi if SIDE == 0 else lo)[:, None], out)
         out = tl.where(col == 14, (lo if SIDE == 0 else hi)[:, None], out)
     if SMALL_D > 5:
-        v = tl.load(src + 5 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        v = (tl.load(src + 5 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 5, mask=ok, other=0.0)) * s
         norm += v * v
         if SIDE == 1:
             v = -2.0 * v
@@ -264,7 +269,7 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
         out = tl.where(col == 16, (hi if SIDE == 0 else lo)[:, None], out)
         out = tl.where(col == 17, (lo if SIDE == 0 else hi)[:, None], out)
     if SMALL_D > 6:
-        v = tl.load(src + 6 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        v = (tl.load(src + 6 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 6, mask=ok, other=0.0)) * s
         norm += v * v
         if SIDE == 1:
             v = -2.0 * v
@@ -274,7 +279,7 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
         out = tl.where(col == 19, (hi if SIDE == 0 else lo)[:, None], out)
         out = tl.where(col == 20, (lo if SIDE == 0 else hi)[:, None], out)
     if SMALL_D > 7:
-        v = tl.load(src + 7 * stride_k, mask=ok, other=0.0).to(tl.float32) * s
+        v = (tl.load(src + 7 * stride_k, mask=ok, other=0.0).to(tl.float32) - tl.load(shift + 7, mask=ok, other=0.0)) * s
         norm += v * v
         if SIDE == 1:
             v = -2.0 * v
@@ -297,13 +302,11 @@ def dist_split_rows(src_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, size_k, stride_r
 
 @triton.jit
 def dist_fwd(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr, ylen_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr, split_a_ptr, split_b_ptr, split_tol_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     stride_ylen_b,
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
@@ -317,6 +320,8 @@ def dist_fwd(
     pid_b = cell
     a_rows = X_ptr + pid_b * stride_X_b
     b_rows = Y_ptr + pid_b * stride_Y_b
+    a_rows_s = Xs_ptr + pid_b * stride_X_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
+    b_rows_s = Ys_ptr + pid_b * stride_Y_b
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     n0 = tl.program_id(1) * BLOCK_N
@@ -324,11 +329,14 @@ def dist_fwd(
     n_in = offs_n < size_n
     n_ok = n_in
     a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
-    asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
+    if DOT_MODE < 2:  # the expansion reads the rows less their shift
+        a_row_s = a_rows_s + offs_n.to(tl.int64) * stride_X_n
 
     if DOT_MODE == 0:
-        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+        a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                     mask=n_ok[:, None] & d_in[None, :], other=0.0)
+    if DOT_MODE == 0:
+        asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
     # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
     if SMALL_D > 0:
         _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
@@ -376,7 +384,7 @@ def dist_fwd(
             t_best, t_tile, t_second, t_second_tile, t_near, t_near_tile = _dist_split_tile(
                 a_split, b_split, m_full, m_end, tol, t_best, t_tile, t_second, t_second_tile, t_near, t_near_tile,
                 BLOCK_M, 16, True, DOT_FP32)
-        # the candidates, searched with the fp32 key the CUDA-core loop forms; a row whose tile mins
+        # the candidates, searched with the exact key the CUDA-core loop forms; a row whose tile mins
         # were not finite (NaN or inf among the inputs: their pieces give NaN) searches every tile
         odd = n_ok & ((t_best != t_best) | (tl.abs(t_best) == float("inf")))
         any_odd = tl.max(odd.to(tl.int32), axis=0)
@@ -400,23 +408,31 @@ def dist_fwd(
                 offs_m = start[:, None] + c0 + tl.arange(0, 16)[None, :]
                 m_ok = active[:, None] & (offs_m < m_end)
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m
-                key = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_ok, other=0.0)
+                key = tl.zeros([BLOCK_N, 16], tl.float32)  # the squared distance from the differences
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * tl.load(b_row + 0 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                    diff = _a0[:, None] - tl.load(b_row + 0 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
+                    key = tl.fma(diff, diff, key)
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * tl.load(b_row + 1 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                    diff = _a1[:, None] - tl.load(b_row + 1 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
+                    key = tl.fma(diff, diff, key)
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * tl.load(b_row + 2 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                    diff = _a2[:, None] - tl.load(b_row + 2 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
+                    key = tl.fma(diff, diff, key)
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * tl.load(b_row + 3 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                    diff = _a3[:, None] - tl.load(b_row + 3 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
+                    key = tl.fma(diff, diff, key)
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * tl.load(b_row + 4 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                    diff = _a4[:, None] - tl.load(b_row + 4 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
+                    key = tl.fma(diff, diff, key)
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * tl.load(b_row + 5 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                    diff = _a5[:, None] - tl.load(b_row + 5 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
+                    key = tl.fma(diff, diff, key)
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * tl.load(b_row + 6 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                    diff = _a6[:, None] - tl.load(b_row + 6 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
+                    key = tl.fma(diff, diff, key)
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * tl.load(b_row + 7 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32))
+                    diff = _a7[:, None] - tl.load(b_row + 7 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
+                    key = tl.fma(diff, diff, key)
                 key = tl.where(m_ok, key, float("inf"))
                 k_min = tl.reduce(key, 1, _dist_select)
                 k_at = tl.min(tl.where(key == k_min[:, None], offs_m, size_m), axis=1)
@@ -432,12 +448,10 @@ def dist_fwd(
             best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
-                x2 = tl.zeros([BLOCK_N, 1], tl.float32)
         else:  # a slot per row and column of the tile
             best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
-                x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
         m_seen = tl.zeros([BLOCK_M], tl.int32)
         for m0 in range(0, m_full, BLOCK_M):
             offs_m = m0 + tl.arange(0, BLOCK_M)
@@ -448,24 +462,30 @@ def dist_fwd(
                 m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
             b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
             # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                bsq = tl.zeros([BLOCK_M], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -488,30 +508,37 @@ def dist_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                key = (bsq[None, :] + ((-2.0) * dot))
+            key = sq
             if DOT_MODE == 1:
                 # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
                 # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
@@ -522,8 +549,6 @@ def dist_fwd(
                     at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
                     better = key_row < best2
                     idx2 = tl.where(better, at_row, idx2)
-                    x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                    x2 = tl.where(better, x_row, x2)
                 best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
                 # running min per tile slot (NaN-keeping), reduced across slots once after the loop
@@ -532,8 +557,6 @@ def dist_fwd(
                     # never counts here; a row that met one is searched again after the loop.
                     better = key < best2
                     idx2 = tl.where(better, offs_m[None, :], idx2)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                        x2 = tl.where(better, dot, x2)
                 best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
 
@@ -547,24 +570,30 @@ def dist_fwd(
                 m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
             b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
             # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0)
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                bsq = tl.zeros([BLOCK_M], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -587,30 +616,37 @@ def dist_fwd(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-            if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                key = (bsq[None, :] + ((-2.0) * dot))
+            key = sq
             key = tl.where(m_ok[None, :], key, float("inf"))
             if DOT_MODE == 1:
                 # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
@@ -622,8 +658,6 @@ def dist_fwd(
                     at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
                     better = key_row < best2
                     idx2 = tl.where(better, at_row, idx2)
-                    x_row = tl.sum(tl.where(offs_m[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                    x2 = tl.where(better, x_row, x2)
                 best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
                 # running min per tile slot (NaN-keeping), reduced across slots once after the loop
@@ -632,8 +666,6 @@ def dist_fwd(
                     # never counts here; a row that met one is searched again after the loop.
                     better = key < best2
                     idx2 = tl.where(better, offs_m[None, :], idx2)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                        x2 = tl.where(better, dot, x2)
                 best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             m_seen += m_ok.to(tl.int32)
 
@@ -642,14 +674,9 @@ def dist_fwd(
         # the lowest index holding the best
         hit = best2 == best[:, None]
         best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
-        if SMALL_D == 0:
-            x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
-        else:
-            x_best = tl.zeros([BLOCK_N], tl.float32)  # recomputed below
         row_nan = best != best
         if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
             nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
-            x_nan = tl.zeros([BLOCK_N], tl.float32)
             for m0 in range(0, m_full, BLOCK_M):
                 offs_m = m0 + tl.arange(0, BLOCK_M)
                 m_in = offs_m < size_m
@@ -659,24 +686,30 @@ def dist_fwd(
                     m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+                if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                    b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                 elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    asq = tl.zeros([BLOCK_N], tl.float32)
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
                         offs_d = d0 + tl.arange(0, BLOCK_D)
                         d_in = offs_d < size_d
-                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                        a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                     mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                        b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                         if DOT_FP32:
                             dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -699,35 +732,39 @@ def dist_fwd(
                     if SMALL_D > 7:
                         _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                    # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                    # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                    # the squared distance from the differences: as exact as fp32 allows, at any offset
+                    sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     if SMALL_D > 0:
-                        key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                        diff = _a0[:, None] - _b0[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 1:
-                        key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                        diff = _a1[:, None] - _b1[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 2:
-                        key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                        diff = _a2[:, None] - _b2[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 3:
-                        key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                        diff = _a3[:, None] - _b3[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 4:
-                        key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                        diff = _a4[:, None] - _b4[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 5:
-                        key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                        diff = _a5[:, None] - _b5[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 6:
-                        key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                        diff = _a6[:, None] - _b6[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 7:
-                        key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                    if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        diff = _a7[:, None] - _b7[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                    sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                    sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-                if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                    key = (bsq[None, :] + ((-2.0) * dot))
+                key = sq
                 # the first NaN of each row
                 first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                    x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
                 nan_idx = tl.minimum(nan_idx, first)
 
             if m_full < m_end:
@@ -740,24 +777,30 @@ def dist_fwd(
                     m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+                if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                    b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                 elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    asq = tl.zeros([BLOCK_N], tl.float32)
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
                         offs_d = d0 + tl.arange(0, BLOCK_D)
                         d_in = offs_d < size_d
-                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                        a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                     mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                        b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                         if DOT_FP32:
                             dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -780,100 +823,102 @@ def dist_fwd(
                     if SMALL_D > 7:
                         _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                    # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                    # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(bsq[None, :], [BLOCK_N, BLOCK_M])
+                    # the squared distance from the differences: as exact as fp32 allows, at any offset
+                    sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     if SMALL_D > 0:
-                        key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                        diff = _a0[:, None] - _b0[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 1:
-                        key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                        diff = _a1[:, None] - _b1[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 2:
-                        key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                        diff = _a2[:, None] - _b2[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 3:
-                        key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                        diff = _a3[:, None] - _b3[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 4:
-                        key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                        diff = _a4[:, None] - _b4[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 5:
-                        key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                        diff = _a5[:, None] - _b5[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 6:
-                        key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                        diff = _a6[:, None] - _b6[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 7:
-                        key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                    if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        diff = _a7[:, None] - _b7[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                    sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                    sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-                if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                    key = (bsq[None, :] + ((-2.0) * dot))
+                key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
                 # the first NaN of each row
                 first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                    x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
                 nan_idx = tl.minimum(nan_idx, first)
 
             best_idx = tl.where(row_nan, nan_idx, best_idx)
-            x_best = tl.where(row_nan, x_nan, x_best)
-        if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
-            sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_Y_m
-            sel_ok = n_ok & (best_idx >= 0)
+        # spec line 7: the selected pair's squared distance from its differences (exact at any offset)
+        sel_safe = tl.maximum(best_idx, 0)
+        sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
+        sel_ok = n_ok & (best_idx >= 0)
+        x_best = tl.zeros([BLOCK_N], tl.float32)
+        if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
             if SMALL_D > 0:
-                _s0 = tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a0 - tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 1:
-                _s1 = tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a1 - tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 2:
-                _s2 = tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a2 - tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 3:
-                _s3 = tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a3 - tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 4:
-                _s4 = tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a4 - tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 5:
-                _s5 = tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a5 - tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 6:
-                _s6 = tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a6 - tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 7:
-                _s7 = tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-            x_best = tl.zeros([BLOCK_N], tl.float32)
-            if SMALL_D > 0:
-                x_best += _a0 * _s0
-            if SMALL_D > 1:
-                x_best += _a1 * _s1
-            if SMALL_D > 2:
-                x_best += _a2 * _s2
-            if SMALL_D > 3:
-                x_best += _a3 * _s3
-            if SMALL_D > 4:
-                x_best += _a4 * _s4
-            if SMALL_D > 5:
-                x_best += _a5 * _s5
-            if SMALL_D > 6:
-                x_best += _a6 * _s6
-            if SMALL_D > 7:
-                x_best += _a7 * _s7
+                diff = _a7 - tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
+        else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
+            for x0 in range(0, size_d, BLOCK_D):
+                offs_x = x0 + tl.arange(0, BLOCK_D)
+                x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
+                diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32) - \
+                    tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_d, mask=x_ok, other=0.0).to(tl.float32)
+                x_best += tl.sum(diff * diff, axis=1)
+            best = tl.where(sel_ok, x_best, best)
     else:
         best_idx = tl.zeros([BLOCK_N], tl.int32)
     m_any = tl.sum(m_seen, axis=0) > 0
     # spec line 7: an empty selection is 0 and passes no gradient
     picked = n_ok & m_any
-    value = tl.where(picked, _hsr_relu((best + asq)), 0.0)
+    value = tl.where(picked, best, 0.0)
     rowval = value
     tl.store(out_ptr + pid_b * ostride_b + offs_n * ostride_n, rowval, mask=n_in)
     if NEED_IDX:
         # -1: nothing to select; -2: the row itself is left out
         tl.store(idx_ptr + cell * size_n + offs_n,
                  tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
-        tl.store(xsel_ptr + cell * size_n + offs_n, x_best, mask=n_in)
 
 
 @triton.jit
 def dist_bwd(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr,
+    X_ptr, Y_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, grad_X_ptr, grad_Y_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     dstride_X_b, dstride_X_n, dstride_X_d,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b, ostride_n,
@@ -888,7 +933,6 @@ def dist_bwd(
     pid_b = a_cell
     offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     n_in = offs_n < size_n
-    asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
     # one pass at least: the per-row and per-column terms (d0 == 0) count when size_d is 0
     for d0 in range(0, size_d + (size_d == 0), BLOCK_D):
@@ -905,21 +949,17 @@ def dist_bwd(
             sel_safe = tl.maximum(sel, 0)
             g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_n * ostride_n, mask=n_in, other=0.0)
             g_row = tl.where(kept, g_row, 0.0)
-            x_sel = tl.load(xsel_ptr + cell * size_n + offs_n, mask=picked, other=0.0)
-            bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_m, mask=picked, other=0.0)
-            w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-            w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-            w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+            w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
             hit_k = picked[:, None] & d_in[None, :]
             b = tl.load(Y_ptr + pid_b * stride_Y_b + sel_safe.to(tl.int64)[:, None] * stride_Y_m + offs_d[None, :] * stride_Y_d,
                         mask=hit_k, other=0.0).to(tl.float32)
             a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
-            grad_a += w_dot[:, None] * b
-            contrib += w_dot[:, None] * a_use
-            grad_a += (2.0 * w_asq)[:, None] * a_use
-            contrib += (2.0 * w_bsq)[:, None] * b
+            # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+            diff = a_use - b
+            grad_a += (2.0 * w_sq)[:, None] * diff
+            contrib -= (2.0 * w_sq)[:, None] * diff
 
             if SCATTER:
                 tl.atomic_add(grad_Y_ptr + pid_b * dstride_Y_b + sel_safe.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
@@ -930,13 +970,11 @@ def dist_bwd(
 
 @triton.jit
 def dist_bwd_Y(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr,
+    X_ptr, Y_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, grad_Y_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b, ostride_n,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
@@ -964,7 +1002,6 @@ def dist_bwd_Y(
             sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
             onehot = offs_m[:, None] == sel[None, :]
             if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
-                asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
                 sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
                 kept = sel >= -1
@@ -972,11 +1009,7 @@ def dist_bwd_Y(
                 sel_safe = tl.maximum(sel, 0)
                 g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_n * ostride_n, mask=n_in, other=0.0)
                 g_row = tl.where(kept, g_row, 0.0)
-                x_sel = tl.load(xsel_ptr + cell * size_n + offs_n, mask=picked, other=0.0)
-                bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_m, mask=picked, other=0.0)
-                w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-                w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-                w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+                w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
                 a = tl.load(a_rows + offs_n.to(tl.int64)[:, None] * stride_X_n + offs_d[None, :] * stride_X_d,
                             mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
@@ -985,10 +1018,10 @@ def dist_bwd_Y(
                 grad_a = tl.zeros_like(a)
                 a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
                 contrib = tl.zeros_like(a)
-                grad_a += w_dot[:, None] * b
-                contrib += w_dot[:, None] * a_use
-                grad_a += (2.0 * w_asq)[:, None] * a_use
-                contrib += (2.0 * w_bsq)[:, None] * b
+                # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+                diff = a_use - b
+                grad_a += (2.0 * w_sq)[:, None] * diff
+                contrib -= (2.0 * w_sq)[:, None] * diff
 
                 acc += tl.dot(onehot.to(tl.float32), contrib, input_precision="ieee")
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
@@ -1080,13 +1113,11 @@ def dist_inverse_place(
 
 @triton.jit
 def dist_bwd_Y_csr(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr,
+    X_ptr, Y_ptr,
     grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_Y_ptr,
     size_b, size_n, size_m, size_d, c0,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b, ostride_n,
     BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
@@ -1118,7 +1149,6 @@ def dist_bwd_Y_csr(
         offs_n = entry % size_n
         other = (entry // size_n) % (1)
         cell = pid_b
-        asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
         sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
         kept = sel >= -1
@@ -1126,11 +1156,7 @@ def dist_bwd_Y_csr(
         sel_safe = tl.maximum(sel, 0)
         g_row = tl.load(grad_ptr + pid_b * ostride_b + offs_n * ostride_n, mask=n_in, other=0.0)
         g_row = tl.where(kept, g_row, 0.0)
-        x_sel = tl.load(xsel_ptr + cell * size_n + offs_n, mask=picked, other=0.0)
-        bsq_sel = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + sel_safe * stride_aux_bsq_m, mask=picked, other=0.0)
-        w_asq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-        w_bsq = tl.where(picked, g_row * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel))), 0.0)
-        w_dot = tl.where(picked, g_row * ((-2.0) * _hsr_step((asq + bsq_sel + ((-2.0) * x_sel)))), 0.0)
+        w_sq = tl.where(picked, g_row * 1.0, 0.0)
 
         a_rows = X_ptr + pid_b * stride_X_b + offs_n.to(tl.int64) * stride_X_n  # one row per entry: cells differ
         a = tl.load(a_rows[:, None] + offs_d[None, :] * stride_X_d,
@@ -1140,8 +1166,9 @@ def dist_bwd_Y_csr(
                     mask=picked[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
         contrib = tl.zeros_like(a)
-        contrib += w_dot[:, None] * a_use
-        contrib += (2.0 * w_bsq)[:, None] * b
+        # d ||a - b||^2 = 2 (a - b): from the differences, exact far from the origin
+        diff = a_use - b
+        contrib -= (2.0 * w_sq)[:, None] * diff
 
         acc += contrib
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m * dstride_Y_m + offs_d * dstride_Y_d,
@@ -1164,13 +1191,11 @@ def _dist_order(x):
 
 @triton.jit
 def dist_fwd_both(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr, ylen_ptr, ylen_sw_ptr,
+    X_ptr, Y_ptr, ylen_ptr, ylen_sw_ptr,
     out_ptr, idx_ptr, xsel_ptr, col_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     stride_ylen_b, stride_ylen_sw_b,
     ostride_b, ostride_n,
     HAS_ylen: tl.constexpr, HAS_ylen_sw: tl.constexpr,
@@ -1194,7 +1219,6 @@ def dist_fwd_both(
     n_in = offs_n < size_n
     n_ok = n_in
     a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
-    asq = tl.load(aux_asq_ptr + pid_b * stride_aux_asq_b + offs_n * stride_aux_asq_n, mask=n_in, other=0.0)
 
     # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
     if SMALL_D > 0:
@@ -1217,7 +1241,6 @@ def dist_fwd_both(
     best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
     if NEED_IDX:
         idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
-        x2 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
     m_seen = tl.zeros([BLOCK_M], tl.int32)
     m_end = size_m
     # spec line 7: where m < ylen: the term's tiles end there
@@ -1238,24 +1261,28 @@ def dist_fwd_both(
         b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
         col_at = col_ptr + cell * size_m + offs_m
         held = tl.load(col_at, mask=m_in, other=0)  # every program's best so far, read before it is needed
-        bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
         # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
         if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+            b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                         mask=m_in[:, None] & d_in[None, :], other=0.0)
+            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
             else:
                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
             dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+            asq = tl.zeros([BLOCK_N], tl.float32)
+            bsq = tl.zeros([BLOCK_M], tl.float32)
             for d0 in range(0, size_d, BLOCK_D):
                 offs_d = d0 + tl.arange(0, BLOCK_D)
                 d_in = offs_d < size_d
-                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                             mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0)
+                asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                 if DOT_FP32:
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -1278,36 +1305,43 @@ def dist_fwd_both(
             if SMALL_D > 7:
                 _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-            # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-            # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
+            # the squared distance from the differences: as exact as fp32 allows, at any offset
+            sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
             if SMALL_D > 0:
-                key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                diff = _a0[:, None] - _b0[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 1:
-                key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                diff = _a1[:, None] - _b1[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 2:
-                key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                diff = _a2[:, None] - _b2[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 3:
-                key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                diff = _a3[:, None] - _b3[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 4:
-                key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                diff = _a4[:, None] - _b4[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 5:
-                key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                diff = _a5[:, None] - _b5[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 6:
-                key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                diff = _a6[:, None] - _b6[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 7:
-                key += _a7[:, None] * (-2.0 * _b7)[None, :]
-            if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                diff = _a7[:, None] - _b7[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+        if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+            sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+            sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
+        key = sq
         m_ok = m_in
         key_r = key
         # the term: running min per tile slot, as dist_fwd keeps it
         if NEED_IDX:
             better = key_r < best2
             idx2 = tl.where(better, offs_m[None, :], idx2)
-            if SMALL_D == 0:  # (d = 0; with coordinates, x is recomputed at the selected index)
-                x2 = tl.where(better, dot, x2)
         best2 = tl.minimum(best2, key_r, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
         if col_active:  # the swapped term: each m point's best over this program's n points
@@ -1336,24 +1370,28 @@ def dist_fwd_both(
         b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
         col_at = col_ptr + cell * size_m + offs_m
         held = tl.load(col_at, mask=m_in, other=0)  # every program's best so far, read before it is needed
-        bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
         # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
         if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+            b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                         mask=m_in[:, None] & d_in[None, :], other=0.0)
+            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
             else:
                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
             dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+            asq = tl.zeros([BLOCK_N], tl.float32)
+            bsq = tl.zeros([BLOCK_M], tl.float32)
             for d0 in range(0, size_d, BLOCK_D):
                 offs_d = d0 + tl.arange(0, BLOCK_D)
                 d_in = offs_d < size_d
-                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                             mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0)
+                asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                 if DOT_FP32:
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -1376,28 +1414,37 @@ def dist_fwd_both(
             if SMALL_D > 7:
                 _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-            # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-            # beta first, then one FMA per coordinate with -2.0 folded into B's
-            key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
+            # the squared distance from the differences: as exact as fp32 allows, at any offset
+            sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
             if SMALL_D > 0:
-                key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                diff = _a0[:, None] - _b0[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 1:
-                key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                diff = _a1[:, None] - _b1[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 2:
-                key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                diff = _a2[:, None] - _b2[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 3:
-                key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                diff = _a3[:, None] - _b3[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 4:
-                key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                diff = _a4[:, None] - _b4[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 5:
-                key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                diff = _a5[:, None] - _b5[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 6:
-                key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                diff = _a6[:, None] - _b6[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
             if SMALL_D > 7:
-                key += _a7[:, None] * (-2.0 * _b7)[None, :]
-            if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                diff = _a7[:, None] - _b7[None, :]
+                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+        if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+            sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+            sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
+        key = sq
         m_ok = m_in
         # spec line 7: where m < ylen
         if HAS_ylen:
@@ -1408,8 +1455,6 @@ def dist_fwd_both(
         if NEED_IDX:
             better = key_r < best2
             idx2 = tl.where(better, offs_m[None, :], idx2)
-            if SMALL_D == 0:  # (d = 0; with coordinates, x is recomputed at the selected index)
-                x2 = tl.where(better, dot, x2)
         best2 = tl.minimum(best2, key_r, propagate_nan=tl.PropagateNan.ALL)
         m_seen += m_ok.to(tl.int32)
         if col_active:  # the swapped term: each m point's best over this program's n points
@@ -1438,24 +1483,28 @@ def dist_fwd_both(
             b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
             col_at = col_ptr + cell * size_m + offs_m
             held = tl.load(col_at, mask=m_in, other=0)  # every program's best so far, read before it is needed
-            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
             # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0)
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                bsq = tl.zeros([BLOCK_M], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1478,28 +1527,37 @@ def dist_fwd_both(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
+            key = sq
             if col_active:  # the swapped term: each m point's best over this program's n points
                 s = key  # symmetric: the same key ranks the rows of a column
                 if rows_all:
@@ -1524,14 +1582,9 @@ def dist_fwd_both(
         # the lowest index holding the best
         hit = best2 == best[:, None]
         best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
-        if SMALL_D == 0:
-            x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
-        else:
-            x_best = tl.zeros([BLOCK_N], tl.float32)  # recomputed below
         row_nan = best != best
         if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
             nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
-            x_nan = tl.zeros([BLOCK_N], tl.float32)
             for m0 in range(0, m_full, BLOCK_M):
                 offs_m = m0 + tl.arange(0, BLOCK_M)
                 m_in = offs_m < size_m
@@ -1541,24 +1594,30 @@ def dist_fwd_both(
                     m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+                if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                    b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                 elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    asq = tl.zeros([BLOCK_N], tl.float32)
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
                         offs_d = d0 + tl.arange(0, BLOCK_D)
                         d_in = offs_d < size_d
-                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                        a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                     mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                        b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                         if DOT_FP32:
                             dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -1581,35 +1640,39 @@ def dist_fwd_both(
                     if SMALL_D > 7:
                         _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                    # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                    # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
+                    # the squared distance from the differences: as exact as fp32 allows, at any offset
+                    sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     if SMALL_D > 0:
-                        key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                        diff = _a0[:, None] - _b0[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 1:
-                        key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                        diff = _a1[:, None] - _b1[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 2:
-                        key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                        diff = _a2[:, None] - _b2[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 3:
-                        key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                        diff = _a3[:, None] - _b3[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 4:
-                        key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                        diff = _a4[:, None] - _b4[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 5:
-                        key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                        diff = _a5[:, None] - _b5[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 6:
-                        key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                        diff = _a6[:, None] - _b6[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 7:
-                        key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                    if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        diff = _a7[:, None] - _b7[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                    sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                    sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-                if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                    key = (bsq[None, :] + ((-2.0) * dot))
+                key = sq
                 # the first NaN of each row
                 first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                    x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
                 nan_idx = tl.minimum(nan_idx, first)
 
             if m_full < m_end:
@@ -1622,24 +1685,30 @@ def dist_fwd_both(
                     m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
+                if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                    b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                 elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    asq = tl.zeros([BLOCK_N], tl.float32)
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
                         offs_d = d0 + tl.arange(0, BLOCK_D)
                         d_in = offs_d < size_d
-                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                        a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                     mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                        b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
+                        asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                         if DOT_FP32:
                             dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -1662,113 +1731,120 @@ def dist_fwd_both(
                     if SMALL_D > 7:
                         _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                    # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                    # beta first, then one FMA per coordinate with -2.0 folded into B's
-                    key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
+                    # the squared distance from the differences: as exact as fp32 allows, at any offset
+                    sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     if SMALL_D > 0:
-                        key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                        diff = _a0[:, None] - _b0[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 1:
-                        key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                        diff = _a1[:, None] - _b1[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 2:
-                        key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                        diff = _a2[:, None] - _b2[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 3:
-                        key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                        diff = _a3[:, None] - _b3[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 4:
-                        key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                        diff = _a4[:, None] - _b4[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 5:
-                        key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                        diff = _a5[:, None] - _b5[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 6:
-                        key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                        diff = _a6[:, None] - _b6[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                     if SMALL_D > 7:
-                        key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                    if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        diff = _a7[:, None] - _b7[None, :]
+                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                    sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                    sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
-                if DOT_MODE < 2:  # (the unrolled paths, 2 and 3, formed the key themselves)
-                    key = (bsq[None, :] + ((-2.0) * dot))
+                key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
                 # the first NaN of each row
                 first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                    x_first = tl.sum(tl.where(offs_m[None, :] == first[:, None], dot, 0.0), axis=1)
-                    x_nan = tl.where(first < nan_idx, x_first, x_nan)
                 nan_idx = tl.minimum(nan_idx, first)
 
             best_idx = tl.where(row_nan, nan_idx, best_idx)
-            x_best = tl.where(row_nan, x_nan, x_best)
-        if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
-            sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_Y_m
-            sel_ok = n_ok & (best_idx >= 0)
+        # spec line 7: the selected pair's squared distance from its differences (exact at any offset)
+        sel_safe = tl.maximum(best_idx, 0)
+        sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
+        sel_ok = n_ok & (best_idx >= 0)
+        x_best = tl.zeros([BLOCK_N], tl.float32)
+        if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
             if SMALL_D > 0:
-                _s0 = tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a0 - tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 1:
-                _s1 = tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a1 - tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 2:
-                _s2 = tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a2 - tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 3:
-                _s3 = tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a3 - tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 4:
-                _s4 = tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a4 - tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 5:
-                _s5 = tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a5 - tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 6:
-                _s6 = tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                diff = _a6 - tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
             if SMALL_D > 7:
-                _s7 = tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-            x_best = tl.zeros([BLOCK_N], tl.float32)
-            if SMALL_D > 0:
-                x_best += _a0 * _s0
-            if SMALL_D > 1:
-                x_best += _a1 * _s1
-            if SMALL_D > 2:
-                x_best += _a2 * _s2
-            if SMALL_D > 3:
-                x_best += _a3 * _s3
-            if SMALL_D > 4:
-                x_best += _a4 * _s4
-            if SMALL_D > 5:
-                x_best += _a5 * _s5
-            if SMALL_D > 6:
-                x_best += _a6 * _s6
-            if SMALL_D > 7:
-                x_best += _a7 * _s7
+                diff = _a7 - tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(diff, diff, x_best)
+        else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
+            for x0 in range(0, size_d, BLOCK_D):
+                offs_x = x0 + tl.arange(0, BLOCK_D)
+                x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
+                diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32) - \
+                    tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_d, mask=x_ok, other=0.0).to(tl.float32)
+                x_best += tl.sum(diff * diff, axis=1)
+            best = tl.where(sel_ok, x_best, best)
     else:
         best_idx = tl.zeros([BLOCK_N], tl.int32)
     m_any = tl.sum(m_seen, axis=0) > 0
     # spec line 7: an empty selection is 0 and passes no gradient
     picked = n_ok & m_any
-    best = best - asq  # the term's key from the symmetric one both ways selected on
-    value = tl.where(picked, _hsr_relu((best + asq)), 0.0)
+    value = tl.where(picked, best, 0.0)
     rowval = value
     tl.store(out_ptr + pid_b * ostride_b + offs_n * ostride_n, rowval, mask=n_in)
     if NEED_IDX:
         # -1: nothing to select; -2: the row itself is left out
         tl.store(idx_ptr + cell * size_n + offs_n,
                  tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
-        tl.store(xsel_ptr + cell * size_n + offs_n, x_best, mask=n_in)
 
     if tl.max(col_nan2, axis=0) > 0:  # a column met NaN: its best is the first NaN row, found by a second pass
         for m0 in range(0, size_m, BLOCK_M):
             offs_m = m0 + tl.arange(0, BLOCK_M)
             m_in = offs_m < size_m
             b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m
-            bsq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0)
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
                     dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                bsq = tl.zeros([BLOCK_M], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_Y_d,
+                    b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1791,28 +1867,37 @@ def dist_fwd_both(
                 if SMALL_D > 7:
                     _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-                # the key, -2.0 * dot + beta, formed in the products' own accumulator:
-                # beta first, then one FMA per coordinate with -2.0 folded into B's
-                key = tl.broadcast_to(asq[:, None] + bsq[None, :], [BLOCK_N, BLOCK_M])
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                 if SMALL_D > 0:
-                    key += _a0[:, None] * (-2.0 * _b0)[None, :]
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 1:
-                    key += _a1[:, None] * (-2.0 * _b1)[None, :]
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 2:
-                    key += _a2[:, None] * (-2.0 * _b2)[None, :]
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 3:
-                    key += _a3[:, None] * (-2.0 * _b3)[None, :]
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 4:
-                    key += _a4[:, None] * (-2.0 * _b4)[None, :]
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 5:
-                    key += _a5[:, None] * (-2.0 * _b5)[None, :]
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 6:
-                    key += _a6[:, None] * (-2.0 * _b6)[None, :]
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
                 if SMALL_D > 7:
-                    key += _a7[:, None] * (-2.0 * _b7)[None, :]
-                if SMALL_D == 0:  # no coordinates (d = 0): the dot the index pass carries
-                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
+                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
+                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
 
+            key = sq
             s = key
             first = tl.min(tl.where((s != s) & rows_sw[:, None], offs_n[:, None], size_n), axis=0)
             nan_key = (tl.zeros_like(first).to(tl.int64) - 2147483648) << 32  # below every order key
@@ -1822,12 +1907,10 @@ def dist_fwd_both(
 
 @triton.jit
 def dist_both_cols(
-    X_ptr, Y_ptr, aux_asq_ptr, aux_bsq_ptr, col_ptr, out_ptr, idx_ptr, xsel_ptr,
+    X_ptr, Y_ptr, col_ptr, out_ptr, idx_ptr, xsel_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
-    stride_aux_asq_b, stride_aux_asq_n,
-    stride_aux_bsq_b, stride_aux_bsq_m,
     ostride_b, ostride_n,
     BLOCK_M: tl.constexpr, NEED_IDX: tl.constexpr, SMALL_D: tl.constexpr,
 ):
@@ -1844,38 +1927,8 @@ def dist_both_cols(
     best_idx = (held - ((held >> 32) << 32)).to(tl.int32)
     best_s = _dist_order(hi).to(tl.float32, bitcast=True)
     best_s = tl.where(hi == -2147483648, float("nan"), best_s)
-    asq = tl.load(aux_bsq_ptr + pid_b * stride_aux_bsq_b + offs_m * stride_aux_bsq_m, mask=m_in, other=0.0)  # the swapped term's rows are Y's
-    best = best_s - asq
-    if NEED_IDX:  # x at the selected row, formed as the tile loop forms it
-        a_row = Y_ptr + pid_b * stride_Y_b + offs_m.to(tl.int64) * stride_Y_m
-        sel_row = X_ptr + pid_b * stride_X_b + tl.maximum(best_idx, 0).to(tl.int64) * stride_X_n
-        x_best = tl.zeros([BLOCK_M], tl.float32)
-        if SMALL_D > 0:
-            x_best += tl.load(a_row + 0 * stride_Y_d, mask=picked, other=0.0).to(tl.float32) * \
-                tl.load(sel_row + 0 * stride_X_d, mask=picked, other=0.0).to(tl.float32)
-        if SMALL_D > 1:
-            x_best += tl.load(a_row + 1 * stride_Y_d, mask=picked, other=0.0).to(tl.float32) * \
-                tl.load(sel_row + 1 * stride_X_d, mask=picked, other=0.0).to(tl.float32)
-        if SMALL_D > 2:
-            x_best += tl.load(a_row + 2 * stride_Y_d, mask=picked, other=0.0).to(tl.float32) * \
-                tl.load(sel_row + 2 * stride_X_d, mask=picked, other=0.0).to(tl.float32)
-        if SMALL_D > 3:
-            x_best += tl.load(a_row + 3 * stride_Y_d, mask=picked, other=0.0).to(tl.float32) * \
-                tl.load(sel_row + 3 * stride_X_d, mask=picked, other=0.0).to(tl.float32)
-        if SMALL_D > 4:
-            x_best += tl.load(a_row + 4 * stride_Y_d, mask=picked, other=0.0).to(tl.float32) * \
-                tl.load(sel_row + 4 * stride_X_d, mask=picked, other=0.0).to(tl.float32)
-        if SMALL_D > 5:
-            x_best += tl.load(a_row + 5 * stride_Y_d, mask=picked, other=0.0).to(tl.float32) * \
-                tl.load(sel_row + 5 * stride_X_d, mask=picked, other=0.0).to(tl.float32)
-        if SMALL_D > 6:
-            x_best += tl.load(a_row + 6 * stride_Y_d, mask=picked, other=0.0).to(tl.float32) * \
-                tl.load(sel_row + 6 * stride_X_d, mask=picked, other=0.0).to(tl.float32)
-        if SMALL_D > 7:
-            x_best += tl.load(a_row + 7 * stride_Y_d, mask=picked, other=0.0).to(tl.float32) * \
-                tl.load(sel_row + 7 * stride_X_d, mask=picked, other=0.0).to(tl.float32)
-        tl.store(xsel_ptr + cell * size_m + offs_m, x_best, mask=m_in)
-    value = tl.where(picked, _hsr_relu((best + asq)), 0.0)
+    best = best_s  # the symmetric key is the term's
+    value = tl.where(picked, best, 0.0)
     rowval = value
     tl.store(out_ptr + pid_b * ostride_b + offs_m * ostride_n, rowval, mask=m_in)
     if NEED_IDX:
@@ -1893,30 +1946,33 @@ def _dist_kernel():
 def _dist_aux(t):
     """Squared row norms the pair needs, once per row, in fp32."""
     aux = []
-    aux.append(runtime.squared_norms(t["X"], 2))
-    aux.append(runtime.squared_norms(t["Y"], 2))
     return aux
 
 
 def _dist_split(t, sizes):
     """DOT_MODE 3's inputs: X and Y rows as fp16 pieces (dist_split_rows, one
     power-of-two scale for both from dist_split_max) and each X row's tie tolerance:
-    (a, b, tol). Four launches and no host sync."""
+    (a, b, tol). Six launches and no host sync."""
     # [cells x points, d] each: a copy only where the layout needs one
     rows = [t[name].permute(perm).reshape(-1, sizes["d"]) for name, perm in (("X", [0, 1, 2]), ("Y", [0, 1, 2]))]
-    big = torch.zeros(1, dtype=torch.float32, device=rows[0].device)  # the largest finite |coordinate|
+    # each cell's shift: its first X point (non-finite coordinates 0), taken from both clouds
+    per_cell = (max(sizes["n"], 1), max(sizes["m"], 1))
+    shift = torch.nan_to_num(rows[0][::per_cell[0]].float(), nan=0.0, posinf=0.0, neginf=0.0) \
+        if sizes["n"] else rows[0].new_zeros((rows[1].shape[0] // per_cell[1], sizes["d"]), dtype=torch.float32)
+    shift = shift.contiguous()
+    big = torch.zeros(1, dtype=torch.float32, device=rows[0].device)  # the largest finite |coordinate - shift|
     block, warps = runtime.split_blocks()
-    for r in rows:
+    for r, cell_rows in zip(rows, per_cell):
         if r.shape[0]:
-            launcher.launch(dist_split_max, (triton.cdiv(r.shape[0], block),), r, big, r.shape[0], r.stride(0),
-                            r.stride(1), SMALL_D=sizes["d"], BLOCK=block, num_warps=warps)
+            launcher.launch(dist_split_max, (triton.cdiv(r.shape[0], block),), r, shift, big, r.shape[0], cell_rows,
+                            r.stride(0), r.stride(1), SMALL_D=sizes["d"], BLOCK=block, num_warps=warps)
     made = []
     for side, r in enumerate(rows):
         dst = torch.empty((r.shape[0], runtime.SPLIT_K), dtype=torch.float16, device=r.device)
         tol = torch.empty((r.shape[0],), dtype=torch.float32, device=r.device) if side == 0 else dst
         if r.shape[0]:
-            launcher.launch(dist_split_rows, (triton.cdiv(r.shape[0], block),), r, dst, tol, big,
-                            r.shape[0], sizes["d"], r.stride(0), r.stride(1), SIDE=side,
+            launcher.launch(dist_split_rows, (triton.cdiv(r.shape[0], block),), r, shift, dst, tol, big,
+                            r.shape[0], per_cell[side], sizes["d"], r.stride(0), r.stride(1), SIDE=side,
                             SMALL_D=sizes["d"], SPLIT_K=runtime.SPLIT_K, BLOCK=block, num_warps=warps)
         made.append((dst, tol))
     return made[0][0], made[1][0], made[0][1]
@@ -1931,7 +1987,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     out = torch.empty((sizes["b"], sizes["n"],), dtype=torch.float32, device=device)
     idx = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = None
-    xsel = torch.empty((n_cells, sizes["n"]), dtype=torch.float32, device=device) if need_idx else None
+    xsel = None
     aux = _dist_aux(t)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
@@ -1943,10 +1999,20 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     if runtime.split_pass(device, sizes["d"], n_cells * sizes["n"] * sizes["m"]):
         dot_mode = 3  # the nearest point on the tensor cores
         split_args = _dist_split(t, sizes)
+    Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
+    if dot_mode < 2 and X_.dtype == torch.float32:
+        X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
+                                                   ['b'], "d")
     kernel = _dist_kernel()
+    idx_arg = idx if idx is not None else out
+    stat_arg = stat if stat is not None else out
+    xsel_arg = xsel if xsel is not None else out
+    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one's value needs its index
+    if need_sel and idx is None:
+        idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
     args = (
-        X_, Y_, *aux, ylen_arg_,
-        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out, *split_args,
+        X_, Y_, Xs_, Ys_, *aux, ylen_arg_,
+        out, idx_arg, stat_arg, xsel_arg, *split_args,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(ylen_, 1),
         *out.stride(),
@@ -1954,7 +2020,8 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     )
     flags = dict(
         HAS_ylen=t["ylen"] is not None,
-        BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+        BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
+
         PRECISION="ieee" if X_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
@@ -2115,7 +2182,7 @@ def _dist_run(t, sizes, backward, grad):
 # torch.library: the same forward and backward as custom ops, so that torch.compile
 # traces through them. Outputs: (out, idx, stat, xsel, *row norms); empty where unused.
 # Parameters past the spec's inputs start with "_": no spec name does.
-def _dist_op_forward(X: torch.Tensor, Y: torch.Tensor, ylen: Optional[torch.Tensor], _need_idx: bool, _backward: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+def _dist_op_forward(X: torch.Tensor, Y: torch.Tensor, ylen: Optional[torch.Tensor], _need_idx: bool, _backward: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     return _dist_op_outputs((X, Y, ylen), _need_idx, launch=True)
 
 
@@ -2132,11 +2199,9 @@ dist_op.register_fake(lambda *a: _dist_op_outputs(a[:len(NAMES)], a[len(NAMES)],
 
 
 def _dist_op_backward(X: torch.Tensor, Y: torch.Tensor, ylen: Optional[torch.Tensor], _idx: torch.Tensor, _stat: torch.Tensor, _xsel: torch.Tensor,
-        _aux_asq: torch.Tensor,
-        _aux_bsq: torch.Tensor,
         _grad_out: torch.Tensor, _backward: str) -> tuple[torch.Tensor, torch.Tensor]:
     """Gradients of ('X', 'Y'), in that order; empty for an absent input."""
-    return _dist_op_grads((X, Y, ylen), (_idx, _stat, _xsel, _aux_asq, _aux_bsq), _grad_out, _backward,
+    return _dist_op_grads((X, Y, ylen), (_idx, _stat, _xsel), _grad_out, _backward,
                             launch=True)
 
 
@@ -2184,7 +2249,7 @@ def _dist_forward_both(t, t_sw, sizes, sizes_sw, need_idx):
     def outputs(sizes):
         out = torch.empty((sizes["b"], sizes["n"],), dtype=torch.float32, device=device)
         idx = torch.empty((n_cells, sizes["n"]), dtype=torch.int32, device=device) if need_idx else None
-        xsel = torch.empty((n_cells, sizes["n"]), dtype=torch.float32, device=device) if need_idx else None
+        xsel = None
         return out, idx, xsel
 
     out, idx, xsel = outputs(sizes)
@@ -2252,10 +2317,14 @@ def apply(*args, backward="auto", **kwargs):
 
     CUDA tensors run the kernels; CPU tensors run them through the Triton
     interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator.
+    float64 inputs run the float64 reference evaluator on their device (float64
+    out, torch autograd): for checking and small problems.
     backward: "atomic" (one pass, fp32 atomics), "deterministic" (bitwise
     reproducible) or "auto"."""
     runtime.check_backward(OUTPUT, backward)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs)
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
@@ -2268,8 +2337,11 @@ def apply(*args, backward="auto", **kwargs):
 
 
 def forward_with_indices(*args, **kwargs):
-    """(out, idx): idx is [b, n] int32, the chosen m (-1: none). No autograd."""
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    """(out, idx): idx is [b, n] int32, the chosen m (-1: none). No autograd.
+    float64 inputs: the float64 reference evaluator's (out float64)."""
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs, indices=["b", "n"])
     first = next(v for v in t.values() if v is not None)
     if runtime.off_current_device(first.device):  # Triton launches on the current device
         with torch.cuda.device(first.device):
@@ -2286,8 +2358,11 @@ def both_ways(X, Y, ylen=None, ylen_swapped=None, *, backward="auto"):
     runtime.check_backward(OUTPUT, backward)
     first = dict(ylen=ylen)
     second = dict(ylen=ylen_swapped)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, (X, Y), first)
-    t_sw, sizes_sw = runtime.bind(OUTPUT, SIGNATURE, (Y, X), second)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, (X, Y), first, runtime.CALL_FLOAT_DTYPES)
+    t_sw, sizes_sw = runtime.bind(OUTPUT, SIGNATURE, (Y, X), second, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t) or runtime.float64(t_sw):  # the float64 reference evaluator, once each way
+        return (apply(X, Y, **first, backward=backward),
+                apply(Y, X, **second, backward=backward))
     on_kernels = X.device.type == "cuda" or runtime.interpreting()
     if runtime.off_current_device(X.device):  # Triton launches on the current device
         with torch.cuda.device(X.device):

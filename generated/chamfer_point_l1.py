@@ -1234,7 +1234,7 @@ def dist_both_cols(
     best_idx = (held - ((held >> 32) << 32)).to(tl.int32)
     best_s = _dist_order(hi).to(tl.float32, bitcast=True)
     best_s = tl.where(hi == -2147483648, float("nan"), best_s)
-    best = best_s
+    best = best_s  # the symmetric key is the term's
     value = tl.where(picked, best, 0.0)
     rowval = value
     tl.store(out_ptr + pid_b * ostride_b + offs_m * ostride_n, rowval, mask=m_in)
@@ -1274,9 +1274,12 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     ylen_arg_ = ylen_ if ylen_ is not None else out
     dot_mode, block_k, small_d = runtime.contraction(sizes["d"])
     kernel = _dist_kernel()
+    idx_arg = idx if idx is not None else out
+    stat_arg = stat if stat is not None else out
+    xsel_arg = xsel if xsel is not None else out
     args = (
         X_, Y_, *aux, ylen_arg_,
-        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
+        out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(ylen_, 1),
         *out.stride(),
@@ -1285,6 +1288,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     flags = dict(
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+
         PRECISION="ieee" if X_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
@@ -1580,10 +1584,14 @@ def apply(*args, backward="auto", **kwargs):
 
     CUDA tensors run the kernels; CPU tensors run them through the Triton
     interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator.
+    float64 inputs run the float64 reference evaluator on their device (float64
+    out, torch autograd): for checking and small problems.
     backward: "atomic" (one pass, fp32 atomics), "deterministic" (bitwise
     reproducible) or "auto"."""
     runtime.check_backward(OUTPUT, backward)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs)
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
@@ -1596,8 +1604,11 @@ def apply(*args, backward="auto", **kwargs):
 
 
 def forward_with_indices(*args, **kwargs):
-    """(out, idx): idx is [b, n] int32, the chosen m (-1: none). No autograd."""
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    """(out, idx): idx is [b, n] int32, the chosen m (-1: none). No autograd.
+    float64 inputs: the float64 reference evaluator's (out float64)."""
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs, indices=["b", "n"])
     first = next(v for v in t.values() if v is not None)
     if runtime.off_current_device(first.device):  # Triton launches on the current device
         with torch.cuda.device(first.device):
@@ -1614,8 +1625,11 @@ def both_ways(X, Y, ylen=None, ylen_swapped=None, *, backward="auto"):
     runtime.check_backward(OUTPUT, backward)
     first = dict(ylen=ylen)
     second = dict(ylen=ylen_swapped)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, (X, Y), first)
-    t_sw, sizes_sw = runtime.bind(OUTPUT, SIGNATURE, (Y, X), second)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, (X, Y), first, runtime.CALL_FLOAT_DTYPES)
+    t_sw, sizes_sw = runtime.bind(OUTPUT, SIGNATURE, (Y, X), second, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t) or runtime.float64(t_sw):  # the float64 reference evaluator, once each way
+        return (apply(X, Y, **first, backward=backward),
+                apply(Y, X, **second, backward=backward))
     on_kernels = X.device.type == "cuda" or runtime.interpreting()
     if runtime.off_current_device(X.device):  # Triton launches on the current device
         with torch.cuda.device(X.device):

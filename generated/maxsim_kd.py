@@ -1036,9 +1036,12 @@ def _score_forward(t, sizes, need_idx, launch=True):
     split = runtime.split_rows(sizes["s"], autotuned=kernel is not None)
     n_chunks = triton.cdiv(sizes["s"], split) if split else 1
     target = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device) if split else out
+    idx_arg = idx if idx is not None else out
+    stat_arg = stat if stat is not None else out
+    xsel_arg = xsel if xsel is not None else out
     args = (
         Q_, D_, *aux, qmask_arg_, dmask_arg_,
-        target, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out,
+        target, idx_arg, stat_arg, xsel_arg,
         sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"],
         *Q_.stride(), *D_.stride(), *(s for x in aux for s in x.stride()), *_strides(qmask_, 2), *_strides(dmask_, 3),
         *out.stride(),
@@ -1048,6 +1051,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
         HAS_qmask=t["qmask"] is not None,
         HAS_dmask=t["dmask"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+
         PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
@@ -1269,10 +1273,14 @@ def apply(*args, backward="auto", **kwargs):
 
     CUDA tensors run the kernels; CPU tensors run them through the Triton
     interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator.
+    float64 inputs run the float64 reference evaluator on their device (float64
+    out, torch autograd): for checking and small problems.
     backward: "atomic" (one pass, fp32 atomics), "deterministic" (bitwise
     reproducible) or "auto"."""
     runtime.check_backward(OUTPUT, backward)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs)
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
@@ -1285,8 +1293,11 @@ def apply(*args, backward="auto", **kwargs):
 
 
 def forward_with_indices(*args, **kwargs):
-    """(out, idx): idx is [i, k, s] int32, the chosen t (-1: none). No autograd."""
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    """(out, idx): idx is [i, k, s] int32, the chosen t (-1: none). No autograd.
+    float64 inputs: the float64 reference evaluator's (out float64)."""
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs, indices=["i", "k", "s"])
     first = next(v for v in t.values() if v is not None)
     if runtime.off_current_device(first.device):  # Triton launches on the current device
         with torch.cuda.device(first.device):

@@ -987,9 +987,12 @@ def _rep_forward(t, sizes, need_idx, launch=True):
                  TensorDescriptor(b_view, list(b_view.shape), list(b_view.stride()), [1, tma[1], block_k]),
                  TensorDescriptor(b_view, list(b_view.shape), list(b_view.stride()), [1, tma[1] // 2, block_k]))
     kernel = _rep_kernel()
+    idx_arg = idx if idx is not None else out
+    stat_arg = stat if stat is not None else out
+    xsel_arg = xsel if xsel is not None else out
     args = (
         W_, H_, *aux, bias_arg_, mask_arg_,
-        out, idx if idx is not None else out, stat if stat is not None else out, xsel if xsel is not None else out, *descs,
+        out, idx_arg, stat_arg, xsel_arg, *descs,
         sizes["b"], sizes["v"], sizes["s"], sizes["h"],
         *W_.stride(), *H_.stride(), *(s for x in aux for s in x.stride()), *_strides(t["bias"], 1), *_strides(mask_, 2),
         *out.stride(),
@@ -999,6 +1002,7 @@ def _rep_forward(t, sizes, need_idx, launch=True):
         HAS_mask=t["mask"] is not None,
         HAS_bias=t["bias"] is not None,
         BLOCK_H=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+
         PRECISION="ieee" if W_.dtype == torch.float32 else "tf32",
         DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, TMA=tma is not None,
     )
@@ -1227,10 +1231,14 @@ def apply(*args, backward="auto", **kwargs):
 
     CUDA tensors run the kernels; CPU tensors run them through the Triton
     interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator.
+    float64 inputs run the float64 reference evaluator on their device (float64
+    out, torch autograd): for checking and small problems.
     backward: "atomic" (one pass, fp32 atomics), "deterministic" (bitwise
     reproducible) or "auto"."""
     runtime.check_backward(OUTPUT, backward)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs)
     first = next(v for v in t.values() if v is not None)
     if first.device.type != "cuda" and not runtime.interpreting():
         return runtime.reference_fallback(SPEC, FILENAME, args, kwargs)
@@ -1243,8 +1251,11 @@ def apply(*args, backward="auto", **kwargs):
 
 
 def forward_with_indices(*args, **kwargs):
-    """(out, idx): idx is [b, v] int32, the chosen s (-1: none). No autograd."""
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs)
+    """(out, idx): idx is [b, v] int32, the chosen s (-1: none). No autograd.
+    float64 inputs: the float64 reference evaluator's (out float64)."""
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    if runtime.float64(t):
+        return runtime.reference_float64(SPEC, FILENAME, args, kwargs, indices=["b", "v"])
     first = next(v for v in t.values() if v is not None)
     if runtime.off_current_device(first.device):  # Triton launches on the current device
         with torch.cuda.device(first.device):

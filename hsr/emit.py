@@ -144,12 +144,7 @@ def _both_ways(t: TermPlan, plan: Plan, conds: dict, c_bounds: list, blocked, gr
         return None
     if conds[t.r] or len(c_bounds) != len(conds[t.c]):
         return None
-    if t.pair in ("sqdist", "dist") and t.key_linear == ("-2.0", "bsq[None, :]"):
-        # both norms in the key make it symmetric: |a|^2 + |b|^2 - 2<a, b>
-        beta, row_from_sym, from_sym = "asq[:, None] + bsq[None, :]", "best - asq", "best_s - asq"
-    elif t.pair == "l1" and t.key_is_prim:
-        beta, row_from_sym, from_sym = None, None, "best_s"
-    else:
+    if t.pair not in ("sqdist", "dist", "l1") or not t.key_is_prim:  # a symmetric key: ||a - b||^2, ||a - b||_1
         return None
     swap = {t.r: t.c, t.c: t.r}
     if tuple(swap.get(a, a) for a in t.a.axes) != t.b.axes or t.a.grid_axes != t.b.grid_axes:
@@ -163,7 +158,7 @@ def _both_ways(t: TermPlan, plan: Plan, conds: dict, c_bounds: list, blocked, gr
         if c["name"]:
             sw["offset"] = _offset(sw["name"], c["axes"], grid_map)
         bounds.append(sw)
-    return dict(beta=beta, row_from_sym=row_from_sym, from_sym=from_sym, bounds=bounds,
+    return dict(bounds=bounds,
                 tensors=[c["name"] for c in c_bounds if c["name"]],
                 out_row=f"offs_{t.c} * ostride_{t.r}")
 
@@ -270,11 +265,15 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         quantized=t.a.quantized, key=t.key, key_is_prim=t.key_is_prim, key_linear=t.key_linear,
         h=t.h, post=t.post, value=t.value, weights=weights,
         row_grads=t.row_grads, col_grads=dict(t.col_grads), need_x=t.need_x, uses_value=t.uses_value,
-        uniform=t.uniform, weighted=t.weighted, prim="l1" if t.pair == "l1" else "dot",
+        uniform=t.uniform, weighted=t.weighted, prim={"l1": "l1", "sqdist": "sq", "dist": "sq"}.get(t.pair, "dot"),
+        l2=t.pair in ("sqdist", "dist"), key_sel=t.key_sel, a_axes=list(t.a.axes), b_axes=list(t.b.axes),
+        shared_axes=[g for g in t.grid if g in t.a.grid_axes and g in t.b.grid_axes],
+        # x (the primitive) carried through the tile loop; L2 pairs recompute it at the selection
+        track_x=t.need_x and not t.key_is_prim and t.pair not in ("sqdist", "dist"),
         decompose_cell=_decompose("cell", t.grid, blocked),
         G=blocked or "", ROWS=f"BLOCK_{blocked.upper()} * BLOCK_{t.r.upper()}" if blocked else f"BLOCK_{t.r.upper()}",
         decompose_cell_flat=_decompose("cell", t.grid),
-        pair_uses_b=any(w in weights for w in ("l1", "bsq", "ib")),
+        pair_uses_b=any(w in weights for w in ("l1", "sq", "bsq", "ib")),
         decompose_a=_decompose("a_cell", t.a.grid_axes),
         decompose_other=_wide("other", other),
         decompose_b=_decompose("b_cell", t.b.grid_axes),

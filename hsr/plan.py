@@ -83,14 +83,15 @@ class TermPlan:
     b: Operand
     conds: tuple[Condition, ...]
     sides: tuple[Side, ...]
-    aux: tuple[str, ...]         # row norms the pair needs: "asq" (of A), "bsq" (of B)
+    aux: tuple[str, ...]         # row norms the pair needs before the kernel: "asq" (of A), "bsq" (of B), for cos
     key: str                     # Triton code of the tile's key
-    key_is_prim: bool            # the key is the pair primitive itself (dot or l1)
+    key_is_prim: bool            # the key is the pair primitive itself (dot, l1 or sq)
     key_linear: tuple | None     # (alpha, beta code): key = alpha * dot + beta, alpha a number (dot pairs)
     h: str                       # the hoisted epilogue, in "best"
     hoisted: str                 # sympy text of h, for explain
     post: str                    # Triton code of post, in "value"
     value: str                   # pre at the selection, in the backward's names
+    key_sel: str                 # the key at the selection, from x_best (L2: its exact value) and the columns there
     weights: tuple               # ((symbol, code of d out / d symbol per unit grad)), backward
     row_grads: tuple             # ((name, direct code, through-selection code))
     col_grads: tuple             # ((name, code))
@@ -123,6 +124,11 @@ class TermPlan:
                     ", on the tensor cores (tl.dot, fp32 accumulation)")]
         if self.aux:
             lines.append(f"  row norms {', '.join(self.aux)} computed once per row, before the kernel")
+        if self.pair in ("sqdist", "dist"):
+            lines.append("  exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); "
+                         "longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell "
+                         "(fp32 rows, shifted before the kernel; norms from the tiles), then the selected pair's "
+                         "value from its differences")
         key = self.key.replace("[None, :]", "").replace("[:, None]", "")
         lines.append(f"  tile loop keeps the running {self.select} of {key} over {self.c!r} "
                      f"({self.b.name} rows streamed in tiles; lowest index wins ties)")
@@ -289,13 +295,12 @@ class _Planner:
         d = self.program.definition
         sides: dict[str, Side] = {}
         dot, l1 = sp.Symbol("dot", real=True), sp.Symbol("l1", nonnegative=True)
+        sq = sp.Symbol("sq", nonnegative=True)  # ||a - b||^2: exact differences, or the expansion on shifted rows
         asq, bsq = sp.Symbol("asq", nonnegative=True), sp.Symbol("bsq", nonnegative=True)
         ia, ib = sp.Symbol("ia", positive=True), sp.Symbol("ib", positive=True)
         v = sp.Symbol("v", real=True)
-        prim = {"dot": dot, "cos": dot * ia * ib, "sqdist": S.Relu(asq + bsq - 2 * dot),
-                "dist": S.ClampedSqrt(asq + bsq - 2 * dot), "l1": l1}[pair.kind]
-        aux = {"dot": (), "cos": ("asq", "bsq"), "sqdist": ("asq", "bsq"), "dist": ("asq", "bsq"),
-               "l1": ()}[pair.kind]
+        prim = {"dot": dot, "cos": dot * ia * ib, "sqdist": sq, "dist": S.ClampedSqrt(sq), "l1": l1}[pair.kind]
+        aux = ("asq", "bsq") if pair.kind == "cos" else ()
 
         def side(load: ir.Load, where: str) -> sp.Symbol:
             t = load.tensor
@@ -351,7 +356,7 @@ class _Planner:
 
         pre = to_sympy(select.body, "pre")
         post = to_sympy(post_expr, "post") if post_expr is not None else v
-        dependent = {dot, l1, bsq, ib} | {s for s in pre.free_symbols if s.name.startswith("col_")}
+        dependent = {dot, l1, sq, bsq, ib} | {s for s in pre.free_symbols if s.name.startswith("col_")}
         index_out = select.op.startswith("arg")
         key, h, direction = S.hoist(pre, dependent, strict=index_out)
         written = select.op.removeprefix("arg")
@@ -359,15 +364,15 @@ class _Planner:
         if index_out and outer is not None:
             raise self.reject("SELECT", "an index cannot be reduced", select.pos)
 
-        tile = {"dot": "dot", "l1": "l1", "asq": "asq[:, None]", "bsq": "bsq[None, :]",
+        tile = {"dot": "dot", "l1": "l1", "sq": "sq", "asq": "asq[:, None]", "bsq": "bsq[None, :]",
                 "ia": "ia[:, None]", "ib": "ib[None, :]"}
-        row_level = {"dot": "x_sel", "l1": "x_sel", "asq": "asq", "bsq": "bsq_sel", "ia": "ia", "ib": "ib_sel",
+        row_level = {"dot": "x_sel", "l1": "x_sel", "sq": "x_sel", "asq": "asq", "bsq": "bsq_sel", "ia": "ia", "ib": "ib_sel",
                      "v": "v", "key": "best"}
         for s in sides.values():
             tile[f"{s.side}_{s.name}"] = f"{s.side}_{s.name}" + ("[:, None]" if s.side == "row" else "[None, :]")
             row_level[f"{s.side}_{s.name}"] = f"row_{s.name}" if s.side == "row" else f"col_{s.name}_sel"
         key_linear = None
-        if pair.kind != "l1" and key not in (dot, l1):
+        if pair.kind in ("dot", "cos") and key != dot:
             alpha, beta = sp.diff(key, dot), key.subs(dot, 0)
             if alpha.is_Number and alpha != 0 and sp.expand(key - alpha * dot - beta) == 0:
                 key_linear = (repr(float(alpha)), S.triton_code(beta, tile))
@@ -376,6 +381,7 @@ class _Planner:
             h_code = S.triton_code(h, row_level)
             post_code = S.triton_code(post, {**row_level, "v": "value"})
             value_code = S.triton_code(pre, row_level)
+            key_sel = S.triton_code(key, {**row_level, "dot": "x_best", "l1": "x_best", "sq": "x_best"})
             dpost_dv = sp.diff(post, v)
             grads_needed = [] if index_out else self.derivatives(pre, post, v, sides)
         except NotImplementedError as err:  # a function sympy turned into something we do not print
@@ -391,15 +397,15 @@ class _Planner:
             for _, x, y in grads_needed[1]:
                 used |= x.free_symbols | y.free_symbols
         uses_value = v in used
-        need_x = bool({dot, l1} & (used | (pre.free_symbols if uses_value else set())))
+        need_x = bool({dot, l1, sq} & (used | (pre.free_symbols if uses_value else set())))
         uniform = (pair.kind == "dot" and outer is not None and outer.op in ("sum", "mean")
                    and sp.diff(pre, dot) == 1 and dpost_dv.is_Number and not need_x
                    and all(s.side != "col" for s in sides.values()))
         return TermPlan(
             name=name, out_axes=d.axes, grid=grid, outer=outer.op if outer else "none", select=selected,
             written_select=written, index_out=index_out, pair=pair.kind, r=r, c=c, k=k, a=a, b=b, conds=conds,
-            sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1), key_linear=key_linear, h=h_code,
-            hoisted=str(h), post=post_code, value=value_code, weights=weights, row_grads=row_grads,
+            sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1, sq), key_linear=key_linear, h=h_code,
+            hoisted=str(h), post=post_code, value=value_code, key_sel=key_sel, weights=weights, row_grads=row_grads,
             col_grads=col_grads, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
             weighted=pair.kind == "dot" and not uniform and {w for w, _ in weights} == {"dot"},
             line=root.pos.line, spec_line=self.program.line(root.pos), pair_line=pair.pos.line)
@@ -407,13 +413,13 @@ class _Planner:
     @staticmethod
     def derivatives(pre, post, v, sides):
         """(weights, row grads, col grads) per unit gradient of a row's value:
-        weights: d out / d primitive (dot, l1, asq, bsq, ia, ib) through the
+        weights: d out / d primitive (dot, l1, sq, asq, bsq, ia, ib) through the
         selection; row grads: (name, direct d post / d term, d pre / d term
         through the selection); col grads: (name, d out / d term)."""
         dv = sp.diff(post, v)
         weights = []
         for sym in sorted(pre.free_symbols, key=lambda s: s.name):
-            if sym.name in ("dot", "l1", "asq", "bsq", "ia", "ib"):
+            if sym.name in ("dot", "l1", "sq", "asq", "bsq", "ia", "ib"):
                 w = dv * sp.diff(pre, sym)
                 if w != 0:
                     weights.append((sym.name, w))

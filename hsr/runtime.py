@@ -14,6 +14,9 @@ import torch
 from .errors import TensorError
 
 KERNEL_FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+# What an op's entry points accept: float64 calls run the float64 reference
+# evaluator (reference_float64), never the kernels.
+CALL_FLOAT_DTYPES = KERNEL_FLOAT_DTYPES + (torch.float64,)
 INT_DTYPES = (torch.int32, torch.int64)
 
 # (name, axes, kind, default) for each declared input, in declaration order.
@@ -48,7 +51,7 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
             raise TensorError(f"{op_name}: input {key!r} given twice")
         given[key] = value
     tensors, sizes, origin = {}, {}, {}
-    device, float_dtype = None, None
+    device, float_dtype, float_name = None, None, None
     for name, axes, kind, default in signature:
         value = given.get(name)
         if value is None:
@@ -61,9 +64,9 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
         _check_dtype(op_name, name, kind, value, float_dtypes)
         if kind == "float":
             if one_float_dtype and float_dtype is not None and value.dtype != float_dtype:
-                raise TensorError(f"{op_name}: input {name!r} is {value.dtype} but earlier float inputs "
-                                  f"are {float_dtype}; float inputs share one dtype")
-            float_dtype = value.dtype
+                raise TensorError(f"{op_name}: input {name!r} is {value.dtype} but {float_name!r} is "
+                                  f"{float_dtype}; float inputs share one dtype")
+            float_dtype, float_name = value.dtype, float_name or name
         if value.dim() != len(axes):
             raise TensorError(f"{op_name}: input {name!r} must have {len(axes)} axes [{', '.join(axes)}], "
                               f"got shape {tuple(value.shape)}")
@@ -90,7 +93,9 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
 def _check_dtype(op_name, name, kind, value, float_dtypes):
     if kind == "float" and value.dtype not in float_dtypes:
         allowed = ", ".join(str(d).replace("torch.", "") for d in float_dtypes)
-        raise TensorError(f"{op_name}: input {name!r} must be a float tensor ({allowed}), got {value.dtype}")
+        hint = "; float64 runs the reference evaluator through the op itself (apply), not the kernels" \
+            if value.dtype == torch.float64 else ""
+        raise TensorError(f"{op_name}: input {name!r} must be a float tensor ({allowed}), got {value.dtype}{hint}")
     if kind == "bool" and value.dtype != torch.bool:
         raise TensorError(f"{op_name}: mask {name!r} must be torch.bool, got {value.dtype}")
     if kind == "int8" and value.dtype != torch.int8:
@@ -352,6 +357,35 @@ def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int
     return (64, 32, 4) if need_idx else (32, 256, 8)
 
 
+def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str):
+    """(a, b, a - c, b - c) for the expansion |a - c|^2 + |b - c|^2 - 2<a - c, b - c> of an
+    L2 pair (fp32 rows, DOT_MODE 0 and 1): the expansion rounds at about 2^-24 of its
+    terms, so rows less a point of their own data keep the distances' digits however far
+    from the origin the data sit. c is b's first row in each cell of the grid axes both
+    operands carry (one c for all where none: k-means, MaxSim-like specs), its non-finite
+    coordinates 0. The shifted rows keep the originals' strides (the kernel indexes both
+    alike; an a or b whose layout empty_like does not keep comes back contiguous with its
+    copy). Two elementwise passes: in the tile loop the shift cost a subtraction a tile on
+    the dot's operand, 17x slower on the k-means assignment (bench/NOTES.md)."""
+    kept = [x for x in b_axes if x in shared or x == k]
+    if b.numel():
+        c = b[tuple(slice(None) if x in kept else 0 for x in b_axes)]
+        c = torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0)
+    else:
+        c = b.new_zeros([b.shape[b_axes.index(x)] for x in kept])
+
+    def less_c(x, x_axes):
+        order = [kept.index(ax) for ax in x_axes if ax in kept]
+        view = c.permute(order).reshape([x.shape[i] if ax in kept else 1 for i, ax in enumerate(x_axes)])
+        out = torch.empty_like(x)
+        if out.stride() != x.stride():
+            x, out = x.contiguous(), torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        return x, torch.sub(x, view, out=out)
+
+    (a, a_s), (b, b_s) = less_c(a, a_axes), less_c(b, b_axes)
+    return a, b, a_s, b_s
+
+
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:
     """sum(x * x) over ``dim`` in fp32, exactly as the kernels would form it
     (not a rounded norm squared: equal rows must give equal values, or ties
@@ -518,17 +552,51 @@ def library_op_name(module_name: str, kernel: str) -> str:
 _fallback_programs: dict = {}
 
 
+def _program(spec: str, filename: str):
+    """The checked program of a spec, parsed once per process (off the GPU hot path)."""
+    program = _fallback_programs.get(spec)
+    if program is None:
+        from .check import check
+        from .parse import parse
+
+        program = _fallback_programs[spec] = check(parse(spec, filename))
+    return program
+
+
 def reference_fallback(spec: str, filename: str, args: tuple, kwargs: dict):
     """Run a spec on CPU tensors with the float64 reference evaluator (fp32 out).
 
     The path for machines with no GPU and no interpreter; it parses the spec
     once per process, off the GPU hot path."""
-    from .check import check
-    from .parse import parse
     from .reference import evaluate
 
-    program = _fallback_programs.get(spec)
-    if program is None:
-        program = _fallback_programs[spec] = check(parse(spec, filename))
-    out = evaluate(program, *args, **kwargs)
+    out = evaluate(_program(spec, filename), *args, **kwargs)
     return out if out.dtype == torch.int64 else out.to(torch.float32)
+
+
+def float64(tensors: dict) -> bool:
+    """Whether a bound call is a float64 one (bind keeps a call's float inputs
+    one dtype, and only float inputs can be float64)."""
+    for value in tensors.values():
+        if value is not None and value.dtype == torch.float64:
+            return True
+    return False
+
+
+def reference_float64(spec: str, filename: str, args: tuple, kwargs: dict, indices=None):
+    """A float64 call: the float64 reference evaluator (torch ops, chunked, on
+    the inputs' device), not the kernels; float64 out (int64 for argmax/argmin),
+    differentiable through torch autograd. For checking (gradcheck) and small
+    problems: it materialises the pairwise scores a chunk at a time.
+
+    indices: the axes of forward_with_indices' index (the selection's grid axes,
+    then its row axis): returns (out, idx int32 over them, -1 where nothing is
+    selected or the row leaves the outer reduction), without autograd."""
+    from .reference import evaluate, evaluate_selection
+
+    program = _program(spec, filename)
+    if indices is None:
+        return evaluate(program, *args, **kwargs)
+    with torch.no_grad():
+        out, idx = evaluate_selection(program, tuple(indices), *args, **kwargs)
+    return out, idx.to(torch.int32)

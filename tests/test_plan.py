@@ -105,10 +105,10 @@ def test_chamfer_plans():
     assert (second.a.name, second.b.name, second.r, second.c) == ("Y", "X", "m", "n")
     for t in both.terms:
         assert t.outer == "mean" and t.select == "min" and t.pair == "sqdist"
-        # |a|^2 is constant along the selection: only |b|^2 - 2<a, b> stays in the loop
-        assert t.key == "(bsq[None, :] + ((-2.0) * dot))" and t.hoisted == "Relu(asq + key)"
-        # the unrolled CUDA-core path folds -2 into B's coordinates and starts from |b|^2
-        assert t.key_linear == ("-2.0", "bsq[None, :]")
+        # the key is the squared distance itself (exact differences, or the expansion on
+        # shifted rows): no norms before the kernel, no relu to hoist
+        assert t.key == "sq" and t.hoisted == "key" and t.key_is_prim
+        assert t.key_linear is None and t.aux == () and t.key_sel == "x_best"
     point = plan_file("chamfer_point.hsr").terms[0]
     assert (point.outer, point.grid, point.r) == ("none", ("b",), "n")
     assert plan_file("chamfer_point_l1.hsr").terms[0].key == "l1"
@@ -183,7 +183,7 @@ def test_mixed_masks_and_bounds_keep_their_order_per_reduction():
 def test_outer_max_and_min(outer):
     p = term_of(PTS + f"h[b] = {outer}_n min_m ||P_n - R_m||\n")
     assert (p.outer, p.select, p.pair) == (outer, "min", "dist")
-    assert p.hoisted == "ClampedSqrt(asq + key)"
+    assert p.hoisted == "ClampedSqrt(key)"
 
 
 def test_selection_with_no_outer_tiles_the_row_axis():
@@ -195,14 +195,14 @@ def test_index_output():
     whole = plan_of("X[n, x]: float\nC[k, x]: float\nassign[n] = argmin_k ||X_n - C_k||^2\n")
     p = whole.terms[0]
     assert whole.index_out and p.index_out and p.differentiable == ()
-    # relu is not strictly monotone: an index output keeps the whole score in the loop
-    assert p.hoisted == "key" and p.select == "min"
+    # the squared distance is the key: the index selects on it directly
+    assert p.key == "sq" and p.hoisted == "key" and p.select == "min"
 
 
 def test_a_decreasing_epilogue_flips_the_selection():
     p = term_of("X[n, x]: float\nY[m, x]: float\nsim[n] = max_m exp(-||X_n - Y_m||^2 / 2)\n")
     assert (p.written_select, p.select) == ("max", "min")
-    assert p.hoisted == "exp(-Relu(asq + key)/2)"
+    assert p.hoisted == "exp(-key/2)"
 
 
 def test_a_non_monotone_epilogue_stays_in_the_loop():
@@ -315,7 +315,9 @@ def test_explain_maxsim():
 def test_explain_hoisting_and_terms():
     text = plan_file("chamfer.hsr").explain()
     assert "2 normal forms, combined on the host: (t0 + t1)" in text
-    assert "epilogue hoisted after the selection (monotone, sympy): Relu(asq + key)" in text
+    assert "exact at any offset" in text
+    dist = plan_of(PTS + "h[b] = max_n min_m ||P_n - R_m||\n").explain()
+    assert "epilogue hoisted after the selection (monotone, sympy): ClampedSqrt(key)" in dist
     flipped = plan_of("X[n, x]: float\nY[m, x]: float\nsim[n] = max_m exp(-||X_n - Y_m||^2)\n").explain()
     assert "so max became min" in flipped
 

@@ -165,16 +165,30 @@ def test_split_pass_rule(monkeypatch, d, kind, pairs, forced, expected):
 @pytest.mark.parametrize("big, expected", [(40.0, 1.0), (64.0, 1.0), (65.0, 0.5), (1e-3, 2.0 ** 15),
                                            (1e4, 2.0 ** -8), (1e30, 2.0 ** -94)])
 def test_split_rows_scale_the_largest_finite_coordinate_into_2_5_to_2_6(device, big, expected):
-    """One power of two for both operands, from their largest finite |coordinate| (a NaN
-    or inf coordinate left out; its own row's pieces are not finite, which sends the block
-    to the every-tile search)."""
-    x = torch.tensor([[[big, -0.5 * big, 0.0], [float("inf"), float("nan"), 0.0]]], device=device)
+    """One power of two for both operands, from their largest finite |coordinate - shift|
+    (the shift: the cell's first X point, here the origin; a NaN or inf coordinate left
+    out; its own row's pieces are not finite, which sends the block to the every-tile search)."""
+    x = torch.tensor([[[0.0, 0.0, 0.0], [big, -0.5 * big, 0.0], [float("inf"), float("nan"), 0.0]]], device=device)
     y = torch.tensor([[[0.25 * big, 0.0, 0.0]]], device=device)
-    a, b, tol = chamfer_point._dist_split({"X": x, "Y": y, "ylen": None}, {"b": 1, "n": 2, "m": 1, "d": 3})
-    assert a.dtype == b.dtype == torch.float16 and a.shape == (2, 16) and b.shape == (1, 16)
-    assert a[0, 0].item() == torch.tensor(big * expected).half().item()  # the hi piece of the scaled coordinate
-    assert not torch.isfinite(a[1].float()).all()
-    key = a[:1].double() @ b.double().T  # s^2 (|y|^2 - 2 <x, y>)
-    ref = (y.double() ** 2).sum() - 2 * (x[0, 0].double() * y[0, 0].double()).sum()
+    a, b, tol = chamfer_point._dist_split({"X": x, "Y": y, "ylen": None}, {"b": 1, "n": 3, "m": 1, "d": 3})
+    assert a.dtype == b.dtype == torch.float16 and a.shape == (3, 16) and b.shape == (1, 16)
+    assert a[1, 0].item() == torch.tensor(big * expected).half().item()  # the hi piece of the scaled coordinate
+    assert not torch.isfinite(a[2].float()).all()
+    key = a[1:2].double() @ b.double().T  # s^2 (|y|^2 - 2 <x, y>)
+    ref = (y.double() ** 2).sum() - 2 * (x[0, 1].double() * y[0, 0].double()).sum()
     assert torch.allclose(key.cpu(), (ref * expected ** 2).cpu().reshape(1, 1), rtol=1e-6)
-    assert tol[0].item() > 0
+    assert tol[1].item() > 0
+
+
+@pytest.mark.parametrize("offset", [10.0, 1e4])
+def test_split_rows_are_of_the_points_less_the_cells_shift(device, offset):
+    """Far from the origin the pieces are those of the points less each cell's first X
+    point: the key keeps the distances' digits, whatever the offset."""
+    g = torch.Generator().manual_seed(5)
+    x, y = torch.rand(2, 6, 3, generator=g) + offset, torch.rand(2, 9, 3, generator=g) + offset
+    sizes = {"b": 2, "n": 6, "m": 9, "d": 3}
+    far = chamfer_point._dist_split({"X": x.to(device), "Y": y.to(device), "ylen": None}, sizes)
+    near = chamfer_point._dist_split({"X": (x - x[:, :1]).to(device), "Y": (y - x[:, :1]).to(device), "ylen": None},
+                                     sizes)
+    for got, want in zip(far, near):
+        assert torch.equal(got, want)

@@ -1,0 +1,188 @@
+"""L2 pairs far from the origin: the select_reduce kernels' squared distances must
+be as exact as the direct fp32 difference ((x - y) ** 2).sum() on the same fp32
+inputs, at any offset of the clouds. Every path is checked: a few coordinates
+(the differences on the CUDA cores), the both-ways pass, the split pass (the
+tensor-core key on rows less a shift, the candidates' values from the
+differences), and longer rows (the expansion on shifted rows, in one tile or in
+chunks, with pointer or TMA loads). Bound: 4x the naive fp32 error, per point,
+for values, selections and gradients; the float64 reference is formed on the
+same fp32 inputs, centred first so that it is exact too."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hsr
+from hsr.generated import chamfer_point
+from hsr.ops import chamfer_distance
+
+OFFSETS = [0.0, 10.0, 100.0, 1000.0, 10000.0]
+ULP = 2.0 ** -23
+
+NEAREST = """\
+X[b, n, d]: float
+Y[b, m, d]: float
+dist[b, n] = min_m ||X_n - Y_m||^2
+"""
+HAUSDORFF = """\
+P[b, n, d]: float
+R[b, m, d]: float
+pmask[b, n]: bool = all
+rmask[b, m]: bool = all
+h[b] = max_n min_m ||P_n - R_m||  where pmask, rmask
+"""
+KMEANS = """\
+X[n, d]: float
+C[k, d]: float
+assign[n] = argmin_k ||X_n - C_k||^2
+"""
+GAUSSIAN = """\
+X[b, n, d]: float
+Y[b, m, d]: float
+w[b, m]: float
+sim[b] = sum_n max_m exp(-(||X_n - Y_m||^2 + w_m) / 2)
+"""
+
+
+def _clouds(seed, b, n, m, d, offset):
+    g = torch.Generator().manual_seed(seed)
+    x = (torch.rand(b, n, d, generator=g) + offset).float()
+    y = (torch.rand(b, m, d, generator=g) + offset).float()
+    return x, y
+
+
+def _sq64(x, y):
+    """float64 squared distances [b, n, m] of the fp32 inputs, exact: centred first."""
+    x64, y64 = x.double(), y.double()
+    centre = x64.mean(dim=(-2,), keepdim=True) if x64.shape[-2] else 0.0
+    return torch.cdist(x64 - centre, y64 - centre).square()
+
+
+def _naive(x, y):
+    """What a user writes in fp32: the differences, squared and summed."""
+    return (x[..., :, None, :] - y[..., None, :, :]).square().sum(-1)
+
+
+def _rel(a, ref):
+    return ((a.double() - ref).abs() / ref.abs().clamp_min(1e-30)).max().item()
+
+
+def _within_naive(got, ref, naive, what):
+    err, bound = _rel(got, ref), max(4 * _rel(naive, ref), 4 * ULP)
+    assert err <= bound, f"{what}: error {err:.3g} against 4x naive fp32 {bound:.3g}"
+
+
+@pytest.mark.parametrize("offset", OFFSETS)
+@pytest.mark.parametrize("d, split", [(3, "0"), (3, "1"), (16, "0")])
+def test_nearest_distance_and_gradient(monkeypatch, device, offset, d, split):
+    """Per-point values, the chosen neighbours and the gradients of both clouds."""
+    monkeypatch.setenv("HSR_SPLIT", split)  # 1: the tensor-core split pass (d <= 4), also under the interpreter
+    x, y = _clouds(3, 2, 40, 70, d, offset)
+    xk, yk = x.clone().to(device).requires_grad_(), y.clone().to(device).requires_grad_()
+    op = chamfer_point.apply if d <= 4 else hsr.compile(NEAREST)
+    out = op(xk, yk)
+    sq64 = _sq64(x, y)
+    ref, nn = sq64.min(-1)
+    _within_naive(out.detach().cpu(), ref, _naive(x, y).min(-1).values, "distance")
+    # the chosen neighbour is a nearest one within rounding
+    _, idx = (chamfer_point if d <= 4 else op).forward_with_indices(x.to(device), y.to(device))
+    chosen = sq64.gather(-1, idx.cpu().long()[..., None])[..., 0]
+    assert (chosen <= ref * (1 + 8 * ULP) + 1e-30).all()
+    weights = torch.linspace(0.5, 2.0, 40)
+    (out.cpu() * weights).sum().backward()
+    y_nn = y.double().gather(1, nn[..., None].expand(-1, -1, d))
+    gx64 = 2 * weights[None, :, None].double() * (x.double() - y_nn)
+    gy64 = torch.zeros_like(y, dtype=torch.float64).scatter_add_(1, nn[..., None].expand(-1, -1, d), -gx64)
+    naive_gx = 2 * weights[None, :, None] * (x - y_nn.float())
+    for got, ref_g, what in ((xk.grad, gx64, "grad x"), (yk.grad, gy64, "grad y")):
+        err = ((got.cpu().double() - ref_g).norm() / ref_g.norm()).item()
+        bound = max(4 * ((naive_gx.double() - gx64).norm() / gx64.norm()).item(), 4 * ULP)
+        assert err <= bound, f"{what}: error {err:.3g} against {bound:.3g}"
+
+
+@pytest.mark.parametrize("offset", OFFSETS)
+def test_chamfer_loss(device, offset):
+    """The bundled loss (both ways in one pass) and its per-point distances."""
+    x, y = _clouds(5, 2, 50, 60, 3, offset)
+    sq64 = _sq64(x, y)
+    loss = chamfer_distance(x.to(device), y.to(device))
+    ref = sq64.min(-1).values.mean(-1) + sq64.min(-2).values.mean(-1)
+    naive = _naive(x, y)
+    naive_loss = naive.min(-1).values.mean(-1) + naive.min(-2).values.mean(-1)
+    _within_naive(loss.cpu()[None], ref.mean()[None], naive_loss.double().mean()[None], "loss")
+    per_x, per_y = chamfer_distance(x.to(device), y.to(device), point_reduction=None, batch_reduction=None)
+    _within_naive(per_x.cpu(), sq64.min(-1).values, naive.min(-1).values, "per point of x")
+    _within_naive(per_y.cpu(), sq64.min(-2).values, naive.min(-2).values, "per point of y")
+
+
+@pytest.mark.parametrize("offset", OFFSETS)
+@pytest.mark.parametrize("d", [3, 12])
+def test_hausdorff(device, offset, d):
+    x, y = _clouds(7, 2, 30, 45, d, offset)
+    pmask = torch.ones(2, 30, dtype=torch.bool)
+    pmask[1, 20:] = False
+    x[1, 20:] = float("nan")  # masked points hold anything
+    out = hsr.compile(HAUSDORFF)(x.to(device), y.to(device), pmask=pmask.to(device))
+    sq64 = _sq64(torch.where(pmask[..., None], x, 0.0), y)
+    near64 = sq64.min(-1).values.sqrt().masked_fill(~pmask, -1.0)
+    naive = _naive(torch.where(pmask[..., None], x, 0.0), y).min(-1).values.sqrt().masked_fill(~pmask, -1.0)
+    _within_naive(out.cpu(), near64.max(-1).values, naive.max(-1).values, "hausdorff")
+
+
+@pytest.mark.parametrize("offset", OFFSETS)
+@pytest.mark.parametrize("d", [4, 24])
+def test_kmeans_assignment_is_a_nearest_centre(device, offset, d):
+    g = torch.Generator().manual_seed(9)
+    x = (torch.rand(300, d, generator=g) + offset).float()
+    c = (torch.rand(40, d, generator=g) + offset).float()
+    assign = hsr.compile(KMEANS)(x.to(device), c.to(device)).cpu()
+    sq64 = _sq64(x, c)
+    best = sq64.min(-1).values
+    chosen = sq64.gather(-1, assign[:, None])[:, 0]
+    naive_err = _rel(_naive(x, c).min(-1).values, best)
+    assert (chosen <= best * (1 + 4 * max(naive_err, ULP)) + 1e-30).all()
+
+
+@pytest.mark.parametrize("tma", ["0", "1"])
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+def test_long_rows_in_chunks(monkeypatch, device, tma, offset):
+    """d > 256: the expansion in chunks of the contraction (DOT_MODE 1), its shift
+    taken a chunk at a time, through pointer loads and TMA descriptors."""
+    monkeypatch.setenv("HSR_TMA", tma)
+    x, y = _clouds(11, 1, 20, 40, 300, offset)
+    out = hsr.compile(NEAREST)(x.to(device), y.to(device)).cpu()
+    _within_naive(out, _sq64(x, y).min(-1).values, _naive(x, y).min(-1).values, "distance")
+
+
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+@pytest.mark.parametrize("d", [3, 20])
+def test_a_column_term_and_a_decreasing_epilogue(device, offset, d):
+    """exp(-(||x - y||^2 + w) / 2) summed: the key carries a column term, the
+    value at the selection comes from the differences and that column."""
+    x, y = _clouds(13, 2, 25, 35, d, offset)
+    w = torch.rand(2, 35, generator=torch.Generator().manual_seed(1)).float() * 1e-3
+    out = hsr.compile(GAUSSIAN)(x.to(device), y.to(device), w.to(device)).cpu()
+    key64 = _sq64(x, y) + w.double()[:, None, :]
+    ref = torch.exp(-key64.min(-1).values / 2).sum(-1)
+    naive = torch.exp(-(_naive(x, y) + w[:, None, :]).min(-1).values / 2).sum(-1)
+    _within_naive(out, ref, naive, "gaussian similarity")
+
+
+@settings(max_examples=20)
+@given(st.sampled_from(OFFSETS), st.integers(1, 6), st.integers(1, 30), st.integers(1, 40),
+       st.integers(0, 2**31 - 1), st.floats(0.01, 100.0))
+def test_drawn_clouds_far_from_the_origin(device, offset, d, n, m, seed, extent):
+    """Hypothesis draws the clouds' size, dimension and extent; ties and
+    coincident points included (a copied point is at distance 0)."""
+    g = torch.Generator().manual_seed(seed)
+    x = (torch.rand(1, n, d, generator=g) * extent + offset).float()
+    y = (torch.rand(1, m, d, generator=g) * extent + offset).float()
+    y[0, -1] = x[0, 0]  # a point of x on y: distance exactly 0
+    out = chamfer_point.apply(x.to(device), y.to(device)).cpu()
+    naive = _naive(x, y).min(-1).values
+    ref = _sq64(x, y).min(-1).values
+    assert out[0, 0] == 0.0
+    assert ((out.double() - ref).abs() <= 4 * (naive.double() - ref).abs() + 4 * ULP * ref).all()
