@@ -8,7 +8,8 @@ Run on the GPU machine from the repository root:
 The loss is pytorch3d's ``chamfer_distance`` without normals: squared L2
 distances, for every point of each cloud the nearest point of the other, mean
 over the points of each cloud, the two directions summed, mean over the batch.
-Shapes: batch 1 with N = M = 10_000 and N = M = 100_000 (``--quick``: 10K only).
+Shapes: batch 1 with N = M = 10_000 and N = M = 100_000, and batches of 32 x 2048 and
+8 x 8192 points (``--shapes`` picks; ``--quick``: 10K only).
 
 In one run it
 
@@ -67,6 +68,8 @@ DIM = 3
 SHAPES = (  # name, batch, N, M
     ("10k", 1, 10_000, 10_000),
     ("100k", 1, 100_000, 100_000),
+    ("b32x2048", 32, 2048, 2048),
+    ("b8x8192", 8, 8192, 8192),
 )
 DTYPE_NAMES = ("fp32", "fp16", "bf16")
 ELEM_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
@@ -108,7 +111,7 @@ def parse_args(argv=None):
         p.error(f"unknown shape(s) {', '.join(bad)}; choose from {', '.join(sorted(known))}")
     if args.quick:
         names = [n for n in names if n == "10k"] or ["10k"]
-    args.shape_list = [s for s in SHAPES if s[0] in names]
+    args.shape_list = [next(s for s in SHAPES if s[0] == n) for n in dict.fromkeys(names)]  # in the order given
     return args
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges|scatter|quant|none]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges|scatter|quant|exact|base|none]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -14,7 +14,10 @@
 # tests of reliability and the custom ops, then the forward benchmark, <= 660 s:
 # give it the whole 600 s call and expect the benchmark to stop early).
 # scatter: the backward suites on CUDA, then bench/scatter.py (<= 470 s). quant: int8/fp8 suites
-# and bench/int8_accuracy.py --time (<= 290 s). none: install only.
+# and bench/int8_accuracy.py --time (<= 290 s). exact: the L2 suites on CUDA and
+# bench/offsets.py (<= 560 s). base: offsets' k-means rows, then bench/chamfer.py with this
+# checkout and with a carried .base/pkg (an earlier commit's package tree), <= 560 s.
+# none: install only.
 set -eo pipefail
 
 OUT="${OUT:-bench/results}"
@@ -122,6 +125,24 @@ if [ "$STAGE" = quant ]; then
 HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 90 $PY -m pytest -q -p no:cacheprovider \
     tests/test_quantize.py 2>&1 | tee "$OUT/quant_tests.log" || rc_tests=$?
 timeout 200 $PY bench/int8_accuracy.py --out "$OUT" --time 2>&1 | tee "$OUT/int8.log" || rc_bench=$?
+fi
+if [ "$STAGE" = exact ]; then
+# 4h. Distances far from the origin: the L2 suites on CUDA, then the offsets table (<= 560 s).
+HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 200 $PY -m pytest -q -p no:cacheprovider \
+    tests/test_select_reduce_l2.py tests/test_select_reduce_split.py tests/test_both_ways.py 2>&1 \
+    | tee "$OUT/exact_tests.log" || rc_tests=$?
+echo "exact suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
+timeout 330 $PY bench/offsets.py --out "$OUT" --budget-s 270 2>&1 | tee "$OUT/offsets.log" || rc_bench=$?
+fi
+if [ "$STAGE" = base ]; then
+# 4i. The k-means rows of the offsets table, then the Chamfer table with this checkout and with
+#     .base/pkg (a package tree of an earlier commit, carried), in one call: the cost of a
+#     change on the same machine (<= 560 s).
+mkdir -p "$OUT/kmeans" "$OUT/base"
+timeout 210 $PY bench/offsets.py --out "$OUT/kmeans" --only kmeans --budget-s 170 || rc_bench=$?
+timeout 160 $PY bench/chamfer.py --out "$OUT" --shapes 100k,b8x8192 --budget-s 110 || rc_bench=$?
+HSR_CACHE_DIR=/tmp/hsr-base-cache PYTHONPATH=$PWD/.base/pkg${PYTHONPATH:+:$PYTHONPATH} timeout 160 python3 bench/chamfer.py \
+    --out "$OUT/base" --shapes 100k,b8x8192 --budget-s 110 || rc_bench=$?
 fi
 if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 
