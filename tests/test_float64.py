@@ -217,3 +217,37 @@ def test_front_ends_pass_float64_through():
     assert scores.dtype == F64 and torch.allclose(scores, want, rtol=1e-12, atol=1e-12)
     top, idx = maxsim_topk(Q, D, 3, block_size=2)
     assert torch.equal(idx, want.float().sort(dim=1, descending=True, stable=True).indices[:, :3])
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("per_query", [False, True])
+def test_gradcheck_through_the_maxsim_front_end(device, normalize, per_query):
+    """hsr.ops.maxsim, in-batch and per-query candidates, plain and cosine."""
+    g = torch.Generator().manual_seed(21)
+    Q = torch.randn(2, 3, 5, generator=g, dtype=F64).to(device).requires_grad_()
+    shape = (2, 2, 4, 5) if per_query else (3, 4, 5)
+    D = torch.randn(shape, generator=g, dtype=F64).to(device).requires_grad_()
+    from hsr.ops import maxsim as maxsim_op
+    assert maxsim_op(Q, D, normalize=normalize).dtype == F64
+    assert torch.autograd.gradcheck(lambda q, d: maxsim_op(q, d, normalize=normalize), (Q, D))
+
+
+@pytest.mark.parametrize("norm", [1, 2])
+def test_gradcheck_through_the_chamfer_front_end(device, norm):
+    """hsr.ops.chamfer_distance (both directions, ragged lengths), squared L2 and L1."""
+    from hsr.ops import chamfer_distance
+    g = torch.Generator().manual_seed(22)
+    x = torch.randn(2, 6, 3, generator=g, dtype=F64).to(device).requires_grad_()
+    y = torch.randn(2, 5, 3, generator=g, dtype=F64).to(device).requires_grad_()
+    lengths = torch.tensor([6, 4]).to(device)
+    fn = lambda a, b: chamfer_distance(a, b, x_lengths=lengths, norm=norm)  # noqa: E731
+    assert fn(x, y).dtype == F64
+    assert torch.autograd.gradcheck(fn, (x, y))
+
+
+def test_gradcheck_through_the_splade_front_end(device):
+    g = torch.Generator().manual_seed(23)
+    H = torch.randn(2, 5, 4, generator=g, dtype=F64).to(device).requires_grad_()
+    W = torch.randn(7, 4, generator=g, dtype=F64).to(device).requires_grad_()
+    b = torch.randn(7, generator=g, dtype=F64).to(device).requires_grad_()
+    assert torch.autograd.gradcheck(lambda h, w, c: splade_max(h, w, c), (H, W, b))
