@@ -68,8 +68,21 @@ def _compiler_digest() -> str:
     return digest.hexdigest()
 
 
+# Ops compiled in this process, by (spec text, file name, cache directory): compiling the
+# same text again is a dictionary lookup (no parse, plan, hash of the compiler or disk).
+_compiled: dict = {}
+
+
 def compile_spec(path_or_text, cache_dir=None) -> Op:
     source, filename = read_spec(path_or_text)
+    memo = (source, filename, str(_cache_root(cache_dir)))
+    op = _compiled.get(memo)
+    if op is None:
+        op = _compiled[memo] = _compile(source, filename, cache_dir)
+    return op
+
+
+def _compile(source: str, filename: str, cache_dir) -> Op:
     program = check(parse(source, filename))
     kernel_plan = plan(program)
     key = cache_key(source, filename)

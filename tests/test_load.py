@@ -42,9 +42,11 @@ def emitted(path_or_text) -> str:
 
 
 def forget_modules():
-    """Drop imported cache modules, so the next compile imports from disk."""
+    """Drop imported cache modules and the compiled ops, as a new process would start,
+    so the next compile reads the cache from disk."""
     for name in [n for n in sys.modules if n.startswith("hsr_cache.")]:
         del sys.modules[name]
+    load._compiled.clear()
 
 
 def small_inputs(seed=0):
@@ -138,6 +140,26 @@ def test_compiling_twice_reuses_the_entry(cache_dir, monkeypatch):
     assert second.source == third.source == first.source
     assert entry.stat().st_mtime_ns == stamp and entry.read_bytes() == content
     assert entries(cache_dir) == [entry]
+
+
+def test_the_same_text_twice_in_a_process_is_a_lookup(cache_dir, monkeypatch, tmp_path):
+    """The second compile of a text returns the first Op without parsing or reading
+    the cache; another text, file name or cache directory compiles anew."""
+    first = hsr.compile(TEXT)
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(load, "parse", no_parse)
+    assert hsr.compile(TEXT) is first
+    with pytest.raises(AssertionError, match="parsed again"):
+        hsr.compile(TEXT + "\n")
+    with pytest.raises(AssertionError, match="parsed again"):
+        hsr.compile(TEXT, cache_dir=tmp_path / "elsewhere")
+    spec = tmp_path / "spec.hsr"
+    spec.write_text(TEXT)
+    with pytest.raises(AssertionError, match="parsed again"):
+        hsr.compile(spec)  # the file's name is part of the key (its lines are quoted)
 
 
 def test_a_comment_edit_is_a_new_entry_with_its_own_line_numbers(cache_dir):
