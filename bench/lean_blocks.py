@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The lean MaxSim forward's blocks, timed at the forward shapes (GPU only).
 
-hsr.ops.maxsim at Nq = 1, B = 1000, d = 128, fp16 with runtime.LEAN_BLOCKS set to
+hsr.ops.maxsim at Nq = 1, B = 1000, d = 128, fp16 with dispatch.LEAN_BLOCKS set to
 each candidate (rows per chunk, columns per tile, warps, stages), against the
 general forward (lean off), in one process; do_bench median with L2 flushed.
 Writes lean_blocks.json and lean_blocks.md under --out.
@@ -25,7 +25,7 @@ SHAPES = {"colpali": (1024, 1024), "visual": (512, 1024), "medium": (128, 1024),
           "textual": (32, 300)}
 CANDIDATES = [(128, 64, 8, 3), (128, 64, 8, 4), (128, 128, 8, 3), (64, 64, 4, 3), (64, 64, 4, 4),
               (128, 32, 8, 4), (256, 64, 8, 3)]
-# shapes of at most 64 query rows take runtime.LEAN_SMALL_BLOCKS: one warp group's 64 rows
+# shapes of at most 64 query rows take dispatch.LEAN_SMALL_BLOCKS: one warp group's 64 rows
 SMALL_CANDIDATES = [(64, 64, 4, 3), (64, 64, 4, 4), (64, 64, 4, 6), (64, 128, 4, 2), (64, 128, 4, 3),
                     (64, 32, 4, 4), (64, 32, 4, 6), (64, 256, 4, 2), (64, 128, 8, 3)]
 
@@ -35,9 +35,9 @@ def main(argv=None):
     p.add_argument("--out", default="bench/results")
     p.add_argument("--shapes", default="colpali,visual,medium,long-doc")
     p.add_argument("--small", action="store_true",
-                   help="shapes of at most 64 rows: sweep runtime.LEAN_SMALL_BLOCKS (SMALL_CANDIDATES), lean on at any length")
+                   help="shapes of at most 64 rows: sweep dispatch.LEAN_SMALL_BLOCKS (SMALL_CANDIDATES), lean on at any length")
     args = p.parse_args(argv)
-    from hsr import runtime
+    from hsr import dispatch, runtime
     from hsr.ops import maxsim
 
     os.makedirs(args.out, exist_ok=True)
@@ -54,7 +54,7 @@ def main(argv=None):
              "|" + "---|" * (len(candidates) + 4)]
     timed = False
     name_blocks = "LEAN_SMALL_BLOCKS" if args.small else "LEAN_BLOCKS"
-    saved = runtime.LEAN_MIN_ROWS, getattr(runtime, name_blocks)
+    saved = dispatch.LEAN_MIN_ROWS, getattr(dispatch, name_blocks)
     for name in args.shapes.split(","):
         lq, ld = SHAPES[name]
         g = torch.Generator(device="cuda").manual_seed(0)
@@ -71,8 +71,8 @@ def main(argv=None):
         runs = [("general", 0, saved[1], False)] + [("x".join(map(str, c)), 1, c, False) for c in candidates]
         runs += [("general, dmask", 0, saved[1], True), ("lean, dmask", 1, saved[1], True)]
         for label, rows, blocks, masked in runs:
-            runtime.LEAN_MIN_ROWS = rows
-            setattr(runtime, name_blocks, blocks)
+            dispatch.LEAN_MIN_ROWS = rows
+            setattr(dispatch, name_blocks, blocks)
             kw = {"d_mask": dmask} if masked else {}
             ref = refs[masked]
             try:
@@ -85,8 +85,8 @@ def main(argv=None):
             except Exception as e:  # a config that does not compile or fit: recorded, the sweep goes on
                 row[label] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
             print(name, label, row[label], flush=True)
-        runtime.LEAN_MIN_ROWS = saved[0]
-        setattr(runtime, name_blocks, saved[1])
+        dispatch.LEAN_MIN_ROWS = saved[0]
+        setattr(dispatch, name_blocks, saved[1])
         result["shapes"][name] = row
         cells = [f"{row[k]['ms']:.4f}" if "ms" in row[k] else "error" for k in row]
         lines.append(f"| {name} {lq}x{ld} | " + " | ".join(cells) + " |")

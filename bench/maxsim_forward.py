@@ -569,14 +569,14 @@ def main(argv=None):
 
     def hsr_lean_rows(rows):
         """hsr with the lean forward's row threshold set (1: lean wherever it applies, 0: never)."""
-        from hsr import runtime
+        from hsr import dispatch
 
         def fn(Q, D):
-            saved, runtime.LEAN_MIN_ROWS = runtime.LEAN_MIN_ROWS, rows
+            saved, dispatch.LEAN_MIN_ROWS = dispatch.LEAN_MIN_ROWS, rows
             try:
                 return maxsim(Q, D)
             finally:
-                runtime.LEAN_MIN_ROWS = saved
+                dispatch.LEAN_MIN_ROWS = saved
         return fn
 
     def hsr_train_forward(Q, D):

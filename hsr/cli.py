@@ -50,11 +50,25 @@ def cmd_compile(args) -> int:
     return 0
 
 
+def _shapes(text: str | None) -> dict | None:
+    """--shapes i=8,j=1000,s=32: {axis: size}."""
+    if not text:
+        return None
+    sizes = {}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        if not name.strip() or not value.strip().isdigit():
+            raise SystemExit(f"hsr explain: --shapes takes axis=size pairs separated by commas, got {item!r}")
+        sizes[name.strip()] = int(value)
+    return sizes
+
+
 def cmd_explain(args) -> int:
     source, kernel_plan = _build(Path(args.spec))
-    print(kernel_plan.explain())
-    print()
-    print(source, end="")
+    print(kernel_plan.explain(_shapes(args.shapes), args.dtype))
+    if not args.plan_only:
+        print()
+        print(source, end="")
     return 0
 
 
@@ -98,6 +112,11 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_compile)
     p = sub.add_parser("explain", help="print the plan and the Triton source of a spec")
     p.add_argument("spec", metavar="SPEC")
+    p.add_argument("--shapes", metavar="AXIS=N,...", help="sizes of the spec's axes: name the forward kernel a call "
+                   "of these sizes takes on an sm90 GPU, and what keeps a faster one out")
+    p.add_argument("--dtype", default="float16", choices=("float16", "bfloat16", "float32"),
+                   help="the rows' dtype for --shapes (default float16)")
+    p.add_argument("--plan-only", action="store_true", help="print the plan, not the generated source")
     p.set_defaults(func=cmd_explain)
     p = sub.add_parser("bench", help="run a benchmark on the GPU (bench/*.py; `hsr bench NAME --help` for its options)",
                        description="Benchmarks, run on a GPU: " + ", ".join(f"{k} (bench/{v})" for k, v in BENCHES.items())

@@ -14,7 +14,8 @@ import jinja2
 from . import __version__
 from .errors import source_lines
 from .plan import Plan, TermPlan
-from .runtime import SMALL_D_MAX, SPLIT_K
+from . import dispatch
+from .dispatch import SMALL_D_MAX, SPLIT_K
 
 
 def _environment() -> jinja2.Environment:
@@ -114,43 +115,10 @@ def _guard(conds: list) -> str:
     return " or ".join(f"HAS_{c['name']}" for c in conds)
 
 
-def _scalar_bound(c: dict, term: TermPlan, blocked: str | None) -> bool:
-    """A bound on the selected axis that is one number per program (a literal,
-    or a length indexed by grid axes only): the tile loop can stop there."""
-    return c["kind"] == "bound" and set(c["axes"]) <= set(term.grid) - {blocked}
-
-
-def _blocked_axis(term: TermPlan) -> str | None:
-    """The output axis whose values a forward program stacks in one A tile: the
-    last one that A carries and B does not (in-batch MaxSim: the query), so each
-    B tile loaded serves several of them. None when there is none, when a
-    condition on the selected axis varies over it, or when the term is not a
-    sum or mean over tensor-core tiles."""
-    if term.outer not in ("sum", "mean") or term.pair == "l1":
-        return None
-    c_axes = {a for c in term.conds if c.axis == term.c for a in c.axes}
-    c_axes |= {a for s in term.sides if s.side == "col" for a in s.axes}
-    candidates = [g for g in term.grid if g in term.a.grid_axes and g not in term.b.grid_axes and g not in c_axes]
-    return candidates[-1] if candidates else None
-
-
-def _both_ways(t: TermPlan, plan: Plan, conds: dict, c_bounds: list, blocked, grid_map: dict) -> dict | None:
-    """How the term and the same term with its operands swapped (Chamfer's two
-    directions) run as one pass over the pairs, or None where they cannot: a
-    symmetric pair on a few coordinates (squared or plain L2 distance, L1), a
-    min selection, one value per row, and no input but the two operands and
-    bounds on the selected axis (the swapped call's bound goes on the rows)."""
-    if t.outer != "none" or blocked or t.index_out or t.a.quantized or t.select != "min" or t.sides:
-        return None
-    if conds[t.r] or len(c_bounds) != len(conds[t.c]):
-        return None
-    if t.pair not in ("sqdist", "dist", "l1") or not t.key_is_prim:  # a symmetric key: ||a - b||^2, ||a - b||_1
-        return None
-    swap = {t.r: t.c, t.c: t.r}
-    if tuple(swap.get(a, a) for a in t.a.axes) != t.b.axes or t.a.grid_axes != t.b.grid_axes:
-        return None
-    names = {name for name, _axes, _kind, _default in plan.signature}
-    if names != {t.a.name, t.b.name} | {c["name"] for c in c_bounds if c["name"]}:
+def _both_ways(t: TermPlan, why: list, c_bounds: list, grid_map: dict) -> dict | None:
+    """The context of the both-ways pass (dispatch.both_ways_blockers), or None
+    where the term has none: the swapped call's bounds go on the rows."""
+    if why:
         return None
     bounds = []
     for c in c_bounds:
@@ -164,25 +132,11 @@ def _both_ways(t: TermPlan, plan: Plan, conds: dict, c_bounds: list, blocked, gr
 
 
 def _lean(t: TermPlan, plan: Plan) -> dict | None:
-    """The common case's lean forward (bench/NOTES.md, v16), or None where the term
-    is not of its form: a plain dot selected by max or min, summed or averaged over
-    the rows, no epilogue, no per-row or per-column term, conditions only as optional
-    masks (taken by a sum; a mean runs lean when none is given), each operand laid out as
-    (its grid axes, its row axis, the contraction axis), so that its rows are one
-    [rows, k] matrix, and the output's axes in the grid's order."""
-    if t.pair != "dot" or not t.key_is_prim or t.a.quantized or t.index_out or t.sides or t.aux or t.need_x:
-        return None
-    if t.outer not in ("sum", "mean") or t.h != "best" or t.post != "value":
-        return None
-    if any(c.kind != "mask" or not c.name for c in t.conds):
+    """The context of the lean forward, or None where the term has none
+    (dispatch.lean_blockers says why)."""
+    if dispatch.lean_blockers(t, plan.signature):
         return None
     decls = {name: (axes, default) for name, axes, _kind, default in plan.signature}
-    if any(decls[c.name][1] is None for c in t.conds):
-        return None
-    if t.a.axes != t.a.grid_axes + (t.r, t.k) or t.b.axes != t.b.grid_axes + (t.c, t.k):
-        return None
-    if tuple(t.out_axes) != tuple(t.grid) or set(t.grid) != set(t.a.grid_axes) | set(t.b.grid_axes):
-        return None
     # an outer sum takes masks (a sum of shares needs no count); a mean runs lean only without any
     masked = t.conds if t.outer == "sum" else ()
     return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes),
@@ -201,7 +155,8 @@ def _py_sizes(axes) -> str:
 
 def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     lines = source_lines(source)
-    blocked = _blocked_axis(t)
+    form = dispatch.forms(t, plan.signature)
+    blocked = form["stacked"]
     decls = {name: (axes, kind, default) for name, axes, kind, default in plan.signature}
     grid_map = {g: f"pid_{g}" for g in t.grid}
     cond_tensors = sorted({c.name for c in t.conds if c.name}, key=list(decls).index)
@@ -240,16 +195,16 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     other_b = [g for g in t.grid if g not in t.b.grid_axes]
     optional = [n for n in dict.fromkeys([c for c in cond_tensors] + [s["name"] for s in sides])
                 if decls[n][2] is not None]
-    c_bounds = [c for c in conds[t.c] if _scalar_bound(c, t, blocked)]
+    c_bounds = [c for c in conds[t.c] if dispatch.scalar_bound(c["kind"], c["axes"], t.grid, blocked)]
     out_axes = list(t.out_axes)
     ostride = {g: f"ostride_{g}" for g in out_axes}
     out_base = " + ".join(f"pid_{g} * {ostride[g]}" for g in t.grid) or "0"
     weights = dict(t.weights)
-    both = _both_ways(t, plan, conds, c_bounds, blocked, grid_map)
-    # the nearest point on the tensor cores (runtime.split_pass): L2 pairs of the both-ways
+    both = _both_ways(t, form["both"], c_bounds, grid_map)
+    # the nearest point on the tensor cores (dispatch.split_pass): L2 pairs of the both-ways
     # shape, whose operands each carry every grid axis
-    split = bool(both) and t.pair in ("sqdist", "dist") and set(t.a.grid_axes) == set(t.grid)
-    tma = None if blocked or both else _tma(t, conds)
+    split = form["split"]
+    tma = None if form["tma"] else _tma(t)
     return dict(
         P=t.name, out=plan.out, grid=list(t.grid), R=t.r, C=t.c, K=t.k, A=t.a.name, B=t.b.name,
         outer=t.outer, select=t.select, index_out=t.index_out, has_backward=bool(t.differentiable),
@@ -297,7 +252,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         c_bounds=c_bounds, both=both, split=split, split_k=SPLIT_K,
         a_perm=[t.a.axes.index(a) for a in (*t.grid, t.r, t.k)] if split else None,
         b_perm=[t.b.axes.index(a) for a in (*t.grid, t.c, t.k)] if split else None,
-        c_guard=_guard([c for c in conds[t.c] if not _scalar_bound(c, t, blocked)]),
+        c_guard=_guard([c for c in conds[t.c] if not dispatch.scalar_bound(c["kind"], c["axes"], t.grid, blocked)]),
         small_d_max=SMALL_D_MAX,
         fill="-inf" if t.select == "max" else "inf",
         better=">" if t.select == "max" else "<", combine="maximum" if t.select == "max" else "minimum",
@@ -308,19 +263,14 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     )
 
 
-def _tma(t: TermPlan, conds: dict) -> dict | None:
-    """TMA loads for the long contraction (DOT_MODE 1, runtime.long_tma): each operand
-    as a tensor descriptor over (its grid axes, rows, contraction), loaded a block of
-    rows at a time, so only a tensor-core pair whose row block is contiguous and has
-    no row conditions (their rows would load unmasked) takes them."""
-    if t.pair == "l1" or t.a.quantized or conds[t.r]:
-        return None
+def _tma(t: TermPlan) -> dict:
+    """The context of TMA loads for the long contraction (DOT_MODE 1,
+    dispatch.tma_blockers, dispatch.long_tma): each operand as a tensor descriptor
+    over (its grid axes, rows, contraction), loaded a block of rows at a time."""
     sides = {}
     for key, op, axis in (("a", t.a, t.r), ("b", t.b, t.c)):
         grid = [g for g in t.grid if g in op.grid_axes]
         order = (*grid, axis, t.k)
-        if sorted(order) != sorted(op.axes) or len(order) > 5:
-            return None
         sides[f"{key}_perm"] = [op.axes.index(a) for a in order]
         sides[f"{key}_coords"] = "".join(f"pid_{g}.to(tl.int32), " for g in grid)
         sides[f"{key}_lead"] = "1, " * len(grid)  # the descriptor's block: one value of each grid axis

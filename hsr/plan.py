@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from . import ir
+from . import dispatch, ir
 from . import symbolic as S
 from .errors import PlanError
 
@@ -112,7 +112,8 @@ class TermPlan:
             return ()
         return (self.a.name, self.b.name) + tuple(s.name for s in self.sides)
 
-    def explain(self) -> list[str]:
+    def explain(self, signature=(), sizes: dict | None = None, dtype: str = "float16",
+                where: str = "cuda9") -> list[str]:
         pair = PAIR_TEXT[self.pair].format(a=self.a.name, b=self.b.name)
         grid = ", ".join(self.grid) or "(scalar)"
         tiled = f" x blocks of {self.r!r}" if self.outer == "none" else ""
@@ -150,6 +151,7 @@ class TermPlan:
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
                          f"or destination-owned (\"deterministic\": the index sorted by selected row, or "
                          f"one-hot tiles), from the saved int32 index")
+        lines.extend(dispatch.forward_kernel(self, signature, sizes, dtype, where))
         return lines
 
 
@@ -169,7 +171,9 @@ class Plan:
     def family(self) -> str:
         return "select_reduce"
 
-    def explain(self) -> str:
+    def explain(self, sizes: dict | None = None, dtype: str = "float16", where: str = "cuda9") -> str:
+        """The plan in words; with sizes ({axis: n}), a dtype and where it runs
+        (dispatch.where), the forward kernel a call of those sizes takes."""
         lines = [f"{self.out}[{', '.join(self.axes)}]  (spec line {self.line}: {self.spec_line})",
                  "  family: select_reduce"]
         if len(self.terms) > 1:
@@ -177,7 +181,7 @@ class Plan:
         for n, term in enumerate(self.terms):
             if len(self.terms) > 1:
                 lines.append(f"  term t{n}:")
-            lines.extend(term.explain())
+            lines.extend(term.explain(self.signature, sizes, dtype, where))
         return "\n".join(lines)
 
 

@@ -27,7 +27,7 @@ def _lengths(n_cells, size, gen, given_):
 
 def _both_with_indices(module, x, y, ylen, xlen):
     """The fused forward's values and indices (the saved ones, as the backward reads them)."""
-    if not hsr.runtime.both_ways_fused(x.device, 0, True):
+    if not hsr.dispatch.both_ways_fused(x.device, 0, True):
         pytest.skip("the fused forward with indices is off on CUDA (an illegal memory access on the H100, session 7)")
     t, sizes = hsr.runtime.bind(module.OUTPUT, module.SIGNATURE, (x, y), dict(ylen=ylen))
     t_sw, sizes_sw = hsr.runtime.bind(module.OUTPUT, module.SIGNATURE, (y, x), dict(ylen=xlen))

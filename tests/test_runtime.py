@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from hsr_subjects import ALL, forbid_kernels, subjects
-from hsr import runtime
+from hsr import dispatch, runtime
 from hsr.errors import TensorError
 
 
@@ -299,10 +299,10 @@ def test_contraction_modes():
     """A few coordinates unroll on the CUDA cores; up to 256 one tensor-core
     tile (int8 and fp8 tiles at least 32 deep: Triton's dot needs K >= 32 on a
     GPU, which the interpreter does not check); longer ones go in chunks."""
-    assert runtime.contraction(3) == (2, 16, 3) and runtime.contraction(8) == (2, 16, 8)
-    assert runtime.contraction(16) == (0, 16, 0) and runtime.contraction(16, quantized=True) == (0, 32, 0)
-    assert runtime.contraction(100, quantized=True) == (0, 128, 0)
-    assert runtime.contraction(768) == (1, 64, 0)
+    assert dispatch.contraction(3) == (2, 16, 3) and dispatch.contraction(8) == (2, 16, 8)
+    assert dispatch.contraction(16) == (0, 16, 0) and dispatch.contraction(16, quantized=True) == (0, 32, 0)
+    assert dispatch.contraction(100, quantized=True) == (0, 128, 0)
+    assert dispatch.contraction(768) == (1, 64, 0)
 
 
 def test_both_ways_fuses_where_measured_faster(monkeypatch):
@@ -311,11 +311,11 @@ def test_both_ways_fuses_where_measured_faster(monkeypatch):
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
     monkeypatch.delenv("HSR_BOTH_WAYS_INDEX", raising=False)
     monkeypatch.delenv("HSR_BOTH_WAYS", raising=False)
-    assert runtime.both_ways_fused(cuda, 10**8, False) and not runtime.both_ways_fused(cuda, 10**10, False)
-    assert not runtime.both_ways_fused(cuda, 100, True)
-    assert runtime.both_ways_fused(cpu, 10**10, True)
+    assert dispatch.both_ways_fused(cuda, 10**8, False) and not dispatch.both_ways_fused(cuda, 10**10, False)
+    assert not dispatch.both_ways_fused(cuda, 100, True)
+    assert dispatch.both_ways_fused(cpu, 10**10, True)
     monkeypatch.setenv("HSR_BOTH_WAYS_INDEX", "1")
-    assert runtime.both_ways_fused(cuda, 100, True)
+    assert dispatch.both_ways_fused(cuda, 100, True)
 
 
 def test_both_ways_choice_can_be_forced_for_measuring(monkeypatch):
@@ -324,11 +324,11 @@ def test_both_ways_choice_can_be_forced_for_measuring(monkeypatch):
     cuda = torch.device("cuda")
     monkeypatch.delenv("HSR_BOTH_WAYS_INDEX", raising=False)
     monkeypatch.setenv("HSR_BOTH_WAYS", "fused")
-    assert runtime.both_ways_fused(cuda, 10**10, False) and not runtime.both_ways_fused(cuda, 100, True)
+    assert dispatch.both_ways_fused(cuda, 10**10, False) and not dispatch.both_ways_fused(cuda, 100, True)
     monkeypatch.setenv("HSR_BOTH_WAYS", "separate")
-    assert not runtime.both_ways_fused(cuda, 100, False)
+    assert not dispatch.both_ways_fused(cuda, 100, False)
     monkeypatch.setenv("HSR_BOTH_WAYS", "yes")
-    assert runtime.both_ways_fused(cuda, 100, False) and not runtime.both_ways_fused(cuda, 10**10, False)
+    assert dispatch.both_ways_fused(cuda, 100, False) and not dispatch.both_ways_fused(cuda, 10**10, False)
 
 
 def test_gather_rows_follow_the_measured_rule():

@@ -167,12 +167,12 @@ LONG_SPECS = {  # the long contraction path (DOT_MODE 1), forced at small d belo
 def long_path(monkeypatch):
     """Every contraction longer than 8 takes the chunked path (DOT_MODE 1) in chunks of
     16, so that small interpreter shapes run it, a partial chunk included."""
-    from hsr import runtime
-    plain = runtime.contraction
+    from hsr import dispatch
+    plain = dispatch.contraction
 
     def forced(d, quantized=False):
-        return (1, 16, 0) if d > runtime.SMALL_D_MAX else plain(d, quantized)
-    monkeypatch.setattr(runtime, "contraction", forced)
+        return (1, 16, 0) if d > dispatch.SMALL_D_MAX else plain(d, quantized)
+    monkeypatch.setattr(dispatch, "contraction", forced)
     return {name: hsr.compile(text) for name, text in LONG_SPECS.items()}
 
 
@@ -290,19 +290,19 @@ LEAN_SPECS = {
 
 @pytest.fixture(params=[1, 0], ids=["descriptors", "pointers"])
 def lean(request, monkeypatch):
-    """The lean forward at any row count (runtime.LEAN_MIN_ROWS = 1), its tiles loaded
+    """The lean forward at any row count (dispatch.LEAN_MIN_ROWS = 1), its tiles loaded
     through TMA descriptors or pointers; yields the list of block choices it made."""
-    from hsr import runtime
-    monkeypatch.setattr(runtime, "LEAN_MIN_ROWS", 1)
-    monkeypatch.setattr(runtime, "LEAN_INTERPRET_LOAD", request.param)
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1)
+    monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", request.param)
     chosen = []
-    real = runtime.lean_blocks
+    real = dispatch.lean_blocks
 
     def spy(*args):
         blocks = real(*args)
         chosen.append(blocks)
         return blocks
-    monkeypatch.setattr(runtime, "lean_blocks", spy)
+    monkeypatch.setattr(dispatch, "lean_blocks", spy)
     return chosen
 
 
@@ -450,14 +450,14 @@ def test_the_lean_forward_with_masks(lean, lean_ops, device, ni, nj, s, t, with_
 
 
 def _spy_tma(monkeypatch):
-    """Record what runtime.long_tma answered for each forward."""
-    from hsr import runtime
-    plain, seen = runtime.long_tma, []
+    """Record what dispatch.long_tma answered for each forward."""
+    from hsr import dispatch
+    plain, seen = dispatch.long_tma, []
 
     def spy(*args):
         seen.append(plain(*args))
         return seen[-1]
-    monkeypatch.setattr(runtime, "long_tma", spy)
+    monkeypatch.setattr(dispatch, "long_tma", spy)
     return seen
 
 

@@ -1,4 +1,4 @@
-"""The select_reduce forward's split pass (DOT_MODE 3, runtime.split_pass): the
+"""The select_reduce forward's split pass (DOT_MODE 3, dispatch.split_pass): the
 nearest point on the tensor cores, each row's candidate tiles then searched with
 the fp32 key. Checked through the interpreter (HSR_SPLIT=1 forces the pass) against
 a float64 brute force and against the CUDA-core pass (HSR_SPLIT=0), which forms
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hsr
-from hsr import runtime
+from hsr import dispatch, runtime
 from hsr.generated import chamfer_point
 
 PLAIN_L2 = """\
@@ -159,7 +159,7 @@ def test_split_pass_rule(monkeypatch, d, kind, pairs, forced, expected):
         monkeypatch.delenv("HSR_SPLIT", raising=False)
     else:
         monkeypatch.setenv("HSR_SPLIT", forced)
-    assert runtime.split_pass(torch.device(kind), d, pairs) is expected
+    assert dispatch.split_pass(torch.device(kind), d, pairs) is expected
 
 
 @pytest.mark.parametrize("big, expected", [(40.0, 1.0), (64.0, 1.0), (65.0, 0.5), (1e-3, 2.0 ** 15),

@@ -1,0 +1,494 @@
+"""Every rule that chooses a kernel, in one place.
+
+Two kinds of rule live here:
+
+- **what a spec is** (a term of the plan: its pair, key, terms, conditions,
+  outer reduction, layout) decides which kernel families a module carries:
+  `stacking_axis`, `lean_blockers`, `both_ways_blockers`, `split_form`,
+  `tma_blockers`;
+- **what a call is** (sizes, dtype, device, layout) decides which of them runs:
+  `contraction` (DOT_MODE), `lean_blocks`, `long_tma`, `split_pass`,
+  `both_ways_fused`, `split_rows`, and the backward's `auto_backward` and
+  `deterministic_scatter`.
+
+`forward_kernel` puts the two together in words for `explain()`: the family that
+runs and, where a faster one does not, what blocks it. No rule asks which op a
+spec is. Generated modules import this module at run time: torch and os only.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+from .runtime import interpreting, next_pow2
+
+FAMILIES = {
+    "lean": "the lean tile loop (MaxSim's forward: nothing carried but the running selection)",
+    "tiles": "the general tile loop (tensor cores, one tile of the contraction)",
+    "tiles-long": "the general tile loop over chunks of the contraction",
+    "tiles-tma": "the general tile loop over chunks of the contraction, TMA loads",
+    "points": "the few-coordinates loop (CUDA cores, exact differences)",
+    "split": "the nearest point on the tensor cores (split rows, then an exact search of candidate tiles)",
+    "both-ways": "both directions in one pass over the pairs (CUDA cores)",
+    "elementwise": "the elementwise loop (L1, CUDA cores)",
+    "int8": "the general tile loop on int8 tensor cores",
+    "fp8": "the general tile loop on fp8 tensor cores",
+}
+
+
+# -- what a spec is ---------------------------------------------------------------
+
+def stacking_axis(term) -> str | None:
+    """The output axis whose values a forward program stacks in one A tile: the
+    last one that A carries and B does not (in-batch MaxSim: the query), so each
+    B tile loaded serves several of them. None when there is none, when a
+    condition or column term on the selected axis varies over it, or when the
+    term is not a sum or mean over tensor-core tiles."""
+    if term.outer not in ("sum", "mean") or term.pair == "l1":
+        return None
+    c_axes = {a for c in term.conds if c.axis == term.c for a in c.axes}
+    c_axes |= {a for s in term.sides if s.side == "col" for a in s.axes}
+    candidates = [g for g in term.grid if g in term.a.grid_axes and g not in term.b.grid_axes and g not in c_axes]
+    return candidates[-1] if candidates else None
+
+
+def lean_blockers(term, signature) -> list[str]:
+    """Why a term cannot run the lean forward (bench/NOTES.md, v16); empty where
+    it can. Its form: a plain dot selected by max or min, summed or averaged over
+    the rows, no epilogue, no per-row or per-column term, conditions only as
+    optional masks (taken by a sum; a mean runs lean when none is given), each
+    operand laid out as (its grid axes, its row axis, the contraction axis), so
+    that its rows are one [rows, k] matrix, and the output's axes in the grid's
+    order."""
+    t, why = term, []
+    if t.pair != "dot":
+        why.append(f"the pair is {t.pair}, not a dot")
+    elif not t.key_is_prim:
+        why.append("the selection's key is not the plain dot")
+    if t.a.quantized:
+        why.append(f"{t.a.quantized} rows")
+    if t.index_out:
+        why.append("the output is an index")
+    if t.sides:
+        why.append("per-row or per-column terms (" + ", ".join(s.name for s in t.sides) + ")")
+    if t.need_x and not t.sides:
+        why.append("the backward needs the pair's value at the selection")
+    if t.outer not in ("sum", "mean"):
+        why.append(f"the outer reduction is {t.outer}, not a sum or mean")
+    if t.h != "best" or t.post != "value":
+        why.append("an epilogue around the selection")
+    decls = {name: default for name, _axes, _kind, default in signature}
+    if any(c.kind != "mask" or not c.name or decls[c.name] is None for c in t.conds):
+        why.append("a length bound or a required mask")
+    if t.a.axes != t.a.grid_axes + (t.r, t.k) or t.b.axes != t.b.grid_axes + (t.c, t.k):
+        why.append(f"{t.a.name} or {t.b.name} is not laid out (grid axes, rows, contraction)")
+    if tuple(t.out_axes) != tuple(t.grid) or set(t.grid) != set(t.a.grid_axes) | set(t.b.grid_axes):
+        why.append("the output's axes are not the grid's")
+    return why
+
+
+def both_ways_blockers(term, signature, n_c_conds: int, n_c_bounds: int, stacked: bool) -> list[str]:
+    """Why a term and its swap (Chamfer's two directions) cannot run as one pass
+    over the pairs; empty where they can: a symmetric pair on a few coordinates
+    (squared or plain L2 distance, L1), a min selection, one value per row, and
+    no input but the two operands and bounds on the selected axis (the swapped
+    call's bound goes on the rows)."""
+    t, why = term, []
+    if t.outer != "none" or stacked or t.index_out:
+        why.append("not one value per row")
+    if t.a.quantized or t.select != "min" or t.sides:
+        why.append("not a min of the plain pair")
+    if any(c.axis == t.r for c in t.conds) or n_c_bounds != n_c_conds:
+        why.append("conditions other than scalar bounds on the selected axis")
+    if t.pair not in ("sqdist", "dist", "l1") or not t.key_is_prim:
+        why.append("not a symmetric pair")
+    swap = {t.r: t.c, t.c: t.r}
+    if tuple(swap.get(a, a) for a in t.a.axes) != t.b.axes or t.a.grid_axes != t.b.grid_axes:
+        why.append("the operands are not laid out alike")
+    names = {name for name, _axes, _kind, _default in signature}
+    bound_names = {c.name for c in t.conds if c.name}
+    if names != {t.a.name, t.b.name} | bound_names:
+        why.append("inputs other than the two operands and their bounds")
+    return why
+
+
+def split_form(term, both: bool) -> bool:
+    """Whether a module carries the split pass (the nearest point on the tensor
+    cores, `split_pass` picks it per call): L2 pairs of the both-ways shape whose
+    operands each carry every grid axis."""
+    return both and term.pair in ("sqdist", "dist") and set(term.a.grid_axes) == set(term.grid)
+
+
+def tma_blockers(term, stacked: bool, both: bool) -> list[str]:
+    """Why the general forward's long contraction cannot take TMA loads
+    (`long_tma` picks them per call); empty where it can: a tensor-core pair whose
+    row block is contiguous and has no row conditions (their rows would load
+    unmasked), each operand at most 5 axes."""
+    t, why = term, []
+    if stacked:
+        why.append("stacked outer axis")
+    if both:
+        why.append("both ways")
+    if t.pair == "l1" or t.a.quantized:
+        why.append("not a float dot")
+    if any(c.axis == t.r for c in t.conds):
+        why.append("conditions on the rows")
+    for op, axis in ((t.a, t.r), (t.b, t.c)):
+        order = (*[g for g in t.grid if g in op.grid_axes], axis, t.k)
+        if sorted(order) != sorted(op.axes) or len(order) > 5:
+            why.append(f"{op.name}'s axes")
+    return why
+
+
+# -- what a call is ---------------------------------------------------------------
+
+def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
+    """backward="auto": fp32 atomics where few outer rows compete for each
+    selected row, the destination-owned backward (through the inverse index)
+    where many do: contributions per selected row, n_contenders * outer /
+    selected, of 48 or more.
+
+    n_contenders: output cells that share one selected row (in-batch MaxSim:
+    the number of queries; per-query candidates, Splade, Chamfer: 1). Measured
+    on an H100, whole training steps (bench/NOTES.md, sessions 5 and 8): the
+    inverse index wins at 55, 64 and 119 contributions per row (ColBERT B=512
+    5.10 vs 6.10 ms atomic, ColPali B=64 3.86 vs 4.37, Splade 1.89 vs 4.42,
+    h100-host-v2 and h100-backward-v1); at 32 (ColPali B=32) the atomic step,
+    since the gather's smaller blocks (v13), reads 1.12-1.13 ms in every run
+    against 1.10-1.37 for the inverse index, at less memory; at 13.6 (ColBERT
+    B=128) the atomics hardly contend and sorting the index costs more than
+    they do."""
+    return "deterministic" if n_contenders * outer >= 48 * selected else "atomic"
+
+
+def deterministic_scatter(n_contenders: int, outer: int, selected: int) -> str:
+    """How backward="deterministic" owns the selection side's gradient:
+    "inverse" (the saved index sorted by selected row, each row's entries
+    summed by one program) or "onehot" (one-hot tiles over every saved index,
+    on the tensor cores where the pair is a dot).
+
+    One-hot tiles scan every outer row's index once per block of selected
+    rows: they win only where few rows contribute to each selected row (at
+    most 16) and that scan is short (n_contenders * outer * selected / 32 at
+    most 2^24): ColBERT B=128 1.03 ms against 1.1-1.7 for the inverse index,
+    Chamfer at 10K points 2.57 against 3.18 (H100, whole training steps,
+    bench/results/h100-scatter-v0). The inverse index everywhere else: Splade
+    2.2 vs 3.95 ms, ColBERT B=512 5.4 vs 11.6, ColPali B=64 4.6 vs 9.2,
+    Chamfer at 100K points 24.0 vs 33.7. HSR_SCATTER=inverse|onehot
+    overrides, for measuring and testing."""
+    env = os.environ.get("HSR_SCATTER")
+    if env:
+        if env not in ("inverse", "onehot"):
+            raise ValueError(f"HSR_SCATTER must be 'inverse' or 'onehot', got {env!r}")
+        return env
+    few = n_contenders * outer <= 16 * selected
+    return "onehot" if few and n_contenders * outer * selected // 32 <= 1 << 24 else "inverse"
+
+
+SMALL_D_MAX = 8  # contractions up to this length unroll on the CUDA cores, coordinates in registers
+
+
+def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
+    """(DOT_MODE, BLOCK_K, SMALL_D) of a forward for a contraction of length d:
+    2, a few coordinates (point clouds) as exact fp32 products on the CUDA
+    cores, unrolled over SMALL_D = d; 0, the whole row in one tensor-core tile
+    (d <= 256; int8 and fp8 tiles take K >= 32, as Triton's dot requires); 1,
+    chunks of 64 (Splade's 768). An L1 pair (elementwise at any d) unrolls when
+    SMALL_D > 0 and loops over d otherwise."""
+    if d <= SMALL_D_MAX:
+        return 2, 16, d
+    if next_pow2(d) <= 256:
+        return 0, next_pow2(d, 32 if quantized else 16), 0
+    return 1, 64, 0
+
+
+SPLIT_K = 16  # the split rows' width: 3 products of pieces a coordinate and 3 norm pieces fit d <= 4
+# One direction on the H100 (h100-session15/split_check.json), with the index / without:
+# 10K x 10K 0.48 / 0.52 ms against 0.26 / 0.17 on the CUDA cores (host-bound), 30K x 30K
+# 0.31 / 0.24 against 0.39 / 0.24, 60K 0.71 / 0.67 against 1.33 / 0.96, 100K 1.52 / 1.46
+# against 3.52 / 2.04. So from 30K x 30K; between 10K and 30K it is not measured.
+SPLIT_MIN_PAIRS = 8 * 10**8
+
+
+def split_pass(device, d: int, pairs: int) -> bool:
+    """Whether a nearest-point term (squared or plain L2 on a few coordinates)
+    runs DOT_MODE 3: its key |b|^2 - 2<a, b> as one fp16 dot of split rows on
+    the tensor cores, each tile reduced to its rows' min, then each row's
+    candidate tiles (its best, a close runner-up, the first near-tied one)
+    searched with the exact fp32 key
+    (bench/chamfer_mma.py; bench/NOTES.md, session 15: 100K points on an H100,
+    1.52 ms against 3.52 with the index and 1.46 against 2.04 without). On CUDA for
+    3 d + 3 <= SPLIT_K and at least SPLIT_MIN_PAIRS pairs. HSR_SPLIT=1 or 0
+    forces it (the interpreter's tests force it on)."""
+    forced = os.environ.get("HSR_SPLIT")
+    if 3 * d + 3 > SPLIT_K or d == 0:
+        return False
+    if forced in ("0", "1"):
+        return forced == "1"
+    return getattr(device, "type", device) == "cuda" and pairs >= SPLIT_MIN_PAIRS
+
+
+def both_ways_fused(device, pairs: int, need_idx: bool) -> bool:
+    """Whether both_ways runs one fused pass (else the two calls). Measured on
+    the H100 (bench/NOTES.md, session 7): without indices the fused forward
+    is 1.35x faster at 1e8 pairs (10K x 10K) and 0.55x at 1e10 (100K x 100K:
+    two cross-warp reductions and a branch per tile); with indices its first
+    version met an illegal memory access there, not yet understood. So on
+    CUDA: no indices and at most 1e8 pairs (HSR_BOTH_WAYS_INDEX=1 lets the
+    indexed one run, to debug it). Session 14 took the per-tile block-wide
+    reductions out (10K 0.126 ms against 0.162 for the two calls; 100K still
+    4.59 against 3.97). HSR_BOTH_WAYS=fused|separate forces the choice
+    without indices, for measuring. The interpreter always fuses: the tests
+    check the fused kernels against the two calls."""
+    if getattr(device, "type", device) != "cuda":
+        return True
+    if need_idx:
+        return os.environ.get("HSR_BOTH_WAYS_INDEX") == "1"
+    forced = os.environ.get("HSR_BOTH_WAYS")  # "fused" or "separate": for measuring the two
+    if forced in ("fused", "separate"):
+        return forced == "fused"
+    return pairs <= 10**8
+
+
+def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int, int]:
+    """(BLOCK_R, BLOCK_C, warps) of a both-ways forward (a few coordinates on the
+    CUDA cores). HSR_BOTH_BLOCKS="r,c,w" (or "r,c,w;r,c,w": without;with the
+    saved index) overrides, for block sweeps (bench/both_ways_blocks.py)."""
+    override = os.environ.get("HSR_BOTH_BLOCKS")
+    if override:
+        parts = override.split(";")
+        r, c, w = (int(v) for v in parts[-1 if need_idx else 0].split(","))
+        return r, c, w
+    if interpreting():
+        return min(32, next_pow2(size_r)), min(32, next_pow2(size_c)), 4
+    # with indices: the best in h100-session7-c; without: h100-session14 (columns across all 8 warps)
+    return (64, 32, 4) if need_idx else (32, 256, 8)
+
+
+# Rows per chunk of an autotuned forward with an outer sum that runs one program per
+# (cell, chunk), 0 for none (HSR_SPLIT_ROWS overrides). In a hand-written kernel at
+# ColPali's 1024 x 1024 (H100) 128-row chunks with each cell's chunks neighbours in
+# launch order took 0.52 ms against 0.61 for one program looping over the chunks
+# (bench/results/h100-fwd-v1, bench/forward_variants.py "split"); in the generated
+# kernel, whose registers allow one program per SM, it did not pay (bench/NOTES.md, v15).
+SPLIT_ROWS = 0
+
+
+def split_rows(rows: int, autotuned: bool) -> int:
+    """Rows per chunk where a forward with an outer sum splits the outer axis
+    over programs, 0 where it does not. With fixed blocks (the interpreter,
+    HSR_AUTOTUNE=0) the chunk is the fixed block, min(64, rows): tests reach it."""
+    chunk = int(os.environ.get("HSR_SPLIT_ROWS", SPLIT_ROWS)) if autotuned else min(64, next_pow2(rows))
+    return chunk if chunk and rows > chunk else 0
+
+
+# The lean forward (bench/NOTES.md, v16): specs of MaxSim's form (masks given only to an
+# outer sum) run a kernel that carries nothing but the running max (and index), one program per
+# (cell, chunk of rows: LEAN_BLOCKS), with TMA loads on Hopper. It runs where the rows are
+# at least LEAN_MIN_ROWS (HSR_LEAN_MIN_ROWS overrides; 0 turns it off), on GPUs of
+# compute capability 9 and later (Hopper; not yet measured elsewhere), and under the
+# interpreter with LOAD LEAN_INTERPRET_LOAD (1: descriptors, 0: pointers).
+LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 128))
+LEAN_INTERPRET_LOAD = 1
+# (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
+# rows; 64 rows and 4 warps at or below. From the hand-written kernel's best at ColPali
+# and visual (bench/results/h100-fwd-v1: 128 x 64, 8 warps, 3 stages, with TMA).
+LEAN_BLOCKS = (128, 64, 8, 3)
+LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
+LEAN_DIMS = (16, 32, 64, 128, 256)
+_capability: dict = {}
+
+
+def _major(device: torch.device) -> int:
+    """The compute capability's major number of a CUDA device, asked once per device."""
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    major = _capability.get(index)
+    if major is None:
+        major = _capability[index] = torch.cuda.get_device_capability(index)[0]
+    return major
+
+
+def row_matrix(x: torch.Tensor) -> torch.Tensor | None:
+    """x [..., rows, k] as one [cells x rows, k] matrix without a copy, or None
+    where its layout does not allow it (or the rows do not fit int32 coordinates)."""
+    if x.numel() == 0 or x.stride(-1) != 1 or x.numel() // x.shape[-1] >= 2 ** 31:
+        return None
+    try:
+        return x.view(-1, x.shape[-1])
+    except RuntimeError:  # the leading axes do not merge into one stride
+        return None
+
+
+def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, where: str) -> list[str]:
+    """Why a call of a lean-form term does not run the lean forward; empty where it
+    does. where: "interpreter", "cpu" (no kernels), or "cuda" with the compute
+    capability's major number ("cuda9")."""
+    why = []
+    if LEAN_MIN_ROWS <= 0:
+        why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
+    elif rows < LEAN_MIN_ROWS:
+        why.append(f"{rows} rows < {LEAN_MIN_ROWS}")
+    if cols < 1:
+        why.append("no columns")
+    if dtype not in ("float16", "bfloat16"):
+        why.append(f"{dtype} rows (fp16 and bf16 only)")
+    if d not in LEAN_DIMS:
+        why.append(f"a contraction of {d}, not one of {LEAN_DIMS}")
+    if where == "cpu":
+        why.append("no kernels on the CPU without TRITON_INTERPRET=1")
+    elif where.startswith("cuda") and int(where[4:]) < 9:
+        why.append(f"compute capability {where[4:]}.x (measured on sm90 only)")
+    return why
+
+
+def where(device: torch.device) -> str:
+    """What runs a device's kernels, for the per-call rules: "interpreter", "cpu",
+    or "cuda" and the compute capability's major number."""
+    if device.type == "cuda":
+        return f"cuda{_major(device)}"
+    return "interpreter" if interpreting() else "cpu"
+
+
+def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
+    """(BLOCK rows, BLOCK cols, warps, stages, LOAD, a rows, b rows) for the lean
+    forward of a [.., rows, k] and b [.., cols, k], or None where it does not
+    apply (lean_call_blockers, or a layout that is not one row matrix each)."""
+    if b.dtype != a.dtype or lean_call_blockers(rows, cols, a.shape[-1], str(a.dtype).removeprefix("torch."),
+                                                where(a.device)):
+        return None
+    a_rows, b_rows = row_matrix(a), row_matrix(b)
+    if a_rows is None or b_rows is None:
+        return None
+    if a.device.type == "cuda":
+        load = int(all(m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
+        block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS
+        return block_r, block_c, warps, stages, load, a_rows, b_rows
+    return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, LEAN_INTERPRET_LOAD, a_rows, b_rows
+
+
+# The long contraction (DOT_MODE 1, Splade's H = 768) through TMA loads on Hopper: both
+# operands as tensor descriptors over (grid axes, rows, contraction), fixed blocks. From
+# bench/results/h100-session16/splade_persistent_round2.log (Splade's head, H100, hand
+# kernels): 256 x 128 tiles, 8 warps, 3 stages, 0.621 ms without the index and 0.665 with
+# it, against 0.697 and 0.800 for the generated kernel's autotuned pointer loads in the same
+# run. With a mask the tiles stop at the last kept position (v21). Taken from LONG_TMA_MIN rows x
+# columns (smaller products keep the autotuned tiles); HSR_TMA=0 turns it off, HSR_TMA=1
+# takes it at any size. Under the interpreter it runs by default (small blocks), so the
+# tests reach it.
+LONG_TMA_BLOCKS = (256, 128, 8, 3)
+LONG_TMA_MIN = (256, 128)
+
+
+def tma_call_blockers(rows: int, cols: int, dtype: str, where: str) -> list[str]:
+    """Why a call of a TMA-form term keeps pointer loads; empty where it takes TMA.
+    fp32 only under the interpreter (the tests' integer data): on the GPU fp32
+    keeps its IEEE dot."""
+    mode, why = os.environ.get("HSR_TMA", ""), []
+    if mode == "0":
+        why.append("TMA is off (HSR_TMA=0)")
+    if dtype not in ("float16", "bfloat16") and not (where == "interpreter" and dtype == "float32"):
+        why.append(f"{dtype} rows")
+    if where == "cpu":
+        why.append("no kernels on the CPU without TRITON_INTERPRET=1")
+    elif where.startswith("cuda"):
+        if int(where[4:]) < 9:
+            why.append(f"compute capability {where[4:]}.x (no TMA)")
+        if mode != "1" and (rows < LONG_TMA_MIN[0] or cols < LONG_TMA_MIN[1]):
+            why.append(f"{rows} x {cols} rows, under {LONG_TMA_MIN[0]} x {LONG_TMA_MIN[1]}")
+    return why
+
+
+def long_tma(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
+    """(BLOCK rows, BLOCK cols, warps, stages) for TMA loads of a long contraction's
+    a [.., rows, k] and b [.., cols, k] (views in the descriptors' axis order), or
+    None where they do not apply: tma_call_blockers, or a layout a descriptor cannot
+    take (the contraction not contiguous, strides or base not 16-byte aligned)."""
+    if b.dtype != a.dtype or tma_call_blockers(rows, cols, str(a.dtype).removeprefix("torch."), where(a.device)):
+        return None
+    for x in (a, b):
+        if x.stride(-1) != 1 or x.data_ptr() % 16 or any(
+                s <= 0 or s * x.element_size() % 16 for s in x.stride()[:-1]):
+            return None
+    if a.device.type != "cuda":
+        # (columns from 32: the last tile may run at half width, and a dot takes 16 and more)
+        return min(64, next_pow2(rows)), min(64, next_pow2(cols, 32)), 4, 2
+    return LONG_TMA_BLOCKS
+
+
+# -- the choice in words ----------------------------------------------------------
+
+def scalar_bound(kind: str, axes, grid, stacked: str | None) -> bool:
+    """A length bound the same for a whole program (its limit's axes all grid axes
+    one program holds one value of): the tile loop can stop at it."""
+    return kind == "bound" and set(axes) <= set(grid) - {stacked}
+
+
+def forms(term, signature) -> dict:
+    """The kernel families a term's module carries, and why the others are not:
+    {stacked, lean (reasons against, [] where carried), both (reasons), split, tma (reasons)}."""
+    stacked = stacking_axis(term)
+    c_conds = [c for c in term.conds if c.axis == term.c]
+    both = both_ways_blockers(term, signature, len(c_conds),
+                              sum(scalar_bound(c.kind, c.axes, term.grid, stacked) for c in c_conds), bool(stacked))
+    tma = tma_blockers(term, bool(stacked), not both)
+    return dict(stacked=stacked, lean=lean_blockers(term, signature), both=both,
+                split=split_form(term, not both), tma=tma)
+
+
+def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "float16",
+                   where: str = "cuda9") -> list[str]:
+    """explain()'s lines on a term's forward kernel: the family that runs and what
+    keeps a faster family out. Without sizes, the rule; with sizes ({axis: n}),
+    a dtype and where it runs (see `where`; default an sm90 GPU), the family a call
+    of those sizes takes, from the same rules the call applies."""
+    f = forms(term, signature)
+    if term.a.quantized:
+        return [f"  forward kernel: {term.a.quantized} ({FAMILIES[term.a.quantized]})"]
+    d = sizes.get(term.k) if sizes else None
+    if term.pair == "l1":
+        general = "elementwise"
+    elif d is not None:
+        general = ("points", "tiles", "tiles-long")[(2, 0, 1).index(contraction(d)[0])]
+    else:
+        general = f"points (d <= {SMALL_D_MAX}), tiles (d <= 256) or tiles-long"
+    lines = []
+    if sizes is None:
+        if not f["lean"]:
+            lines.append(f"  forward kernel: lean ({FAMILIES['lean']}) for fp16/bf16 rows, {term.k} in "
+                         f"{LEAN_DIMS}, at least {LEAN_MIN_ROWS} rows of {term.r!r}, on sm90; else {general}")
+        else:
+            more = []
+            if not f["both"]:
+                more.append("both-ways for a call of both directions"
+                            + (", split from 8e8 pairs" if f["split"] else ""))
+            if not f["tma"] and term.pair != "l1":
+                more.append(f"tiles-tma for {term.k} > 256 (fp16/bf16, sm90)")
+            lines.append(f"  forward kernel: {general}" + "".join(f"; {m}" for m in more))
+    else:
+        rows, cols = sizes.get(term.r, 0), sizes.get(term.c, 0)
+        pairs = rows * cols
+        for g in term.grid:
+            pairs *= sizes.get(g, 1)
+        lean_call = lean_call_blockers(rows, cols, d, dtype, where) if not f["lean"] else []
+        place = "cuda" if where.startswith("cuda") else where
+        if not f["lean"] and not lean_call:
+            family = "lean"
+        elif general == "points" and f["split"] and split_pass(place, d, pairs):
+            family = "split"
+        elif general == "tiles-long" and not f["tma"] and not tma_call_blockers(rows, cols, dtype, where):
+            family = "tiles-tma"
+        else:
+            family = general
+        lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
+        if not f["both"] and family != "split":
+            lines.append("  both directions in one call: both-ways" + (
+                "" if place != "cuda" else " up to 1e8 pairs without indices"))
+        if lean_call:
+            lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
+    if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):
+        lines.append(f"  not lean: {'; '.join(f['lean'])}")
+    if f["stacked"]:
+        lines.append(f"  stacking (general loop): values of {f['stacked']!r} share each {term.b.name} tile")
+    return lines

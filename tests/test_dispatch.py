@@ -1,0 +1,147 @@
+"""hsr.dispatch: the rules that choose a kernel, and explain()'s account of them.
+
+explain() must name the family that actually runs: each case below runs a call
+through the interpreter, records the forward kernel it launched, and compares it
+with the family `explain(shapes)` names for the same call.
+"""
+
+import pytest
+import torch
+
+import hsr
+from hsr import dispatch, launcher
+
+MAXSIM = """
+Q[i, s, d]: float
+D[j, t, d]: float
+score[i, j] = sum_s max_t <Q_s, D_t>
+"""
+WEIGHTED = """
+Q[i, s, d]: float
+D[j, t, d]: float
+w[i, s]: float
+score[i, j] = sum_s w_s * max_t <Q_s, D_t>
+"""
+SPLADE = """
+H[b, s, h]: float
+W[v, h]: float
+bias[v]: float
+rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))
+"""
+NEAREST = """
+X[b, n, d]: float
+Y[b, m, d]: float
+dist[b, n] = min_m ||X_n - Y_m||^2
+"""
+L1 = """
+P[b, n, d]: float
+R[b, m, d]: float
+dist[b, n] = min_m ||P_n - R_m||_1
+"""
+
+
+def _launched(monkeypatch):
+    """The family of each forward kernel launched, from its name and flags."""
+    seen = []
+    plain = launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        name = getattr(kernel, "fn", kernel).__name__
+        if name.endswith("_fwd_lean"):
+            seen.append("lean")
+        elif name.endswith("_fwd_both"):
+            seen.append("both-ways")
+        elif name.endswith("_fwd"):
+            mode = kwargs["DOT_MODE"]
+            seen.append({3: "split", 2: "points", 0: "tiles"}.get(mode) or
+                        ("tiles-tma" if kwargs.get("TMA") else "tiles-long"))
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    return seen
+
+
+def _said(op, sizes, dtype, device="cpu") -> str:
+    line = next(x for x in op.explain(sizes, dtype, device).splitlines() if x.strip().startswith("forward kernel:"))
+    return line.split(":", 1)[1].split()[0]
+
+
+CASES = [  # (spec, sizes, dtype, what the pair makes of them under the interpreter)
+    (MAXSIM, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "lean"),
+    (MAXSIM, dict(i=2, j=3, s=8, t=5, d=16), torch.float32, "tiles"),
+    (MAXSIM, dict(i=2, j=3, s=8, t=5, d=24), torch.float16, "tiles"),
+    (WEIGHTED, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "tiles"),
+    (SPLADE, dict(b=2, s=5, h=24, v=6), torch.float32, "tiles"),
+    (SPLADE, dict(b=1, s=3, h=272, v=4), torch.float16, "tiles-tma"),
+    (NEAREST, dict(b=2, n=6, m=7, d=3), torch.float32, "points"),
+    (L1, dict(b=2, n=6, m=7, d=3), torch.float32, "elementwise"),
+]
+
+
+def _inputs(op, sizes, dtype, device):
+    gen = torch.Generator().manual_seed(0)
+    out = []
+    for t in op.program.tensors:
+        x = torch.randint(-3, 4, [sizes[a] for a in t.axes], generator=gen).to(dtype)
+        out.append(x.to(device))
+    return out
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_explain_names_the_forward_kernel_that_runs(case, monkeypatch, device):
+    if device != "cpu":
+        pytest.skip("the families a GPU call takes depend on its sizes and machine: bench/specs.py reports them")
+    spec, sizes, dtype, expected = CASES[case]
+    monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 4)
+    op = hsr.compile(spec)
+    seen = _launched(monkeypatch)
+    op(*_inputs(op, sizes, dtype, device))
+    assert _said(op, sizes, dtype) == expected
+    # an L1 pair's elementwise loop is the general kernel's DOT_MODE 2 (unrolled) or 0
+    assert seen and seen[0] == expected or (expected == "elementwise" and seen[0] in ("points", "tiles"))
+
+
+def test_explain_names_the_split_pass_where_it_runs(monkeypatch, device):
+    if device != "cpu":
+        pytest.skip("interpreter only")
+    monkeypatch.setenv("HSR_SPLIT", "1")
+    op = hsr.compile(NEAREST)
+    sizes = dict(b=1, n=9, m=11, d=3)
+    seen = _launched(monkeypatch)
+    op(*_inputs(op, sizes, torch.float32, device))
+    assert seen[-1] == "split" == _said(op, sizes, torch.float32)
+
+
+def test_the_rule_without_sizes_says_what_blocks_the_lean_forward():
+    text = hsr.compile(WEIGHTED).explain()
+    assert "forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long" in text
+    assert "not lean: per-row or per-column terms (w); an epilogue around the selection" in text
+    text = hsr.compile(MAXSIM).explain()
+    assert "forward kernel: lean" in text and "not lean" not in text
+
+
+def test_a_call_says_why_it_is_not_lean():
+    op = hsr.compile(MAXSIM)
+    text = op.explain(dict(i=8, j=1000, s=32, t=300, d=128), torch.float16)
+    assert "forward kernel: tiles " in text
+    assert f"not lean for this call: 32 rows < {dispatch.LEAN_MIN_ROWS}" in text
+    text = op.explain(dict(i=8, j=1000, s=1024, t=300, d=96), "bfloat16")
+    assert "not lean for this call: a contraction of 96" in text
+
+
+def test_forms_follow_what_a_spec_is_not_its_name():
+    """The same spec under other names and axis letters gets the same families."""
+    renamed = MAXSIM.replace("Q", "Left").replace("D", "Right").replace("score", "sim")
+    for text in (MAXSIM, renamed):
+        f = dispatch.forms(hsr.compile(text).plan.terms[0], hsr.compile(text).plan.signature)
+        assert f["lean"] == [] and f["stacked"] == "i" and f["both"] and f["tma"] == ["stacked outer axis"]
+    f = dispatch.forms(hsr.compile(NEAREST).plan.terms[0], hsr.compile(NEAREST).plan.signature)
+    assert f["both"] == [] and f["split"] and f["stacked"] is None
+
+
+def test_hsr_explain_takes_shapes(capsys):
+    from hsr.cli import main
+    assert main(["explain", "ops/splade.hsr", "--plan-only", "--shapes", "b=32,s=256,h=768,v=30522"]) == 0
+    out = capsys.readouterr().out
+    assert "forward kernel: tiles-tma" in out and "@triton.jit" not in out
+    with pytest.raises(SystemExit):
+        main(["explain", "ops/splade.hsr", "--shapes", "b=x"])
