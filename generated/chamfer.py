@@ -956,8 +956,9 @@ def _cd_kernel():
                             block_g=None, size_g=None)
 
 
-def _cd_aux(t):
-    """Squared row norms the pair needs, once per row, in fp32."""
+def _cd_aux(t, need):
+    """Squared row norms the backward needs, once per row, in fp32 (the forward
+    forms them from its tiles); placeholders where no backward will run."""
     aux = []
     return aux
 
@@ -972,7 +973,7 @@ def _cd_forward(t, sizes, need_idx, launch=True):
     idx = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None
     xsel = None
-    aux = _cd_aux(t)
+    aux = _cd_aux(t, need_idx)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
@@ -2050,8 +2051,9 @@ def _cd_t1_kernel():
                             block_g=None, size_g=None)
 
 
-def _cd_t1_aux(t):
-    """Squared row norms the pair needs, once per row, in fp32."""
+def _cd_t1_aux(t, need):
+    """Squared row norms the backward needs, once per row, in fp32 (the forward
+    forms them from its tiles); placeholders where no backward will run."""
     aux = []
     return aux
 
@@ -2066,7 +2068,7 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True):
     idx = torch.empty((n_cells, sizes["m"]), dtype=runtime.index_dtype(sizes["n"]), device=device) if need_idx else None
     stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None
     xsel = None
-    aux = _cd_t1_aux(t)
+    aux = _cd_t1_aux(t, need_idx)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved

@@ -1251,8 +1251,9 @@ def _dist_kernel():
                             block_g=None, size_g=None)
 
 
-def _dist_aux(t):
-    """Squared row norms the pair needs, once per row, in fp32."""
+def _dist_aux(t, need):
+    """Squared row norms the backward needs, once per row, in fp32 (the forward
+    forms them from its tiles); placeholders where no backward will run."""
     aux = []
     return aux
 
@@ -1267,7 +1268,7 @@ def _dist_forward(t, sizes, need_idx, launch=True):
     idx = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = None
     xsel = None
-    aux = _dist_aux(t)
+    aux = _dist_aux(t, need_idx)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
@@ -1522,7 +1523,7 @@ def _dist_forward_both(t, t_sw, sizes, sizes_sw, need_idx):
 
     out, idx, xsel = outputs(sizes)
     out_sw, idx_sw, xsel_sw = outputs(sizes_sw)
-    aux = _dist_aux(t)
+    aux = _dist_aux(t, True)
     saved, saved_sw = (idx, None, xsel, aux), (idx_sw, None, xsel_sw, aux[::-1])  # swapped: Y's norms first
     # each m point's best (order key << 32 | row) over every program's rows
     col = torch.full((n_cells, sizes["m"]), 2**63 - 1, dtype=torch.int64, device=device)

@@ -146,7 +146,7 @@ def score_fwd(
     if SPLIT_S > 0:
         # one program per (cell, chunk of s): a cell's chunks are neighbours in launch
         # order, so they read its D tiles from L2 (bench/NOTES.md, v15); each
-        # writes its share, and the host sums a cell's shares in a fixed order
+        # writes its share, and the host merges a cell's in a fixed order
         tl.static_assert(BLOCK_S == SPLIT_S)
         n_chunks = tl.cdiv(size_s, BLOCK_S)
         chunk = tl.program_id(0) % n_chunks
@@ -649,8 +649,9 @@ def _score_kernel():
                             split="SPLIT_S")
 
 
-def _score_aux(t):
-    """Squared row norms the pair needs, once per row, in fp32."""
+def _score_aux(t, need):
+    """Squared row norms the backward needs, once per row, in fp32 (the forward
+    forms them from its tiles); placeholders where no backward will run."""
     aux = []
     return aux
 
@@ -665,7 +666,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
     idx = torch.empty((n_cells, sizes["s"]), dtype=runtime.index_dtype(sizes["t"]), device=device) if need_idx else None
     stat = None
     xsel = torch.empty((n_cells, sizes["s"]), dtype=torch.float32, device=device) if need_idx else None
-    aux = _score_aux(t)
+    aux = _score_aux(t, need_idx)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved

@@ -138,7 +138,7 @@ def score_fwd(
     if SPLIT_S > 0:
         # one program per (cell, chunk of s): a cell's chunks are neighbours in launch
         # order, so they read its D tiles from L2 (bench/NOTES.md, v15); each
-        # writes its share, and the host sums a cell's shares in a fixed order
+        # writes its share, and the host merges a cell's in a fixed order
         tl.static_assert(BLOCK_S == SPLIT_S)
         n_chunks = tl.cdiv(size_s, BLOCK_S)
         chunk = tl.program_id(0) % n_chunks
@@ -980,13 +980,14 @@ def _score_kernel():
                             split="SPLIT_S")
 
 
-def _score_aux(t):
-    """Squared row norms the pair needs, once per row, in fp32."""
+def _score_aux(t, need):
+    """Squared row norms the backward needs, once per row, in fp32 (the forward
+    forms them from its tiles); placeholders where no backward will run."""
     aux = []
     return aux
 
 
-def _score_forward_lean(sizes, out, idx, blocks, qmask_, dmask_):
+def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
     """The lean forward into out (and idx, unless None), masks as given (dispatch.lean_blocks)."""
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
@@ -1018,7 +1019,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
     idx = torch.empty((n_cells, sizes["s"]), dtype=runtime.index_dtype(sizes["t"]), device=device) if need_idx else None
     stat = None
     xsel = None
-    aux = _score_aux(t)
+    aux = _score_aux(t, need_idx)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
@@ -1029,7 +1030,7 @@ def _score_forward(t, sizes, need_idx, launch=True):
     if True:
         blocks = dispatch.lean_blocks(Q_, D_, sizes["s"], sizes["t"])
         if blocks is not None:
-            _score_forward_lean(sizes, out, idx, blocks, qmask_, dmask_)
+            _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_)
             return out, saved
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"])
     kernel = _score_kernel()

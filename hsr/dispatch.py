@@ -8,7 +8,7 @@ Two kinds of rule live here:
   `tma_blockers`;
 - **what a call is** (sizes, dtype, device, layout) decides which of them runs:
   `contraction` (DOT_MODE), `lean_blocks`, `long_tma`, `split_pass`,
-  `both_ways_fused`, `split_rows`, and the backward's `auto_backward` and
+  `both_ways_fused`, `split_rows`, `outer_split`, and the backward's `auto_backward` and
   `deterministic_scatter`.
 
 `forward_kernel` puts the two together in words for `explain()`: the family that
@@ -45,8 +45,8 @@ def stacking_axis(term) -> str | None:
     last one that A carries and B does not (in-batch MaxSim: the query), so each
     B tile loaded serves several of them. None when there is none, when a
     condition or column term on the selected axis varies over it, or when the
-    term is not a sum or mean over tensor-core tiles."""
-    if term.outer not in ("sum", "mean") or term.pair == "l1":
+    term has no outer reduction or is not on tensor-core tiles."""
+    if term.outer == "none" or term.pair == "l1":
         return None
     c_axes = {a for c in term.conds if c.axis == term.c for a in c.axes}
     c_axes |= {a for s in term.sides if s.side == "col" for a in s.axes}
@@ -56,9 +56,10 @@ def stacking_axis(term) -> str | None:
 
 def lean_blockers(term, signature) -> list[str]:
     """Why a term cannot run the lean forward (bench/NOTES.md, v16); empty where
-    it can. Its form: a plain dot selected by max or min, summed or averaged over
-    the rows, no epilogue, no per-row or per-column term, conditions only as
-    optional masks (taken by a sum; a mean runs lean when none is given), each
+    it can. Its form: a plain dot selected by max or min, reduced over the rows
+    (sum, mean, max, min; a max or min from chunk partials), any epilogue and per-row terms applied once a row at its selection
+    (a weight, a scale, a bias), no per-column term, conditions only as
+    optional masks (a mean runs lean only when none is given), each
     operand laid out as (its grid axes, its row axis, the contraction axis), so
     that its rows are one [rows, k] matrix, and the output's axes in the grid's
     order."""
@@ -71,14 +72,11 @@ def lean_blockers(term, signature) -> list[str]:
         why.append(f"{t.a.quantized} rows")
     if t.index_out:
         why.append("the output is an index")
-    if t.sides:
-        why.append("per-row or per-column terms (" + ", ".join(s.name for s in t.sides) + ")")
-    if t.need_x and not t.sides:
-        why.append("the backward needs the pair's value at the selection")
-    if t.outer not in ("sum", "mean"):
-        why.append(f"the outer reduction is {t.outer}, not a sum or mean")
-    if t.h != "best" or t.post != "value":
-        why.append("an epilogue around the selection")
+    cols = [s.name for s in t.sides if s.side == "col"]
+    if cols:
+        why.append("per-column terms (" + ", ".join(cols) + ")")
+    if t.outer == "none":
+        why.append("no outer reduction")
     decls = {name: default for name, _axes, _kind, default in signature}
     if any(c.kind != "mask" or not c.name or decls[c.name] is None for c in t.conds):
         why.append("a length bound or a required mask")
@@ -281,6 +279,29 @@ def split_rows(rows: int, autotuned: bool) -> int:
     over programs, 0 where it does not. With fixed blocks (the interpreter,
     HSR_AUTOTUNE=0) the chunk is the fixed block, min(64, rows): tests reach it."""
     chunk = int(os.environ.get("HSR_SPLIT_ROWS", SPLIT_ROWS)) if autotuned else min(64, next_pow2(rows))
+    return chunk if chunk and rows > chunk else 0
+
+
+# An outer max or min over long rows in few cells (Hausdorff: B = 4 clouds of 20K points)
+# would run a handful of programs: its rows go in chunks of OUTER_SPLIT_ROWS across
+# programs where the cells number fewer than OUTER_SPLIT_CELLS (a few per SM), each chunk
+# writes its (value, row), and runtime.combine_outer merges them in chunk order.
+OUTER_SPLIT_ROWS = 128
+OUTER_SPLIT_CELLS = 1024
+
+
+def outer_split(cells: int, rows: int, cols: int, autotuned: bool) -> int:
+    """Rows per chunk where an unstacked outer max or min splits its rows over
+    programs, 0 where it does not. With fixed blocks (the interpreter,
+    HSR_AUTOTUNE=0) the chunk is the fixed block, min(64, rows): tests reach it.
+    HSR_OUTER_SPLIT=n forces n rows a chunk (0: off), for measuring."""
+    forced = os.environ.get("HSR_OUTER_SPLIT")
+    if forced is not None:
+        chunk = int(forced)
+    elif not autotuned:
+        chunk = min(64, next_pow2(rows))
+    else:
+        chunk = OUTER_SPLIT_ROWS if cells < OUTER_SPLIT_CELLS and cols > 0 else 0
     return chunk if chunk and rows > chunk else 0
 
 
@@ -491,4 +512,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         lines.append(f"  not lean: {'; '.join(f['lean'])}")
     if f["stacked"]:
         lines.append(f"  stacking (general loop): values of {f['stacked']!r} share each {term.b.name} tile")
+    elif term.outer in ("max", "min"):
+        lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {OUTER_SPLIT_ROWS} across programs "
+                     f"where cells are fewer than {OUTER_SPLIT_CELLS}, merged in chunk order")
     return lines

@@ -137,13 +137,14 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
     if dispatch.lean_blockers(t, plan.signature):
         return None
     decls = {name: (axes, default) for name, axes, _kind, default in plan.signature}
-    # an outer sum takes masks (a sum of shares needs no count); a mean runs lean only without any
-    masked = t.conds if t.outer == "sum" else ()
+    # an outer sum, max or min takes masks (no count needed); a mean runs lean only without any
+    masked = t.conds if t.outer != "mean" else ()
     return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes),
                 runs=" and ".join(f't["{c.name}"] is None' for c in t.conds) if not masked and t.conds else "True",
                 masks=[c.name for c in masked],
                 mask_strides=[", ".join(f"stride_{c.name}_{a}" for a in decls[c.name][0]) for c in masked],
                 mask_ranks=[len(decls[c.name][0]) for c in masked],
+                side_strides=[", ".join(f"stride_{s.name}_{a}" for a in s.axes) for s in t.sides if s.axes],
                 c_guard=" or ".join(f"HAS_{c.name}" for c in masked if c.axis == t.c),
                 grid_sizes="".join(f"size_{g}, " for g in t.grid),
                 grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
@@ -260,6 +261,9 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         ocombine="maximum" if t.outer == "max" else "minimum",
         cell_expr=_flat(t.grid),
         lean=_lean(t, plan), tma=tma,
+        # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
+        # unstacked outer max or min (dispatch.outer_split, partials merged on the host)
+        row_split=t.outer == "sum" or (t.outer in ("max", "min") and not blocked),
     )
 
 

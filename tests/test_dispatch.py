@@ -33,6 +33,12 @@ X[b, n, d]: float
 Y[b, m, d]: float
 dist[b, n] = min_m ||X_n - Y_m||^2
 """
+COLUMN_TERM = """
+Q[i, s, d]: float
+D[j, t, d]: float
+c[j, t]: float
+score[i, j] = sum_s max_t (<Q_s, D_t> + c_t)
+"""
 L1 = """
 P[b, n, d]: float
 R[b, m, d]: float
@@ -69,7 +75,8 @@ CASES = [  # (spec, sizes, dtype, what the pair makes of them under the interpre
     (MAXSIM, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "lean"),
     (MAXSIM, dict(i=2, j=3, s=8, t=5, d=16), torch.float32, "tiles"),
     (MAXSIM, dict(i=2, j=3, s=8, t=5, d=24), torch.float16, "tiles"),
-    (WEIGHTED, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "tiles"),
+    (WEIGHTED, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "lean"),
+    (COLUMN_TERM, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "tiles"),
     (SPLADE, dict(b=2, s=5, h=24, v=6), torch.float32, "tiles"),
     (SPLADE, dict(b=1, s=3, h=272, v=4), torch.float16, "tiles-tma"),
     (NEAREST, dict(b=2, n=6, m=7, d=3), torch.float32, "points"),
@@ -112,11 +119,12 @@ def test_explain_names_the_split_pass_where_it_runs(monkeypatch, device):
 
 
 def test_the_rule_without_sizes_says_what_blocks_the_lean_forward():
-    text = hsr.compile(WEIGHTED).explain()
+    text = hsr.compile(COLUMN_TERM).explain()
     assert "forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long" in text
-    assert "not lean: per-row or per-column terms (w); an epilogue around the selection" in text
-    text = hsr.compile(MAXSIM).explain()
-    assert "forward kernel: lean" in text and "not lean" not in text
+    assert "not lean: the selection's key is not the plain dot; per-column terms (c)" in text
+    for spec in (MAXSIM, WEIGHTED):
+        text = hsr.compile(spec).explain()
+        assert "forward kernel: lean" in text and "not lean" not in text
 
 
 def test_a_call_says_why_it_is_not_lean():

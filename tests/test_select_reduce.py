@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 import hsr
 
 OPS = Path(__file__).resolve().parent.parent / "ops"
+EXAMPLES = OPS.parent / "examples"
 
 SPECS = {
     "mean_min_bound": """
@@ -35,6 +36,20 @@ SPECS = {
         A[i, s, d]: float
         B[j, t, d]: float
         out[i, j] = mean_s min_t cos(A_s, B_t)
+    """,
+    # an outer max or min with the query axis stacked (several i in one A tile)
+    "stacked_outer_max": """
+        Q[i, s, d]: float
+        D[j, t, d]: float
+        qmask[i, s]: bool = all
+        dmask[j, t]: bool = all
+        out[i, j] = max_s max_t <Q_s, D_t>  where qmask, dmask
+    """,
+    "stacked_outer_min": """
+        Q[i, s, d]: float
+        D[j, t, d]: float
+        w[i, s]: float
+        out[i, j] = min_s w_s * max_t <Q_s, D_t>
     """,
 }
 
@@ -118,6 +133,65 @@ def test_cosine_min_mean(ops, device, ni, nj, s, t, seed):
     A, B = torch.randn(ni, s, 24, generator=gen), torch.randn(nj, t, 24, generator=gen)
     A[0, 0] = 0.0  # a zero row: normalised as x / max(|x|, eps)
     _check(ops["cos_min_mean"], (A, B), {}, (0, 1), device, exact=False)
+
+
+@given(st.integers(1, 5), st.integers(1, 3), st.integers(1, 40), st.integers(1, 40), st.booleans(),
+       st.integers(0, 10**6))
+def test_a_stacked_outer_max_or_min(ops, device, ni, nj, s, t, masked, seed):
+    """An outer max or min over a stacked axis: each stacked query keeps its own
+    best row (the lowest of tied rows, integer data has many), a query with no
+    row kept scores 0; values, the backward through the outer row, and NaN."""
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((ni, s, 16), gen), _ints((nj, t, 16), gen)
+    assert ops["stacked_outer_max"].plan.terms[0].outer == "max"
+    from hsr import dispatch
+    for name in ("stacked_outer_max", "stacked_outer_min"):
+        op = ops[name]
+        assert dispatch.stacking_axis(op.plan.terms[0]) == "i"
+        kw = {}
+        if name == "stacked_outer_min":
+            kw["w"] = _ints((ni, s), gen)
+        elif masked:
+            kw["qmask"] = torch.rand(ni, s, generator=gen) < 0.7
+            kw["qmask"][-1] = False  # a query with no row
+            kw["dmask"] = torch.rand(nj, t, generator=gen) < 0.7
+        grads = (0, 1, 2) if "w" in kw else (0, 1)
+        args = (Q, D, kw.pop("w")) if "w" in kw else (Q, D)
+        _check(op, args, kw, grads, device)
+    Q[-1, 0, 0] = float("nan")
+    out = ops["stacked_outer_max"](Q.to(device), D.to(device)).cpu()
+    assert out[-1].isnan().all() and not out[:-1].isnan().any()
+
+
+@given(st.integers(1, 3), st.integers(1, 200), st.integers(1, 30), st.sampled_from([3, 24]), st.booleans(),
+       st.integers(0, 10**6))
+def test_an_outer_max_over_chunks_of_rows(device, nb, n, m, d, masked, seed):
+    """Hausdorff's outer max with its rows split over programs (dispatch.outer_split:
+    chunks of 64 under the interpreter), a few coordinates and a tensor-core tile:
+    values, gradients (through the one selected row: the lowest of tied rows, as
+    the reference picks it) and a cloud with no kept point."""
+    op = hsr.compile(EXAMPLES / "hausdorff.hsr")
+    gen = torch.Generator().manual_seed(seed)
+    P, R = _ints((nb, n, d), gen), _ints((nb, m, d), gen)
+    kw = {}
+    if masked:
+        kw["pmask"] = torch.rand(nb, n, generator=gen) < 0.8
+        kw["pmask"][-1] = False  # a cloud with no point measured
+        kw["rmask"] = torch.rand(nb, m, generator=gen) < 0.8
+    _check(op, (P, R), kw, (0, 1), device, exact=False)
+
+
+def test_an_outer_max_over_chunks_keeps_nan_and_the_first_tied_row(device):
+    op = hsr.compile(EXAMPLES / "hausdorff.hsr")
+    P, R = torch.zeros(2, 150, 3), torch.zeros(2, 4, 3)
+    P[:, :, 0] = 5.0  # every point as far: the first row is the outer max's pick
+    P[1, 130, 1] = float("nan")
+    Pg = P.to(device).requires_grad_()
+    out = op(Pg, R.to(device))
+    assert out[0].item() == 5.0 and out[1].isnan()
+    out[0].backward()
+    grad = Pg.grad.cpu()
+    assert grad[0, 0, 0] == 1.0 and grad[0, 1:].abs().sum() == 0
 
 
 def test_required_mask_is_required(ops):
@@ -288,6 +362,44 @@ LEAN_SPECS = {
 }
 
 
+# Epilogues and per-row terms the lean forward applies once a row, at its selection
+LEAN_EPILOGUES = {
+    "weighted": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        w[i, s]: float
+        amask[i, s]: bool = all
+        bmask[j, t]: bool = all
+        out[i, j] = sum_s w_s * max_t <A_s, B_t>  where amask, bmask
+    """,
+    "scaled_exp": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        out[i, j] = mean_s exp(max_t 0.05 * <A_s, B_t>)
+    """,
+    "negated_bias": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        bias[i, s]: float = 0
+        out[i, j] = sum_s min_t (bias_s - <A_s, B_t>)
+    """,
+    # outer max and min: chunk partials merged in order (runtime.combine_outer)
+    "outer_max": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        amask[i, s]: bool = all
+        bmask[j, t]: bool = all
+        out[i, j] = max_s max_t <A_s, B_t>  where amask, bmask
+    """,
+    "outer_min_weighted": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        w[i, s]: float
+        out[i, j] = min_s w_s * max_t <A_s, B_t>
+    """,
+}
+
+
 @pytest.fixture(params=[1, 0], ids=["descriptors", "pointers"])
 def lean(request, monkeypatch):
     """The lean forward at any row count (dispatch.LEAN_MIN_ROWS = 1), its tiles loaded
@@ -311,7 +423,55 @@ def lean_ops():
     ops = {name: hsr.compile(text) for name, text in LEAN_SPECS.items()}
     ops["maxsim"] = hsr.compile(OPS / "maxsim.hsr")
     ops["maxsim_kd"] = hsr.compile(OPS / "maxsim_kd.hsr")
+    ops.update({name: hsr.compile(text) for name, text in LEAN_EPILOGUES.items()})
     return ops
+
+
+@settings(max_examples=30)
+@given(st.sampled_from(sorted(LEAN_EPILOGUES)), st.integers(1, 2), st.integers(1, 3), st.integers(1, 150),
+       st.integers(1, 100), st.booleans(), st.integers(0, 10**6))
+def test_the_lean_forward_with_epilogues_and_row_terms(lean, lean_ops, device, name, ni, nj, s, t, masked, seed):
+    """A weight, a scale, an exp, a negation and a row bias, applied once a row at
+    its selection, and outer max and min over chunks of rows: values, indices
+    (ties to the lowest) and gradients of every input as the reference, through
+    the lean kernel."""
+    gen = torch.Generator().manual_seed(seed)
+    op = lean_ops[name]
+    Q, D = _ints((ni, s, 16), gen).half(), _ints((nj, t, 16), gen).half()
+    kw = {}
+    if name in ("weighted", "outer_min_weighted"):
+        kw["w"] = torch.rand(ni, s, generator=gen).half()
+    if name in ("weighted", "outer_max") and masked:
+        kw["amask"] = torch.rand(ni, s, generator=gen) < 0.7
+        kw["bmask"] = torch.rand(nj, t, generator=gen) < 0.6
+        kw["bmask"][-1] = False  # a document with no token
+    if name == "negated_bias" and masked:
+        kw["bias"] = torch.randn(ni, s, generator=gen).half()
+    dev_kw = {k: v.to(device) for k, v in kw.items()}
+    lean.clear()
+    out, idx = op.forward_with_indices(Q.to(device), D.to(device), **dev_kw)
+    assert lean[-1] is not None
+    ref = op.reference(Q.double(), D.double(), **{k: v.double() if v.is_floating_point() else v for k, v in kw.items()})
+    assert torch.allclose(out.cpu().double(), ref, rtol=1e-5, atol=1e-5)
+    dots = torch.einsum("isd,jtd->ijst", Q.double(), D.double())
+    if "bmask" in kw:
+        dots = dots.masked_fill(~kw["bmask"][None, :, None, :], float("-inf"))
+    first = (dots == dots.amax(-1, keepdim=True)).double().argmax(-1)
+    if "bmask" in kw:
+        first[:, ~kw["bmask"].any(-1)] = -1
+    if "amask" in kw:
+        first = first.masked_fill(~kw["amask"][:, None, :], -1)
+    assert torch.equal(idx.cpu().long(), first)
+    grads = [Q.to(device).clone().requires_grad_(), D.to(device).clone().requires_grad_()]
+    floats = {k: v.to(device).clone().requires_grad_() if v.is_floating_point() else v.to(device) for k, v in kw.items()}
+    grad = torch.randn(ni, nj, generator=gen)
+    op(*grads, **floats).backward(grad.to(device))
+    refs = [Q.double().requires_grad_(), D.double().requires_grad_()]
+    ref_kw = {k: v.double().requires_grad_() if v.is_floating_point() else v for k, v in kw.items()}
+    op.reference(*refs, **ref_kw).backward(grad.double())
+    pairs = list(zip(grads, refs)) + [(floats[k], ref_kw[k]) for k in kw if kw[k].is_floating_point()]
+    for mine, want in pairs:
+        assert torch.allclose(mine.grad.cpu().double(), want.grad, rtol=2e-2, atol=2e-2)  # fp16 gradients
 
 
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100),
@@ -384,6 +544,23 @@ def test_the_lean_forward_keeps_nan_in_its_own_cells(lean, lean_ops, device):
     assert (idx[:, 2].cpu() == 0).all()  # the first NaN of document 2, whatever the row
     assert (idx[1, :, 0].cpu() == 0).all()  # query 1's first row is all NaN
     assert (idx[0, :2].cpu() >= 0).all() and (idx[0, :2].cpu() < 40).all()
+
+
+def test_the_lean_outer_max_keeps_nan_and_the_lowest_tied_row(lean, lean_ops, device):
+    """Chunks of 64 rows: a NaN in the third chunk wins its cell; a best value tied
+    in every chunk takes the first chunk's row, as the gradient shows."""
+    gen = torch.Generator().manual_seed(4)
+    op = lean_ops["outer_max"]
+    Q, D = _ints((2, 150, 16), gen).half(), _ints((2, 30, 16), gen).half()
+    Q[1, 140, 0] = float("nan")
+    out = op(Q.to(device), D.to(device)).cpu()
+    assert lean[-1] is not None and lean[-1][0] == 64
+    assert out[1].isnan().all() and torch.equal(out[0].double(), op.reference(Q[:1].double(), D.double())[0])
+    Q = torch.zeros(1, 150, 16).half()
+    Q[0, :, 0] = 1.0  # every row scores the same: row 0 is the outer max's pick
+    Qg = Q.to(device).requires_grad_()
+    op(Qg, D[:1].to(device)).sum().backward()
+    assert Qg.grad.cpu()[0, 1:].abs().sum() == 0 and Qg.grad.cpu()[0, 0].abs().sum() > 0
 
 
 def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, device):
