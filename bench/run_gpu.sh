@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges|scatter|quant|exact|base|none]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges|scatter|quant|exact|base|specs|none]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -17,6 +17,10 @@
 # and bench/int8_accuracy.py --time (<= 290 s). exact: the L2 suites on CUDA and
 # bench/offsets.py (<= 560 s). base: offsets' k-means rows, then bench/chamfer.py with this
 # checkout and with a carried .base/pkg (an earlier commit's package tree), <= 560 s.
+# specs: bench/specs.py, specs of the language that no bundled op is (compiled from their text)
+# against eager PyTorch and the bundled sibling, values checked against float64 (specs.log/json/md,
+# <= 420 s, no new row after 280 s); arguments after the stage name go to the script: the whole suite
+# takes two calls, `bash bench/run_gpu.sh specs --part 1/2` and `... specs --part 2/2` (~200 s each).
 # none: install only.
 set -eo pipefail
 
@@ -143,6 +147,12 @@ timeout 210 $PY bench/offsets.py --out "$OUT/kmeans" --only kmeans --budget-s 17
 timeout 160 $PY bench/chamfer.py --out "$OUT" --shapes 100k,b8x8192 --budget-s 110 || rc_bench=$?
 HSR_CACHE_DIR=/tmp/hsr-base-cache PYTHONPATH=$PWD/.base/pkg${PYTHONPATH:+:$PYTHONPATH} timeout 160 python3 bench/chamfer.py \
     --out "$OUT/base" --shapes 100k,b8x8192 --budget-s 110 || rc_bench=$?
+fi
+if [ "$STAGE" = specs ]; then
+# 4j. Specs that no bundled op is: compile each from its text, time it against eager and the bundled
+#     sibling, check it against the float64 reference evaluator (<= 420 s; no new row after 280 s).
+timeout 420 $PY bench/specs.py --out "$OUT" --budget 280 "${@:2}" 2>&1 | tee "$OUT/specs.log" || rc_bench=$?
+echo "specs: exit $rc_bench after $(( $(date +%s) - T0 )) s"
 fi
 if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 

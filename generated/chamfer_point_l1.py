@@ -128,13 +128,17 @@ def dist_fwd(
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
-    cell = tl.program_id(0).to(tl.int64)
+    # one program per (cell, block of n) on a flat grid (a grid's second axis stops at 65535
+    # blocks): the cells of one block are neighbours in launch order
+    n_cells = size_b
+    cell = (tl.program_id(0) % n_cells).to(tl.int64)
+    n_block = tl.program_id(0) // n_cells
     pid_b = cell
     a_rows = X_ptr + pid_b * stride_X_b
     b_rows = Y_ptr + pid_b * stride_Y_b
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
-    n0 = tl.program_id(1) * BLOCK_N
+    n0 = n_block * BLOCK_N
     offs_n = n0 + tl.arange(0, BLOCK_N)
     n_in = offs_n < size_n
     n_ok = n_in
@@ -1295,8 +1299,8 @@ def _dist_forward(t, sizes, need_idx, launch=True):
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
-    def grid(meta):  # one program per cell and block of n
-        return (n_cells, triton.cdiv(sizes["n"], meta["BLOCK_N"]))
+    def grid(meta):  # one program per cell and block of n, on a flat grid
+        return (n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"]),)
     if kernel is None:
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),

@@ -137,13 +137,17 @@ def rep_fwd(
 ):
     """Forward of rep: one program per (b, block of v)."""
     # spec line 9: rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))  where mask
-    cell = tl.program_id(0).to(tl.int64)
+    # one program per (cell, block of v) on a flat grid (a grid's second axis stops at 65535
+    # blocks): the cells of one block are neighbours in launch order
+    n_cells = size_b
+    cell = (tl.program_id(0) % n_cells).to(tl.int64)
+    v_block = tl.program_id(0) // n_cells
     pid_b = cell
     a_rows = W_ptr + 0
     b_rows = H_ptr + pid_b * stride_H_b
     offs_h = tl.arange(0, BLOCK_H)
     h_in = offs_h < size_h
-    v0 = tl.program_id(1) * BLOCK_V
+    v0 = v_block * BLOCK_V
     offs_v = v0 + tl.arange(0, BLOCK_V)
     v_in = offs_v < size_v
     v_ok = v_in
@@ -1014,8 +1018,8 @@ def _rep_forward(t, sizes, need_idx, launch=True):
         DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, TMA=tma is not None,
     )
 
-    def grid(meta):  # one program per cell and block of v
-        return (n_cells, triton.cdiv(sizes["v"], meta["BLOCK_V"]))
+    def grid(meta):  # one program per cell and block of v, on a flat grid
+        return (n_cells * triton.cdiv(sizes["v"], meta["BLOCK_V"]),)
     if tma is not None:
         launcher.launch(rep_fwd, grid, *args, BLOCK_V=tma[0], BLOCK_S=tma[1], **flags,
                         num_warps=tma[2], num_stages=tma[3])

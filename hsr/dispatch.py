@@ -56,7 +56,8 @@ def stacking_axis(term) -> str | None:
 
 def lean_blockers(term, signature) -> list[str]:
     """Why a term cannot run the lean forward (bench/NOTES.md, v16); empty where
-    it can. Its form: a plain dot selected by max or min, reduced over the rows
+    it can. Its form: a plain dot or cosine (the norms from the tiles) selected by
+    max or min, reduced over the rows
     (sum, mean, max, min; a max or min from chunk partials), any epilogue and per-row terms applied once a row at its selection
     (a weight, a scale, a bias), no per-column term, conditions only as
     optional masks (a mean runs lean only when none is given), each
@@ -64,10 +65,10 @@ def lean_blockers(term, signature) -> list[str]:
     that its rows are one [rows, k] matrix, and the output's axes in the grid's
     order."""
     t, why = term, []
-    if t.pair != "dot":
-        why.append(f"the pair is {t.pair}, not a dot")
-    elif not t.key_is_prim:
-        why.append("the selection's key is not the plain dot")
+    if t.pair not in ("dot", "cos"):
+        why.append(f"the pair is {t.pair}, not a dot or cosine")
+    elif not (t.key_is_prim or t.key_is_cos):
+        why.append(f"the selection's key is not the plain {t.pair}")
     if t.a.quantized:
         why.append(f"{t.a.quantized} rows")
     if t.index_out:

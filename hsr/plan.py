@@ -86,6 +86,7 @@ class TermPlan:
     aux: tuple[str, ...]         # row norms the pair needs before the kernel: "asq" (of A), "bsq" (of B), for cos
     key: str                     # Triton code of the tile's key
     key_is_prim: bool            # the key is the pair primitive itself (dot, l1 or sq)
+    key_is_cos: bool             # the key is a cosine's dot * ib (its row norm hoisted out)
     key_linear: tuple | None     # (alpha, beta code): key = alpha * dot + beta, alpha a number (dot pairs)
     h: str                       # the hoisted epilogue, in "best"
     hoisted: str                 # sympy text of h, for explain
@@ -124,7 +125,8 @@ class TermPlan:
                     else ", fp8 (e4m3) rows on the fp8 tensor cores (fp32 accumulation)" if self.a.quantized else
                     ", on the tensor cores (tl.dot, fp32 accumulation)")]
         if self.aux:
-            lines.append(f"  row norms {', '.join(self.aux)} computed once per row, before the kernel")
+            lines.append("  norms: the forward forms them from its tiles; the backward takes them once per row, "
+                         "before its kernels")
         if self.pair in ("sqdist", "dist"):
             lines.append("  exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); "
                          "longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell "
@@ -408,7 +410,8 @@ class _Planner:
         return TermPlan(
             name=name, out_axes=d.axes, grid=grid, outer=outer.op if outer else "none", select=selected,
             written_select=written, index_out=index_out, pair=pair.kind, r=r, c=c, k=k, a=a, b=b, conds=conds,
-            sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1, sq), key_linear=key_linear, h=h_code,
+            sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1, sq),
+            key_is_cos=pair.kind == "cos" and sp.expand(key - dot * ib) == 0, key_linear=key_linear, h=h_code,
             hoisted=str(h), post=post_code, value=value_code, key_sel=key_sel, weights=weights, row_grads=row_grads,
             col_grads=col_grads, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
             weighted=pair.kind == "dot" and not uniform and {w for w, _ in weights} == {"dot"},

@@ -423,6 +423,7 @@ def lean_ops():
     ops = {name: hsr.compile(text) for name, text in LEAN_SPECS.items()}
     ops["maxsim"] = hsr.compile(OPS / "maxsim.hsr")
     ops["maxsim_kd"] = hsr.compile(OPS / "maxsim_kd.hsr")
+    ops["maxsim_cos"] = hsr.compile(OPS / "maxsim_cos.hsr")
     ops.update({name: hsr.compile(text) for name, text in LEAN_EPILOGUES.items()})
     return ops
 
@@ -544,6 +545,45 @@ def test_the_lean_forward_keeps_nan_in_its_own_cells(lean, lean_ops, device):
     assert (idx[:, 2].cpu() == 0).all()  # the first NaN of document 2, whatever the row
     assert (idx[1, :, 0].cpu() == 0).all()  # query 1's first row is all NaN
     assert (idx[0, :2].cpu() >= 0).all() and (idx[0, :2].cpu() < 40).all()
+
+
+@settings(max_examples=15)
+@given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100), st.booleans(),
+       st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
+def test_the_lean_forward_of_a_cosine(lean, lean_ops, device, ni, nj, s, t, masked, dtype, seed):
+    """Cosine MaxSim through the lean kernel, its norms from the tiles: values,
+    indices and gradients as the reference (random rows: no ties). (A zero row's
+    gradient, 1 / eps, passes fp16's range: test_cosine_min_mean has it in fp32.)"""
+    gen = torch.Generator().manual_seed(seed)
+    op = lean_ops["maxsim_cos"]
+    dt = getattr(torch, dtype)
+    Q, D = torch.randn(ni, s, 32, generator=gen).to(dt), (3 * torch.randn(nj, t, 32, generator=gen)).to(dt)
+    kw = {}
+    if masked:
+        kw["qmask"] = torch.rand(ni, s, generator=gen) < 0.7
+        kw["dmask"] = torch.rand(nj, t, generator=gen) < 0.6
+    dev_kw = {k: v.to(device) for k, v in kw.items()}
+    lean.clear()
+    out, idx = op.forward_with_indices(Q.to(device), D.to(device), **dev_kw)
+    assert lean[-1] is not None
+    ref = op.reference(Q.double(), D.double(), **kw)
+    assert torch.allclose(out.cpu().double(), ref, rtol=1e-5, atol=1e-5)
+    cos = torch.einsum("isd,jtd->ijst", torch.nn.functional.normalize(Q.double(), dim=-1),
+                       torch.nn.functional.normalize(D.double(), dim=-1))
+    if "dmask" in kw:
+        cos = cos.masked_fill(~kw["dmask"][None, :, None, :], float("-inf"))
+    best = cos.argmax(-1)
+    got = idx.cpu().long()
+    picked = got >= 0
+    near = cos.gather(-1, got.clamp_min(0)[..., None])[..., 0] >= cos.amax(-1) - 1e-6  # a near tie may go either way
+    assert (near | ~picked).all() and ((got == best) | near | ~picked).all()
+    Qg, Dg = Q.to(device).clone().requires_grad_(), D.to(device).clone().requires_grad_()
+    grad = torch.randn(ni, nj, generator=gen)
+    op(Qg, Dg, **dev_kw).backward(grad.to(device))
+    Qr, Dr = Q.double().requires_grad_(), D.double().requires_grad_()
+    op.reference(Qr, Dr, **kw).backward(grad.double())
+    for mine, want in ((Qg.grad, Qr.grad), (Dg.grad, Dr.grad)):
+        assert torch.allclose(mine.cpu().double(), want, rtol=2e-2, atol=2e-2)  # 16-bit gradients
 
 
 def test_the_lean_outer_max_keeps_nan_and_the_lowest_tied_row(lean, lean_ops, device):
