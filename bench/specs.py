@@ -403,7 +403,7 @@ def cases():
              clouds("P", "R"), _hausdorff, "fp32 baddbmm expansion, amin over m, amax over n, sqrt once",
              lambda p: ({"P": {0: 1}, "R": {0: 1}}, (1,)),  # the reference's differences: ~25 GB at 20K x 20K
              ("sqrt(chamfer_distance(single_directional, point_reduction='max'))", _hausdorff_sibling, True)),
-        # n = 10^6 as bench/offsets.py; 2^20 rows fail to launch (a grid axis of 65536 blocks of 16)
+        # 2^20 rows: 65536 row blocks of 16, past a grid axis's 65535 before the flat grid
         Case("kmeans_assign", {"1Mx1024x64": dict(n=1 << 20, k=1024, f=64)},
              {"1Mx1024x64": dict(n=256, k=32, f=16)}, ("fp32", "bf16"), kmeans_inputs, _kmeans,
              "|c|^2 - 2<x,c> (fp32: addmm; bf16: GEMM in bf16, fp32 rest), argmin, in 64K-row blocks",

@@ -286,7 +286,7 @@ def split_rows(rows: int, autotuned: bool) -> int:
 # An outer max or min over long rows in few cells (Hausdorff: B = 4 clouds of 20K points)
 # would run a handful of programs: its rows go in chunks of OUTER_SPLIT_ROWS across
 # programs where the cells number fewer than OUTER_SPLIT_CELLS (a few per SM), each chunk
-# writes its (value, row), and runtime.combine_outer merges them in chunk order.
+# writes its (value, row), and the module's *_merge kernel merges them in chunk order.
 OUTER_SPLIT_ROWS = 128
 OUTER_SPLIT_CELLS = 1024
 

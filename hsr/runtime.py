@@ -287,25 +287,6 @@ def reduce_to(buffer: torch.Tensor, buffer_axes, target_axes, sizes: dict) -> to
     return buffer.permute([kept.index(a) for a in target_axes]) if kept != list(target_axes) else buffer
 
 
-def combine_outer(vals: torch.Tensor, rows: torch.Tensor, out: torch.Tensor, stat, outer: str) -> None:
-    """Merge each cell's chunk partials of an outer max or min, in chunk order:
-    vals and rows [cells, chunks] (rows -1 where a chunk kept no row). The best
-    value wins (NaN first, as torch.max keeps it), ties go to the earliest chunk
-    and so to the lowest row; a cell with no kept row is 0 with row -1. out
-    [cells...] fp32, stat [cells] int32 or None."""
-    kept = rows >= 0
-    v = torch.where(kept, vals, float("-inf") if outer == "max" else float("inf"))
-    best = v.amax(dim=1) if outer == "max" else v.amin(dim=1)
-    hit = kept & ((v == best[:, None]) | (v.isnan() & best.isnan()[:, None]))
-    order = torch.arange(vals.shape[1], device=vals.device, dtype=torch.int32)
-    first = torch.where(hit, order, vals.shape[1]).amin(dim=1)
-    found = first < vals.shape[1]
-    out.view(-1).copy_(torch.where(found, best, 0.0))
-    if stat is not None:
-        row = rows.gather(1, first.clamp(max=vals.shape[1] - 1).long()[:, None])[:, 0]
-        stat.copy_(torch.where(found, row, -1))
-
-
 def next_pow2(n: int, at_least: int = 16) -> int:
     p = at_least
     while p < n:

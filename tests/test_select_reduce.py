@@ -383,7 +383,7 @@ LEAN_EPILOGUES = {
         bias[i, s]: float = 0
         out[i, j] = sum_s min_t (bias_s - <A_s, B_t>)
     """,
-    # outer max and min: chunk partials merged in order (runtime.combine_outer)
+    # outer max and min: chunk partials merged in order (the module's *_merge kernel)
     "outer_max": """
         A[i, s, d]: float
         B[j, t, d]: float
