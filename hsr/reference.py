@@ -121,6 +121,8 @@ class _Evaluator:
             if t is not None and chunk_axis in decl.axes:
                 t = t.narrow(decl.axes.index(chunk_axis), lo, hi - lo)
             self.tensors[name] = t
+        # constants and omitted inputs' defaults live on the inputs' device
+        self.device = next((t.device for t in tensors.values() if t is not None), torch.device("cpu"))
         if chunk_axis is not None:
             self.sizes[chunk_axis] = hi - lo
         self.indices = {}
@@ -138,12 +140,12 @@ class _Evaluator:
     def load(self, node: ir.Load) -> tuple:
         t = self.tensors[node.tensor.name]
         if t is None:  # an omitted float input: its declared default, everywhere
-            return torch.tensor(float(node.tensor.default), dtype=torch.float64), ()
+            return torch.tensor(float(node.tensor.default), dtype=torch.float64, device=self.device), ()
         return t.to(torch.float64), node.tensor.axes
 
     def eval(self, node) -> tuple:
         if isinstance(node, ir.Const):
-            return torch.tensor(node.value, dtype=torch.float64), ()
+            return torch.tensor(node.value, dtype=torch.float64, device=self.device), ()
         if isinstance(node, ir.Load):
             return self.load(node)
         if isinstance(node, ir.Pair):

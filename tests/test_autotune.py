@@ -93,7 +93,7 @@ def test_stacked_pool_prunes_by_the_stacked_axis(monkeypatch):
 
 
 def test_auto_backward_rule():
-    from hsr.runtime import auto_backward
+    from hsr.dispatch import auto_backward
     assert auto_backward(n_contenders=128, outer=32, selected=300) == "atomic"  # ColBERT B=128: 13.6 per row
     assert auto_backward(n_contenders=512, outer=32, selected=300) == "deterministic"  # ColBERT B=512: 55
     assert auto_backward(n_contenders=32, outer=1024, selected=1024) == "atomic"  # ColPali B=32: 32
@@ -103,7 +103,7 @@ def test_auto_backward_rule():
 
 
 def test_deterministic_scatter_rule(monkeypatch):
-    from hsr.runtime import deterministic_scatter
+    from hsr.dispatch import deterministic_scatter
     monkeypatch.delenv("HSR_SCATTER", raising=False)
     assert deterministic_scatter(128, 32, 300) == "onehot"  # ColBERT B=128
     assert deterministic_scatter(1, 10_000, 10_000) == "onehot"  # Chamfer at 10K points

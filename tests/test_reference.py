@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+import hsr
 import hsr.reference as reference
 from hsr.check import check
 from hsr.parse import parse
@@ -151,3 +152,12 @@ def test_outer_reductions(op, fn):
     cos = torch.einsum("isd,jtd->ijst", torch.nn.functional.normalize(A.double(), dim=-1),
                        torch.nn.functional.normalize(B.double(), dim=-1))
     assert torch.allclose(out, fn(cos.max(-1).values))
+
+
+def test_constants_and_defaults_live_on_the_inputs_device():
+    """A spec's numbers and an omitted input's default are made on the inputs'
+    device (meta here stands for a GPU: a CPU constant would not mix with it)."""
+    op = hsr.compile("Q[i, s, d]: float\nD[j, t, d]: float\nw[i, s]: float = 1\n"
+                     "score[i, j] = sum_s w_s * min_t 1 / (1 + ||Q_s - D_t||^2)\n")
+    out = op.reference(torch.randn(2, 3, 4, device="meta"), torch.randn(2, 5, 4, device="meta"))
+    assert out.device.type == "meta" and out.shape == (2, 2)
