@@ -343,10 +343,10 @@ def row_matrix(x: torch.Tensor) -> torch.Tensor | None:
         return None
 
 
-def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, where: str) -> list[str]:
+def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str) -> list[str]:
     """Why a call of a lean-form term does not run the lean forward; empty where it
-    does. where: "interpreter", "cpu" (no kernels), or "cuda" with the compute
-    capability's major number ("cuda9")."""
+    does. machine (see `where`): "interpreter", "cpu" (no kernels), or "cuda" with
+    the compute capability's major number ("cuda9")."""
     why = []
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
@@ -358,10 +358,10 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, where: str) -> 
         why.append(f"{dtype} rows (fp16 and bf16 only)")
     if d not in LEAN_DIMS:
         why.append(f"a contraction of {d}, not one of {LEAN_DIMS}")
-    if where == "cpu":
+    if machine == "cpu":
         why.append("no kernels on the CPU without TRITON_INTERPRET=1")
-    elif where.startswith("cuda") and int(where[4:]) < 9:
-        why.append(f"compute capability {where[4:]}.x (measured on sm90 only)")
+    elif machine.startswith("cuda") and int(machine[4:]) < 9:
+        why.append(f"compute capability {machine[4:]}.x (measured on sm90 only)")
     return why
 
 
@@ -403,20 +403,20 @@ LONG_TMA_BLOCKS = (256, 128, 8, 3)
 LONG_TMA_MIN = (256, 128)
 
 
-def tma_call_blockers(rows: int, cols: int, dtype: str, where: str) -> list[str]:
+def tma_call_blockers(rows: int, cols: int, dtype: str, machine: str) -> list[str]:
     """Why a call of a TMA-form term keeps pointer loads; empty where it takes TMA.
     fp32 only under the interpreter (the tests' integer data): on the GPU fp32
     keeps its IEEE dot."""
     mode, why = os.environ.get("HSR_TMA", ""), []
     if mode == "0":
         why.append("TMA is off (HSR_TMA=0)")
-    if dtype not in ("float16", "bfloat16") and not (where == "interpreter" and dtype == "float32"):
+    if dtype not in ("float16", "bfloat16") and not (machine == "interpreter" and dtype == "float32"):
         why.append(f"{dtype} rows")
-    if where == "cpu":
+    if machine == "cpu":
         why.append("no kernels on the CPU without TRITON_INTERPRET=1")
-    elif where.startswith("cuda"):
-        if int(where[4:]) < 9:
-            why.append(f"compute capability {where[4:]}.x (no TMA)")
+    elif machine.startswith("cuda"):
+        if int(machine[4:]) < 9:
+            why.append(f"compute capability {machine[4:]}.x (no TMA)")
         if mode != "1" and (rows < LONG_TMA_MIN[0] or cols < LONG_TMA_MIN[1]):
             why.append(f"{rows} x {cols} rows, under {LONG_TMA_MIN[0]} x {LONG_TMA_MIN[1]}")
     return why
@@ -460,10 +460,10 @@ def forms(term, signature) -> dict:
 
 
 def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "float16",
-                   where: str = "cuda9") -> list[str]:
+                   machine: str = "cuda9") -> list[str]:
     """explain()'s lines on a term's forward kernel: the family that runs and what
     keeps a faster family out. Without sizes, the rule; with sizes ({axis: n}),
-    a dtype and where it runs (see `where`; default an sm90 GPU), the family a call
+    a dtype and the machine it runs on (see `where`; default an sm90 GPU), the family a call
     of those sizes takes, from the same rules the call applies."""
     f = forms(term, signature)
     if term.a.quantized:
@@ -493,13 +493,13 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         pairs = rows * cols
         for g in term.grid:
             pairs *= sizes.get(g, 1)
-        lean_call = lean_call_blockers(rows, cols, d, dtype, where) if not f["lean"] else []
-        place = "cuda" if where.startswith("cuda") else where
+        lean_call = lean_call_blockers(rows, cols, d, dtype, machine) if not f["lean"] else []
+        place = "cuda" if machine.startswith("cuda") else machine
         if not f["lean"] and not lean_call:
             family = "lean"
         elif general == "points" and f["split"] and split_pass(place, d, pairs):
             family = "split"
-        elif general == "tiles-long" and not f["tma"] and not tma_call_blockers(rows, cols, dtype, where):
+        elif general == "tiles-long" and not f["tma"] and not tma_call_blockers(rows, cols, dtype, machine):
             family = "tiles-tma"
         else:
             family = general
