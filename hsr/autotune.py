@@ -56,6 +56,9 @@ SPLIT_POOL = {
 }
 SMEM_BYTES = {"sm90": 227 * 1024, "sm80": 163 * 1024}
 KEY = ["r_bucket", "c_bucket"]
+# A kept config names its blocks by role (the outer axis's, the selected axis's, the
+# stacked axis's), not by the spec's axes: specs of one lowering share it whatever their names.
+ROLES = ("BLOCK_R", "BLOCK_C", "BLOCK_G")
 
 _tuned: dict = {}
 
@@ -115,10 +118,11 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
     return prune
 
 
-def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, size_r: str, size_c: str,
-            block_g: str | None = None, size_g: str | None = None, split: str | None = None):
+def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
+            size_c: str, block_g: str | None = None, size_g: str | None = None, split: str | None = None):
     """The autotuned version of a select_reduce forward kernel, or None when
-    blocks are fixed (the interpreter, or HSR_AUTOTUNE=0).
+    blocks are fixed (the interpreter, or HSR_AUTOTUNE=0). lowering: what the
+    kernel is (hsr.plan.lowering_id), which keys its kept and shipped configs.
 
     Keys: the bucketed lengths, the padded contraction block, NEED_IDX, the
     unrolled coordinates (SMALL_D), the contraction's path (DOT_MODE), the rows
@@ -145,7 +149,8 @@ def forward(kernel, *, operand: str, block_r: str, block_c: str, block_k: str, s
         keys = KEY + (["g_bucket"] if block_g else []) + ([split] if split else []) \
             + [block_k, "NEED_IDX", "SMALL_D", "DOT_MODE"]
         tuner = triton.autotune(configs=configs, key=keys, prune_configs_by={"early_config_prune": prune})(kernel)
-        _tuned[key] = Tuned(kernel, tuner, keys, operand, len(configs), block_r, split)
+        blocks = (block_r, block_c) + ((block_g,) if block_g else ())
+        _tuned[key] = Tuned(kernel, tuner, keys, operand, len(configs), lowering, blocks, split)
     return _tuned[key]
 
 
@@ -162,15 +167,18 @@ class Tuned:
     """A forward kernel launched with the config kept for its key: from this
     process, from earlier ones (hsr.tuned's file), or shipped with hsr; a key
     seen nowhere is tuned once (saying so on stderr) and kept.
-    HSR_AUTOTUNE_CACHE=0 ignores kept and shipped configs (to measure them again)."""
+    HSR_AUTOTUNE_CACHE=0 ignores kept and shipped configs (to measure them again).
+    Kept and shipped configs are found by lowering (hsr.plan.lowering_id) and name
+    blocks by role (ROLES; blocks: this kernel's names for them, in that order)."""
 
-    def __init__(self, kernel, tuner, keys, operand, n_configs, block_r=None, split=None):
+    def __init__(self, kernel, tuner, keys, operand, n_configs, lowering, blocks=(), split=None):
         self.kernel, self.tuner, self.keys, self.operand, self.n_configs = kernel, tuner, keys, operand, n_configs
+        self.lowering, self.roles = lowering, dict(zip(ROLES, blocks))
         # where the key holds a split's chunk, a config must have that row block
         self.chunk_at = keys.index(split) if split else None
-        self.block_r = block_r
+        self.block_r = blocks[0] if blocks else None
         fn = getattr(kernel, "fn", kernel)
-        self.name = f"{fn.__module__}.{fn.__name__}"
+        self.name = f"{fn.__module__}.{fn.__name__} (lowering {lowering})"
         self.configs: dict = {}  # key -> config, this process
         self._positions = None
 
@@ -184,9 +192,11 @@ class Tuned:
     def lookup(self, key: tuple):
         config = self.configs.get(key)
         if config is None and os.environ.get("HSR_AUTOTUNE_CACHE", "1") != "0":
-            config = tuned.measured().get(tuned.entry_key(self.name, key, _where()))
+            config = tuned.measured().get(tuned.entry_key(self.lowering, key, _where()))
             if config is None:
-                config = tuned.shipped(arch()).get(tuned.entry_key(self.name, key))
+                config = tuned.shipped(arch()).get(tuned.entry_key(self.lowering, key))
+            if config is not None:  # its blocks by role: this kernel's names for them
+                config = self._renamed(config, self.roles)
             if config is not None and not set(config["kwargs"]) <= set(self.tuner.arg_names):
                 config = None  # kept for another version of the kernel: tune again
             if config is not None and self.chunk_at is not None and key[self.chunk_at] \
@@ -210,11 +220,17 @@ class Tuned:
             if best is not None:
                 config = {"kwargs": dict(best.kwargs), "num_warps": best.num_warps, "num_stages": best.num_stages}
                 self.configs[key] = config
-                tuned.save(tuned.entry_key(self.name, key, _where()), config)
+                tuned.save(tuned.entry_key(self.lowering, key, _where()),
+                           self._renamed(config, {name: role for role, name in self.roles.items()}))
                 print(f"hsr: tuned {self.name} in {time.monotonic() - t0:.1f} s: {_describe(config)}",
                       file=sys.stderr, flush=True)
             return out
         return launch
+
+    @staticmethod
+    def _renamed(config: dict, names: dict) -> dict:
+        """config with its blocks renamed by names (by role to this kernel's names, or back)."""
+        return {**config, "kwargs": {names.get(k, k): v for k, v in config["kwargs"].items()}}
 
 
 def _where() -> str:

@@ -7,7 +7,7 @@ Two kinds of rule live here:
   `stacking_axis`, `lean_blockers`, `both_ways_blockers`, `split_form`,
   `tma_blockers`;
 - **what a call is** (sizes, dtype, device, layout) decides which of them runs:
-  `contraction` (DOT_MODE), `lean_blocks`, `long_tma`, `split_pass`,
+  `contraction` (DOT_MODE), `precision`, `lean_blocks`, `long_tma`, `split_pass`,
   `both_ways_fused`, `split_rows`, `outer_split`, and the backward's `auto_backward` and
   `deterministic_scatter`.
 
@@ -56,7 +56,8 @@ def stacking_axis(term) -> str | None:
 
 def lean_blockers(term, signature) -> list[str]:
     """Why a term cannot run the lean forward (bench/NOTES.md, v16); empty where
-    it can. Its form: a plain dot or cosine (the norms from the tiles) selected by
+    it can. Its form: a plain dot, cosine or squared L2 distance (the norms from
+    the tiles; an L2 pair's selected value from its differences) selected by
     max or min, reduced over the rows
     (sum, mean, max, min; a max or min from chunk partials), any epilogue and per-row terms applied once a row at its selection
     (a weight, a scale, a bias), no per-column term, conditions only as
@@ -65,8 +66,8 @@ def lean_blockers(term, signature) -> list[str]:
     that its rows are one [rows, k] matrix, and the output's axes in the grid's
     order."""
     t, why = term, []
-    if t.pair not in ("dot", "cos"):
-        why.append(f"the pair is {t.pair}, not a dot or cosine")
+    if t.pair not in ("dot", "cos", "sqdist", "dist"):
+        why.append(f"the pair is {t.pair}, not a dot, cosine or L2 distance")
     elif not (t.key_is_prim or t.key_is_cos):
         why.append(f"the selection's key is not the plain {t.pair}")
     if t.a.quantized:
@@ -201,6 +202,19 @@ def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
     if next_pow2(d) <= 256:
         return 0, next_pow2(d, 32 if quantized else 16), 0
     return 1, 64, 0
+
+
+def precision(dtype: torch.dtype, l2: bool, device) -> str:
+    """The forward's tl.dot input precision: "tf32" for 16-bit rows (their products
+    are exact in fp32 either way); for fp32 rows the IEEE dot on the CUDA cores,
+    but for an L2 pair on a GPU three TF32 products on the tensor cores ("tf32x3",
+    about 2^-21 of the terms against the IEEE dot's 2^-24): its expansion, on rows
+    shifted near their data (runtime.l2_shift), only ranks the pairs, and the
+    selected pair's value comes from its differences. The k-means assignment
+    (1M x 1024 x 64, H100) spent its time in the IEEE dot (bench/NOTES.md)."""
+    if dtype != torch.float32:
+        return "tf32"
+    return "tf32x3" if l2 and getattr(device, "type", device) == "cuda" else "ieee"
 
 
 SPLIT_K = 16  # the split rows' width: 3 products of pieces a coordinate and 3 norm pieces fit d <= 4

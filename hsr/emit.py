@@ -13,7 +13,7 @@ import jinja2
 
 from . import __version__
 from .errors import source_lines
-from .plan import Plan, TermPlan
+from .plan import Plan, TermPlan, lowering_id
 from . import dispatch
 from .dispatch import SMALL_D_MAX, SPLIT_K
 
@@ -262,7 +262,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         ofill="-inf" if t.outer == "max" else "inf", obetter=">" if t.outer == "max" else "<",
         ocombine="maximum" if t.outer == "max" else "minimum",
         cell_expr=_flat(t.grid),
-        lean=_lean(t, plan), tma=tma,
+        lean=_lean(t, plan), tma=tma, lowering=lowering_id(t, plan.signature),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
         # unstacked outer max or min (dispatch.outer_split, partials merged on the host)
         row_split=t.outer == "sum" or (t.outer in ("max", "min") and not blocked),

@@ -19,8 +19,10 @@ rejected with an error naming the part of the normal form it breaks.
 
 from __future__ import annotations
 
+import hashlib
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -130,8 +132,9 @@ class TermPlan:
         if self.pair in ("sqdist", "dist"):
             lines.append("  exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); "
                          "longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell "
-                         "(fp32 rows, shifted before the kernel; norms from the tiles), then the selected pair's "
-                         "value from its differences")
+                         "(fp32 rows, shifted before the kernel, the dot as three TF32 products on a GPU; 16-bit rows "
+                         "unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from "
+                         "its differences")
         key = self.key.replace("[None, :]", "").replace("[:, None]", "")
         lines.append(f"  tile loop keeps the running {self.select} of {key} over {self.c!r} "
                      f"({self.b.name} rows streamed in tiles; lowest index wins ties)")
@@ -154,6 +157,7 @@ class TermPlan:
                          f"or destination-owned (\"deterministic\": the index sorted by selected row, or "
                          f"one-hot tiles), from the saved int32 index")
         lines.extend(dispatch.forward_kernel(self, signature, sizes, dtype, where))
+        lines.append(f"  tuned configs keyed by lowering {lowering_id(self, signature)}")
         return lines
 
 
@@ -186,6 +190,70 @@ class Plan:
             lines.extend(term.explain(self.signature, sizes, dtype, where))
         return "\n".join(lines)
 
+
+def lowering_id(term: TermPlan, signature) -> str:
+    """What a term's autotuned forward kernel is: the key of its tuned configs
+    (hsr.autotune), shared by every spec of the same lowering whatever its names.
+    "<outer>_<select>_<pair>[_<int8|fp8>]-<12 hex digits>", the digits a SHA-256
+    of the plan with names by role (_by_role), the kinds and defaults of the
+    inputs it reads and the forms that change that kernel (stacking, split pass,
+    TMA loads).
+
+    The plan is hashed, not the kernel's text, so that a template edit keeps the
+    ids and the configs shipped for them. Every plan field but names, lines and
+    spec text counts, fields added later included: specs share an id only where
+    their kernels are the same up to names. Where two per-row (or per-column)
+    terms meet in one expression, sympy orders them by name, so a renamed spec
+    may get another id: a tuning more, never another kernel's config."""
+    renamed, names = _by_role(term)
+    decls = {name: (kind, default) for name, _axes, kind, default in signature}
+    forms = dispatch.forms(term, signature)
+    axes = _role_axes(term)
+    text = repr((renamed, tuple((names[n], *decls[n]) for n in names),
+                 axes.get(forms["stacked"]), forms["split"], not forms["tma"]))
+    select = ("arg" if term.index_out else "") + term.select
+    words = "_".join(w for w in (term.outer, select, term.pair, term.a.quantized) if w not in ("none", ""))
+    return f"{words}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def _role_axes(term: TermPlan) -> dict:
+    return {term.r: "r", term.c: "c", term.k: "k", **{g: f"g{n}" for n, g in enumerate(term.grid)}}
+
+
+def _by_role(term: TermPlan) -> tuple[TermPlan, dict]:
+    """(the term with no lines or spec text and names by role, {input: role}):
+    axes r, c, k, and g0, g1... in grid order; operands A, B; per-row and
+    per-column terms S0, S1... as the expression reads them; condition inputs
+    M0, M1..., the rows' first (not in declaration order, which only permutes
+    the kernel's parameters)."""
+    t, axes = term, _role_axes(term)
+    conds = tuple(c for c in t.conds if c.axis == t.r) + tuple(c for c in t.conds if c.axis == t.c)
+    inputs = dict.fromkeys(c.name for c in conds if c.name)
+    names = {t.a.name: "A", t.b.name: "B", **{s.name: f"S{n}" for n, s in enumerate(t.sides)},
+             **{name: f"M{n}" for n, name in enumerate(inputs)}}
+    tokens = {f"{side}_{s.name}{sel}": f"{side}_{names[s.name]}{sel}"
+              for s in t.sides for side, sel in (("row", ""), ("col", ""), ("col", "_sel"))}
+
+    def code(text: str) -> str:
+        return re.sub(r"\w+", lambda m: tokens.get(m.group(), m.group()), text)
+
+    def on(xs) -> tuple:
+        return tuple(axes[x] for x in xs)
+
+    def operand(o: Operand) -> Operand:
+        return replace(o, name=names[o.name], axes=on(o.axes), grid_axes=on(o.grid_axes))
+
+    renamed = replace(
+        t, name="", line=0, spec_line="", pair_line=0, hoisted="", out_axes=on(t.out_axes), grid=on(t.grid),
+        r="r", c="c", k="k", a=operand(t.a), b=operand(t.b),
+        conds=tuple(replace(c, axis=axes[c.axis], name=names.get(c.name), axes=on(c.axes), line=0) for c in conds),
+        sides=tuple(replace(s, name=names[s.name], axes=on(s.axes)) for s in t.sides),
+        key=code(t.key), h=code(t.h), post=code(t.post), value=code(t.value), key_sel=code(t.key_sel),
+        key_linear=t.key_linear and (t.key_linear[0], code(t.key_linear[1])),
+        weights=tuple((w, code(x)) for w, x in t.weights),
+        row_grads=tuple((names[n], code(x), code(y)) for n, x, y in t.row_grads),
+        col_grads=tuple((names[n], code(x)) for n, x in t.col_grads))
+    return renamed, names
 
 
 def plan(program: ir.Program) -> Plan:

@@ -146,6 +146,7 @@ UNARY = {
 }
 
 KEY = sp.Symbol("key", real=True)
+KEY_NONNEG = sp.Symbol("key", nonnegative=True)  # a key that cannot be negative (a distance)
 
 
 def monotone(h: sp.Expr, var: sp.Symbol = KEY, strict: bool = False) -> int:
@@ -174,7 +175,9 @@ def hoist(expr: sp.Expr, dependent: set, strict: bool = False) -> tuple[sp.Expr,
     +1 keeps max/min, -1 flips it."""
     best = (expr, KEY, 1)
     for key, h in _splits(expr, dependent):
-        direction = monotone(h, KEY, strict)
+        # over the key's own range: 1 / (1 + key) is monotone where the key is a distance
+        var = KEY_NONNEG if key.is_nonnegative else KEY
+        direction = monotone(h.subs(KEY, var), var, strict)
         if direction:
             best = (key, h, direction)
     return best

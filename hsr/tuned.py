@@ -3,10 +3,13 @@
 bundled ops at the reference shapes (tuned.json beside this module), so that a
 first call need not tune.
 
-A config is {"kwargs": {BLOCK_*: n}, "num_warps": w, "num_stages": s}; a key is
-the autotune key (bucketed lengths, padded d, whether indices are written, the
-operand's dtype). Measured entries are also keyed by the device's name and the
-Triton version; shipped ones by the architecture's pool (sm80, sm90) only.
+A config is {"kwargs": {BLOCK_*: n}, "num_warps": w, "num_stages": s}, its
+blocks named by role (hsr.autotune.ROLES); an entry is keyed by what the kernel
+is (its lowering, hsr.plan.lowering_id, so that every spec of one lowering
+finds it) and the autotune key (bucketed lengths, padded d, whether indices are
+written, the operand's dtype). Measured entries are also keyed by the device's
+name and the Triton version; shipped ones by the architecture's pool (sm80,
+sm90) only.
 Writes are atomic (a temporary file renamed into place); an unreadable file is
 ignored with a warning and rewritten; a cache that cannot be written keeps its
 entries for this process only.
@@ -30,9 +33,9 @@ def store_path() -> Path:
     return cache_dir() / "tuned-configs.json"
 
 
-def entry_key(kernel_id: str, key: tuple, where: str = "") -> str:
-    """One string per (kernel, key[, device and Triton version]): JSON object keys."""
-    return json.dumps([kernel_id, where, [str(k) if not isinstance(k, (bool, int)) else k for k in key]])
+def entry_key(lowering: str, key: tuple, where: str = "") -> str:
+    """One string per (lowering, key[, device and Triton version]): JSON object keys."""
+    return json.dumps([lowering, where, [str(k) if not isinstance(k, (bool, int)) else k for k in key]])
 
 
 def _read(path: Path) -> dict:

@@ -75,8 +75,8 @@ def test_a_long_contraction_takes_its_own_pool(monkeypatch, arch):
 
 
 def test_no_tuning_under_the_interpreter():
-    assert autotune.forward(object(), operand="A", block_r="BR", block_c="BC", block_k="BK",
-                            size_r="r", size_c="c") is None
+    assert autotune.forward(object(), lowering="sum_max_dot-test", operand="A", block_r="BR", block_c="BC",
+                            block_k="BK", size_r="r", size_c="c") is None
 
 
 def test_stacked_pool_prunes_by_the_stacked_axis(monkeypatch):
@@ -150,14 +150,14 @@ def test_a_kept_config_of_another_row_block_is_not_used_for_a_split(monkeypatch)
         arg_names = ["A", "r_bucket", "c_bucket", "SPLIT", "BK", "BR", "BC"]
         fn = test_a_kept_config_of_another_row_block_is_not_used_for_a_split
     keys = autotune.KEY + ["SPLIT", "BK"]
-    fwd = autotune.Tuned(Kernel(), Kernel(), keys, "A", 1, block_r="BR", split="SPLIT")
-    config = {"kwargs": {"BR": 64, "BC": 64}, "num_warps": 4, "num_stages": 3}
-    monkeypatch.setattr(autotune.tuned, "shipped", lambda arch: {autotune.tuned.entry_key(fwd.name, k): config
+    fwd = autotune.Tuned(Kernel(), Kernel(), keys, "A", 1, "sum_max_dot-test", ("BR", "BC"), split="SPLIT")
+    config = {"kwargs": {"BLOCK_R": 64, "BLOCK_C": 64}, "num_warps": 4, "num_stages": 3}
+    monkeypatch.setattr(autotune.tuned, "shipped", lambda arch: {autotune.tuned.entry_key(fwd.lowering, k): config
                                                                 for k in ((1024, 1024, 128, 128, "x"),
                                                                           (64, 1024, 0, 128, "x"))})
     monkeypatch.setattr(autotune, "arch", lambda: "sm90")
     assert fwd.lookup((1024, 1024, 128, 128, "x")) is None  # 64-row blocks cannot run 128-row chunks
-    assert fwd.lookup((64, 1024, 0, 128, "x")) == config  # no split: any row block
+    assert fwd.lookup((64, 1024, 0, 128, "x"))["kwargs"] == {"BR": 64, "BC": 64}  # no split: any row block
 
 
 def test_a_kept_config_launches_through_the_launcher(monkeypatch):
@@ -170,7 +170,7 @@ def test_a_kept_config_launches_through_the_launcher(monkeypatch):
         arg_names = ["A", "r_bucket", "c_bucket", "BK", "BR", "BC"]
         fn = test_a_kept_config_launches_through_the_launcher
     kernel = Kernel()
-    fwd = autotune.Tuned(kernel, Kernel(), autotune.KEY + ["BK"], "A", 1)
+    fwd = autotune.Tuned(kernel, Kernel(), autotune.KEY + ["BK"], "A", 1, "sum_max_dot-test", ("BR", "BC"))
     A = torch.zeros(2, dtype=torch.float16)
     fwd.configs[(32, 64, 128, "torch.float16")] = {"kwargs": {"BR": 32, "BC": 64}, "num_warps": 4, "num_stages": 2}
     fwd[(7,)](A, 32, 64, BK=128)

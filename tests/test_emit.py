@@ -254,3 +254,14 @@ def test_cli_bench_without_a_checkout_says_so(monkeypatch, capsys):
     monkeypatch.setattr(hsr.cli, "bench_dir", lambda: None)
     assert main(["bench", "splade"]) == 2
     assert "source checkout" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.name)
+def test_each_autotuned_forward_is_keyed_by_its_lowering(path):
+    """The id is a literal of the module (no planning at call time); being in
+    the emitted text, it is also covered by the hash-seed test above."""
+    from hsr.plan import lowering_id
+    p = plan(check(parse(path.read_text(), path.name)))
+    code = emit_file(path)
+    for t in p.terms:
+        assert f'autotune.forward({t.name}_fwd, lowering="{lowering_id(t, p.signature)}",' in code

@@ -205,6 +205,15 @@ def test_a_decreasing_epilogue_flips_the_selection():
     assert p.hoisted == "exp(-key/2)"
 
 
+def test_monotone_over_the_keys_own_range():
+    """1 / (1 + x) has a pole at -1 but a distance is never negative: hoisted; over a
+    dot (any sign) it stays in the loop."""
+    p = term_of(HEAD + "score[i, j] = sum_s min_t 1 / (1 + ||Q_s - D_t||^2)\n")
+    assert (p.key, p.select, p.hoisted) == ("sq", "max", "1/(key + 1)")
+    p = term_of(HEAD + "score[i, j] = sum_s min_t 1 / (1 + <Q_s, D_t>)\n")
+    assert p.hoisted == "key" and p.key != "dot"
+
+
 def test_a_non_monotone_epilogue_stays_in_the_loop():
     p = term_of(HEAD + "score[i, j] = sum_s max_t abs(<Q_s, D_t> - 1)\n")
     assert p.hoisted == "key" and "tl.abs" in p.key and p.need_x
@@ -325,3 +334,79 @@ def test_explain_hoisting_and_terms():
 def test_explain_scalar_output():
     p = plan_of("Q[s, d]: float\nD[t, d]: float\nscore[] = sum_s max_t <Q_s, D_t>\n")
     assert "(scalar)" in p.explain()
+
+
+# -- lowering ids (what keys tuned configs) -------------------------------------------
+
+MAXSIM = HEAD + "qmask[i, s]: bool = all\ndmask[j, t]: bool = all\n" \
+    "score[i, j] = sum_s max_t <Q_s, D_t> where qmask, dmask\n"
+RENAMED = """# the same lowering: other names, declaration order, formatting and comments
+doc_mask[doc, tok]: bool = all
+Docs[doc, tok, h]: float
+Queries[q, qt, h]: float   # queries
+query_mask[q, qt]: bool = all
+
+# a blank line, then the definition on a later line
+sim[q, doc] =  sum_qt   max_tok <Queries[q, qt, :], Docs_tok>   where doc_mask, query_mask
+"""
+
+
+def lowering(source: str) -> list[str]:
+    from hsr.plan import lowering_id
+    p = plan_of(source)
+    return [lowering_id(t, p.signature) for t in p.terms]
+
+
+def test_a_lowering_id_ignores_names_and_formatting():
+    (maxsim,) = lowering(MAXSIM)
+    assert lowering(RENAMED) == [maxsim]
+    assert maxsim.startswith("sum_max_dot-") and len(maxsim.split("-")[1]) == 12
+    assert lowering((ROOT / "ops" / "maxsim.hsr").read_text()) == [maxsim]  # the bundled spec, with its comments
+    weighted = HEAD + "w[i, s]: float\nb[j, t]: float\nscore[i, j] = sum_s w_s * max_t (<Q_s, D_t> + b_t)\n"
+    renamed = HEAD + "zeta[i, s]: float\na[j, t]: float\nscore[i, j] = sum_s zeta_s * max_t (<Q_s, D_t> + a_t)\n"
+    assert lowering(renamed) == lowering(weighted)  # per-row and per-column terms by role too
+    # Chamfer's two directions: one kernel, two prefixes (cd, cd_t1), operands and bounds swapped
+    first, second = lowering((ROOT / "ops" / "chamfer.hsr").read_text())
+    assert first == second
+
+
+PLAIN = HEAD + "score[i, j] = sum_s max_t <Q_s, D_t>\n"
+OTHER_LOWERINGS = {
+    "weighted": HEAD + "w[i, s]: float\nqmask[i, s]: bool = all\ndmask[j, t]: bool = all\n"
+                       "score[i, j] = sum_s w_s * max_t <Q_s, D_t> where qmask, dmask\n",
+    "min": MAXSIM.replace("max_t", "min_t"),
+    "cos": MAXSIM.replace("<Q_s, D_t>", "cos(Q_s, D_t)"),
+    "sqdist": MAXSIM.replace("<Q_s, D_t>", "||Q_s - D_t||^2"),
+    "unmasked": PLAIN,
+    "one-mask": HEAD + "dmask[j, t]: bool = all\nscore[i, j] = sum_s max_t <Q_s, D_t> where dmask\n",
+    "required-mask": MAXSIM.replace("qmask[i, s]: bool = all", "qmask[i, s]: bool"),
+    "outer-max": MAXSIM.replace("sum_s", "max_s"),
+    "outer-min": MAXSIM.replace("sum_s", "min_s"),
+    "outer-mean": MAXSIM.replace("sum_s", "mean_s"),
+    "unmasked-outer-max": PLAIN.replace("sum_s", "max_s"),
+    "epilogue": MAXSIM.replace("max_t <Q_s, D_t>", "max_t exp(<Q_s, D_t>)"),
+    "scaled": MAXSIM.replace("sum_s max_t", "sum_s 2 * max_t"),
+    "column-term": HEAD + "b[j, t]: float\nscore[i, j] = sum_s max_t (<Q_s, D_t> + b_t)\n",
+    "int8": HEAD.replace("float", "int8") + "score[i, j] = sum_s max_t <Q_s, D_t>\n",
+    "kd": "Q[i, s, d]: float\nD[i, k, t, d]: float\nscore[i, k] = sum_s max_t <Q_s, D_t>\n",
+    "one-query": "Q[s, d]: float\nD[j, t, d]: float\nscore[j] = sum_s max_t <Q_s, D_t>\n",
+    "argmax": HEAD + "score[i, j, s] = argmax_t <Q_s, D_t>\n",
+    "splade": "H[b, s, h]: float\nW[v, h]: float\nrep[b, v] = max_s <H_s, W_v>\n",
+}
+
+
+@pytest.mark.parametrize("name", OTHER_LOWERINGS)
+def test_a_lowering_id_changes_with_the_lowering(name):
+    assert lowering(OTHER_LOWERINGS[name]) != lowering(MAXSIM)
+
+
+def test_lowering_ids_of_different_lowerings_all_differ():
+    ids = [lowering(s)[0] for s in OTHER_LOWERINGS.values()]
+    assert len(set(ids)) == len(ids)
+
+
+def test_explain_names_the_lowering():
+    from hsr.plan import lowering_id
+    p = plan_file("maxsim.hsr")
+    lines = [x for x in p.explain().splitlines() if "tuned configs" in x]
+    assert lines == [f"  tuned configs keyed by lowering {lowering_id(p.terms[0], p.signature)}"]

@@ -400,6 +400,30 @@ LEAN_EPILOGUES = {
 }
 
 
+# L2 keys the lean forward ranks by |a|^2 + |b|^2 - 2<a, b> from its tiles, each
+# selected pair's value then from its differences
+LEAN_L2 = {
+    "gaussian": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        amask[i, s]: bool = all
+        bmask[j, t]: bool = all
+        out[i, j] = sum_s max_t exp(-0.05 * ||A_s - B_t||^2)  where amask, bmask
+    """,
+    "mean_dist": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        out[i, j] = mean_s min_t ||A_s - B_t||
+    """,
+    "hausdorff": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        bmask[j, t]: bool = all
+        out[i, j] = max_s min_t ||A_s - B_t||^2  where bmask
+    """,
+}
+
+
 @pytest.fixture(params=[1, 0], ids=["descriptors", "pointers"])
 def lean(request, monkeypatch):
     """The lean forward at any row count (dispatch.LEAN_MIN_ROWS = 1), its tiles loaded
@@ -425,6 +449,7 @@ def lean_ops():
     ops["maxsim_kd"] = hsr.compile(OPS / "maxsim_kd.hsr")
     ops["maxsim_cos"] = hsr.compile(OPS / "maxsim_cos.hsr")
     ops.update({name: hsr.compile(text) for name, text in LEAN_EPILOGUES.items()})
+    ops.update({name: hsr.compile(text) for name, text in LEAN_L2.items()})
     return ops
 
 
@@ -577,6 +602,48 @@ def test_the_lean_forward_of_a_cosine(lean, lean_ops, device, ni, nj, s, t, mask
     picked = got >= 0
     near = cos.gather(-1, got.clamp_min(0)[..., None])[..., 0] >= cos.amax(-1) - 1e-6  # a near tie may go either way
     assert (near | ~picked).all() and ((got == best) | near | ~picked).all()
+    Qg, Dg = Q.to(device).clone().requires_grad_(), D.to(device).clone().requires_grad_()
+    grad = torch.randn(ni, nj, generator=gen)
+    op(Qg, Dg, **dev_kw).backward(grad.to(device))
+    Qr, Dr = Q.double().requires_grad_(), D.double().requires_grad_()
+    op.reference(Qr, Dr, **kw).backward(grad.double())
+    for mine, want in ((Qg.grad, Qr.grad), (Dg.grad, Dr.grad)):
+        assert torch.allclose(mine.cpu().double(), want, rtol=2e-2, atol=2e-2)  # 16-bit gradients
+
+
+@settings(max_examples=20)
+@given(st.sampled_from(sorted(LEAN_L2)), st.integers(1, 2), st.integers(1, 3), st.integers(1, 150),
+       st.integers(1, 100), st.booleans(), st.sampled_from([0.0, 200.0]), st.integers(0, 10**6))
+def test_the_lean_forward_of_an_l2_key(lean, lean_ops, device, name, ni, nj, s, t, masked, offset, seed):
+    """Squared and plain L2 keys through the lean kernel (a Gaussian, a mean of
+    distances, an outer max of squared distances), also 200 from the origin: values,
+    indices (integer data: many ties, to the lowest) and gradients as the reference.
+    The expansion ranks the pairs (exact here: integer sums below 2^24), the value
+    comes from the selected pair's differences."""
+    gen = torch.Generator().manual_seed(seed)
+    op = lean_ops[name]
+    Q, D = (_ints((ni, s, 16), gen) + offset).half(), (_ints((nj, t, 16), gen) + offset).half()
+    kw = {}
+    if masked and name != "mean_dist":
+        kw["bmask"] = torch.rand(nj, t, generator=gen) < 0.6
+        kw["bmask"][-1] = False  # a document with no token
+    if masked and name == "gaussian":
+        kw["amask"] = torch.rand(ni, s, generator=gen) < 0.7
+    dev_kw = {k: v.to(device) for k, v in kw.items()}
+    lean.clear()
+    out, idx = op.forward_with_indices(Q.to(device), D.to(device), **dev_kw)
+    assert lean[-1] is not None
+    ref = op.reference(Q.double(), D.double(), **kw)
+    assert torch.allclose(out.cpu().double(), ref, rtol=1e-5, atol=1e-5)
+    sq = ((Q.double()[:, None, :, None] - D.double()[None, :, None]) ** 2).sum(-1)
+    if "bmask" in kw:
+        sq = sq.masked_fill(~kw["bmask"][None, :, None, :], float("inf"))
+    first = (sq == sq.amin(-1, keepdim=True)).double().argmax(-1)
+    if "bmask" in kw:
+        first[:, ~kw["bmask"].any(-1)] = -1
+    if "amask" in kw:
+        first = first.masked_fill(~kw["amask"][:, None, :], -1)
+    assert torch.equal(idx.cpu().long(), first)
     Qg, Dg = Q.to(device).clone().requires_grad_(), D.to(device).clone().requires_grad_()
     grad = torch.randn(ni, nj, generator=gen)
     op(Qg, Dg, **dev_kw).backward(grad.to(device))

@@ -4,12 +4,15 @@ process or a later one; a damaged or unwritable store costs only a re-tune."""
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
 from hsr import autotune, tuned
 
+ROOT = Path(__file__).resolve().parent.parent
 CONFIG = {"kwargs": {"BLOCK_S": 32, "BLOCK_T": 64}, "num_warps": 4, "num_stages": 3}
+KEPT = {**CONFIG, "kwargs": {"BLOCK_R": 32, "BLOCK_C": 64}}  # CONFIG as kept: its blocks by role
 
 
 @pytest.fixture
@@ -21,11 +24,11 @@ def store(tmp_path, monkeypatch):
 
 
 def test_save_then_read_back(store):
-    name = tuned.entry_key("m.k_fwd", (32, 512, 128, False, "torch.float16"), "H100 / triton 3.6")
+    name = tuned.entry_key("sum_max_dot-0123456789ab", (32, 512, 128, False, "torch.float16"), "H100 / triton 3.6")
     assert tuned.measured() == {}
     assert tuned.save(name, CONFIG)
     assert tuned.measured() == {name: CONFIG}
-    other = tuned.entry_key("m.k_fwd", (32, 512, 128, True, "torch.float16"), "H100 / triton 3.6")
+    other = tuned.entry_key("sum_max_dot-0123456789ab", (32, 512, 128, True, "torch.float16"), "H100 / triton 3.6")
     assert tuned.save(other, {**CONFIG, "num_warps": 8})
     assert set(tuned.measured()) == {name, other}  # merged, not replaced
     assert not [p for p in store.parent.iterdir() if p.name.startswith(".tuned-")]  # no temporary left
@@ -60,14 +63,31 @@ def test_an_unwritable_cache_path_keeps_configs_for_the_process(tmp_path, monkey
         assert not tuned.save("k", CONFIG)
 
 
+def bundled_lowerings() -> dict:
+    """{lowering id: the bundled specs whose kernels have it}."""
+    from hsr.check import check
+    from hsr.parse import parse
+    from hsr.plan import lowering_id, plan
+
+    found: dict = {}
+    for path in sorted((ROOT / "ops").glob("*.hsr")):
+        p = plan(check(parse(path.read_text(), path.name)))
+        for t in p.terms:
+            found.setdefault(lowering_id(t, p.signature), set()).add(path.name)
+    return found
+
+
 def test_the_shipped_table_holds_valid_configs():
     table = tuned.shipped("sm90")
     assert table, "the bundled ops ship configs for sm90"
+    bundled = bundled_lowerings()
     for name, config in table.items():
-        kernel, where, key = json.loads(name)
-        assert kernel.startswith("hsr.generated.") and where == ""
+        lowering, where, key = json.loads(name)
+        assert len(bundled.get(lowering, ())) == 1, f"{lowering}: no bundled spec's kernel, or several: migrate"
+        assert where == ""
         assert set(config) == {"kwargs", "num_warps", "num_stages"}
-        blocks = [v for k, v in config["kwargs"].items() if k.startswith("BLOCK_")]
+        assert set(config["kwargs"]) <= set(autotune.ROLES)  # blocks by role, not by a spec's axes
+        blocks = list(config["kwargs"].values())
         assert blocks and all(b & (b - 1) == 0 for b in blocks)  # powers of two
         assert config["num_warps"] in (1, 2, 4, 8, 16) and 1 <= config["num_stages"] <= 8
         # the layout of autotune.forward's key: ..., NEED_IDX, SMALL_D, DOT_MODE, the operand's dtype
@@ -108,7 +128,8 @@ def _tuned(monkeypatch):
     kernel, tuner = _Launches(), _Launches(tunes=True)
     monkeypatch.setattr(autotune, "_where", lambda: "test device / triton x")
     monkeypatch.setattr(autotune, "arch", lambda: "sm90")
-    return kernel, tuner, autotune.Tuned(kernel, tuner, ["r_bucket", "c_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr", 9)
+    return kernel, tuner, autotune.Tuned(kernel, tuner, ["r_bucket", "c_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr", 9,
+                                         "sum_max_dot-test", ("BLOCK_S", "BLOCK_T"))
 
 
 def test_a_key_is_tuned_once_then_launched_with_its_config(store, monkeypatch, capsys):
@@ -123,13 +144,14 @@ def test_a_key_is_tuned_once_then_launched_with_its_config(store, monkeypatch, c
                                   "num_warps": 4, "num_stages": 3}
     fwd[(1,)](*args, BLOCK_K=128, NEED_IDX=True)  # another key: tuned
     assert len(tuner.calls) == 2
+    assert tuned.measured()[tuned.entry_key("sum_max_dot-test", (32, 512, 128, True, "torch.float16"),
+                                            "test device / triton x")] == KEPT
     # a later process: the kept config, no tuning
     kernel2, tuner2, fwd2 = _tuned(monkeypatch)
     fwd2[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
     assert not tuner2.calls and len(kernel2.calls) == 1
-    monkeypatch.setattr(tuned, "measured", lambda: {tuned.entry_key(fwd.name, (32, 512, 128, False, "torch.float16"),
-                                                                   "test device / triton x"):
-                                                    {**CONFIG, "kwargs": {"BLOCK_GONE": 8}}})
+    gone = tuned.entry_key(fwd.lowering, (32, 512, 128, False, "torch.float16"), "test device / triton x")
+    monkeypatch.setattr(tuned, "measured", lambda: {gone: {**CONFIG, "kwargs": {"BLOCK_GONE": 8}}})
     kernel4, tuner4, fwd4 = _tuned(monkeypatch)  # kept for a kernel whose blocks were renamed since
     fwd4[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
     assert len(tuner4.calls) == 1 and not kernel4.calls
@@ -142,10 +164,62 @@ def test_a_key_is_tuned_once_then_launched_with_its_config(store, monkeypatch, c
 def test_a_shipped_config_needs_no_tuning(store, monkeypatch):
     kernel, tuner, fwd = _tuned(monkeypatch)
     key = (32, 512, 128, False, "torch.float16")
-    monkeypatch.setattr(tuned, "shipped", lambda arch: {tuned.entry_key(fwd.name, key): CONFIG})
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {tuned.entry_key(fwd.lowering, key): KEPT})
     fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
     assert not tuner.calls and len(kernel.calls) == 1
     assert kernel.calls[0][1]["BLOCK_T"] == 64
+
+
+# ops/maxsim.hsr with other names (axes, inputs, output), declaration order and formatting
+RENAMED_MAXSIM = """\
+doc_mask[doc, tok]: bool = all
+Docs[doc, tok, h]: float
+Queries[q, qt, h]: float
+query_mask[q, qt]: bool = all
+sim[q, doc] = sum_qt max_tok <Queries_qt, Docs_tok>  where query_mask, doc_mask
+"""
+
+
+class _Picks:
+    """An autotuner that picks the given blocks when it runs."""
+
+    def __init__(self, arg_names, blocks):
+        self.arg_names, self.blocks, self.calls = arg_names, blocks, 0
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.calls += 1
+            self.best_config = _Config({"kwargs": self.blocks, "num_warps": 8, "num_stages": 3})
+        return launch
+
+
+def test_a_config_tuned_for_one_spec_serves_a_renamed_one(store, monkeypatch):
+    """A compiled copy of ops/maxsim.hsr tunes a key (a stand-in autotuner
+    picks; nothing is timed); a spec of the same lowering under other names
+    finds the config, with its own block names, and the shipped ones too."""
+    import hsr
+
+    monkeypatch.setattr(autotune, "autotuning", lambda: True)
+    monkeypatch.setattr(autotune, "arch", lambda: "sm90")
+    monkeypatch.setattr(autotune, "_where", lambda: "test device / triton x")
+    first = hsr.compile(ROOT / "ops" / "maxsim.hsr").module._score_kernel()
+    second = hsr.compile(RENAMED_MAXSIM).module._sim_kernel()
+    assert first.lowering == second.lowering
+    first.tuner = _Picks(first.tuner.arg_names, {"BLOCK_S": 128, "BLOCK_T": 64, "BLOCK_I": 2})
+    flags = dict(r_bucket=32, c_bucket=512, g_bucket=2, SPLIT_S=0, BLOCK_D=128, NEED_IDX=False, SMALL_D=0, DOT_MODE=0)
+    first[(1,)](Q_ptr=_Tensor(), **flags)
+    assert first.tuner.calls == 1
+    key = (32, 512, 2, 0, 128, False, 0, 0, "torch.float16")
+    assert tuned.measured()[tuned.entry_key(first.lowering, key, "test device / triton x")]["kwargs"] == \
+        {"BLOCK_R": 128, "BLOCK_C": 64, "BLOCK_G": 2}
+    assert second.lookup(key) == {"kwargs": {"BLOCK_QT": 128, "BLOCK_TOK": 64, "BLOCK_Q": 2},
+                                  "num_warps": 8, "num_stages": 3}
+    # and the configs shipped for the bundled MaxSim
+    names = {"BLOCK_R": "BLOCK_QT", "BLOCK_C": "BLOCK_TOK", "BLOCK_G": "BLOCK_Q"}
+    shipped = [(json.loads(k)[2], c) for k, c in tuned.shipped("sm90").items() if json.loads(k)[0] == second.lowering]
+    assert shipped
+    for key, config in shipped:
+        assert second.lookup(tuple(key))["kwargs"] == {names[k]: v for k, v in config["kwargs"].items()}
 
 
 class _NoTuning:
@@ -171,7 +245,7 @@ def test_a_kept_config_launches_the_real_kernel(store, monkeypatch):
     Q, D = torch.randn(2, 5, 16, generator=gen), torch.randn(3, 7, 16, generator=gen)
     t, sizes = runtime.bind(generated.OUTPUT, generated.SIGNATURE, (Q, D), {})
     fwd = autotune.Tuned(generated.score_fwd, _NoTuning(generated.score_fwd),
-                         autotune.KEY + ["g_bucket", "BLOCK_D", "NEED_IDX"], "Q_ptr", 1)
+                         autotune.KEY + ["g_bucket", "BLOCK_D", "NEED_IDX"], "Q_ptr", 1, "sum_max_dot-test")
     key = (8, 8, 2, 16, False, "torch.float32")
     fwd.configs[key] = {"kwargs": {"BLOCK_S": 16, "BLOCK_T": 16, "BLOCK_I": 2}, "num_warps": 4, "num_stages": 1}
     monkeypatch.setattr(generated, "_score_kernel", lambda: fwd)
