@@ -61,6 +61,10 @@ KEY = ["r_bucket", "c_bucket"]
 ROLES = ("BLOCK_R", "BLOCK_C", "BLOCK_G")
 
 _tuned: dict = {}
+# Seconds a new key's tuning may take before it settles for the best config timed so
+# far (HSR_TUNE_SECONDS overrides): Triton's autotuner timed every config of the pool,
+# 67-85 s for the k-means assignment's key (bench/NOTES.md, session 18).
+TUNE_SECONDS = 10.0
 
 
 _arch_of: dict = {}  # device index -> pool name: asking CUDA each launch cost ~50 us of host time
@@ -148,9 +152,8 @@ def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, 
         prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g, pools, split)
         keys = KEY + (["g_bucket"] if block_g else []) + ([split] if split else []) \
             + [block_k, "NEED_IDX", "SMALL_D", "DOT_MODE"]
-        tuner = triton.autotune(configs=configs, key=keys, prune_configs_by={"early_config_prune": prune})(kernel)
         blocks = (block_r, block_c) + ((block_g,) if block_g else ())
-        _tuned[key] = Tuned(kernel, tuner, keys, operand, len(configs), lowering, blocks, split)
+        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split)
     return _tuned[key]
 
 
@@ -166,13 +169,16 @@ def _describe(config: dict) -> str:
 class Tuned:
     """A forward kernel launched with the config kept for its key: from this
     process, from earlier ones (hsr.tuned's file), or shipped with hsr; a key
-    seen nowhere is tuned once (saying so on stderr) and kept.
+    seen nowhere is tuned once (saying so on stderr; `_tune`, at most about
+    TUNE_SECONDS) and kept.
     HSR_AUTOTUNE_CACHE=0 ignores kept and shipped configs (to measure them again).
     Kept and shipped configs are found by lowering (hsr.plan.lowering_id) and name
     blocks by role (ROLES; blocks: this kernel's names for them, in that order)."""
 
-    def __init__(self, kernel, tuner, keys, operand, n_configs, lowering, blocks=(), split=None):
-        self.kernel, self.tuner, self.keys, self.operand, self.n_configs = kernel, tuner, keys, operand, n_configs
+    def __init__(self, kernel, keys, operand, pool, prune, lowering, blocks=(), split=None):
+        self.kernel, self.keys, self.operand = kernel, keys, operand
+        self.arg_names = list(kernel.arg_names)
+        self.pool, self.prune, self.n_configs = pool, prune, len(pool)
         self.lowering, self.roles = lowering, dict(zip(ROLES, blocks))
         # where the key holds a split's chunk, a config must have that row block
         self.chunk_at = keys.index(split) if split else None
@@ -184,7 +190,7 @@ class Tuned:
 
     def key(self, args, kwargs) -> tuple:
         if self._positions is None:
-            names = list(self.tuner.arg_names)
+            names = self.arg_names
             self._positions = [(k, names.index(k)) for k in self.keys + [self.operand]]
         got = [kwargs[k] if k in kwargs else args[i] for k, i in self._positions]
         return tuple(got[:-1]) + (str(got[-1].dtype),)
@@ -197,7 +203,7 @@ class Tuned:
                 config = tuned.shipped(arch()).get(tuned.entry_key(self.lowering, key))
             if config is not None:  # its blocks by role: this kernel's names for them
                 config = self._renamed(config, self.roles)
-            if config is not None and not set(config["kwargs"]) <= set(self.tuner.arg_names):
+            if config is not None and not set(config["kwargs"]) <= set(self.arg_names):
                 config = None  # kept for another version of the kernel: tune again
             if config is not None and self.chunk_at is not None and key[self.chunk_at] \
                     and config["kwargs"].get(self.block_r) != key[self.chunk_at]:
@@ -215,22 +221,50 @@ class Tuned:
                                      num_warps=config["num_warps"], num_stages=config["num_stages"])
             print(f"hsr: tuning {self.name} for {key} over up to {self.n_configs} configs...", file=sys.stderr, flush=True)
             t0 = time.monotonic()
-            out = self.tuner[grid](*args, **kwargs)
-            best = getattr(self.tuner, "best_config", None)
-            if best is not None:
-                config = {"kwargs": dict(best.kwargs), "num_warps": best.num_warps, "num_stages": best.num_stages}
-                self.configs[key] = config
-                tuned.save(tuned.entry_key(self.lowering, key, _where()),
-                           self._renamed(config, {name: role for role, name in self.roles.items()}))
-                print(f"hsr: tuned {self.name} in {time.monotonic() - t0:.1f} s: {_describe(config)}",
-                      file=sys.stderr, flush=True)
-            return out
+            config, tried = self._tune(grid, args, kwargs)
+            self.configs[key] = config
+            tuned.save(tuned.entry_key(self.lowering, key, _where()),
+                       self._renamed(config, {name: role for role, name in self.roles.items()}))
+            print(f"hsr: tuned {self.name} in {time.monotonic() - t0:.1f} s over {tried} configs: "
+                  f"{_describe(config)}", file=sys.stderr, flush=True)
+            return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
+                                 num_warps=config["num_warps"], num_stages=config["num_stages"])
         return launch
+
+    def _tune(self, grid, args, kwargs) -> tuple[dict, int]:
+        """(the fastest config for this call, how many were timed): the pruned pool
+        in its order, each compiled and timed with short do_bench runs, until
+        HSR_TUNE_SECONDS (default TUNE_SECONDS) have passed; a config that does not
+        compile or fit is skipped. The forward only stores, so runs repeat safely."""
+        budget = float(os.environ.get("HSR_TUNE_SECONDS", TUNE_SECONDS))
+        named = {**dict(zip(self.arg_names, args)), **kwargs}
+        t0, timed, failed = time.monotonic(), [], None
+        for cfg in self.prune(self.pool, named):
+            config = {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+
+            def run(config=config):
+                launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
+                              num_warps=config["num_warps"], num_stages=config["num_stages"])
+            try:
+                timed.append((_time(run), len(timed), config))
+            except Exception as e:  # out of registers or shared memory: the next config
+                failed = e
+            if timed and time.monotonic() - t0 > budget:
+                break
+        if not timed:
+            raise failed
+        return min(timed)[2], len(timed)
 
     @staticmethod
     def _renamed(config: dict, names: dict) -> dict:
         """config with its blocks renamed by names (by role to this kernel's names, or back)."""
         return {**config, "kwargs": {names.get(k, k): v for k, v in config["kwargs"].items()}}
+
+
+def _time(run) -> float:
+    """Milliseconds a launch takes (the first run compiles it): short runs, the
+    budget goes to trying configs."""
+    return triton.testing.do_bench(run, warmup=5, rep=20)
 
 
 def _where() -> str:

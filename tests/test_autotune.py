@@ -150,7 +150,7 @@ def test_a_kept_config_of_another_row_block_is_not_used_for_a_split(monkeypatch)
         arg_names = ["A", "r_bucket", "c_bucket", "SPLIT", "BK", "BR", "BC"]
         fn = test_a_kept_config_of_another_row_block_is_not_used_for_a_split
     keys = autotune.KEY + ["SPLIT", "BK"]
-    fwd = autotune.Tuned(Kernel(), Kernel(), keys, "A", 1, "sum_max_dot-test", ("BR", "BC"), split="SPLIT")
+    fwd = autotune.Tuned(Kernel(), keys, "A", [], None, "sum_max_dot-test", ("BR", "BC"), split="SPLIT")
     config = {"kwargs": {"BLOCK_R": 64, "BLOCK_C": 64}, "num_warps": 4, "num_stages": 3}
     monkeypatch.setattr(autotune.tuned, "shipped", lambda arch: {autotune.tuned.entry_key(fwd.lowering, k): config
                                                                 for k in ((1024, 1024, 128, 128, "x"),
@@ -170,7 +170,7 @@ def test_a_kept_config_launches_through_the_launcher(monkeypatch):
         arg_names = ["A", "r_bucket", "c_bucket", "BK", "BR", "BC"]
         fn = test_a_kept_config_launches_through_the_launcher
     kernel = Kernel()
-    fwd = autotune.Tuned(kernel, Kernel(), autotune.KEY + ["BK"], "A", 1, "sum_max_dot-test", ("BR", "BC"))
+    fwd = autotune.Tuned(kernel, autotune.KEY + ["BK"], "A", [], None, "sum_max_dot-test", ("BR", "BC"))
     A = torch.zeros(2, dtype=torch.float16)
     fwd.configs[(32, 64, 128, "torch.float16")] = {"kwargs": {"BR": 32, "BC": 64}, "num_warps": 4, "num_stages": 2}
     fwd[(7,)](A, 32, 64, BK=128)

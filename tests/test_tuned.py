@@ -96,18 +96,15 @@ def test_the_shipped_table_holds_valid_configs():
 
 
 class _Launches:
-    """A stand-in for a JIT kernel (tunes=False) or its autotuner (tunes=True,
-    which picks CONFIG when it runs): records each launch."""
+    """A stand-in for a JIT kernel: records each launch."""
 
-    def __init__(self, tunes=False):
+    def __init__(self):
         self.arg_names = ["X_ptr", "r_bucket", "c_bucket", "BLOCK_K", "NEED_IDX", "BLOCK_S", "BLOCK_T"]
-        self.calls, self.tunes, self.fn = [], tunes, _launch_fn
+        self.calls, self.fn = [], _launch_fn
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
             self.calls.append((args, kwargs))
-            if self.tunes:
-                self.best_config = _Config(CONFIG)
         return launch
 
 
@@ -124,49 +121,90 @@ class _Tensor:
     dtype = "torch.float16"
 
 
+def _timing(monkeypatch, fastest: dict):
+    """A stand-in for timing a launch (nothing is timed): the config whose blocks
+    include `fastest` takes 1 ms, any other 2; returns the list of runs timed."""
+    timed = []
+
+    def time(run):
+        run()
+        timed.append(run)
+        return 1.0 if fastest.items() <= run.__defaults__[0]["kwargs"].items() else 2.0
+    monkeypatch.setattr(autotune, "_time", time)
+    return timed
+
+
 def _tuned(monkeypatch):
-    kernel, tuner = _Launches(), _Launches(tunes=True)
+    """(kernel, runs timed, Tuned over a pool of two configs, CONFIG the faster)."""
+    kernel = _Launches()
     monkeypatch.setattr(autotune, "_where", lambda: "test device / triton x")
     monkeypatch.setattr(autotune, "arch", lambda: "sm90")
-    return kernel, tuner, autotune.Tuned(kernel, tuner, ["r_bucket", "c_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr", 9,
-                                         "sum_max_dot-test", ("BLOCK_S", "BLOCK_T"))
+    timed = _timing(monkeypatch, CONFIG["kwargs"])
+    pool = [_Config({**CONFIG, "kwargs": {"BLOCK_S": 64, "BLOCK_T": 32}}), _Config(CONFIG)]
+    return kernel, timed, autotune.Tuned(kernel, ["r_bucket", "c_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr", pool,
+                                         lambda configs, named: configs, "sum_max_dot-test", ("BLOCK_S", "BLOCK_T"))
 
 
 def test_a_key_is_tuned_once_then_launched_with_its_config(store, monkeypatch, capsys):
-    kernel, tuner, fwd = _tuned(monkeypatch)
+    kernel, timed, fwd = _tuned(monkeypatch)
     args = (_Tensor(), 32, 512)
     fwd[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
-    assert len(tuner.calls) == 1 and not kernel.calls
+    assert len(timed) == 2 and len(kernel.calls) == 3  # both configs timed, then the faster's launch
+    assert kernel.calls[-1][1] == {"BLOCK_K": 128, "NEED_IDX": False, "BLOCK_S": 32, "BLOCK_T": 64,
+                                   "num_warps": 4, "num_stages": 3}
     assert "tuning" in capsys.readouterr().err  # progress on stderr
     fwd[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
-    assert len(tuner.calls) == 1 and len(kernel.calls) == 1
-    assert kernel.calls[0][1] == {"BLOCK_K": 128, "NEED_IDX": False, "BLOCK_S": 32, "BLOCK_T": 64,
-                                  "num_warps": 4, "num_stages": 3}
+    assert len(timed) == 2 and len(kernel.calls) == 4
+    assert kernel.calls[-1][1] == kernel.calls[-2][1]
     fwd[(1,)](*args, BLOCK_K=128, NEED_IDX=True)  # another key: tuned
-    assert len(tuner.calls) == 2
+    assert len(timed) == 4
     assert tuned.measured()[tuned.entry_key("sum_max_dot-test", (32, 512, 128, True, "torch.float16"),
                                             "test device / triton x")] == KEPT
     # a later process: the kept config, no tuning
-    kernel2, tuner2, fwd2 = _tuned(monkeypatch)
+    kernel2, timed2, fwd2 = _tuned(monkeypatch)
     fwd2[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
-    assert not tuner2.calls and len(kernel2.calls) == 1
+    assert not timed2 and len(kernel2.calls) == 1
     gone = tuned.entry_key(fwd.lowering, (32, 512, 128, False, "torch.float16"), "test device / triton x")
     monkeypatch.setattr(tuned, "measured", lambda: {gone: {**CONFIG, "kwargs": {"BLOCK_GONE": 8}}})
-    kernel4, tuner4, fwd4 = _tuned(monkeypatch)  # kept for a kernel whose blocks were renamed since
+    kernel4, timed4, fwd4 = _tuned(monkeypatch)  # kept for a kernel whose blocks were renamed since
     fwd4[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
-    assert len(tuner4.calls) == 1 and not kernel4.calls
+    assert len(timed4) == 2
     monkeypatch.setenv("HSR_AUTOTUNE_CACHE", "0")  # measuring again
-    kernel3, tuner3, fwd3 = _tuned(monkeypatch)
+    kernel3, timed3, fwd3 = _tuned(monkeypatch)
     fwd3[(1,)](*args, BLOCK_K=128, NEED_IDX=False)
-    assert len(tuner3.calls) == 1
+    assert len(timed3) == 2
+
+
+def test_tuning_stops_at_its_budget_and_skips_configs_that_fail(store, monkeypatch):
+    """Past HSR_TUNE_SECONDS no further config is tried (the best so far is kept); a
+    config that fails to compile or fit is skipped; none at all raises its error."""
+    kernel, timed, fwd = _tuned(monkeypatch)
+    monkeypatch.setenv("HSR_TUNE_SECONDS", "0")
+    fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
+    assert len(timed) == 1 and kernel.calls[-1][1]["BLOCK_T"] == 32  # the only one timed
+    monkeypatch.delenv("HSR_TUNE_SECONDS")
+
+    def fails_for_64_rows(run):
+        if run.__defaults__[0]["kwargs"]["BLOCK_S"] == 64:
+            raise RuntimeError("out of resources")
+        return 1.0
+    monkeypatch.setattr(autotune, "_time", fails_for_64_rows)
+    fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=True)
+    assert kernel.calls[-1][1]["BLOCK_S"] == 32
+
+    def fails(run):
+        raise RuntimeError("out of resources")
+    monkeypatch.setattr(autotune, "_time", fails)
+    with pytest.raises(RuntimeError, match="out of resources"):
+        fwd[(1,)](_Tensor(), 64, 512, BLOCK_K=128, NEED_IDX=True)
 
 
 def test_a_shipped_config_needs_no_tuning(store, monkeypatch):
-    kernel, tuner, fwd = _tuned(monkeypatch)
+    kernel, timed, fwd = _tuned(monkeypatch)
     key = (32, 512, 128, False, "torch.float16")
     monkeypatch.setattr(tuned, "shipped", lambda arch: {tuned.entry_key(fwd.lowering, key): KEPT})
     fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
-    assert not tuner.calls and len(kernel.calls) == 1
+    assert not timed and len(kernel.calls) == 1
     assert kernel.calls[0][1]["BLOCK_T"] == 64
 
 
@@ -178,19 +216,6 @@ Queries[q, qt, h]: float
 query_mask[q, qt]: bool = all
 sim[q, doc] = sum_qt max_tok <Queries_qt, Docs_tok>  where query_mask, doc_mask
 """
-
-
-class _Picks:
-    """An autotuner that picks the given blocks when it runs."""
-
-    def __init__(self, arg_names, blocks):
-        self.arg_names, self.blocks, self.calls = arg_names, blocks, 0
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            self.calls += 1
-            self.best_config = _Config({"kwargs": self.blocks, "num_warps": 8, "num_stages": 3})
-        return launch
 
 
 def test_a_config_tuned_for_one_spec_serves_a_renamed_one(store, monkeypatch):
@@ -205,10 +230,13 @@ def test_a_config_tuned_for_one_spec_serves_a_renamed_one(store, monkeypatch):
     first = hsr.compile(ROOT / "ops" / "maxsim.hsr").module._score_kernel()
     second = hsr.compile(RENAMED_MAXSIM).module._sim_kernel()
     assert first.lowering == second.lowering
-    first.tuner = _Picks(first.tuner.arg_names, {"BLOCK_S": 128, "BLOCK_T": 64, "BLOCK_I": 2})
+    picked = _Config({"kwargs": {"BLOCK_S": 128, "BLOCK_T": 64, "BLOCK_I": 2}, "num_warps": 8, "num_stages": 3})
+    first.pool, first.prune = [picked], lambda configs, named: configs
+    timed = _timing(monkeypatch, picked.kwargs)
+    monkeypatch.setattr(autotune, "launch_kernel", lambda *args, **kwargs: None)
     flags = dict(r_bucket=32, c_bucket=512, g_bucket=2, SPLIT_S=0, BLOCK_D=128, NEED_IDX=False, SMALL_D=0, DOT_MODE=0)
     first[(1,)](Q_ptr=_Tensor(), **flags)
-    assert first.tuner.calls == 1
+    assert len(timed) == 1
     key = (32, 512, 2, 0, 128, False, 0, 0, "torch.float16")
     assert tuned.measured()[tuned.entry_key(first.lowering, key, "test device / triton x")]["kwargs"] == \
         {"BLOCK_R": 128, "BLOCK_C": 64, "BLOCK_G": 2}
@@ -220,16 +248,6 @@ def test_a_config_tuned_for_one_spec_serves_a_renamed_one(store, monkeypatch):
     assert shipped
     for key, config in shipped:
         assert second.lookup(tuple(key))["kwargs"] == {names[k]: v for k, v in config["kwargs"].items()}
-
-
-class _NoTuning:
-    """An autotuner that must not run: the config is kept already."""
-
-    def __init__(self, kernel):
-        self.arg_names = kernel.arg_names
-
-    def __getitem__(self, grid):
-        raise AssertionError("tuned a kept key")
 
 
 def test_a_kept_config_launches_the_real_kernel(store, monkeypatch):
@@ -244,8 +262,9 @@ def test_a_kept_config_launches_the_real_kernel(store, monkeypatch):
     gen = torch.Generator().manual_seed(0)
     Q, D = torch.randn(2, 5, 16, generator=gen), torch.randn(3, 7, 16, generator=gen)
     t, sizes = runtime.bind(generated.OUTPUT, generated.SIGNATURE, (Q, D), {})
-    fwd = autotune.Tuned(generated.score_fwd, _NoTuning(generated.score_fwd),
-                         autotune.KEY + ["g_bucket", "BLOCK_D", "NEED_IDX"], "Q_ptr", 1, "sum_max_dot-test")
+    monkeypatch.setattr(autotune, "_time", lambda run: pytest.fail("tuned a kept key"))
+    fwd = autotune.Tuned(generated.score_fwd, autotune.KEY + ["g_bucket", "BLOCK_D", "NEED_IDX"], "Q_ptr", [],
+                         None, "sum_max_dot-test")
     key = (8, 8, 2, 16, False, "torch.float32")
     fwd.configs[key] = {"kwargs": {"BLOCK_S": 16, "BLOCK_T": 16, "BLOCK_I": 2}, "num_warps": 4, "num_stages": 1}
     monkeypatch.setattr(generated, "_score_kernel", lambda: fwd)
