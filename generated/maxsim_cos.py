@@ -741,7 +741,19 @@ def score_fwd(
 
 
 @triton.jit
-def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
+def score_row_norms(x_ptr, out_ptr, n_rows, row_stride, K: tl.constexpr, BLOCK: tl.constexpr):
+    """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, K] rows:
+    the lean forward's column norms, once per D row (bench/NOTES.md, session 19: formed
+    in every program's tiles they cost more than the loop's dot)."""
+    # spec line 7: score[i, j] = sum_s max_t cos(Q_s, D_t)  where qmask, dmask
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.arange(0, K)
+    x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :], mask=(rows < n_rows)[:, None], other=0.0)
+    tl.store(out_ptr + rows, tl.sum(x.to(tl.float32) * x.to(tl.float32), axis=1), mask=rows < n_rows)
+
+
+@triton.jit
+def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr,
         BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr,
         PARTIAL: tl.constexpr):
     """Scores of a's rows against the D tile at t0 ([rows, BLOCK_T], fp32); a PARTIAL
@@ -760,9 +772,12 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
         dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
     else:
         dot = tl.dot(a, tl.trans(b))
-    # the key, dot * ib: each column's norm from its own tile (no pre-pass)
-    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-    dot = dot * (1.0 / tl.maximum(tl.sqrt(bsq), 1e-12))[None, :]
+    # each column's squared norm, from the score_row_norms pre-pass (one read of D for every program)
+    if PARTIAL:
+        bsq = tl.load(bsq_ptr + b_row0 + t0 + offs_t, mask=t0 + offs_t < size_t, other=0.0)
+    else:
+        bsq = tl.load(bsq_ptr + b_row0 + t0 + offs_t)
+    dot = dot * (1.0 / tl.maximum(tl.sqrt(bsq), 1e-12))[None, :]  # the key, dot * ib
     if PARTIAL:
         dot = tl.where((t0 + offs_t < size_t)[None, :], dot, float("-inf"))
     return dot
@@ -770,7 +785,7 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
 
 @triton.jit
 def score_fwd_lean(
-    Q_ptr, D_ptr, a_desc, b_desc, out_ptr, idx_ptr, qmask_ptr, dmask_ptr, xsel_ptr,
+    Q_ptr, D_ptr, a_desc, b_desc, bsq_ptr, out_ptr, idx_ptr, qmask_ptr, dmask_ptr, xsel_ptr,
     size_i, size_j, size_s, size_t, row_stride_Q, row_stride_D, scale,
     stride_qmask_i, stride_qmask_s,
     stride_dmask_j, stride_dmask_t,
@@ -833,7 +848,7 @@ def score_fwd_lean(
             dmask_next = tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
         offs_t = t0 + tl.arange(0, BLOCK_T)
-        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
+        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr,
                             BLOCK_T, BLOCK_D, LOAD, DOT_FP32, False)
         if HAS_dmask:  # the conditions on t, where a mask is given
             t_ok = offs_t < size_t
@@ -853,7 +868,7 @@ def score_fwd_lean(
             dmask_next = tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
         offs_t = t0 + tl.arange(0, BLOCK_T)
-        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
+        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr,
                             BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
         if HAS_dmask:  # the conditions on t, where a mask is given
             t_ok = offs_t < size_t
@@ -878,7 +893,7 @@ def score_fwd_lean(
             nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
             for t0 in range(0, size_t, BLOCK_T):
                 offs_t = t0 + tl.arange(0, BLOCK_T)
-                dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
+                dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr,
                                     BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
                 if HAS_dmask:  # the conditions on t, where a mask is given
                     t_in = offs_t < size_t
@@ -1234,12 +1249,16 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
     target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["j"], n_chunks), dtype=torch.float32, device=out.device)
+    # D's squared row norms, once (every program reads them a tile at a time)
+    bsq = torch.empty((b_rows.shape[0],), dtype=torch.float32, device=b_rows.device)
+    launcher.launch(score_row_norms, (triton.cdiv(b_rows.shape[0], 64),), b_rows, bsq, b_rows.shape[0],
+                    b_rows.stride(0), K=sizes["d"], BLOCK=64)
     a_desc = b_desc = None
     if load:
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
     launcher.launch(score_fwd_lean, (target.numel(),),
-        a_rows, b_rows, a_desc, b_desc, target, idx if idx is not None else target, qmask_.view(torch.uint8) if qmask_ is not None else target, dmask_.view(torch.uint8) if dmask_ is not None else target, xsel if xsel is not None else target,
+        a_rows, b_rows, a_desc, b_desc, bsq, target, idx if idx is not None else target, qmask_.view(torch.uint8) if qmask_ is not None else target, dmask_.view(torch.uint8) if dmask_ is not None else target, xsel if xsel is not None else target,
         sizes["i"], sizes["j"], sizes["s"], sizes["t"], a_rows.stride(0), b_rows.stride(0),
         1.0, *_strides(qmask_, 2), *_strides(dmask_, 2),
         HAS_qmask=qmask_ is not None,

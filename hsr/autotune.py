@@ -233,13 +233,14 @@ class Tuned:
 
     def _tune(self, grid, args, kwargs) -> tuple[dict, int]:
         """(the fastest config for this call, how many were timed): the pruned pool
-        in its order, each compiled and timed with short do_bench runs, until
-        HSR_TUNE_SECONDS (default TUNE_SECONDS) have passed; a config that does not
-        compile or fit is skipped. The forward only stores, so runs repeat safely."""
+        in its order, each compiled and timed with short do_bench runs; a config
+        that does not compile or fit is skipped. It stops where one config more
+        would likely pass HSR_TUNE_SECONDS (default TUNE_SECONDS). The forward
+        only stores, so runs repeat safely."""
         budget = float(os.environ.get("HSR_TUNE_SECONDS", TUNE_SECONDS))
         named = {**dict(zip(self.arg_names, args)), **kwargs}
         t0, timed, failed = time.monotonic(), [], None
-        for cfg in self.prune(self.pool, named):
+        for tried, cfg in enumerate(self.prune(self.pool, named), 1):
             config = {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
 
             def run(config=config):
@@ -249,8 +250,8 @@ class Tuned:
                 timed.append((_time(run), len(timed), config))
             except Exception as e:  # out of registers or shared memory: the next config
                 failed = e
-            if timed and time.monotonic() - t0 > budget:
-                break
+            if timed and (time.monotonic() - t0) * (tried + 1) / tried > budget:
+                break  # one config more would likely pass the budget
         if not timed:
             raise failed
         return min(timed)[2], len(timed)

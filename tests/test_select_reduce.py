@@ -653,6 +653,27 @@ def test_the_lean_forward_of_an_l2_key(lean, lean_ops, device, name, ni, nj, s, 
         assert torch.allclose(mine.cpu().double(), want, rtol=2e-2, atol=2e-2)  # 16-bit gradients
 
 
+def test_the_lean_l2_key_with_inf_and_nan_coordinates(lean, lean_ops, device):
+    """Rows whose ranking key |b|^2 - 2<a, b> is not finite are ranked again by their
+    differences: inf - inf in one coordinate is NaN (as the reference has it), an inf
+    coordinate alone is inf away, a NaN wins its row; values and indices as float64."""
+    gen = torch.Generator().manual_seed(5)
+    op = lean_ops["hausdorff"]  # max_s min_t ||A_s - B_t||^2, the per-row index saved
+    Q, D = _ints((2, 20, 16), gen).half(), _ints((3, 30, 16), gen).half()
+    Q[0, 3, 2] = D[0, 9, 2] = float("inf")  # the same coordinate: NaN at t = 9
+    Q[1, 5, 2] = float("inf")  # inf from every row of D[0] and D[2]; D[1, 4] adds -inf: inf
+    D[1, 4, 5] = float("-inf")
+    D[2, 7, 1] = float("nan")
+    out, idx = op.forward_with_indices(Q.to(device), D.to(device))
+    assert lean[-1] is not None
+    assert torch.allclose(out.cpu().double(), op.reference(Q.double(), D.double()), equal_nan=True)
+    sq = ((Q.double()[:, None, :, None] - D.double()[None, :, None]) ** 2).sum(-1)
+    first_nan = torch.where(sq.isnan().any(-1), sq.isnan().double().argmax(-1), -1)
+    low = sq.nan_to_num(nan=float("inf"))
+    first = (low == low.amin(-1, keepdim=True)).double().argmax(-1)
+    assert torch.equal(idx.cpu().long(), torch.where(first_nan >= 0, first_nan, first))
+
+
 def test_the_lean_outer_max_keeps_nan_and_the_lowest_tied_row(lean, lean_ops, device):
     """Chunks of 64 rows: a NaN in the third chunk wins its cell; a best value tied
     in every chunk takes the first chunk's row, as the gradient shows."""
