@@ -744,7 +744,7 @@ def score_row_norms(x_ptr, out_ptr, n_rows, row_stride, K: tl.constexpr, BLOCK: 
 
 
 @triton.jit
-def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr,
+def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq,
         BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr,
         PARTIAL: tl.constexpr):
     """Scores of a's rows against the D tile at t0 ([rows, BLOCK_T], fp32); a PARTIAL
@@ -763,11 +763,6 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr
         dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
     else:
         dot = tl.dot(a, tl.trans(b))
-    # each column's squared norm, from the score_row_norms pre-pass (one read of D for every program)
-    if PARTIAL:
-        bsq = tl.load(bsq_ptr + b_row0 + t0 + offs_t, mask=t0 + offs_t < size_t, other=0.0)
-    else:
-        bsq = tl.load(bsq_ptr + b_row0 + t0 + offs_t)
     dot = dot * (1.0 / tl.maximum(tl.sqrt(bsq), 1e-12))[None, :]  # the key, dot * ib
     if PARTIAL:
         dot = tl.where((t0 + offs_t < size_t)[None, :], dot, float("-inf"))
@@ -830,6 +825,8 @@ def score_fwd_lean(
     if HAS_dmask:
         dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
+    offs_t = tl.arange(0, BLOCK_T)
+    bsq_next = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < size_t, other=0.0)
     t_full = (size_t // BLOCK_T) * BLOCK_T
     for t0 in range(0, t_full, BLOCK_T):
         dmask_cur = dmask_next
@@ -839,7 +836,9 @@ def score_fwd_lean(
             dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
         offs_t = t0 + tl.arange(0, BLOCK_T)
-        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr,
+        bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
+        bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < size_t, other=0.0)
+        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq,
                             BLOCK_T, BLOCK_D, LOAD, DOT_FP32, False)
         if HAS_dmask:  # the conditions on t, where a mask is given
             t_ok = offs_t < size_t
@@ -859,7 +858,9 @@ def score_fwd_lean(
             dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
         offs_t = t0 + tl.arange(0, BLOCK_T)
-        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr,
+        bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
+        bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < size_t, other=0.0)
+        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq,
                             BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
         if HAS_dmask:  # the conditions on t, where a mask is given
             t_ok = offs_t < size_t
@@ -884,7 +885,8 @@ def score_fwd_lean(
             nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
             for t0 in range(0, size_t, BLOCK_T):
                 offs_t = t0 + tl.arange(0, BLOCK_T)
-                dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq_ptr,
+                bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < size_t, other=0.0)
+                dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq,
                                     BLOCK_T, BLOCK_D, LOAD, DOT_FP32, True)
                 if HAS_dmask:  # the conditions on t, where a mask is given
                     t_in = offs_t < size_t

@@ -147,8 +147,8 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
                 side_strides=[", ".join(f"stride_{s.name}_{a}" for a in s.axes) for s in t.sides if s.axes],
                 c_guard=" or ".join(f"HAS_{c.name}" for c in masked if c.axis == t.c),
                 grid_sizes="".join(f"size_{g}, " for g in t.grid),
-                # a cosine's or L2 pair's column norms come from the *_row_norms pre-pass
-                tile_args=" bsq_ptr," if t.pair in ("cos", "sqdist", "dist") else "",
+                # a cosine's or L2 pair's column norms (from the *_row_norms pre-pass), a tile at a time
+                tile_args=" bsq," if t.pair in ("cos", "sqdist", "dist") else "",
                 grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
 
 
