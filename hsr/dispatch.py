@@ -417,11 +417,15 @@ LONG_TMA_BLOCKS = (256, 128, 8, 3)
 LONG_TMA_MIN = (256, 128)
 
 
-def tma_call_blockers(rows: int, cols: int, dtype: str, machine: str) -> list[str]:
+def tma_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str) -> list[str]:
     """Why a call of a TMA-form term keeps pointer loads; empty where it takes TMA.
     fp32 only under the interpreter (the tests' integer data): on the GPU fp32
-    keeps its IEEE dot."""
+    keeps its IEEE dot. A descriptor's rows are multiples of 16 bytes (of d
+    contiguous values; long_tma checks the actual strides)."""
     mode, why = os.environ.get("HSR_TMA", ""), []
+    size = {"float16": 2, "bfloat16": 2, "float32": 4}.get(dtype, 1)
+    if d * size % 16:
+        why.append(f"rows of {d * size} bytes, not a multiple of 16")
     if mode == "0":
         why.append("TMA is off (HSR_TMA=0)")
     if dtype not in ("float16", "bfloat16") and not (machine == "interpreter" and dtype == "float32"):
@@ -441,7 +445,8 @@ def long_tma(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
     a [.., rows, k] and b [.., cols, k] (views in the descriptors' axis order), or
     None where they do not apply: tma_call_blockers, or a layout a descriptor cannot
     take (the contraction not contiguous, strides or base not 16-byte aligned)."""
-    if b.dtype != a.dtype or tma_call_blockers(rows, cols, str(a.dtype).removeprefix("torch."), where(a.device)):
+    if b.dtype != a.dtype or tma_call_blockers(rows, cols, a.shape[-1], str(a.dtype).removeprefix("torch."),
+                                                   where(a.device)):
         return None
     for x in (a, b):
         if x.stride(-1) != 1 or x.data_ptr() % 16 or any(
@@ -513,11 +518,15 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             family = "lean"
         elif general == "points" and f["split"] and split_pass(place, d, pairs):
             family = "split"
-        elif general == "tiles-long" and not f["tma"] and not tma_call_blockers(rows, cols, dtype, machine):
+        elif general == "tiles-long" and not f["tma"] and not tma_call_blockers(rows, cols, d, dtype, machine):
             family = "tiles-tma"
         else:
             family = general
-        lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
+        if family == "lean" and term.outer == "mean" and term.conds:  # emit._lean: a mean's masks need counts
+            lines.append(f"  forward kernel: lean ({FAMILIES['lean']}) where no mask is given; "
+                         f"given a mask: {general} ({FAMILIES[general]})")
+        else:
+            lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
         if not f["both"] and family != "split":
             lines.append("  both directions in one call: both-ways" + (
                 "" if place != "cuda" else " up to 1e8 pairs without indices"))

@@ -36,16 +36,24 @@ LAYOUTS = {
 }
 
 
+OUTERS = ["sum", "mean", "max", "min", "none", "none", "index"]
+
+
 @st.composite
-def specs(draw):
-    layout = draw(st.sampled_from(sorted(LAYOUTS)))
+def specs(draw, layouts=None, pairs=None, outers=None, pres=None, masks=True):
+    """(spec text, whether its output is an index). The keywords narrow a slot's
+    choices (test_dispatch_families.py steers specs toward a kernel family with
+    them): layouts, pairs, outers (of OUTERS), pres (a function of the drawn
+    select, "max" or "min", to the pre-selection epilogues of PRES allowed with
+    it), masks=False for none; left out, every choice."""
+    layout = draw(st.sampled_from(sorted(LAYOUTS) if layouts is None else layouts))
     a_decl, b_decl, row_decl, col_decl, a_mask, b_mask, grid, r, c, rows_grid = LAYOUTS[layout]
     a, b = a_decl.split("[")[0], b_decl.split("[")[0]
     row, col = row_decl.split("[")[0], col_decl.split("[")[0]
-    pair = draw(st.sampled_from(sorted(PAIRS)))
-    outer = draw(st.sampled_from(["sum", "mean", "max", "min", "none", "none", "index"]))
+    pair = draw(st.sampled_from(sorted(PAIRS) if pairs is None else pairs))
+    outer = draw(st.sampled_from(OUTERS if outers is None else outers))
     select = draw(st.sampled_from(["max", "min"]))
-    pre = "{p}" if outer == "index" else draw(st.sampled_from(PRES))
+    pre = "{p}" if outer == "index" else draw(st.sampled_from(PRES if pres is None else pres(select)))
     post = draw(st.sampled_from(POSTS)) if outer not in ("none", "index") else "{v}"
     p = PAIRS[pair].format(a=f"{a}_{r}", b=f"{b}_{c}")
     body = pre.format(p=p, col=f"{col}_{c}", row=f"{row}_{r}")
@@ -55,7 +63,7 @@ def specs(draw):
         decls.append(col_decl)
     if "{row}" in pre or "{row}" in post:
         decls.append(row_decl)
-    if draw(st.booleans()):
+    if masks and draw(st.booleans()):
         decls.append(b_mask)
         conds.append(b_mask.split("[")[0])
     if outer in ("none", "index"):
@@ -63,7 +71,7 @@ def specs(draw):
         term = f"{op if outer == 'index' else select}_{c} ({body})"
         axes = rows_grid
     else:
-        if draw(st.booleans()):
+        if masks and draw(st.booleans()):
             decls.append(a_mask)
             conds.append(a_mask.split("[")[0])
         sel = f"{select}_{c} ({body})"
