@@ -280,43 +280,53 @@ def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int
     return (64, 32, 4) if need_idx else (32, 256, 8)
 
 
-# Rows per chunk of an autotuned forward with an outer sum that runs one program per
-# (cell, chunk), 0 for none (HSR_SPLIT_ROWS overrides). In a hand-written kernel at
+# Rows per chunk of an autotuned forward with an outer sum over many cells that runs one
+# program per (cell, chunk), 0 for none (HSR_SPLIT_ROWS overrides). In a hand-written kernel at
 # ColPali's 1024 x 1024 (H100) 128-row chunks with each cell's chunks neighbours in
 # launch order took 0.52 ms against 0.61 for one program looping over the chunks
 # (bench/results/h100-fwd-v1, bench/forward_variants.py "split"); in the generated
 # kernel, whose registers allow one program per SM, it did not pay (bench/NOTES.md, v15).
 SPLIT_ROWS = 0
 
+# An outer reduction over long rows in few cells (Hausdorff: B = 4 clouds of 20K points; a
+# sum over B = 8 clouds of 8192) would run a handful of programs: its rows go in chunks of
+# FEW_CELLS_ROWS across programs where the cells number fewer than FEW_CELLS (a few per SM).
+# A sum adds the chunks' partials in chunk order; a max or min merges their (value, row) in
+# chunk order (the module's *_merge kernel). At 8 x 8192 points (H100, bench/NOTES.md,
+# session 19): the sum 4.45 ms in 8 programs, 0.251 / 0.276 / 0.356 in chunks of 64 / 128 /
+# 256 rows; the max 2.91, 0.255 / 0.281 / 0.370.
+FEW_CELLS = 1024
+FEW_CELLS_ROWS = 64
 
-def split_rows(rows: int, autotuned: bool) -> int:
+
+def split_rows(cells: int, rows: int, cols: int, autotuned: bool) -> int:
     """Rows per chunk where a forward with an outer sum splits the outer axis
-    over programs, 0 where it does not. With fixed blocks (the interpreter,
+    over programs, 0 where it does not: FEW_CELLS_ROWS where the cells are few,
+    else SPLIT_ROWS (HSR_SPLIT_ROWS=n forces n). With fixed blocks (the interpreter,
     HSR_AUTOTUNE=0) the chunk is the fixed block, min(64, rows): tests reach it."""
-    chunk = int(os.environ.get("HSR_SPLIT_ROWS", SPLIT_ROWS)) if autotuned else min(64, next_pow2(rows))
+    forced = os.environ.get("HSR_SPLIT_ROWS")
+    if not autotuned:
+        chunk = min(64, next_pow2(rows))
+    elif forced is not None:
+        chunk = int(forced)
+    else:
+        chunk = FEW_CELLS_ROWS if cells < FEW_CELLS and cols > 0 else SPLIT_ROWS
     return chunk if chunk and rows > chunk else 0
-
-
-# An outer max or min over long rows in few cells (Hausdorff: B = 4 clouds of 20K points)
-# would run a handful of programs: its rows go in chunks of OUTER_SPLIT_ROWS across
-# programs where the cells number fewer than OUTER_SPLIT_CELLS (a few per SM), each chunk
-# writes its (value, row), and the module's *_merge kernel merges them in chunk order.
-OUTER_SPLIT_ROWS = 128
-OUTER_SPLIT_CELLS = 1024
 
 
 def outer_split(cells: int, rows: int, cols: int, autotuned: bool) -> int:
     """Rows per chunk where an unstacked outer max or min splits its rows over
-    programs, 0 where it does not. With fixed blocks (the interpreter,
-    HSR_AUTOTUNE=0) the chunk is the fixed block, min(64, rows): tests reach it.
-    HSR_OUTER_SPLIT=n forces n rows a chunk (0: off), for measuring."""
+    programs (FEW_CELLS_ROWS where the cells are few), 0 where it does not. With
+    fixed blocks (the interpreter, HSR_AUTOTUNE=0) the chunk is the fixed block,
+    min(64, rows): tests reach it. HSR_OUTER_SPLIT=n forces n rows a chunk (0: off),
+    for measuring."""
     forced = os.environ.get("HSR_OUTER_SPLIT")
     if forced is not None:
         chunk = int(forced)
     elif not autotuned:
         chunk = min(64, next_pow2(rows))
     else:
-        chunk = OUTER_SPLIT_ROWS if cells < OUTER_SPLIT_CELLS and cols > 0 else 0
+        chunk = FEW_CELLS_ROWS if cells < FEW_CELLS and cols > 0 else 0
     return chunk if chunk and rows > chunk else 0
 
 
@@ -536,7 +546,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         lines.append(f"  not lean: {'; '.join(f['lean'])}")
     if f["stacked"]:
         lines.append(f"  stacking (general loop): values of {f['stacked']!r} share each {term.b.name} tile")
-    elif term.outer in ("max", "min"):
-        lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {OUTER_SPLIT_ROWS} across programs "
-                     f"where cells are fewer than {OUTER_SPLIT_CELLS}, merged in chunk order")
+    elif term.outer in ("sum", "max", "min"):
+        lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {FEW_CELLS_ROWS} across programs "
+                     f"where cells are fewer than {FEW_CELLS} (general loop), merged in chunk order")
     return lines

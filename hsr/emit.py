@@ -222,7 +222,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         col_sides=[s for s in sides if s["side"] == "col"],
         quantized=t.a.quantized, key=t.key, key_is_prim=t.key_is_prim, key_linear=t.key_linear,
         cos=t.pair == "cos",
-        h=t.h, post=t.post, value=t.value, weights=weights,
+        h=t.h, post=t.post, value=t.value, weights=weights, ties=t.ties,
         row_grads=t.row_grads, col_grads=dict(t.col_grads), need_x=t.need_x, uses_value=t.uses_value,
         uniform=t.uniform, weighted=t.weighted, prim={"l1": "l1", "sqdist": "sq", "dist": "sq"}.get(t.pair, "dot"),
         l2=t.pair in ("sqdist", "dist"), key_sel=t.key_sel, a_axes=list(t.a.axes), b_axes=list(t.b.axes),

@@ -98,6 +98,7 @@ class TermPlan:
     weights: tuple               # ((symbol, code of d out / d symbol per unit grad)), backward
     row_grads: tuple             # ((name, direct code, through-selection code))
     col_grads: tuple             # ((name, code))
+    ties: tuple | None           # h flat somewhere (not L2): (code of "h flat at best", code of h on the tile's key)
     need_x: bool                 # the backward needs the primitive at the selection
     uses_value: bool             # the backward needs v = pre at the selection
     uniform: bool                # d out / d dot is the same for every row of a cell
@@ -138,6 +139,10 @@ class TermPlan:
         key = self.key.replace("[None, :]", "").replace("[:, None]", "")
         lines.append(f"  tile loop keeps the running {self.select} of {key} over {self.c!r} "
                      f"({self.b.name} rows streamed in tiles; lowest index wins ties)")
+        if self.ties:
+            which = "the index" if self.index_out else "the index forward_with_indices reports"
+            lines.append(f"  ties: where the epilogue is flat at the selection ({self.ties[0]}), {which} is the "
+                         f"lowest whose epilogue value ties, from a second pass over the tiles")
         if self.hoisted != "key":
             turn = "" if self.select == self.written_select else f", so {self.written_select} became {self.select}"
             lines.append(f"  epilogue hoisted after the selection (monotone, sympy){turn}: {self.hoisted}")
@@ -432,7 +437,10 @@ class _Planner:
         post = to_sympy(post_expr, "post") if post_expr is not None else v
         dependent = {dot, l1, sq, bsq, ib} | {s for s in pre.free_symbols if s.name.startswith("col_")}
         index_out = select.op.startswith("arg")
-        key, h, direction = S.hoist(pre, dependent, strict=index_out)
+        # an index output selects on the raw key under a non-strict epilogue too (relu), its
+        # ties in the epilogue then resolved by a second pass (`ties`); an L2 pair's selected
+        # value comes from its differences after the loop, so there the epilogue stays strict
+        key, h, direction = S.hoist(pre, dependent, strict=index_out and pair.kind in ("sqdist", "dist"))
         written = select.op.removeprefix("arg")
         selected = written if direction > 0 else FLIP[written]
         if index_out and outer is not None:
@@ -457,6 +465,10 @@ class _Planner:
             value_code = S.triton_code(pre, row_level)
             key_sel = S.triton_code(key, {**row_level, "dot": "x_best", "l1": "x_best", "sq": "x_best"})
             dpost_dv = sp.diff(post, v)
+            ties = None
+            if pair.kind not in ("sqdist", "dist") and S.flat_somewhere(h, key):  # where h is flat: the lowest index of its value
+                ties = (f"({S.triton_code(sp.diff(h, S.KEY), row_level)}) == 0",
+                        S.triton_code(h, {**tile, "key": "key"}))
             grads_needed = [] if index_out else self.derivatives(pre, post, v, sides)
         except NotImplementedError as err:  # a function sympy turned into something we do not print
             raise self.reject("pre", f"cannot lower this epilogue ({err})", select.body.pos)
@@ -481,7 +493,7 @@ class _Planner:
             sides=tuple(sides.values()), aux=aux, key=key_code, key_is_prim=key in (dot, l1, sq),
             key_is_cos=pair.kind == "cos" and sp.expand(key - dot * ib) == 0, key_linear=key_linear, h=h_code,
             hoisted=str(h), post=post_code, value=value_code, key_sel=key_sel, weights=weights, row_grads=row_grads,
-            col_grads=col_grads, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
+            col_grads=col_grads, ties=ties, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
             weighted=pair.kind == "dot" and not uniform and {w for w, _ in weights} == {"dot"},
             line=root.pos.line, spec_line=self.program.line(root.pos), pair_line=pair.pos.line)
 

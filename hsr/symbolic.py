@@ -183,6 +183,13 @@ def hoist(expr: sp.Expr, dependent: set, strict: bool = False) -> tuple[sp.Expr,
     return best
 
 
+def flat_somewhere(h: sp.Expr, key: sp.Expr) -> bool:
+    """Whether a monotone h(KEY) may be flat over the key's range (relu at or below
+    0): not provably strictly monotone there, so distinct keys may tie in h."""
+    var = KEY_NONNEG if key.is_nonnegative else KEY
+    return h != KEY and not monotone(h.subs(KEY, var), var, strict=True)
+
+
 def _splits(expr, dependent):
     """Every (key, h) with h(key) == expr, from the outermost layer inwards."""
     yield expr, KEY

@@ -474,11 +474,10 @@ def test_inf_values_match_the_reference(ops, device, spec, name, position, sign)
         assert _same(out, ref), (out, ref)
 
 
-@_xfail("a hoisted epilogue that is flat somewhere (relu below 0; a NaN per-row term) selects on the raw key: "
-        "forward_with_indices gives the key's argmax, not the lowest index among the equal values of the term "
-        "as written (values agree; gradients too, the epilogue's slope being 0 there)")
 @pytest.mark.parametrize("spec", ["splade", "splade_relu"])
 def test_hoisted_epilogue_ties_keep_the_lowest_index(ops, device, spec):
+    """relu flat at the selection: the raw key's argmax is 1, but every token ties at 0 in
+    the term as written, and forward_with_indices reports the lowest (a second pass)."""
     H = torch.tensor([[[3.0], [1.0], [2.0]]])       # logits -3, -1, -2: relu makes them all 0, a tie
     W = torch.tensor([[-1.0]])
     bias = torch.zeros(1)

@@ -263,14 +263,14 @@ def _indices_match(op, args, kwargs, device):
 def test_long_contraction_max_with_mask_ties_and_bias(long_path, device, b, s, h, v, seed):
     """Splade's shape of spec on the chunked path: integer data (many ties across
     and within tiles of 64 tokens), a mask with an all-masked row; values,
-    gradients and the index against the reference (of a spec with no flat
-    epilogue: where relu is flat the index is the raw key's, a known gap)."""
+    gradients and the index against the reference."""
     gen = torch.Generator().manual_seed(seed)
     H, W, bias = _ints((b, s, h), gen), _ints((v, h), gen), _ints((v,), gen)
     mask = torch.rand(b, s, generator=gen) < 0.6
     mask[-1] = False if b > 1 else mask[-1]
     _check(long_path["splade_like"], (H, W, bias, mask), {}, (0, 1, 2), device)
     _indices_match(long_path["max_plus_bias"], (H, W, bias, mask), {}, device)
+    _indices_match(long_path["splade_like"], (H, W, bias, mask), {}, device)  # relu's ties: the lowest
 
 
 @given(st.integers(1, 2), st.integers(1, 20), st.integers(1, 140), st.integers(9, 40), st.integers(0, 10**6))
@@ -816,3 +816,54 @@ def test_long_contraction_tma_loads_match_pointer_loads(long_path, device, monke
     Ht = H.float().transpose(1, 2).contiguous().transpose(1, 2)
     _check(long_path["splade_like"], (Ht, W.float(), bias.float(), mask), {}, (0, 1, 2), device)
     assert seen[-1] is None
+
+
+# Index outputs under an epilogue that is flat somewhere: the raw key is selected, and
+# where the epilogue is flat at the selection the lowest index of its value wins
+TIES_SPECS = {
+    "argmax_relu": """
+        X[n, c]: float
+        C[k, c]: float
+        cmask[k]: bool = all
+        out[n] = argmax_k relu(<X_n, C_k>)  where cmask
+    """,
+    "argmin_relu_flipped": """
+        X[n, c]: float
+        C[k, c]: float
+        out[n] = argmin_k relu(2 - <X_n, C_k>)
+    """,
+    "argmax_log1p_relu_row_bias": """
+        X[n, c]: float
+        C[k, c]: float
+        r[n]: float
+        out[n] = argmax_k log1p(relu(<X_n, C_k> + r_n))
+    """,
+}
+
+
+@settings(max_examples=25)
+@given(st.sampled_from(sorted(TIES_SPECS)), st.integers(1, 70), st.integers(1, 100), st.sampled_from([3, 16, 40]),
+       st.booleans(), st.integers(0, 10**6))
+def test_an_index_under_a_flat_epilogue_is_the_lowest_tied(monkeypatch, device, name, n, k, d, long, seed):
+    """relu at or below 0 (or 2 - dot at or above 2) ties keys that differ: the plan
+    selects on the raw key (no epilogue in the tile loop) and a second pass finds the
+    lowest index of the selection's epilogue value, on every path (a few coordinates,
+    one tile, the chunked contraction): integer data, many rows flat."""
+    from hsr import dispatch
+    if long:
+        plain = dispatch.contraction
+        monkeypatch.setattr(dispatch, "contraction",
+                            lambda d, quantized=False: (1, 16, 0) if d > dispatch.SMALL_D_MAX else plain(d, quantized))
+    op = hsr.compile(TIES_SPECS[name])
+    term = op.plan.terms[0]
+    assert term.ties and "relu" not in term.key  # selected on the raw key
+    gen = torch.Generator().manual_seed(seed)
+    args, kwargs = [_ints((n, d), gen), _ints((k, d), gen)], {}
+    if name == "argmax_relu":
+        kwargs["cmask"] = torch.rand(k, generator=gen) < 0.7
+    if name == "argmax_log1p_relu_row_bias":
+        args.append(_ints((n,), gen))
+    out = op(*[a.to(device) for a in args], **{key: v.to(device) for key, v in kwargs.items()})
+    _, ref = op.reference(*args, **kwargs, return_indices=True)
+    (want, _), = ref.values()
+    assert torch.equal(out.cpu().long(), want), (out, want)
