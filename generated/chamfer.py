@@ -960,10 +960,11 @@ def _cd_kernel():
                             block_g=None, size_g=None)
 
 
-def _cd_aux(t, need):
+def _cd_aux(t, need, launch=True):
     """Squared row norms the backward needs, once per row, in fp32 (the forward
     forms them from its tiles): one launch where the contraction axis is the last
-    and contiguous (else torch ops); placeholders where no backward will run."""
+    and contiguous (else torch ops, as for the custom op's fake, launch=False);
+    placeholders where no backward will run."""
     aux = []
     return aux
 
@@ -980,7 +981,7 @@ def _cd_forward(t, sizes, need_idx, launch=True, ties=False):
     idx = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None
     xsel = None
-    aux = _cd_aux(t, need_idx)
+    aux = _cd_aux(t, need_idx, launch)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
@@ -2058,10 +2059,11 @@ def _cd_t1_kernel():
                             block_g=None, size_g=None)
 
 
-def _cd_t1_aux(t, need):
+def _cd_t1_aux(t, need, launch=True):
     """Squared row norms the backward needs, once per row, in fp32 (the forward
     forms them from its tiles): one launch where the contraction axis is the last
-    and contiguous (else torch ops); placeholders where no backward will run."""
+    and contiguous (else torch ops, as for the custom op's fake, launch=False);
+    placeholders where no backward will run."""
     aux = []
     return aux
 
@@ -2078,7 +2080,7 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True, ties=False):
     idx = torch.empty((n_cells, sizes["m"]), dtype=runtime.index_dtype(sizes["n"]), device=device) if need_idx else None
     stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None
     xsel = None
-    aux = _cd_t1_aux(t, need_idx)
+    aux = _cd_t1_aux(t, need_idx, launch)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved

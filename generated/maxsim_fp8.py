@@ -654,10 +654,11 @@ def _score_kernel():
                             split="SPLIT_S")
 
 
-def _score_aux(t, need):
+def _score_aux(t, need, launch=True):
     """Squared row norms the backward needs, once per row, in fp32 (the forward
     forms them from its tiles): one launch where the contraction axis is the last
-    and contiguous (else torch ops); placeholders where no backward will run."""
+    and contiguous (else torch ops, as for the custom op's fake, launch=False);
+    placeholders where no backward will run."""
     aux = []
     return aux
 
@@ -674,7 +675,7 @@ def _score_forward(t, sizes, need_idx, launch=True, ties=False):
     idx = torch.empty((n_cells, sizes["s"]), dtype=runtime.index_dtype(sizes["t"]), device=device) if need_idx else None
     stat = None
     xsel = torch.empty((n_cells, sizes["s"]), dtype=torch.float32, device=device) if need_idx else None
-    aux = _score_aux(t, need_idx)
+    aux = _score_aux(t, need_idx, launch)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved

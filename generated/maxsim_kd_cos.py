@@ -1240,13 +1240,14 @@ def _score_row_norms(rows):
     return out
 
 
-def _score_aux(t, need):
+def _score_aux(t, need, launch=True):
     """Squared row norms the backward needs, once per row, in fp32 (the forward
     forms them from its tiles): one launch where the contraction axis is the last
-    and contiguous (else torch ops); placeholders where no backward will run."""
+    and contiguous (else torch ops, as for the custom op's fake, launch=False);
+    placeholders where no backward will run."""
     aux = []
     rows_of = t["Q"]
-    rows = dispatch.row_matrix(rows_of) if need and 2 == rows_of.dim() - 1 else None
+    rows = dispatch.row_matrix(rows_of) if need and launch and 2 == rows_of.dim() - 1 else None
     if not need:
         aux.append(rows_of.new_zeros((1,) * 2, dtype=torch.float32))
     elif rows is not None:
@@ -1254,7 +1255,7 @@ def _score_aux(t, need):
     else:
         aux.append(runtime.squared_norms(rows_of, 2))
     rows_of = t["D"]
-    rows = dispatch.row_matrix(rows_of) if need and 3 == rows_of.dim() - 1 else None
+    rows = dispatch.row_matrix(rows_of) if need and launch and 3 == rows_of.dim() - 1 else None
     if not need:
         aux.append(rows_of.new_zeros((1,) * 3, dtype=torch.float32))
     elif rows is not None:
@@ -1303,7 +1304,7 @@ def _score_forward(t, sizes, need_idx, launch=True, ties=False):
     idx = torch.empty((n_cells, sizes["s"]), dtype=runtime.index_dtype(sizes["t"]), device=device) if need_idx else None
     stat = None
     xsel = torch.empty((n_cells, sizes["s"]), dtype=torch.float32, device=device) if need_idx else None
-    aux = _score_aux(t, need_idx)
+    aux = _score_aux(t, need_idx, launch)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
