@@ -7,6 +7,8 @@ Used at run time by generated modules (no parser or Jinja here)."""
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import sys
 import time
@@ -15,8 +17,8 @@ import torch
 import triton
 
 from . import tuned
-from .launcher import launch as launch_kernel
-from .runtime import autotuning, next_pow2
+from .launcher import launch as launch_kernel, pause_recording
+from .runtime import autotuning, next_pow2, tuning_on_call
 
 # (block of the outer axis, block of the selected axis, warps, stages)
 POOLS = {
@@ -217,12 +219,15 @@ class Tuned:
         def launch(*args, **kwargs):
             key = self.key(args, kwargs)
             config = self.lookup(key)
+            if config is None and not tuning_on_call():  # never block a call: a predicted config
+                config = self.configs[key] = self.predict(key, {**dict(zip(self.arg_names, args)), **kwargs})
             if config is not None:
                 return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
                                      num_warps=config["num_warps"], num_stages=config["num_stages"])
             print(f"hsr: tuning {self.name} for {key} over up to {self.n_configs} configs...", file=sys.stderr, flush=True)
             t0 = time.monotonic()
-            config, tried = self._tune(grid, args, kwargs)
+            with pause_recording():  # the trial runs are not the call's (hsr.kept)
+                config, tried = self._tune(grid, args, kwargs)
             self.configs[key] = config
             tuned.save(tuned.entry_key(self.lowering, key, _where()),
                        self._renamed(config, {name: role for role, name in self.roles.items()}))
@@ -256,6 +261,46 @@ class Tuned:
         if not timed:
             raise failed
         return min(timed)[2], len(timed)
+
+    def predict(self, key: tuple, named: dict) -> dict:
+        """A config for a key that has none kept or shipped, without timing: the
+        config of the nearest key measured on this device or shipped (this lowering's
+        first, then any lowering's; sm80 reads the sm90 table where its own has no
+        entry), among those the pruner allows for this call (lengths, shared memory,
+        a split's chunk); else the pool's first allowed config. Nearest: log2
+        distance of the bucketed lengths and the contraction block; the unrolled
+        coordinates, the contraction's path and a split's chunk must match."""
+        allowed = {_identity(cfg): cfg for cfg in self.prune(self.pool, named) or self.pool}
+        ranked = []
+        for table, where in ((tuned.measured(), _where()), (tuned.shipped(arch()), ""), (tuned.shipped("sm90"), "")):
+            for name, config in table.items():
+                lowering, at, other = json.loads(name)
+                far = self._distance(key, other) if at == where else None
+                if far is not None:
+                    ranked.append((far + (0 if lowering == self.lowering else 2), len(ranked), config))
+        for _, _, config in sorted(ranked, key=lambda r: r[:2]):
+            config = self._renamed(config, self.roles)
+            cfg = triton.Config(config["kwargs"], num_warps=config["num_warps"], num_stages=config["num_stages"])
+            if _identity(cfg) in allowed:
+                return config
+        cfg = next(iter(allowed.values()))
+        return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+
+    def _distance(self, key: tuple, other: list):
+        """How far a measured key is from this one; None where its config cannot serve."""
+        if len(other) != len(key):
+            return None
+        far = 0.0
+        for name, a, b in zip(self.keys + ["dtype"], key, other):
+            if name in ("r_bucket", "c_bucket", "g_bucket") or name.startswith("BLOCK_"):
+                far += abs(math.log2(max(int(a), 1)) - math.log2(max(int(b), 1)))
+            elif name == "NEED_IDX":
+                far += 0.5 * (bool(a) != bool(b))
+            elif name == "dtype":
+                far += 1.0 * (("float32" in str(a)) != ("float32" in str(b)))
+            elif a != b:  # SMALL_D, DOT_MODE, a split's chunk: another kernel path
+                return None
+        return far
 
     @staticmethod
     def _renamed(config: dict, names: dict) -> dict:

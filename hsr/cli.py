@@ -1,4 +1,4 @@
-"""The command line: ``hsr compile``, ``hsr explain`` and ``hsr bench``."""
+"""The command line: ``hsr compile``, ``hsr explain``, ``hsr tune`` and ``hsr bench``."""
 
 from __future__ import annotations
 
@@ -72,6 +72,36 @@ def cmd_explain(args) -> int:
     return 0
 
 
+def bundled_spec(name: str) -> Path:
+    """A spec path as given, or a bundled spec by name (maxsim, chamfer, splade, ...)."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    from . import ops
+
+    bundled = Path(ops.__file__).parent / f"{name}.hsr"
+    return bundled if bundled.is_file() else path
+
+
+def cmd_tune(args) -> int:
+    from . import tune
+
+    if args.import_file:
+        print(f"added {tune.import_picks(args.import_file)} picks to this machine's")
+    if args.spec:
+        sizes = _shapes(args.shapes)
+        if not sizes:
+            raise SystemExit("hsr tune: give the sizes to tune for, --shapes axis=size,...")
+        for kernel, picks in tune.tune(str(bundled_spec(args.spec)), sizes, args.dtype, args.grad).items():
+            for key, config in picks.items():
+                print(f"{kernel} {key}: {config}")
+    if args.export:
+        print(f"wrote {tune.export(args.export)} picks to {args.export}")
+    if not (args.spec or args.export or args.import_file):
+        raise SystemExit("hsr tune: give a SPEC and --shapes, --export FILE or --import FILE")
+    return 0
+
+
 BENCHES = {  # hsr bench NAME -> the script under bench/ that it runs
     "forward": "maxsim_forward.py",
     "train": "maxsim_train.py",
@@ -118,6 +148,18 @@ def main(argv=None) -> int:
                    help="the rows' dtype for --shapes (default float16)")
     p.add_argument("--plan-only", action="store_true", help="print the plan, not the generated source")
     p.set_defaults(func=cmd_explain)
+    p = sub.add_parser("tune", help="tune a spec's forward for given sizes on this GPU; export or import the picks",
+                       description="Calls never wait for tuning: a size without a kept or shipped config runs a "
+                       "predicted one. This tunes the keys a call of SPEC at --shapes meets (about 10 s a key at most) "
+                       "and keeps the picks in the cache directory; --export writes them to a file to ship, --import "
+                       "adds such a file to this machine's picks. HSR_AUTOTUNE=1 tunes every new key at its first call.")
+    p.add_argument("spec", nargs="?", metavar="SPEC", help="a .hsr file, spec text, or a bundled spec's name (maxsim, ...)")
+    p.add_argument("--shapes", metavar="AXIS=N,...", help="sizes of the spec's axes")
+    p.add_argument("--dtype", default="float16", choices=("float16", "bfloat16", "float32"))
+    p.add_argument("--grad", action="store_true", help="also tune the training forward (it writes indices)")
+    p.add_argument("--export", metavar="FILE", help="write this machine's picks to FILE")
+    p.add_argument("--import", dest="import_file", metavar="FILE", help="add the picks in FILE to this machine's")
+    p.set_defaults(func=cmd_tune)
     p = sub.add_parser("bench", help="run a benchmark on the GPU (bench/*.py; `hsr bench NAME --help` for its options)",
                        description="Benchmarks, run on a GPU: " + ", ".join(f"{k} (bench/{v})" for k, v in BENCHES.items())
                        + ". The arguments after NAME go to the script, e.g. `hsr bench forward --sweep --out DIR`.")

@@ -17,6 +17,8 @@ interpreter take Triton's own path.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 import triton
 
@@ -25,14 +27,25 @@ from .runtime import interpreting
 MAX_KEPT = 4096  # launch keys kept before the table starts again (shapes that never repeat)
 
 _kept: dict = {}
+_recorder = None  # hsr.kept's recorder of the call in progress, if any
 
 
 def launch(kernel, grid, /, *args, **kwargs):
     """kernel[grid](*args, **kwargs), reusing the compiled kernel of an earlier
     launch with the same launch key. grid: a tuple, or a callable of the
     keyword arguments (Triton passes it every argument; hsr's grids read only
-    block sizes, which are keyword constexprs)."""
-    if interpreting() or _hooked():
+    block sizes, which are keyword constexprs). While hsr.kept records a call,
+    Triton's own launch runs and the recorder is told."""
+    recorder = _recorder
+    if recorder is not None and not recorder.paused:
+        recorder.paused += 1  # Triton's work (the interpreter's copies) is not the call's
+        try:
+            compiled = kernel[grid](*args, **kwargs)
+        finally:
+            recorder.paused -= 1
+        recorder.launched(kernel, grid, args, kwargs, compiled if not interpreting() else None)
+        return compiled
+    if interpreting() or hooked():
         return kernel[grid](*args, **kwargs)
     arg_key = _arg_key(args)
     if arg_key is None:
@@ -45,7 +58,7 @@ def launch(kernel, grid, /, *args, **kwargs):
         return kernel[grid](*args, **kwargs)
     if kept is None:
         compiled = kernel[grid](*args, **kwargs)
-        tail = _tail(kernel, len(args), kwargs)
+        tail = tail_of(kernel, len(args), kwargs)
         if tail is not None and compiled is not None and _grid_reads_keywords(grid, kwargs):
             if len(_kept) >= MAX_KEPT:
                 _kept.clear()
@@ -74,12 +87,15 @@ def _arg_key(args):
             key.append(float)
         elif kind is bool:
             key.append((bool, a))
+        elif kind.__name__ == "TensorDescriptor":  # host TMA: the base's dtype and alignment, the box
+            key.append((kind, a.base.dtype, a.base.data_ptr() % 16 == 0, tuple(a.shape), tuple(a.strides),
+                        tuple(a.block_shape), getattr(a, "padding", None)))
         else:
             return None
     return tuple(key)
 
 
-def _tail(kernel, n_args: int, kwargs: dict):
+def tail_of(kernel, n_args: int, kwargs: dict):
     """The kernel's parameters past the positional ones, in order (keyword
     values or defaults): Triton's launcher takes every parameter, constexprs
     included. None where one is a tensor or missing (such launches are not kept)."""
@@ -111,13 +127,57 @@ def _grid_reads_keywords(grid, kwargs) -> bool:
     return True
 
 
-def _hooked() -> bool:
+def hooked() -> bool:
     """Launch hooks are set (a profiler such as proton): Triton's path calls them."""
     knobs = triton.knobs.runtime
-    return any(hook is not None and bool(getattr(hook, "calls", True))
-               for hook in (knobs.launch_enter_hook, knobs.launch_exit_hook))
+    for hook in (knobs.launch_enter_hook, knobs.launch_exit_hook):
+        if hook is not None and getattr(hook, "calls", True):
+            return True
+    return False
+
+
+def current_stream(device=None):
+    """The current CUDA stream's raw handle, as a compiled kernel's launcher takes it."""
+    return torch._C._cuda_getCurrentRawStream(torch.cuda.current_device() if device is None else device)
+
+
+def recording():
+    """hsr.kept's recorder of the call in progress, or None."""
+    return _recorder
+
+
+@contextlib.contextmanager
+def recording_into(recorder):
+    """Tell `recorder` of every launch in this block."""
+    global _recorder
+    _recorder = recorder
+    try:
+        yield recorder
+    finally:
+        _recorder = None
+
+
+def pause_recording():
+    """A block whose launches and torch ops are not the call's (tuning's trial runs)."""
+    return _Paused(_recorder)
+
+
+class _Paused:
+    def __init__(self, recorder):
+        self.recorder = recorder
+
+    def __enter__(self):
+        if self.recorder is not None:
+            self.recorder.paused += 1
+
+    def __exit__(self, *exc):
+        if self.recorder is not None:
+            self.recorder.paused -= 1
 
 
 def forget() -> None:
-    """Drop every kept launch (tests; a kernel recompiled under the same key)."""
+    """Drop every kept launch (tests; a kernel recompiled under the same key), and
+    every kept call (hsr.kept), which holds compiled kernels too."""
     _kept.clear()
+    from . import kept
+    kept.forget()

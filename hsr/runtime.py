@@ -108,9 +108,17 @@ def _check_dtype(op_name, name, kind, value, float_dtypes):
 
 
 def autotuning() -> bool:
-    """Autotune GPU kernels unless HSR_AUTOTUNE=0 (then fixed heuristic blocks,
-    as under the interpreter: quicker to compile, for tests)."""
-    return os.environ.get("HSR_AUTOTUNE", "1") != "0" and not interpreting()
+    """GPU forwards take their blocks from hsr.autotune (kept, shipped or
+    predicted configs) unless HSR_AUTOTUNE=0 (then fixed heuristic blocks, as
+    under the interpreter: quicker to compile, for tests)."""
+    return os.environ.get("HSR_AUTOTUNE", "") != "0" and not interpreting()
+
+
+def tuning_on_call() -> bool:
+    """Whether a call whose key has no kept or shipped config tunes it there
+    (HSR_AUTOTUNE=1, or `hsr tune`); by default it runs a predicted config at
+    once and never blocks on tuning."""
+    return os.environ.get("HSR_AUTOTUNE", "") == "1"
 
 
 def off_current_device(device: torch.device) -> bool:

@@ -67,3 +67,24 @@ def scatter(request, monkeypatch):
     """The scatter that backward="deterministic" uses in this test."""
     monkeypatch.setenv("HSR_SCATTER", request.param)
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def _forget_kept_calls(monkeypatch):
+    """Kept calls (hsr.kept) keep what the HSR_* switches said when they were
+    recorded; tests change switches between calls of one signature, so every
+    change here, and every test, starts from none kept (as hsr.kept.forget()
+    after a change does for a user)."""
+    from hsr import kept
+
+    def forgetting(change):
+        def changed(*args, **kwargs):
+            change(*args, **kwargs)
+            kept.forget()
+        return changed
+
+    kept.forget()
+    monkeypatch.setenv = forgetting(monkeypatch.setenv)
+    monkeypatch.delenv = forgetting(monkeypatch.delenv)
+    yield
+    kept.forget()

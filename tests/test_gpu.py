@@ -476,3 +476,95 @@ def test_inputs_on_a_device_other_than_the_current_one():
         got = splade_max(h.to(dev), w.to(dev))
         assert torch.allclose(got.cpu(), want, rtol=1e-4, atol=1e-4)
     assert torch.cuda.current_device() == 0
+
+
+WEIGHTED = """
+Q[i, s, d]: float
+D[j, t, d]: float
+w[i, s]: float
+score[i, j] = sum_s w_s * max_t <Q_s, D_t>
+"""
+
+
+def _steps():
+    """(name, inputs maker, step): a training step of each op (a loss, then its
+    backward) on static inputs, as a serving or training loop captures it."""
+    import hsr
+    from hsr.ops import chamfer_distance, splade_max
+
+    weighted = hsr.compile(WEIGHTED)
+    labels = torch.arange(8, device="cuda")
+
+    def ce(scores):
+        return torch.nn.functional.cross_entropy(scores, labels)
+
+    return [
+        ("maxsim_atomic", lambda g: [_randn((8, 32, 128), g, torch.float16), _randn((8, 300, 128), g, torch.float16)],
+         lambda q, d: ce(maxsim(q, d, backward="atomic"))),
+        ("maxsim_deterministic", lambda g: [_randn((8, 32, 128), g, torch.bfloat16), _randn((8, 300, 128), g, torch.bfloat16)],
+         lambda q, d: ce(maxsim(q, d, backward="deterministic"))),
+        ("chamfer", lambda g: [_randn((2, 3000, 3), g, torch.float32), _randn((2, 2000, 3), g, torch.float32)],
+         lambda x, y: chamfer_distance(x, y)),
+        ("splade", lambda g: [_randn((4, 64, 128), g, torch.float16), _randn((3000, 128), g, torch.float16)],
+         lambda h, w: splade_max(h, w).sum()),
+        ("weighted_spec", lambda g: [_randn((8, 32, 128), g, torch.float16), _randn((8, 300, 128), g, torch.float16),
+                                     _randn((8, 32), g, torch.float16)],
+         lambda q, d, w: ce(weighted(q, d, w))),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5), ids=[n for n in ("maxsim_atomic", "maxsim_deterministic", "chamfer",
+                                                              "splade", "weighted_spec")])
+def test_a_training_step_is_captured_in_a_cuda_graph(case):
+    """Forward and backward in one CUDA graph (no host sync, no allocation that
+    changes between replays): replayed on new values copied into its static
+    inputs, it gives the loss and gradients an eager step gives."""
+    name, make, step = _steps()[case]
+    static = [x.cuda().requires_grad_() for x in make(_gen(30))]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm up: compile, pick configs, keep the call's signature
+        for _ in range(3):
+            for x in static:
+                x.grad = None
+            step(*static).backward()
+    torch.cuda.current_stream().wait_stream(side)
+    for x in static:
+        x.grad = None
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        loss = step(*static)
+        loss.backward()
+    for seed in (31, 32):
+        with torch.no_grad():
+            for x, new in zip(static, make(_gen(seed))):
+                x.copy_(new.cuda())
+        graph.replay()
+        torch.cuda.synchronize()
+        fresh = [x.detach().clone().requires_grad_() for x in static]
+        want = step(*fresh)
+        want.backward()
+        tol = dict(rtol=1e-5, atol=1e-5) if static[0].dtype == torch.float32 else dict(rtol=1e-2, atol=1e-2)
+        torch.testing.assert_close(loss, want, **tol)
+        for x, y in zip(static, fresh):
+            torch.testing.assert_close(x.grad, y.grad, **tol)
+
+
+def test_a_serving_call_is_captured_in_a_cuda_graph():
+    """A reranking call (one query, masked documents) in a CUDA graph: the kept
+    signature's launches, replayed by the graph."""
+    gen = _gen(40)
+    q = _randn((32, 128), gen, torch.float16).cuda()
+    docs = _randn((100, 300, 128), gen, torch.float16).cuda()
+    mask = _mask((100, 300), gen, 0.7).cuda()
+    for _ in range(3):
+        maxsim(q, docs, d_mask=mask)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        scores = maxsim(q, docs, d_mask=mask)
+    for seed in (41, 42):
+        q.copy_(_randn((32, 128), _gen(seed), torch.float16).cuda())
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(scores, maxsim(q, docs, d_mask=mask))

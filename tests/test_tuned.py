@@ -19,6 +19,7 @@ KEPT = {**CONFIG, "kwargs": {"BLOCK_R": 32, "BLOCK_C": 64}}  # CONFIG as kept: i
 def store(tmp_path, monkeypatch):
     monkeypatch.setenv("HSR_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("HSR_AUTOTUNE_CACHE", raising=False)
+    monkeypatch.setenv("HSR_AUTOTUNE", "1")  # tune a new key at the call (the default predicts one)
     tuned._warned.clear()
     return tuned.store_path()
 
@@ -290,3 +291,40 @@ def _captured_args(generated, t, sizes):
     finally:
         generated._score_kernel = original
     return seen["call"]
+
+
+def test_a_new_key_runs_a_predicted_config_without_tuning(store, monkeypatch):
+    """By default (HSR_AUTOTUNE unset) a key with no kept or shipped config is not
+    tuned: it runs the config of the nearest key shipped or measured, at once, and
+    nothing is written."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel, timed, fwd = _tuned(monkeypatch)
+    near = dict(KEPT, kwargs={"BLOCK_R": 64, "BLOCK_C": 32})
+    far = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 64})
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 512, 128, False, "torch.float16")): far,
+        tuned.entry_key(fwd.lowering, (1024, 1024, 128, False, "torch.float16")): near,
+        tuned.entry_key(fwd.lowering, (512, 1024, 64, False, "torch.float16", "extra")): far,  # another key layout
+    })
+    fwd[(1,)](_Tensor(), 512, 2048, BLOCK_K=128, NEED_IDX=True)
+    assert not timed and len(kernel.calls) == 1
+    assert kernel.calls[0][1]["BLOCK_S"] == 64 and kernel.calls[0][1]["BLOCK_T"] == 32
+    assert not tuned.measured()
+    fwd[(1,)](_Tensor(), 32, 256, BLOCK_K=128, NEED_IDX=False)
+    assert kernel.calls[-1][1]["BLOCK_S"] == 32 and kernel.calls[-1][1]["BLOCK_T"] == 64
+
+
+def test_a_prediction_keeps_to_what_the_pruner_allows(store, monkeypatch):
+    """The nearest config is skipped where the pruner rules it out for this call;
+    with no table at all the pool's first allowed config runs."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel, timed, fwd = _tuned(monkeypatch)
+    fwd.prune = lambda configs, named: [c for c in configs if c.kwargs["BLOCK_S"] <= named["r_bucket"]]
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (64, 512, 128, False, "torch.float16")): dict(KEPT, kwargs={"BLOCK_R": 64, "BLOCK_C": 32}),
+    })
+    fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
+    assert not timed and kernel.calls[-1][1]["BLOCK_S"] == 32
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {})
+    fwd[(1,)](_Tensor(), 16, 512, BLOCK_K=128, NEED_IDX=False)
+    assert not timed and kernel.calls[-1][1]["BLOCK_S"] == 64  # nothing allowed: the pool's first

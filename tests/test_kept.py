@@ -1,0 +1,168 @@
+"""hsr.kept: a call whose signature was seen before replays its allocations and
+launches, and gives what the path as written gives; anything in the signature
+that changes misses."""
+
+import hypothesis.strategies as st
+import pytest
+import torch
+from hypothesis import given
+
+import hsr
+import hsr.ops
+from hsr import kept
+from hsr.errors import TensorError
+from hsr.generated import chamfer_point, maxsim
+
+MASKED = """
+X[b, n, k]: float
+Y[b, m, k]: float
+ymask[b, m]: bool = all
+w[b, n]: float = 1.0
+
+h[b] = sum_n w_n * max_m exp(-||X_n - Y_m||^2) where ymask
+"""
+
+
+def _entries(table):
+    return {k: v for k, v in table.entries.items()}
+
+
+def _plain(module, *args, backward="auto", **kwargs):
+    return module._apply(args, kwargs, backward)
+
+
+@given(nq=st.integers(1, 3), nd=st.integers(1, 4), lq=st.integers(1, 9), ld=st.integers(1, 9),
+       d=st.sampled_from([3, 16, 20]), masked=st.booleans(), seed=st.integers(0, 2**16))
+def test_a_hit_gives_what_the_plain_path_gives(device, nq, nd, lq, ld, d, masked, seed):
+    g = torch.Generator().manual_seed(seed)
+    q, doc = torch.randn(nq, lq, d, generator=g), torch.randn(nd, ld, d, generator=g)
+    m = torch.rand(nd, ld, generator=g) > 0.4 if masked else None
+    q, doc, m = (x.to(device) if x is not None else None for x in (q, doc, m))
+    kept.forget()
+    first = maxsim.apply(q, doc, dmask=m)
+    assert len(maxsim._KEPT.entries) == 1
+    replay = next(iter(maxsim._KEPT.entries.values()))
+    assert isinstance(replay, kept.Replay)
+    # new values, same signature: the replay, against the plain path on the same inputs
+    q2 = torch.randn(nq, lq, d, generator=g).to(device)
+    again = maxsim.apply(q2, doc, dmask=m)
+    assert len(maxsim._KEPT.entries) == 1
+    torch.testing.assert_close(again, _plain(maxsim, q2, doc, dmask=m), rtol=0, atol=0)
+    torch.testing.assert_close(maxsim.apply(q, doc, dmask=m), first, rtol=0, atol=0)
+
+
+def test_a_compiled_spec_with_optional_inputs_and_an_l2_pair(device):
+    op = hsr.compile(MASKED)
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(2, 7, 3, generator=g).to(device), torch.randn(2, 5, 3, generator=g).to(device)
+    mask = (torch.rand(2, 5, generator=g) > 0.3).to(device)
+    w = torch.rand(2, 7, generator=g).to(device)
+    for call in ((x, y), (x, y, mask), (x, y, mask, w)):
+        first = op(*call)
+        second = op(*(c + 1.0 if c.dtype == torch.float32 else c for c in call))
+        ref = op.reference(*(c.cpu() + 1.0 if c.dtype == torch.float32 else c.cpu() for c in call))
+        torch.testing.assert_close(second.cpu(), ref.float(), rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(op(*call), first, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("change", ["stride", "dtype", "shape", "alignment", "grad_mode", "keyword"])
+def test_a_changed_signature_misses(device, change):
+    q, doc = torch.randn(2, 4, 16, device=device), torch.randn(3, 6, 16, device=device)
+    m = torch.ones(3, 6, dtype=torch.bool, device=device)
+    kept.forget()
+    maxsim.apply(q, doc, dmask=m)
+    before = _entries(maxsim._KEPT)
+    if change == "stride":  # the same values, another layout
+        other = doc.transpose(0, 1).contiguous().transpose(0, 1)
+        assert not other.is_contiguous()
+        got, want = maxsim.apply(q, other, dmask=m), _plain(maxsim, q, doc, dmask=m)
+    elif change == "dtype":
+        got, want = maxsim.apply(q.half(), doc.half(), dmask=m), _plain(maxsim, q.half(), doc.half(), dmask=m)
+    elif change == "shape":
+        got, want = maxsim.apply(q[:, :3], doc, dmask=m), _plain(maxsim, q[:, :3].contiguous(), doc, dmask=m)
+    elif change == "alignment":  # 4 bytes off a 16-byte boundary: Triton specialises on it
+        flat = torch.randn(q.numel() + 1, device=device)
+        shifted = flat[1:].view(q.shape)
+        shifted.copy_(q)
+        assert shifted.data_ptr() % 16 != 0
+        got, want = maxsim.apply(shifted, doc, dmask=m), _plain(maxsim, q, doc, dmask=m)
+    elif change == "grad_mode":
+        with torch.no_grad():
+            got, want = maxsim.apply(q, doc, dmask=m), _plain(maxsim, q, doc, dmask=m)
+    else:
+        got, want = maxsim.apply(q, doc, None, m), _plain(maxsim, q, doc, None, m)
+    after = _entries(maxsim._KEPT)
+    assert len(after) == len(before) + 1, "a changed signature must be a new entry"
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+def test_the_device_is_in_the_signature():
+    x = torch.zeros(2, 3)
+    assert kept.signature((x,)) != kept.signature((x.to("meta"),))
+
+
+def test_gradients_through_kept_signatures(device):
+    """A call that needs a gradient carries autograd: it runs as written, every time."""
+    g = torch.Generator().manual_seed(3)
+    q = torch.randn(2, 4, 16, generator=g).to(device).requires_grad_()
+    doc = torch.randn(3, 6, 16, generator=g).to(device).requires_grad_()
+    with torch.no_grad():
+        maxsim.apply(q, doc)  # kept, without gradient
+    for _ in range(2):
+        q.grad = doc.grad = None
+        maxsim.apply(q, doc).sum().backward()
+        assert q.grad is not None and doc.grad is not None
+    assert kept.PLAIN in maxsim._KEPT.entries.values()
+    ref = hsr.compile("ops/maxsim.hsr").reference
+    q64, d64 = (x.detach().cpu().double().requires_grad_() for x in (q, doc))
+    ref(q64, d64).sum().backward()
+    torch.testing.assert_close(q.grad.cpu().double(), q64.grad, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(doc.grad.cpu().double(), d64.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_both_ways_is_kept(device):
+    g = torch.Generator().manual_seed(4)
+    a, b = torch.randn(2, 50, 3, generator=g).to(device), torch.randn(2, 40, 3, generator=g).to(device)
+    kept.forget()
+    chamfer_point.both_ways(a, b)
+    a2 = a + 0.5
+    got = chamfer_point.both_ways(a2, b)
+    want = chamfer_point._both_ways(a2, b, None, None, "auto")
+    assert isinstance(next(iter(chamfer_point._KEPT_BOTH.entries.values())), kept.Replay)
+    for x, y in zip(got, want):
+        torch.testing.assert_close(x, y, rtol=0, atol=0)
+
+
+def test_a_path_that_computes_is_not_replayed(monkeypatch):
+    """CPU tensors without the interpreter run the reference evaluator: torch
+    arithmetic, so the signature runs as written each time."""
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    q, doc = torch.randn(1, 3, 8), torch.randn(2, 4, 8)
+    maxsim.apply(q, doc)
+    assert list(maxsim._KEPT.entries.values()) == [kept.PLAIN]
+    torch.testing.assert_close(maxsim.apply(q, doc), _plain(maxsim, q, doc), rtol=0, atol=0)
+
+
+def test_inputs_sharing_memory_are_recorded_again(device):
+    x = torch.randn(2, 5, 16, device=device)
+    kept.forget()
+    maxsim.apply(x, x)  # Q and D the same tensor: which one a launch read cannot be told
+    assert not maxsim._KEPT.entries
+    y = torch.randn(2, 5, 16, device=device)
+    torch.testing.assert_close(maxsim.apply(x, y), _plain(maxsim, x, y), rtol=0, atol=0)
+
+
+def test_forget_drops_every_kept_call(device):
+    hsr.ops.maxsim(torch.randn(1, 3, 8, device=device), torch.randn(2, 4, 8, device=device))
+    assert maxsim._KEPT.entries
+    kept.forget()
+    assert not maxsim._KEPT.entries
+
+
+def test_bad_input_still_raises_named_errors(device):
+    q = torch.randn(1, 3, 8, device=device)
+    hsr.ops.maxsim(q, torch.randn(2, 4, 8, device=device))
+    with pytest.raises(TensorError, match="D"):
+        maxsim.apply(q, torch.randn(2, 4, 9, device=device))
+    with pytest.raises(TensorError):
+        maxsim.apply(q, [1, 2])
