@@ -13,10 +13,9 @@ import torch
 from torch import nn
 
 from hsr.errors import TensorError
-from hsr.generated import splade as _log1p_relu
-from hsr.generated import splade_relu as _relu
+from hsr.runtime import generated  # each generated module imported at its first use
 
-ACTIVATIONS = {"log1p_relu": _log1p_relu, "relu": _relu}
+ACTIVATIONS = {"log1p_relu": "splade", "relu": "splade_relu"}  # activation -> its generated module
 
 
 def splade_max(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
@@ -32,7 +31,7 @@ def splade_max(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | 
     Differentiable in hidden, weight and bias; weight and bias are cast to
     hidden's dtype. backward: "atomic", "deterministic" or "auto".
     """
-    module = ACTIVATIONS.get(activation)
+    module = generated(ACTIVATIONS[activation]) if activation in ACTIVATIONS else None
     if module is None:
         raise ValueError(f"splade_max: activation must be one of {', '.join(map(repr, ACTIVATIONS))}, "
                          f"got {activation!r}")

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Tune the bundled MaxSim forward over a grid of serving and training shapes and
+write the picks as a table hsr ships (hsr/tuned.json's layout), on the GPU.
+
+    python3 bench/tune_grid.py --out DIR [--budget-s 300] [--tune-seconds 2]
+
+Grid (fp16 serving, no indices): Nq 1 / 8 / 64 / 512 queries, Lq 32 / 128 / 1024,
+Ld 128 / 512 / 1024, d 64 / 96 / 128, with Nd documents such that a call stays
+short (the key holds the lengths' buckets and d, not Nd). Training (bf16, the
+forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
+1024 x 1024, d = 128. Calls that take the lean forward (fixed blocks) tune nothing.
+Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into hsr/tuned.json:
+the entries there already win) and DIR/tuned_grid.log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import torch
+
+SERVING = [(nq, lq, ld, d) for nq in (1, 8, 64, 512) for lq in (32, 128, 1024)
+           for ld in (128, 512, 1024) for d in (64, 96, 128)]
+TRAINING = [(b, lq, ld, 128) for b in (32, 128, 512) for lq, ld in ((32, 300), (1024, 1024))]
+
+
+def documents(nq: int, lq: int, ld: int) -> int:
+    """Documents per call: a serving call's 1000 for one query, fewer as the work grows."""
+    return max(4, min(1000, int(2e9 // (nq * lq * ld * 128))))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
+    ap.add_argument("--budget-s", type=float, default=300)
+    ap.add_argument("--tune-seconds", type=float, default=2.0)
+    args = ap.parse_args()
+    os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
+    from hsr import autotune, tune, tuned
+    from hsr.cli import bundled_spec
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = open(out / "tuned_grid.log", "w")
+    spec = str(bundled_spec("maxsim"))
+    t0 = time.monotonic()
+    cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING]
+    for kind, (nq, lq, ld, d), dtype, grad in cases:
+        if time.monotonic() - t0 > args.budget_s:
+            print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)
+            break
+        nd = nq if grad else documents(nq, lq, ld)
+        started = time.monotonic()
+        picks = tune.tune(spec, {"i": nq, "s": lq, "j": nd, "t": ld, "d": d}, dtype, grad)
+        print(f"{kind} Nq={nq} Nd={nd} {lq}x{ld} d={d} {dtype}: {time.monotonic() - started:.1f} s {picks}",
+              file=log, flush=True)
+        torch.cuda.empty_cache()
+    where = autotune._where()
+    table = {}
+    for name, config in tuned.measured().items():
+        lowering, at, key = json.loads(name)
+        if at == where:
+            table[json.dumps([lowering, "", key])] = config
+    device = torch.cuda.get_device_name()
+    (out / "tuned_grid.json").write_text(json.dumps(
+        {"_source": f"bench/tune_grid.py on {device}, HSR_TUNE_SECONDS={args.tune_seconds}", "sm90": table},
+        indent=1, sort_keys=True))
+    print(f"{len(table)} picks in {time.monotonic() - t0:.0f} s", file=log, flush=True)
+
+
+if __name__ == "__main__":
+    main()
