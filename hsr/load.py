@@ -22,11 +22,7 @@ import warnings
 from pathlib import Path
 
 from . import __version__
-from .check import check
-from .emit import emit
 from .op import Op
-from .parse import parse
-from .plan import plan
 from .runtime import cache_dir
 
 _CHECKSUM = "# hsr-checksum: "
@@ -52,11 +48,16 @@ def cache_key(source: str, filename: str = "<spec>") -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+_digest: list = []
+
+
 def _compiler_digest() -> str:
     """A hash of the templates and of the compiler's own files (its stages, the
     grammar, the runtime constants emit reads), so that editing any of them
     invalidates the cache: within one version, a checkout being worked on would
-    otherwise serve modules that an older emit wrote."""
+    otherwise serve modules that an older emit wrote. Once per process."""
+    if _digest:
+        return _digest[0]
     from importlib import resources
 
     digest = hashlib.sha256()
@@ -65,7 +66,8 @@ def _compiler_digest() -> str:
         for entry in sorted(root.iterdir(), key=lambda e: e.name):
             if entry.name.endswith(suffixes) and entry.is_file():
                 digest.update(entry.name.encode() + entry.read_bytes())
-    return digest.hexdigest()
+    _digest.append(digest.hexdigest())
+    return _digest[0]
 
 
 # Ops compiled in this process, by (spec text, file name, cache directory): compiling the
@@ -83,9 +85,19 @@ def compile_spec(path_or_text, cache_dir=None) -> Op:
 
 
 def _compile(source: str, filename: str, cache_dir) -> Op:
+    key = cache_key(source, filename)
+    root = _cache_root(cache_dir)
+    for path in sorted(root.glob(f"*_{key}.py")) if root.is_dir() else ():
+        generated = _read_valid(path)
+        if generated is not None:  # cached: parse, check and plan wait until the Op is asked for them
+            return Op(None, None, _import(path, f"hsr_cache.{path.stem}"), generated, text=(source, filename))
+    from .check import check
+    from .emit import emit
+    from .parse import parse
+    from .plan import plan
+
     program = check(parse(source, filename))
     kernel_plan = plan(program)
-    key = cache_key(source, filename)
     name = f"{kernel_plan.out}_{key}.py"
     path = _cache_root(cache_dir) / name
     generated = _read_valid(path)

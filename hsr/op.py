@@ -10,9 +10,10 @@ from . import dispatch, reference
 class Op:
     """A compiled spec: call it on tensors (by position or by name)."""
 
-    def __init__(self, program, plan, module, source: str):
-        self.program = program
-        self.plan = plan
+    def __init__(self, program, plan, module, source: str, text: tuple | None = None):
+        """program, plan: the checked spec and its plan, or None to derive them from
+        text (spec text, file name) when first asked (a cached spec loads without them)."""
+        self._program, self._plan, self._text = program, plan, text
         self.module = module
         self._source = source
 
@@ -21,8 +22,27 @@ class Op:
         return self.module.apply(*args, backward=backward, **kwargs)
 
     @property
+    def program(self):
+        """The checked spec (hsr.ir.Program)."""
+        if self._program is None:
+            from .check import check
+            from .parse import parse
+
+            self._program = check(parse(*self._text))
+        return self._program
+
+    @property
+    def plan(self):
+        """The kernel plan (hsr.plan.KernelPlan)."""
+        if self._plan is None:
+            from .plan import plan
+
+            self._plan = plan(self.program)
+        return self._plan
+
+    @property
     def name(self) -> str:
-        return self.plan.out
+        return self.module.OUTPUT
 
     @property
     def source(self) -> str:
@@ -46,5 +66,4 @@ class Op:
         return self.module.forward_with_indices(*args, **kwargs)
 
     def __repr__(self) -> str:
-        names = ", ".join(t.name for t in self.program.tensors)
-        return f"<hsr.Op {self.plan.out}({names})>"
+        return f"<hsr.Op {self.module.OUTPUT}({', '.join(self.module.NAMES)})>"

@@ -23,20 +23,6 @@ INT_DTYPES = (torch.int32, torch.int64)
 Signature = tuple
 
 
-_generated: dict = {}
-
-
-def generated(name: str):
-    """hsr.generated.<name>, imported at its first use: importing every bundled
-    module (Triton kernels, custom ops) up front cost most of `import hsr.ops`."""
-    module = _generated.get(name)
-    if module is None:
-        import importlib
-
-        module = _generated[name] = importlib.import_module(f"hsr.generated.{name}")
-    return module
-
-
 def cache_dir(override=None) -> Path:
     """Where hsr keeps compiled specs and tuned configs: HSR_CACHE_DIR, default ~/.cache/hsr."""
     return Path(override or os.environ.get("HSR_CACHE_DIR") or Path.home() / ".cache" / "hsr")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import torch
 
 from hsr.errors import TensorError
-from hsr.runtime import generated  # each generated module imported at its first use
+from hsr import generated  # each module imported at its first use
 
 POINT_REDUCTIONS = ("mean", "sum", "max", None)
 BATCH_REDUCTIONS = ("mean", "sum", None)
@@ -109,7 +109,7 @@ def chamfer_distance(x, y, x_lengths=None, y_lengths=None, x_normals=None, y_nor
     # padding never reaches a value or a gradient, whatever it holds (NaN, inf)
     x = x if x_lengths is None else _zero_padding(x, x_lengths)
     y = y if y_lengths is None else _zero_padding(y, y_lengths)
-    module = generated("chamfer_point" if norm == 2 else "chamfer_point_l1")
+    module = generated.chamfer_point if norm == 2 else generated.chamfer_point_l1
     reduce = dict(point_reduction=point_reduction, batch_reduction=batch_reduction, weights=weights)
     if single_directional:
         dist_x = module.apply(x, y, ylen=y_lengths, backward=backward)

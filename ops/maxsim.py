@@ -11,7 +11,7 @@ import torch
 
 from hsr.errors import TensorError
 from hsr.ops.quantize import quantize_fp8, quantize_int8
-from hsr.runtime import generated  # each generated module imported at its first use
+from hsr import generated  # each module imported at its first use
 
 
 def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
@@ -66,9 +66,9 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
     if precision != "float":
         return _squeeze(_quantized(precision, Q, D, q_mask, d_mask, normalize), single, one_doc)
     if D.dim() == 3:
-        module = generated("maxsim_cos" if normalize else "maxsim")
+        module = generated.maxsim_cos if normalize else generated.maxsim
     elif D.dim() == 4:
-        module = generated("maxsim_kd_cos" if normalize else "maxsim_kd")
+        module = generated.maxsim_kd_cos if normalize else generated.maxsim_kd
     else:
         raise TensorError(f"maxsim: D must be [Nd, Ld, d], [Nq, K, Ld, d] or [Ld, d], got shape {tuple(D.shape)}")
     return _squeeze(module.apply(Q, D, qmask=q_mask, dmask=d_mask, backward=backward), single, one_doc)
@@ -89,8 +89,8 @@ def _quantized(precision, Q, D, q_mask, d_mask, normalize):
                           "(use precision='float' to train, or torch.no_grad())")
     if normalize:
         Q, D = (torch.nn.functional.normalize(x.float(), dim=-1) for x in (Q, D))
-    quantize, module = (quantize_int8, generated("maxsim_int8")) if precision == "int8" \
-        else (quantize_fp8, generated("maxsim_fp8"))
+    quantize, module = (quantize_int8, generated.maxsim_int8) if precision == "int8" \
+        else (quantize_fp8, generated.maxsim_fp8)
     (q8, qs), (d8, ds) = quantize(Q), quantize(D)
     return module.apply(q8, d8, qs, ds, qmask=q_mask, dmask=d_mask)
 

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from hsr.errors import TensorError
-from hsr.runtime import generated  # each generated module imported at its first use
+from hsr import generated  # each module imported at its first use
 
 ACTIVATIONS = {"log1p_relu": "splade", "relu": "splade_relu"}  # activation -> its generated module
 
@@ -31,7 +31,7 @@ def splade_max(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | 
     Differentiable in hidden, weight and bias; weight and bias are cast to
     hidden's dtype. backward: "atomic", "deterministic" or "auto".
     """
-    module = generated(ACTIVATIONS[activation]) if activation in ACTIVATIONS else None
+    module = getattr(generated, ACTIVATIONS[activation]) if activation in ACTIVATIONS else None
     if module is None:
         raise ValueError(f"splade_max: activation must be one of {', '.join(map(repr, ACTIVATIONS))}, "
                          f"got {activation!r}")

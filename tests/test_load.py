@@ -18,7 +18,9 @@ import pytest
 import torch
 
 import hsr
+from hsr import emit as emit_module
 from hsr import load
+from hsr import parse as parse_module
 from hsr.check import check
 from hsr.emit import emit
 from hsr.errors import PlanError, SpecError
@@ -133,11 +135,19 @@ def test_compiling_twice_reuses_the_entry(cache_dir, monkeypatch):
     def no_emit(*args, **kwargs):
         raise AssertionError("emit called although the cache holds the entry")
 
-    monkeypatch.setattr(load, "emit", no_emit)
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed although the cache holds the entry")
+    real_parse = parse_module.parse
+
+    monkeypatch.setattr(emit_module, "emit", no_emit)
     second = hsr.compile(MAXSIM)
     forget_modules()
-    third = hsr.compile(MAXSIM)   # a fresh import from the cache file
+    monkeypatch.setattr(parse_module, "parse", no_parse)
+    third = hsr.compile(MAXSIM)   # a fresh import from the cache file: no parse, check or plan
     assert second.source == third.source == first.source
+    assert third.name == "score" and repr(third) == repr(first)
+    monkeypatch.setattr(parse_module, "parse", real_parse)
+    assert third.plan.out == "score" and "forward kernel" in third.explain()  # derived when asked
     assert entry.stat().st_mtime_ns == stamp and entry.read_bytes() == content
     assert entries(cache_dir) == [entry]
 
@@ -150,7 +160,7 @@ def test_the_same_text_twice_in_a_process_is_a_lookup(cache_dir, monkeypatch, tm
     def no_parse(*args, **kwargs):
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(load, "parse", no_parse)
+    monkeypatch.setattr(parse_module, "parse", no_parse)
     assert hsr.compile(TEXT) is first
     with pytest.raises(AssertionError, match="parsed again"):
         hsr.compile(TEXT + "\n")
@@ -430,4 +440,5 @@ def test_key_changes_with_the_compiler(monkeypatch):
             return self.entry.read_bytes() + b"\n# edited\n"
 
     monkeypatch.setattr(resources, "files", lambda package: Edited(real(package)) if package == "hsr" else real(package))
+    monkeypatch.setattr(load, "_digest", [])  # the digest is read once per process
     assert load.cache_key(TEXT) != a
