@@ -968,7 +968,20 @@ def _cd_aux(t, need, launch=True):
     return aux
 
 
+_cd_KEPT_FORWARD = kept.Table()  # _cd_forward's calls by signature (hsr.kept)
+
+
 def _cd_forward(t, sizes, need_idx, launch=True, ties=False):
+    """_cd_forward_as_written, replayed where its signature was seen before
+    (not for a custom op's fake, which only allocates)."""
+    if not launch or torch.compiler.is_compiling():
+        return _cd_forward_as_written(t, sizes, need_idx, launch, ties)
+    inputs = tuple(t[name] for name in NAMES)
+    return kept.call(_cd_KEPT_FORWARD, kept.signature(inputs, need_idx, ties), inputs,
+                     _cd_forward_as_written, t, sizes, need_idx, True, ties)
+
+
+def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     """Launch the forward; returns (out, saved for the backward). launch=False
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
@@ -1027,7 +1040,19 @@ def _cd_forward(t, sizes, need_idx, launch=True, ties=False):
     return out, saved
 
 
+_cd_KEPT_BACKWARD = kept.Table()  # _cd_backward's calls by signature (hsr.kept)
+
+
 def _cd_backward(t, sizes, saved, grad_out, mode):
+    """_cd_backward_as_written, replayed where its signature was seen before."""
+    if torch.compiler.is_compiling():
+        return _cd_backward_as_written(t, sizes, saved, grad_out, mode)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
+    return kept.call(_cd_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
+                     _cd_backward_as_written, t, sizes, saved, grad_out, mode)
+
+
+def _cd_backward_as_written(t, sizes, saved, grad_out, mode):
     """Gradients {name: tensor} of ('X', 'Y'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_Y; "deterministic":
     grad_Y owned by its rows."""
@@ -2067,7 +2092,20 @@ def _cd_t1_aux(t, need, launch=True):
     return aux
 
 
+_cd_t1_KEPT_FORWARD = kept.Table()  # _cd_t1_forward's calls by signature (hsr.kept)
+
+
 def _cd_t1_forward(t, sizes, need_idx, launch=True, ties=False):
+    """_cd_t1_forward_as_written, replayed where its signature was seen before
+    (not for a custom op's fake, which only allocates)."""
+    if not launch or torch.compiler.is_compiling():
+        return _cd_t1_forward_as_written(t, sizes, need_idx, launch, ties)
+    inputs = tuple(t[name] for name in NAMES)
+    return kept.call(_cd_t1_KEPT_FORWARD, kept.signature(inputs, need_idx, ties), inputs,
+                     _cd_t1_forward_as_written, t, sizes, need_idx, True, ties)
+
+
+def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     """Launch the forward; returns (out, saved for the backward). launch=False
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
@@ -2126,7 +2164,19 @@ def _cd_t1_forward(t, sizes, need_idx, launch=True, ties=False):
     return out, saved
 
 
+_cd_t1_KEPT_BACKWARD = kept.Table()  # _cd_t1_backward's calls by signature (hsr.kept)
+
+
 def _cd_t1_backward(t, sizes, saved, grad_out, mode):
+    """_cd_t1_backward_as_written, replayed where its signature was seen before."""
+    if torch.compiler.is_compiling():
+        return _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
+    return kept.call(_cd_t1_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
+                     _cd_t1_backward_as_written, t, sizes, saved, grad_out, mode)
+
+
+def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode):
     """Gradients {name: tensor} of ('Y', 'X'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_X; "deterministic":
     grad_X owned by its rows."""

@@ -1988,7 +1988,20 @@ def _dist_split(t, sizes):
     return made[0][0], made[1][0], made[0][1]
 
 
+_dist_KEPT_FORWARD = kept.Table()  # _dist_forward's calls by signature (hsr.kept)
+
+
 def _dist_forward(t, sizes, need_idx, launch=True, ties=False):
+    """_dist_forward_as_written, replayed where its signature was seen before
+    (not for a custom op's fake, which only allocates)."""
+    if not launch or torch.compiler.is_compiling():
+        return _dist_forward_as_written(t, sizes, need_idx, launch, ties)
+    inputs = tuple(t[name] for name in NAMES)
+    return kept.call(_dist_KEPT_FORWARD, kept.signature(inputs, need_idx, ties), inputs,
+                     _dist_forward_as_written, t, sizes, need_idx, True, ties)
+
+
+def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     """Launch the forward; returns (out, saved for the backward). launch=False
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
@@ -2049,7 +2062,19 @@ def _dist_forward(t, sizes, need_idx, launch=True, ties=False):
     return out, saved
 
 
+_dist_KEPT_BACKWARD = kept.Table()  # _dist_backward's calls by signature (hsr.kept)
+
+
 def _dist_backward(t, sizes, saved, grad_out, mode):
+    """_dist_backward_as_written, replayed where its signature was seen before."""
+    if torch.compiler.is_compiling():
+        return _dist_backward_as_written(t, sizes, saved, grad_out, mode)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
+    return kept.call(_dist_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
+                     _dist_backward_as_written, t, sizes, saved, grad_out, mode)
+
+
+def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
     """Gradients {name: tensor} of ('X', 'Y'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_Y; "deterministic":
     grad_Y owned by its rows."""

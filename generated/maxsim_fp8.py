@@ -662,7 +662,20 @@ def _score_aux(t, need, launch=True):
     return aux
 
 
+_score_KEPT_FORWARD = kept.Table()  # _score_forward's calls by signature (hsr.kept)
+
+
 def _score_forward(t, sizes, need_idx, launch=True, ties=False):
+    """_score_forward_as_written, replayed where its signature was seen before
+    (not for a custom op's fake, which only allocates)."""
+    if not launch or torch.compiler.is_compiling():
+        return _score_forward_as_written(t, sizes, need_idx, launch, ties)
+    inputs = tuple(t[name] for name in NAMES)
+    return kept.call(_score_KEPT_FORWARD, kept.signature(inputs, need_idx, ties), inputs,
+                     _score_forward_as_written, t, sizes, need_idx, True, ties)
+
+
+def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     """Launch the forward; returns (out, saved for the backward). launch=False
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest

@@ -1288,7 +1288,20 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
         torch.sum(target, dim=1, out=out.view(-1))
 
 
+_score_KEPT_FORWARD = kept.Table()  # _score_forward's calls by signature (hsr.kept)
+
+
 def _score_forward(t, sizes, need_idx, launch=True, ties=False):
+    """_score_forward_as_written, replayed where its signature was seen before
+    (not for a custom op's fake, which only allocates)."""
+    if not launch or torch.compiler.is_compiling():
+        return _score_forward_as_written(t, sizes, need_idx, launch, ties)
+    inputs = tuple(t[name] for name in NAMES)
+    return kept.call(_score_KEPT_FORWARD, kept.signature(inputs, need_idx, ties), inputs,
+                     _score_forward_as_written, t, sizes, need_idx, True, ties)
+
+
+def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     """Launch the forward; returns (out, saved for the backward). launch=False
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
@@ -1350,7 +1363,19 @@ def _score_forward(t, sizes, need_idx, launch=True, ties=False):
     return out, saved
 
 
+_score_KEPT_BACKWARD = kept.Table()  # _score_backward's calls by signature (hsr.kept)
+
+
 def _score_backward(t, sizes, saved, grad_out, mode):
+    """_score_backward_as_written, replayed where its signature was seen before."""
+    if torch.compiler.is_compiling():
+        return _score_backward_as_written(t, sizes, saved, grad_out, mode)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
+    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
+                     _score_backward_as_written, t, sizes, saved, grad_out, mode)
+
+
+def _score_backward_as_written(t, sizes, saved, grad_out, mode):
     """Gradients {name: tensor} of ('Q', 'D'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_D; "deterministic":
     grad_D owned by its rows."""

@@ -1139,7 +1139,20 @@ def _rep_aux(t, need, launch=True):
     return aux
 
 
+_rep_KEPT_FORWARD = kept.Table()  # _rep_forward's calls by signature (hsr.kept)
+
+
 def _rep_forward(t, sizes, need_idx, launch=True, ties=False):
+    """_rep_forward_as_written, replayed where its signature was seen before
+    (not for a custom op's fake, which only allocates)."""
+    if not launch or torch.compiler.is_compiling():
+        return _rep_forward_as_written(t, sizes, need_idx, launch, ties)
+    inputs = tuple(t[name] for name in NAMES)
+    return kept.call(_rep_KEPT_FORWARD, kept.signature(inputs, need_idx, ties), inputs,
+                     _rep_forward_as_written, t, sizes, need_idx, True, ties)
+
+
+def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     """Launch the forward; returns (out, saved for the backward). launch=False
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
@@ -1203,7 +1216,19 @@ def _rep_forward(t, sizes, need_idx, launch=True, ties=False):
     return out, saved
 
 
+_rep_KEPT_BACKWARD = kept.Table()  # _rep_backward's calls by signature (hsr.kept)
+
+
 def _rep_backward(t, sizes, saved, grad_out, mode):
+    """_rep_backward_as_written, replayed where its signature was seen before."""
+    if torch.compiler.is_compiling():
+        return _rep_backward_as_written(t, sizes, saved, grad_out, mode)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
+    return kept.call(_rep_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
+                     _rep_backward_as_written, t, sizes, saved, grad_out, mode)
+
+
+def _rep_backward_as_written(t, sizes, saved, grad_out, mode):
     """Gradients {name: tensor} of ('W', 'H', 'bias'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_H; "deterministic":
     grad_H owned by its rows."""

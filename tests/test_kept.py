@@ -101,23 +101,28 @@ def test_the_device_is_in_the_signature():
     assert kept.signature((x,)) != kept.signature((x.to("meta"),))
 
 
-def test_gradients_through_kept_signatures(device):
-    """A call that needs a gradient carries autograd: it runs as written, every time."""
-    g = torch.Generator().manual_seed(3)
-    q = torch.randn(2, 4, 16, generator=g).to(device).requires_grad_()
-    doc = torch.randn(3, 6, 16, generator=g).to(device).requires_grad_()
-    with torch.no_grad():
-        maxsim.apply(q, doc)  # kept, without gradient
-    for _ in range(2):
-        q.grad = doc.grad = None
-        maxsim.apply(q, doc).sum().backward()
-        assert q.grad is not None and doc.grad is not None
-    assert kept.PLAIN in maxsim._KEPT.entries.values()
+@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
+def test_gradients_through_kept_signatures(device, backward):
+    """A call that needs a gradient carries autograd, so apply runs as written;
+    its forward and backward inside autograd are kept and replayed: values and
+    gradients against the float64 reference on new values each time."""
     ref = hsr.compile("ops/maxsim.hsr").reference
-    q64, d64 = (x.detach().cpu().double().requires_grad_() for x in (q, doc))
-    ref(q64, d64).sum().backward()
-    torch.testing.assert_close(q.grad.cpu().double(), q64.grad, rtol=1e-4, atol=1e-5)
-    torch.testing.assert_close(doc.grad.cpu().double(), d64.grad, rtol=1e-4, atol=1e-5)
+    g = torch.Generator().manual_seed(3)
+    kept.forget()
+    for _ in range(3):
+        q = torch.randn(2, 4, 16, generator=g).to(device).requires_grad_()
+        doc = torch.randn(3, 6, 16, generator=g).to(device).requires_grad_()
+        out = maxsim.apply(q, doc, backward=backward)
+        (out * torch.arange(1.0, 7.0, device=device).view(2, 3)).sum().backward()
+        q64, d64 = (x.detach().cpu().double().requires_grad_() for x in (q, doc))
+        want = ref(q64, d64)
+        (want * torch.arange(1.0, 7.0).double().view(2, 3)).sum().backward()
+        torch.testing.assert_close(out.detach().cpu().double(), want.detach(), rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(q.grad.cpu().double(), q64.grad, rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(doc.grad.cpu().double(), d64.grad, rtol=1e-4, atol=1e-5)
+    assert kept.PLAIN in maxsim._KEPT.entries.values()
+    assert any(isinstance(r, kept.Replay) for r in maxsim._score_KEPT_FORWARD.entries.values())
+    assert any(isinstance(r, kept.Replay) for r in maxsim._score_KEPT_BACKWARD.entries.values())
 
 
 def test_both_ways_is_kept(device):
