@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges|scatter|quant|exact|base|specs|none]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges|scatter|quant|exact|base|specs|host|none]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -17,6 +17,7 @@
 # and bench/int8_accuracy.py --time (<= 290 s). exact: the L2 suites on CUDA and
 # bench/offsets.py (<= 560 s). base: offsets' k-means rows, then bench/chamfer.py with this
 # checkout and with a carried .base/pkg (an earlier commit's package tree), <= 560 s.
+# host: bench/host.py, small calls against the peers (host.log/json/md, <= 400 s).
 # specs: bench/specs.py, specs of the language that no bundled op is (compiled from their text)
 # against eager PyTorch and the bundled sibling, values checked against float64 (specs.log/json/md,
 # <= 420 s, no new row after 280 s); arguments after the stage name go to the script: the whole suite
@@ -158,6 +159,10 @@ if [ "$STAGE" = all ] || [ "$STAGE" = bench ]; then
 
 # 5. Benchmark (stops starting new work past its budget; table printed last).
 timeout 290 $PY bench/maxsim_forward.py --out "$OUT" --budget-s 230 2>&1 | tee "$OUT/bench.log" || rc_bench=$?
+fi
+if [ "$STAGE" = host ]; then
+# 4k. Small, host-bound calls against the peers and eager; first calls in fresh processes (<= 400 s).
+timeout 400 $PY bench/host.py --out "$OUT" --budget-s 300 2>&1 | tee "$OUT/host.log" || rc_bench=$?
 fi
 if [ "$STAGE" = parts ]; then
 timeout 520 $PY bench/maxsim_train_parts.py --out "$OUT" 2>&1 | tee "$OUT/parts.log" || rc_bench=$?

@@ -104,6 +104,8 @@ def cmd_tune(args) -> int:
 
 BENCHES = {  # hsr bench NAME -> the script under bench/ that it runs
     "forward": "maxsim_forward.py",
+    "host": "host.py",
+    "tune-grid": "tune_grid.py",
     "train": "maxsim_train.py",
     "chamfer": "chamfer.py",
     "splade": "splade.py",

@@ -315,8 +315,8 @@ def split_rows(cells: int, rows: int, cols: int, autotuned: bool) -> int:
 
 
 def outer_split(cells: int, rows: int, cols: int, autotuned: bool) -> int:
-    """Rows per chunk where an unstacked outer max or min splits its rows over
-    programs (FEW_CELLS_ROWS where the cells are few), 0 where it does not. With
+    """Rows per chunk where an unstacked outer max, min or mean splits its rows
+    over programs (FEW_CELLS_ROWS where the cells are few), 0 where it does not. With
     fixed blocks (the interpreter, HSR_AUTOTUNE=0) the chunk is the fixed block,
     min(64, rows): tests reach it. HSR_OUTER_SPLIT=n forces n rows a chunk (0: off),
     for measuring."""
@@ -546,7 +546,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         lines.append(f"  not lean: {'; '.join(f['lean'])}")
     if f["stacked"]:
         lines.append(f"  stacking (general loop): values of {f['stacked']!r} share each {term.b.name} tile")
-    elif term.outer in ("sum", "max", "min"):
+    elif term.outer in ("sum", "mean", "max", "min"):
         lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {FEW_CELLS_ROWS} across programs "
                      f"where cells are fewer than {FEW_CELLS} (general loop), merged in chunk order")
     return lines

@@ -266,8 +266,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         cell_expr=_flat(t.grid),
         lean=_lean(t, plan), tma=tma, lowering=lowering_id(t, plan.signature),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
-        # unstacked outer max or min (dispatch.outer_split, partials merged on the host)
-        row_split=t.outer == "sum" or (t.outer in ("max", "min") and not blocked),
+        # unstacked outer max, min or mean (dispatch.outer_split, partials merged on the host)
+        row_split=t.outer == "sum" or (t.outer in ("max", "min", "mean") and not blocked),
     )
 
 

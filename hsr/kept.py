@@ -203,8 +203,8 @@ class _Builder:
             if not for_result and not a.numel():
                 return ("const", a)  # empty: its address is never read
             raise _Unkept("a step reads a tensor the call neither got nor made")
-        if _is_descriptor(a):
-            return ("desc", self._spec(a.base)[1], a)
+        if _is_descriptor(a):  # kept without its tensor (a replay puts in the call's)
+            return ("desc", self._spec(a.base)[1], _descriptor_on(a, None))
         if isinstance(a, (tuple, list)):
             specs = [self._spec(x, for_result) for x in a]
             if all(s[0] == "const" for s in specs):

@@ -71,10 +71,10 @@ def scatter(request, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _forget_kept_calls(monkeypatch):
-    """Kept calls (hsr.kept) keep what the HSR_* switches said when they were
-    recorded; tests change switches between calls of one signature, so every
-    change here, and every test, starts from none kept (as hsr.kept.forget()
-    after a change does for a user)."""
+    """Kept calls (hsr.kept) keep what the HSR_* switches (and dispatch's rules)
+    said when they were recorded; tests change them between calls of one
+    signature, so every change here, and every test, starts from none kept (as
+    hsr.kept.forget() after a change does for a user)."""
     from hsr import kept
 
     def forgetting(change):
@@ -86,5 +86,6 @@ def _forget_kept_calls(monkeypatch):
     kept.forget()
     monkeypatch.setenv = forgetting(monkeypatch.setenv)
     monkeypatch.delenv = forgetting(monkeypatch.delenv)
+    monkeypatch.setattr = forgetting(monkeypatch.setattr)  # a rule or constant of dispatch, say
     yield
     kept.forget()

@@ -171,3 +171,39 @@ def test_bad_input_still_raises_named_errors(device):
         maxsim.apply(q, torch.randn(2, 4, 9, device=device))
     with pytest.raises(TensorError):
         maxsim.apply(q, [1, 2])
+
+
+def _held_tensors(obj, seen=None):
+    """Every tensor with data (or descriptor with a base) reachable from a Replay's steps."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return []
+    seen.add(id(obj))
+    if isinstance(obj, torch.Tensor):
+        return [obj] if obj.numel() else []
+    if type(obj).__name__ == "TensorDescriptor":
+        return [obj.base] if obj.base is not None else []
+    if isinstance(obj, (list, tuple)):
+        return [t for x in obj for t in _held_tensors(x, seen)]
+    if isinstance(obj, dict):
+        return [t for x in obj.values() for t in _held_tensors(x, seen)]
+    if isinstance(obj, (kept.Replay, kept._Op, kept._Launch)):
+        return [t for x in vars(obj).values() for t in _held_tensors(x, seen)]
+    return []
+
+
+@pytest.mark.parametrize("lean", [False, True], ids=["general", "lean-descriptors"])
+def test_a_kept_call_holds_none_of_the_tensors_it_was_recorded_with(device, monkeypatch, lean):
+    from hsr import dispatch
+    if lean:  # the lean forward at any row count, its tiles through TMA descriptors
+        monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1)
+        monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", 1)
+    q, doc = torch.randn(2, 4, 16, device=device).half(), torch.randn(3, 6, 16, device=device).half()
+    kept.forget()
+    maxsim.apply(q, doc)
+    replay = next(iter(maxsim._KEPT.entries.values()))
+    assert isinstance(replay, kept.Replay)
+    assert any(isinstance(step, kept._Launch) and step.descriptors for step in replay.program) == lean
+    assert not _held_tensors(replay)  # not the inputs, not a view of them, not an output
+    q2, doc2 = torch.randn(2, 4, 16, device=device).half(), torch.randn(3, 6, 16, device=device).half()
+    torch.testing.assert_close(maxsim.apply(q2, doc2), _plain(maxsim, q2, doc2), rtol=0, atol=0)

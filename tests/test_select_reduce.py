@@ -9,6 +9,7 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 import hsr
+from hsr import kept
 
 OPS = Path(__file__).resolve().parent.parent / "ops"
 EXAMPLES = OPS.parent / "examples"
@@ -177,6 +178,34 @@ def test_an_outer_max_over_chunks_of_rows(device, nb, n, m, d, masked, seed):
     if masked:
         kw["pmask"] = torch.rand(nb, n, generator=gen) < 0.8
         kw["pmask"][-1] = False  # a cloud with no point measured
+        kw["rmask"] = torch.rand(nb, m, generator=gen) < 0.8
+    _check(op, (P, R), kw, (0, 1), device, exact=False)
+
+
+MEAN_OF_NEAREST = """
+P[b, n, x]: float
+R[b, m, x]: float
+pmask[b, n]: bool = all
+rmask[b, m]: bool = all
+cd[b] = mean_n min_m ||P_n - R_m||^2  where pmask, rmask
+"""
+
+
+@settings(max_examples=25)
+@given(st.integers(1, 3), st.integers(1, 200), st.integers(1, 30), st.sampled_from([3, 24]), st.booleans(),
+       st.integers(0, 10**6))
+def test_an_outer_mean_over_chunks_of_rows(device, nb, n, m, d, masked, seed):
+    """Chamfer's one direction written as a spec: an outer mean with its rows split
+    over programs (dispatch.outer_split: chunks of 64 under the interpreter), each
+    chunk's sum and count of kept rows added on the host: values and gradients, a
+    cloud with no kept point (0, no gradient)."""
+    op = hsr.compile(MEAN_OF_NEAREST)
+    gen = torch.Generator().manual_seed(seed)
+    P, R = _ints((nb, n, d), gen), _ints((nb, m, d), gen)
+    kw = {}
+    if masked:
+        kw["pmask"] = torch.rand(nb, n, generator=gen) < 0.8
+        kw["pmask"][-1] = False
         kw["rmask"] = torch.rand(nb, m, generator=gen) < 0.8
     _check(op, (P, R), kw, (0, 1), device, exact=False)
 
@@ -424,6 +453,15 @@ LEAN_L2 = {
 }
 
 
+class _Watched(list):
+    """What the lean path chose; clearing it also forgets kept calls (hsr.kept), so
+    that the next call runs the host path that the spy watches, not a replay."""
+
+    def clear(self):
+        super().clear()
+        kept.forget()
+
+
 @pytest.fixture(params=[1, 0], ids=["descriptors", "pointers"])
 def lean(request, monkeypatch):
     """The lean forward at any row count (dispatch.LEAN_MIN_ROWS = 1), its tiles loaded
@@ -431,7 +469,7 @@ def lean(request, monkeypatch):
     from hsr import dispatch
     monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1)
     monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", request.param)
-    chosen = []
+    chosen = _Watched()
     real = dispatch.lean_blocks
 
     def spy(*args):

@@ -287,7 +287,7 @@ def _captured_args(generated, t, sizes):
     original = generated._score_kernel
     generated._score_kernel = lambda: Capture()
     try:
-        generated._score_forward(t, sizes, False)
+        generated._score_forward_as_written(t, sizes, False)  # the host path, not a kept replay
     finally:
         generated._score_kernel = original
     return seen["call"]
