@@ -188,7 +188,8 @@ class Tuned:
         self.block_r = blocks[0] if blocks else None
         fn = getattr(kernel, "fn", kernel)
         self.name = f"{fn.__module__}.{fn.__name__} (lowering {lowering})"
-        self.configs: dict = {}  # key -> config, this process
+        self.configs: dict = {}  # key -> config, this process: kept, shipped or tuned
+        self.predicted: dict = {}  # key -> config predicted (hsr tune still tunes such a key)
         self._positions = None
 
     def key(self, args, kwargs) -> tuple:
@@ -220,7 +221,9 @@ class Tuned:
             key = self.key(args, kwargs)
             config = self.lookup(key)
             if config is None and not tuning_on_call():  # never block a call: a predicted config
-                config = self.configs[key] = self.predict(key, {**dict(zip(self.arg_names, args)), **kwargs})
+                config = self.predicted.get(key)
+                if config is None:
+                    config = self.predicted[key] = self.predict(key, {**dict(zip(self.arg_names, args)), **kwargs})
             if config is not None:
                 return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
                                      num_warps=config["num_warps"], num_stages=config["num_stages"])

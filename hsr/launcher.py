@@ -157,22 +157,17 @@ def recording_into(recorder):
         _recorder = None
 
 
+@contextlib.contextmanager
 def pause_recording():
     """A block whose launches and torch ops are not the call's (tuning's trial runs)."""
-    return _Paused(_recorder)
-
-
-class _Paused:
-    def __init__(self, recorder):
-        self.recorder = recorder
-
-    def __enter__(self):
-        if self.recorder is not None:
-            self.recorder.paused += 1
-
-    def __exit__(self, *exc):
-        if self.recorder is not None:
-            self.recorder.paused -= 1
+    recorder = _recorder
+    if recorder is not None:
+        recorder.paused += 1
+    try:
+        yield
+    finally:
+        if recorder is not None:
+            recorder.paused -= 1
 
 
 def forget() -> None:

@@ -312,6 +312,9 @@ def test_a_new_key_runs_a_predicted_config_without_tuning(store, monkeypatch):
     assert not tuned.measured()
     fwd[(1,)](_Tensor(), 32, 256, BLOCK_K=128, NEED_IDX=False)
     assert kernel.calls[-1][1]["BLOCK_S"] == 32 and kernel.calls[-1][1]["BLOCK_T"] == 64
+    monkeypatch.setenv("HSR_AUTOTUNE", "1")  # tuning asked for (hsr tune): a predicted key is tuned
+    fwd[(1,)](_Tensor(), 512, 2048, BLOCK_K=128, NEED_IDX=True)
+    assert len(timed) == 2 and tuned.measured()
 
 
 def test_a_prediction_keeps_to_what_the_pruner_allows(store, monkeypatch):
