@@ -114,11 +114,15 @@ def both_ways_blockers(term, signature, n_c_conds: int, n_c_bounds: int, stacked
     return why
 
 
-def split_form(term, both: bool) -> bool:
+def split_form(term, both_reasons: list[str], stacked: bool) -> bool:
     """Whether a module carries the split pass (the nearest point on the tensor
     cores, `split_pass` picks it per call): L2 pairs of the both-ways shape whose
-    operands each carry every grid axis."""
-    return both and term.pair in ("sqdist", "dist") and set(term.a.grid_axes) == set(term.grid)
+    operands each carry every grid axis. An outer reduction over the rows (Hausdorff's
+    max, a Chamfer written as a mean) takes it too: the pass makes each row's value,
+    and the general loop reduces them as it does its own."""
+    rest = [r for r in both_reasons if r != "not one value per row"]
+    return (not rest and not stacked and not term.index_out and term.pair in ("sqdist", "dist")
+            and set(term.a.grid_axes) == set(term.grid))
 
 
 def tma_blockers(term, stacked: bool, both: bool) -> list[str]:
@@ -485,7 +489,7 @@ def forms(term, signature) -> dict:
                               sum(scalar_bound(c.kind, c.axes, term.grid, stacked) for c in c_conds), bool(stacked))
     tma = tma_blockers(term, bool(stacked), not both)
     return dict(stacked=stacked, lean=lean_blockers(term, signature), both=both,
-                split=split_form(term, not both), tma=tma)
+                split=split_form(term, both, bool(stacked)), tma=tma)
 
 
 def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "float16",

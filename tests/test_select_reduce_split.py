@@ -143,10 +143,36 @@ def test_a_compiled_spec_takes_the_pass(monkeypatch, device):
 
 
 def test_specs_outside_the_pass_do_not_take_it():
-    """An outer reduction (Hausdorff's max over points) or an L1 pair keeps the CUDA-core pass."""
-    hausdorff = PLAIN_L2.replace("dist[b, n] = min_m", "h[b] = max_n min_m")
-    assert "split_a_ptr" not in hsr.compile(hausdorff).source
+    """An L1 pair, or an index output with an outer reduction's shape, keeps the CUDA-core pass."""
     assert "split_a_ptr" not in hsr.compile(PLAIN_L2.replace("||X_n - Y_m||", "||X_n - Y_m||_1")).source
+    stacked = PLAIN_L2.replace("Y[b, m, d]", "Y[m, d]").replace("dist[b, n] = min_m", "h[b] = max_n min_m")
+    assert "split_a_ptr" not in hsr.compile(stacked.replace("ylen[b]: int = full\n", "").replace(
+        "  where m < ylen", "")).source
+
+
+@pytest.mark.parametrize("outer", ["max", "min", "sum", "mean"])
+@pytest.mark.parametrize("power", ["", "^2"])
+def test_an_outer_reduction_over_the_rows_takes_the_pass(monkeypatch, device, outer, power):
+    """Hausdorff (max_n min_m) and Chamfer written as a spec (mean_n min_m) make each row's
+    value in the split pass, then reduce the rows as the CUDA-core pass does, chunks of rows
+    across programs included: values and gradients identical to it, and to float64."""
+    op = hsr.compile(PLAIN_L2.replace("dist[b, n] = min_m ||X_n - Y_m||",
+                                      f"h[b] = {outer}_n min_m ||X_n - Y_m||{power}"))
+    assert "split_a_ptr" in op.source
+    g = torch.Generator().manual_seed(23)
+    x = torch.randn(3, 150, 3, generator=g).to(device).requires_grad_()
+    y = torch.randn(3, 130, 3, generator=g).to(device).requires_grad_()
+    ylen = torch.tensor([130, 0, 7]).to(device)  # an empty selection, a short one
+
+    def run():
+        v = op(x, y, ylen=ylen)
+        return (v.detach(), *torch.autograd.grad(v.sum(), (x, y)))
+
+    split, core = _both_passes(monkeypatch, run)
+    for a, b in zip(split, core):
+        assert torch.equal(a, b)
+    ref = op.reference(x.detach().cpu().double(), y.detach().cpu().double(), ylen=ylen.cpu())
+    assert torch.allclose(split[0].cpu().double(), ref, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("d, kind, pairs, forced, expected", [
