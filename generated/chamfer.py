@@ -636,6 +636,39 @@ def cd_fwd(
                     nan_idx = tl.minimum(nan_idx, first)
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
+            if DOT_MODE < 2:
+                # rows whose expansion is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
+                # by their distances from the differences, as the reference forms them: the first NaN, else the
+                # lowest index of the least (a slow pass, for such rows only)
+                again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+                if tl.sum(again.to(tl.int32), axis=0) > 0:
+                    nan_at = tl.full([BLOCK_N], size_m, tl.int32)
+                    top = tl.full([BLOCK_N], float("inf"), tl.float32)
+                    top_idx = tl.full([BLOCK_N], size_m, tl.int32)
+                    for m0 in range(0, m_end, BLOCK_M):
+                        offs_m = m0 + tl.arange(0, BLOCK_M)
+                        m_in = offs_m < size_m
+                        m_ok = m_in
+                        # spec line 10: where m < ylen
+                        if HAS_ylen:
+                            m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+                        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m
+                        key = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                        for k in range(0, size_d):
+                            diff = tl.load(a_row + k * stride_X_d, mask=again, other=0.0).to(tl.float32)[:, None] - \
+                                tl.load(b_row + k * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)[None, :]
+                            key += diff * diff
+                        key = tl.where(m_ok[None, :], key, float("inf"))
+                        nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1))
+                        key = tl.where(key == key, key, float("inf"))
+                        tile_top = tl.min(key, axis=1)
+                        tile_idx = tl.min(tl.where((key == tile_top[:, None]) & m_ok[None, :], offs_m[None, :], size_m), axis=1)
+                        # strictly better, or the first kept column: an earlier tile keeps a tie
+                        take = (tile_top < top) | ((top_idx == size_m) & (tile_idx < size_m))
+                        top_idx = tl.where(take, tile_idx, top_idx)
+                        top = tl.where(take, tile_top, top)
+                    best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
             # spec line 10: the selected pair's squared distance from its differences (exact at any offset)
             sel_safe = tl.maximum(best_idx, 0)
             sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
@@ -1790,6 +1823,39 @@ def cd_t1_fwd(
                     nan_idx = tl.minimum(nan_idx, first)
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
+            if DOT_MODE < 2:
+                # rows whose expansion is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
+                # by their distances from the differences, as the reference forms them: the first NaN, else the
+                # lowest index of the least (a slow pass, for such rows only)
+                again = (m_ok & (tl.sum(n_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+                if tl.sum(again.to(tl.int32), axis=0) > 0:
+                    nan_at = tl.full([BLOCK_M], size_n, tl.int32)
+                    top = tl.full([BLOCK_M], float("inf"), tl.float32)
+                    top_idx = tl.full([BLOCK_M], size_n, tl.int32)
+                    for n0 in range(0, n_end, BLOCK_N):
+                        offs_n = n0 + tl.arange(0, BLOCK_N)
+                        n_in = offs_n < size_n
+                        n_ok = n_in
+                        # spec line 10: where n < xlen
+                        if HAS_xlen:
+                            n_ok = n_ok & (offs_n < tl.load(xlen_ptr + pid_b * stride_xlen_b))
+
+                        b_row = b_rows + offs_n.to(tl.int64) * stride_X_n
+                        key = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
+                        for k in range(0, size_d):
+                            diff = tl.load(a_row + k * stride_Y_d, mask=again, other=0.0).to(tl.float32)[:, None] - \
+                                tl.load(b_row + k * stride_X_d, mask=n_in, other=0.0).to(tl.float32)[None, :]
+                            key += diff * diff
+                        key = tl.where(n_ok[None, :], key, float("inf"))
+                        nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, offs_n[None, :], size_n), axis=1))
+                        key = tl.where(key == key, key, float("inf"))
+                        tile_top = tl.min(key, axis=1)
+                        tile_idx = tl.min(tl.where((key == tile_top[:, None]) & n_ok[None, :], offs_n[None, :], size_n), axis=1)
+                        # strictly better, or the first kept column: an earlier tile keeps a tie
+                        take = (tile_top < top) | ((top_idx == size_n) & (tile_idx < size_n))
+                        top_idx = tl.where(take, tile_idx, top_idx)
+                        top = tl.where(take, tile_top, top)
+                    best_idx = tl.where(again, tl.where(nan_at < size_n, nan_at, top_idx), best_idx)
             # spec line 10: the selected pair's squared distance from its differences (exact at any offset)
             sel_safe = tl.maximum(best_idx, 0)
             sel_row = b_rows + sel_safe.to(tl.int64) * stride_X_n

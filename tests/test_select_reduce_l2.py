@@ -186,3 +186,40 @@ def test_drawn_clouds_far_from_the_origin(device, offset, d, n, m, seed, extent)
     ref = _sq64(x, y).min(-1).values
     assert out[0, 0] == 0.0
     assert ((out.double() - ref).abs() <= 4 * (naive.double() - ref).abs() + 4 * ULP * ref).all()
+
+
+STACKED_L2 = """\
+A[i, s, d]: float
+B[j, t, d]: float
+bmask[j, t]: bool = all
+out[i, j] = {outer}_s {select}_t ||A_s - B_t||^2  where bmask
+"""
+
+
+@pytest.mark.parametrize("d", [16, 300])  # the expansion in one tile, and in chunks
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("outer, select", [("max", "min"), ("sum", "max")])
+def test_inf_and_nan_coordinates_on_the_general_loop(device, d, dtype, outer, select):
+    """The general loop ranks by the expansion |a|^2 + |b|^2 - 2<a, b>, which says inf where
+    the differences say NaN (inf - inf in one coordinate). Rows whose best is not finite are
+    ranked again from the differences: values and indices as the float64 reference, masks kept."""
+    op = hsr.compile(STACKED_L2.format(outer=outer, select=select))
+    g = torch.Generator().manual_seed(d)
+    Q = torch.randint(-3, 4, (2, 20, d), generator=g).to(dtype)
+    D = torch.randint(-3, 4, (3, 30, d), generator=g).to(dtype)
+    Q[0, 3, 2] = D[0, 9, 2] = float("inf")  # the same coordinate: NaN at t = 9
+    Q[1, 5, 2] = float("inf")  # inf from every row of D[0] and D[2]; D[1, 4] adds -inf: inf
+    D[1, 4, 5] = float("-inf")
+    D[2, 7, 1] = float("nan")
+    bmask = torch.ones(3, 30, dtype=torch.bool)
+    bmask[0, :9] = False  # the NaN pair is the first kept column of D[0]
+    out, idx = op.forward_with_indices(Q.to(device), D.to(device), bmask=bmask.to(device))
+    ref = op.reference(Q.double(), D.double(), bmask=bmask)
+    assert torch.allclose(out.cpu().double(), ref, equal_nan=True), (out, ref)
+    sq = ((Q.double()[:, None, :, None] - D.double()[None, :, None]) ** 2).sum(-1)
+    sq = sq.masked_fill(~bmask[None, :, None, :], float("inf") if select == "min" else float("-inf"))
+    first_nan = torch.where(sq.isnan().any(-1), sq.isnan().double().argmax(-1), -1)
+    low = sq.nan_to_num(nan=float("inf") if select == "min" else float("-inf"))
+    pick = low.amin(-1, keepdim=True) if select == "min" else low.amax(-1, keepdim=True)
+    first = (low == pick).double().argmax(-1)
+    assert torch.equal(idx.cpu().long(), torch.where(first_nan >= 0, first_nan, first))
