@@ -900,43 +900,44 @@ def dist_fwd(
                     top_idx = tl.where(take, tile_idx, top_idx)
                     top = tl.where(take, tile_top, top)
                 best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
-        # spec line 7: the selected pair's squared distance from its differences (exact at any offset)
+        # spec line 7: the selected pair's squared distance from its differences (exact at any offset;
+        # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
         sel_safe = tl.maximum(best_idx, 0)
         sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
         sel_ok = n_ok & (best_idx >= 0)
         x_best = tl.zeros([BLOCK_N], tl.float32)
         if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
             if SMALL_D > 0:
-                diff = _a0 - tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a0 - tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 1:
-                diff = _a1 - tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a1 - tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 2:
-                diff = _a2 - tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a2 - tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 3:
-                diff = _a3 - tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a3 - tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 4:
-                diff = _a4 - tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a4 - tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 5:
-                diff = _a5 - tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a5 - tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 6:
-                diff = _a6 - tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a6 - tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 7:
-                diff = _a7 - tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a7 - tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
         else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
             for x0 in range(0, size_d, BLOCK_D):
                 offs_x = x0 + tl.arange(0, BLOCK_D)
                 x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
-                diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32) - \
+                sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32) - \
                     tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_d, mask=x_ok, other=0.0).to(tl.float32)
-                x_best += tl.sum(diff * diff, axis=1)
+                x_best += tl.sum(sel_diff * sel_diff, axis=1)
             best = tl.where(sel_ok, x_best, best)
     else:
         best_idx = tl.zeros([BLOCK_N], tl.int32)
@@ -1840,43 +1841,44 @@ def dist_fwd_both(
                     top_idx = tl.where(take, tile_idx, top_idx)
                     top = tl.where(take, tile_top, top)
                 best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
-        # spec line 7: the selected pair's squared distance from its differences (exact at any offset)
+        # spec line 7: the selected pair's squared distance from its differences (exact at any offset;
+        # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
         sel_safe = tl.maximum(best_idx, 0)
         sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
         sel_ok = n_ok & (best_idx >= 0)
         x_best = tl.zeros([BLOCK_N], tl.float32)
         if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
             if SMALL_D > 0:
-                diff = _a0 - tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a0 - tl.load(sel_row + 0 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 1:
-                diff = _a1 - tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a1 - tl.load(sel_row + 1 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 2:
-                diff = _a2 - tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a2 - tl.load(sel_row + 2 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 3:
-                diff = _a3 - tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a3 - tl.load(sel_row + 3 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 4:
-                diff = _a4 - tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a4 - tl.load(sel_row + 4 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 5:
-                diff = _a5 - tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a5 - tl.load(sel_row + 5 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 6:
-                diff = _a6 - tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a6 - tl.load(sel_row + 6 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
             if SMALL_D > 7:
-                diff = _a7 - tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.fma(diff, diff, x_best)
+                sel_diff = _a7 - tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
         else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
             for x0 in range(0, size_d, BLOCK_D):
                 offs_x = x0 + tl.arange(0, BLOCK_D)
                 x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
-                diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32) - \
+                sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32) - \
                     tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_d, mask=x_ok, other=0.0).to(tl.float32)
-                x_best += tl.sum(diff * diff, axis=1)
+                x_best += tl.sum(sel_diff * sel_diff, axis=1)
             best = tl.where(sel_ok, x_best, best)
     else:
         best_idx = tl.zeros([BLOCK_N], tl.int32)

@@ -11,7 +11,7 @@ import torch
 import triton
 from torch.profiler import ProfilerActivity, profile
 
-import hsr
+from hsr import kept
 from hsr.ops import chamfer_distance
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
@@ -29,13 +29,13 @@ def grads(mode):
 
 for fused in ("0", "1"):
     os.environ["HSR_BOTH_WAYS_INDEX"] = fused
-    hsr.kept.forget()
+    kept.forget()
     if fused == "1":
         os.environ["HSR_BOTH_WAYS_INDEX"] = "0"
-        hsr.kept.forget()
+        kept.forget()
         want = grads("atomic")
         os.environ["HSR_BOTH_WAYS_INDEX"] = "1"
-        hsr.kept.forget()
+        kept.forget()
         got = grads("atomic")
         torch.cuda.synchronize()
         print("fused indexed both-ways vs two calls: loss", (got[0] - want[0]).abs().item(),
