@@ -301,12 +301,21 @@ SPLIT_ROWS = 0
 # 256 rows; the max 2.91, 0.255 / 0.281 / 0.370.
 FEW_CELLS = 1024
 FEW_CELLS_ROWS = 64
+# On the split pass (the nearest point on the tensor cores) a chunk searches its rows' candidate
+# tiles after the dot: Hausdorff, 4 x 20K points (H100, bench/NOTES.md, session 21), took 0.429 /
+# 0.362 / 0.459 / 0.614 ms in chunks of 64 / 128 / 256 / 512 rows; Chamfer written as a spec, a
+# mean over 8 x 8192 points on the CUDA cores, 0.517 / 0.758 / 0.737 / 15.8.
+FEW_CELLS_SPLIT_ROWS = 128
 
 
-def split_rows(cells: int, rows: int, cols: int, autotuned: bool) -> int:
+def _few_cells_rows(split_pass: bool) -> int:
+    return FEW_CELLS_SPLIT_ROWS if split_pass else FEW_CELLS_ROWS
+
+
+def split_rows(cells: int, rows: int, cols: int, autotuned: bool, split_pass: bool = False) -> int:
     """Rows per chunk where a forward with an outer sum splits the outer axis
-    over programs, 0 where it does not: FEW_CELLS_ROWS where the cells are few,
-    else SPLIT_ROWS (HSR_SPLIT_ROWS=n forces n). With fixed blocks (the interpreter,
+    over programs, 0 where it does not: FEW_CELLS_ROWS (FEW_CELLS_SPLIT_ROWS on the
+    split pass) where the cells are few, else SPLIT_ROWS (HSR_SPLIT_ROWS=n forces n). With fixed blocks (the interpreter,
     HSR_AUTOTUNE=0) the chunk is the fixed block, min(64, rows): tests reach it."""
     forced = os.environ.get("HSR_SPLIT_ROWS")
     if not autotuned:
@@ -314,13 +323,14 @@ def split_rows(cells: int, rows: int, cols: int, autotuned: bool) -> int:
     elif forced is not None:
         chunk = int(forced)
     else:
-        chunk = FEW_CELLS_ROWS if cells < FEW_CELLS and cols > 0 else SPLIT_ROWS
+        chunk = _few_cells_rows(split_pass) if cells < FEW_CELLS and cols > 0 else SPLIT_ROWS
     return chunk if chunk and rows > chunk else 0
 
 
-def outer_split(cells: int, rows: int, cols: int, autotuned: bool) -> int:
+def outer_split(cells: int, rows: int, cols: int, autotuned: bool, split_pass: bool = False) -> int:
     """Rows per chunk where an unstacked outer max, min or mean splits its rows
-    over programs (FEW_CELLS_ROWS where the cells are few), 0 where it does not. With
+    over programs (FEW_CELLS_ROWS where the cells are few, FEW_CELLS_SPLIT_ROWS on the
+    split pass), 0 where it does not. With
     fixed blocks (the interpreter, HSR_AUTOTUNE=0) the chunk is the fixed block,
     min(64, rows): tests reach it. HSR_OUTER_SPLIT=n forces n rows a chunk (0: off),
     for measuring."""
@@ -330,7 +340,7 @@ def outer_split(cells: int, rows: int, cols: int, autotuned: bool) -> int:
     elif not autotuned:
         chunk = min(64, next_pow2(rows))
     else:
-        chunk = FEW_CELLS_ROWS if cells < FEW_CELLS and cols > 0 else 0
+        chunk = _few_cells_rows(split_pass) if cells < FEW_CELLS and cols > 0 else 0
     return chunk if chunk and rows > chunk else 0
 
 
@@ -551,6 +561,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     if f["stacked"]:
         lines.append(f"  stacking (general loop): values of {f['stacked']!r} share each {term.b.name} tile")
     elif term.outer in ("sum", "mean", "max", "min"):
-        lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {FEW_CELLS_ROWS} across programs "
+        lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {FEW_CELLS_ROWS} "
+                     f"({FEW_CELLS_SPLIT_ROWS} on the split pass) across programs "
                      f"where cells are fewer than {FEW_CELLS} (general loop), merged in chunk order")
     return lines

@@ -153,3 +153,17 @@ def test_hsr_explain_takes_shapes(capsys):
     assert "forward kernel: tiles-tma" in out and "@triton.jit" not in out
     with pytest.raises(SystemExit):
         main(["explain", "ops/splade.hsr", "--shapes", "b=x"])
+
+
+@pytest.mark.parametrize("rule", ["split_rows", "outer_split"])
+def test_few_cells_split_their_rows_by_the_pass_that_runs(monkeypatch, rule):
+    """Few cells of long rows go in chunks across programs: 64 rows on the CUDA-core or
+    tensor-core loop, 128 on the split pass; many cells, or fixed blocks, as before."""
+    monkeypatch.delenv("HSR_SPLIT_ROWS", raising=False)
+    monkeypatch.delenv("HSR_OUTER_SPLIT", raising=False)
+    fn = getattr(dispatch, rule)
+    assert fn(4, 20000, 20000, autotuned=True) == dispatch.FEW_CELLS_ROWS == 64
+    assert fn(4, 20000, 20000, autotuned=True, split_pass=True) == dispatch.FEW_CELLS_SPLIT_ROWS == 128
+    assert fn(4, 100, 20000, autotuned=True, split_pass=True) == 0  # one chunk: no split
+    assert fn(4096, 20000, 20000, autotuned=True, split_pass=True) == dispatch.SPLIT_ROWS == 0
+    assert fn(4, 20000, 20000, autotuned=False, split_pass=True) == 64

@@ -169,14 +169,14 @@ def test_an_outer_reduction_over_the_rows_takes_the_pass(monkeypatch, device, ou
         return (v.detach(), *torch.autograd.grad(v.sum(), (x, y)))
 
     split, core = _both_passes(monkeypatch, run)
-    # each row's value and index are the same bits; a sum of a chunk's rows may add them in
-    # another order on a GPU (the two passes' tiles lay their rows out differently)
-    if outer in ("max", "min") or device == "cpu":
-        assert torch.equal(split[0], core[0])
-    else:
-        assert torch.allclose(split[0], core[0], rtol=1e-6, atol=0)
-    for a, b in zip(split[1:], core[1:]):
-        assert torch.equal(a, b)
+    # each row's value and index are the same bits; on a GPU a sum of a chunk's rows may add
+    # them in another order (the two passes' tiles lay their rows out differently), and the
+    # atomic scatter of many rows' gradients into one point adds them in any order
+    for a, b in zip(split, core):
+        if outer in ("max", "min") or device == "cpu":
+            assert torch.equal(a, b)
+        else:
+            assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
     ref = op.reference(x.detach().cpu().double(), y.detach().cpu().double(), ylen=ylen.cpu())
     assert torch.allclose(split[0].cpu().double(), ref, rtol=1e-5, atol=1e-5)
 
