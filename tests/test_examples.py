@@ -18,7 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-NAMES = ["hausdorff", "kmeans_assign", "weighted_maxsim", "cosine_maxsim", "soft_nearest", "chamfer_l1"]
+NAMES = ["hausdorff", "kmeans_assign", "weighted_maxsim", "cosine_maxsim", "soft_nearest", "chamfer_l1",
+         "masked_mean_maxsim"]
 
 
 def test_every_example_spec_has_a_script_and_a_test():

@@ -65,13 +65,14 @@ def test_an_unwritable_cache_path_keeps_configs_for_the_process(tmp_path, monkey
 
 
 def bundled_lowerings() -> dict:
-    """{lowering id: the bundled specs whose kernels have it}."""
+    """{lowering id: the bundled and example specs whose kernels have it} (the table
+    ships configs for the bundled ops and for the examples' families)."""
     from hsr.check import check
     from hsr.parse import parse
     from hsr.plan import lowering_id, plan
 
     found: dict = {}
-    for path in sorted((ROOT / "ops").glob("*.hsr")):
+    for path in sorted((ROOT / "ops").glob("*.hsr")) + sorted((ROOT / "examples").glob("*.hsr")):
         p = plan(check(parse(path.read_text(), path.name)))
         for t in p.terms:
             found.setdefault(lowering_id(t, p.signature), set()).add(path.name)
@@ -84,7 +85,7 @@ def test_the_shipped_table_holds_valid_configs():
     bundled = bundled_lowerings()
     for name, config in table.items():
         lowering, where, key = json.loads(name)
-        assert len(bundled.get(lowering, ())) == 1, f"{lowering}: no bundled spec's kernel, or several: migrate"
+        assert len(bundled.get(lowering, ())) == 1, f"{lowering}: no bundled or example spec's kernel, or several: migrate"
         assert where == ""
         assert set(config) == {"kwargs", "num_warps", "num_stages"}
         assert set(config["kwargs"]) <= set(autotune.ROLES)  # blocks by role, not by a spec's axes
