@@ -155,7 +155,9 @@ class Bench:
         fn()  # warm-up: compilation and autotuning happen here
         fn()
         torch.cuda.synchronize()
-        if not self.process_warm:  # the process's first timing read 1.7-2.3x slow twice (h100-fwd-v4, -v5): discarded
+        # The process's first timing read 1.7-2.3x slow twice (results/h100-forward-2026-11-24-lean-blocks,
+        # h100-forward-2026-11-24): discarded.
+        if not self.process_warm:
             self.triton.testing.do_bench(fn, warmup=self.warmup_ms, rep=self.rep_ms, return_mode="median")
             self.process_warm = True
         runs = [self.triton.testing.do_bench(fn, warmup=self.warmup_ms, rep=self.rep_ms, return_mode="median")
@@ -452,7 +454,8 @@ def run_sweep(bench, result, fns, save):
                 continue
             if name == "late_interaction_kernels" and D.numel() >= 2**31:
                 # its kernel met an illegal memory access at B = 20000 (2.7e9 elements of D,
-                # h100-fwd-v0), which ends the process's CUDA context: every later number lost
+                # results/h100-forward-2026-11-24-first-sweep), which ends the process's CUDA context:
+                # every later number lost
                 rec["status"][name] = "skipped (D has 2^31 elements or more: an illegal memory access there)"
                 print(f"  sweep B={b:6d} {name}: {rec['status'][name]}", flush=True)
                 continue

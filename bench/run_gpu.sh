@@ -13,7 +13,7 @@
 # head, splade.log/json/md, <= 250 s with no new work after 200 s), rel (GPU
 # tests of reliability and the custom ops, then the forward benchmark, <= 660 s:
 # give it the whole 600 s call and expect the benchmark to stop early).
-# scatter: the backward suites on CUDA, then bench/scatter.py (<= 470 s). quant: int8/fp8 suites
+# scatter: the backward suites on CUDA, then bench/experiments/scatter.py (<= 470 s). quant: int8/fp8 suites
 # and bench/int8_accuracy.py --time (<= 290 s). exact: the L2 suites on CUDA and
 # bench/offsets.py (<= 560 s). base: offsets' k-means rows, then bench/chamfer.py with this
 # checkout and with a carried .base/pkg (an earlier commit's package tree), <= 560 s.
@@ -116,14 +116,14 @@ if [ "$STAGE" = scatter ]; then
 # 4f. The backwards on CUDA (every strategy: atomic, deterministic through the inverse
 #     index and through one-hot tiles), one suite at a time with its own limit and its
 #     slowest tests listed (session 6: the three together ran past 240 s), then the
-#     scatter benchmark.
+#     scatter experiment (bench/experiments/scatter.py: which deterministic backward).
 for suite in maxsim:110 splade:90 chamfer:70; do
     name=${suite%%:*}; limit=${suite##*:}
     HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout "$limit" $PY -m pytest -q -x -p no:cacheprovider \
         --durations=5 "tests/test_$name.py" 2>&1 | tee "$OUT/scatter_tests_$name.log" || rc_tests=$?
     echo "$name suite: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 done
-timeout 200 $PY bench/scatter.py --out "$OUT" --budget-s 150 2>&1 | tee "$OUT/scatter.log" || rc_bench=$?
+timeout 200 $PY bench/experiments/scatter.py --out "$OUT" --budget-s 150 2>&1 | tee "$OUT/scatter.log" || rc_bench=$?
 fi
 if [ "$STAGE" = quant ]; then
 # 4g. int8 and fp8 on CUDA: the quantized suites, then accuracy against fp32 and the forward's time.
@@ -165,7 +165,7 @@ if [ "$STAGE" = host ]; then
 timeout 400 $PY bench/host.py --out "$OUT" --budget-s 300 2>&1 | tee "$OUT/host.log" || rc_bench=$?
 fi
 if [ "$STAGE" = parts ]; then
-timeout 520 $PY bench/maxsim_train_parts.py --out "$OUT" 2>&1 | tee "$OUT/parts.log" || rc_bench=$?
+timeout 520 $PY bench/experiments/maxsim_train_parts.py --out "$OUT" 2>&1 | tee "$OUT/parts.log" || rc_bench=$?
 fi
 if [ "$STAGE" = train ]; then
 timeout 520 $PY bench/maxsim_train.py --out "$OUT" --budget-s 420 2>&1 | tee "$OUT/train.log" || rc_bench=$?

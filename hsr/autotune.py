@@ -36,12 +36,13 @@ STACKED_POOLS = {
 }
 # The CUDA-core path (a few coordinates, unrolled: SMALL_D > 0) has no tensor-core tile
 # or shared-memory pipeline: (block of the outer axis, block of the selected axis, warps,
-# stages). From bench/results/h100-chamfer-v2 (Chamfer 10K and 100K, with and without
+# stages). From bench/results/h100-chamfer-2026-11-23-unrolled (Chamfer 10K and 100K, with and without
 # indices); 128 x 128 tiles with 4 warps spill and were 30x slower there.
 CORE_POOL = ((128, 64, 4, 1), (64, 64, 4, 1), (64, 32, 4, 1), (16, 64, 4, 1), (32, 128, 4, 1),
              (128, 32, 4, 1), (32, 64, 2, 1))
 # A long contraction (DOT_MODE 1: chunks of the contraction axis, Splade's H = 768)
-# is a GEMM per tile: larger tiles pay. From bench/results/h100-splade-v0 and -v1
+# is a GEMM per tile: larger tiles pay. From bench/results/h100-splade-variants-2026-11-24
+# and h100-splade-2026-11-24-long-pool
 # (Splade's forward, hand-written variants of its loop): 128 x 256 and 256 x 128
 # with 8 warps were best (0.708 and 0.725 ms against 0.822 for 128 x 128), 128 x 32
 # worst (1.66 ms); 256 x 256 does not fit a thread's registers.
@@ -50,7 +51,7 @@ LONG_POOL = {
     "sm80": ((128, 128, 8, 3), (128, 64, 4, 4), (64, 128, 4, 3), (64, 64, 4, 3)),
 }
 # The nearest point on the tensor cores (DOT_MODE 3: split rows, K = 16 fp16): from
-# bench/results/h100-session15/chamfer_mma.md (one direction at 100K, H100): 128 x 128
+# bench/results/h100-chamfer-2026-11-24-split-pass/chamfer_mma.md (one direction at 100K, H100): 128 x 128
 # and 64 x 128 with 4 warps best (1.40 ms), 8 warps and 64-column tiles slower.
 SPLIT_POOL = {
     "sm90": ((128, 128, 4, 3), (64, 128, 4, 3), (128, 64, 4, 4), (256, 64, 8, 3)),

@@ -159,11 +159,11 @@ def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
     on an H100, whole training steps (bench/NOTES.md, sessions 5 and 8): the
     inverse index wins at 55, 64 and 119 contributions per row (ColBERT B=512
     5.10 vs 6.10 ms atomic, ColPali B=64 3.86 vs 4.37, Splade 1.89 vs 4.42,
-    h100-host-v2 and h100-backward-v1); at 32 (ColPali B=32) the atomic step,
-    since the gather's smaller blocks (v13), reads 1.12-1.13 ms in every run
-    against 1.10-1.37 for the inverse index, at less memory; at 13.6 (ColBERT
-    B=128) the atomics hardly contend and sorting the index costs more than
-    they do."""
+    bench/results/h100-train-2026-11-24 and h100-splade-2026-11-24-gather-rows);
+    at 32 (ColPali B=32) the atomic step, since the gather's smaller blocks
+    (v13), reads 1.12-1.13 ms in every run against 1.10-1.37 for the inverse
+    index, at less memory; at 13.6 (ColBERT B=128) the atomics hardly contend
+    and sorting the index costs more than they do."""
     return "deterministic" if n_contenders * outer >= 48 * selected else "atomic"
 
 
@@ -178,7 +178,7 @@ def deterministic_scatter(n_contenders: int, outer: int, selected: int) -> str:
     most 16) and that scan is short (n_contenders * outer * selected / 32 at
     most 2^24): ColBERT B=128 1.03 ms against 1.1-1.7 for the inverse index,
     Chamfer at 10K points 2.57 against 3.18 (H100, whole training steps,
-    bench/results/h100-scatter-v0). The inverse index everywhere else: Splade
+    bench/results/h100-scatter-2026-11-23-inverse-index). The inverse index everywhere else: Splade
     2.2 vs 3.95 ms, ColBERT B=512 5.4 vs 11.6, ColPali B=64 4.6 vs 9.2,
     Chamfer at 100K points 24.0 vs 33.7. HSR_SCATTER=inverse|onehot
     overrides, for measuring and testing."""
@@ -222,7 +222,8 @@ def precision(dtype: torch.dtype, l2: bool, device) -> str:
 
 
 SPLIT_K = 16  # the split rows' width: 3 products of pieces a coordinate and 3 norm pieces fit d <= 4
-# One direction on the H100 (h100-session15/split_check.json), with the index / without:
+# One direction on the H100 (bench/results/h100-chamfer-2026-11-24-split-pass/split_check.json),
+# with the index / without:
 # 10K x 10K 0.48 / 0.52 ms against 0.26 / 0.17 on the CUDA cores (host-bound), 30K x 30K
 # 0.31 / 0.24 against 0.39 / 0.24, 60K 0.71 / 0.67 against 1.33 / 0.96, 100K 1.52 / 1.46
 # against 3.52 / 2.04. So from 30K x 30K; between 10K and 30K it is not measured.
@@ -235,7 +236,7 @@ def split_pass(device, d: int, pairs: int) -> bool:
     the tensor cores, each tile reduced to its rows' min, then each row's
     candidate tiles (its best, a close runner-up, the first near-tied one)
     searched with the exact fp32 key
-    (bench/chamfer_mma.py; bench/NOTES.md, session 15: 100K points on an H100,
+    (bench/experiments/chamfer_mma.py; bench/NOTES.md, session 15: 100K points on an H100,
     1.52 ms against 3.52 with the index and 1.46 against 2.04 without). On CUDA for
     3 d + 3 <= SPLIT_K and at least SPLIT_MIN_PAIRS pairs. HSR_SPLIT=1 or 0
     forces it (the interpreter's tests force it on)."""
@@ -272,7 +273,7 @@ def both_ways_fused(device, pairs: int, need_idx: bool) -> bool:
 def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int, int]:
     """(BLOCK_R, BLOCK_C, warps) of a both-ways forward (a few coordinates on the
     CUDA cores). HSR_BOTH_BLOCKS="r,c,w" (or "r,c,w;r,c,w": without;with the
-    saved index) overrides, for block sweeps (bench/both_ways_blocks.py)."""
+    saved index) overrides, for block sweeps (bench/experiments/both_ways_blocks.py)."""
     override = os.environ.get("HSR_BOTH_BLOCKS")
     if override:
         parts = override.split(";")
@@ -280,7 +281,8 @@ def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int
         return r, c, w
     if interpreting():
         return min(32, next_pow2(size_r)), min(32, next_pow2(size_c)), 4
-    # with indices: the best in h100-session7-c; without: h100-session14 (columns across all 8 warps)
+    # with indices: the best in bench/results/h100-both-ways-2026-11-23; without:
+    # h100-chamfer-2026-11-24-both-ways (columns across all 8 warps)
     return (64, 32, 4) if need_idx else (32, 256, 8)
 
 
@@ -288,7 +290,7 @@ def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int
 # program per (cell, chunk), 0 for none (HSR_SPLIT_ROWS overrides). In a hand-written kernel at
 # ColPali's 1024 x 1024 (H100) 128-row chunks with each cell's chunks neighbours in
 # launch order took 0.52 ms against 0.61 for one program looping over the chunks
-# (bench/results/h100-fwd-v1, bench/forward_variants.py "split"); in the generated
+# (bench/results/h100-forward-variants-2026-11-24, bench/experiments/forward_variants.py "split"); in the generated
 # kernel, whose registers allow one program per SM, it did not pay (bench/NOTES.md, v15).
 SPLIT_ROWS = 0
 
@@ -354,7 +356,7 @@ LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 128))
 LEAN_INTERPRET_LOAD = 1
 # (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
 # rows; 64 rows and 4 warps at or below. From the hand-written kernel's best at ColPali
-# and visual (bench/results/h100-fwd-v1: 128 x 64, 8 warps, 3 stages, with TMA).
+# and visual (bench/results/h100-forward-variants-2026-11-24: 128 x 64, 8 warps, 3 stages, with TMA).
 LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
 LEAN_DIMS = (16, 32, 64, 128, 256)
@@ -430,7 +432,7 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
 
 # The long contraction (DOT_MODE 1, Splade's H = 768) through TMA loads on Hopper: both
 # operands as tensor descriptors over (grid axes, rows, contraction), fixed blocks. From
-# bench/results/h100-session16/splade_persistent_round2.log (Splade's head, H100, hand
+# bench/results/h100-splade-2026-11-24-tma/splade_persistent_round2.log (Splade's head, H100, hand
 # kernels): 256 x 128 tiles, 8 warps, 3 stages, 0.621 ms without the index and 0.665 with
 # it, against 0.697 and 0.800 for the generated kernel's autotuned pointer loads in the same
 # run. With a mask the tiles stop at the last kept position (v21). Taken from LONG_TMA_MIN rows x
