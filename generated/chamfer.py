@@ -18,7 +18,7 @@
 #     2 normal forms, combined on the host: (t0 + t1)
 #     term t0:
 #     kernels cd_*: one program per (b)
-#     pair: ||X - Y||^2 over axis 'd', on the tensor cores (tl.dot, fp32 accumulation)
+#     pair: ||X - Y||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
 #     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot as three TF32 products on a GPU; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'n' (X rows in a tile), one store per cell
@@ -31,7 +31,7 @@
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e
 #     term t1:
 #     kernels cd_t1_*: one program per (b)
-#     pair: ||Y - X||^2 over axis 'd', on the tensor cores (tl.dot, fp32 accumulation)
+#     pair: ||Y - X||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
 #     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot as three TF32 products on a GPU; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'n' (X rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'm' (Y rows in a tile), one store per cell

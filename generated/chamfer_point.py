@@ -13,7 +13,7 @@
 #   dist[b, n]  (spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen)
 #     family: select_reduce
 #     kernels dist_*: one program per (b) x blocks of 'n'
-#     pair: ||X - Y||^2 over axis 'd', on the tensor cores (tl.dot, fp32 accumulation)
+#     pair: ||X - Y||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
 #     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot as three TF32 products on a GPU; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     no outer reduction: one value per 'n'

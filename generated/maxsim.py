@@ -14,7 +14,7 @@
 #   score[i, j]  (spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask)
 #     family: select_reduce
 #     kernels score_*: one program per (i, j)
-#     pair: <Q, D> over axis 'd', on the tensor cores (tl.dot, fp32 accumulation)
+#     pair: <Q, D> over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
 #     tile loop keeps the running max of dot over 't' (D rows streamed in tiles; lowest index wins ties)
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     where mask qmask: positions of 's' left out

@@ -14,7 +14,7 @@
 #   score[i, k]  (spec line 8: score[i, k] = sum_s max_t cos(Q_s, D_t)  where qmask, dmask)
 #     family: select_reduce
 #     kernels score_*: one program per (i, k)
-#     pair: cos(Q, D) over axis 'd', on the tensor cores (tl.dot, fp32 accumulation)
+#     pair: cos(Q, D) over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
 #     norms: the forward forms them from its tiles; the backward takes them once per row, before its kernels
 #     tile loop keeps the running max of (dot * ib) over 't' (D rows streamed in tiles; lowest index wins ties)
 #     epilogue hoisted after the selection (monotone, sympy): ia*key

@@ -13,7 +13,7 @@
 #   rep[b, v]  (spec line 7: rep[b, v] = max_s relu(<H_s, W_v> + bias_v)  where mask)
 #     family: select_reduce
 #     kernels rep_*: one program per (b) x blocks of 'v'
-#     pair: <W, H> over axis 'h', on the tensor cores (tl.dot, fp32 accumulation)
+#     pair: <W, H> over axis 'h', tl.dot with fp32 accumulation (the tensor cores on a GPU)
 #     tile loop keeps the running max of dot over 's' (H rows streamed in tiles; lowest index wins ties)
 #     ties: where the epilogue is flat at the selection ((_hsr_step((best + row_bias))) == 0), the index forward_with_indices reports is the lowest whose epilogue value ties, from a second pass over the tiles
 #     epilogue hoisted after the selection (monotone, sympy): Relu(key + row_bias)

@@ -64,7 +64,7 @@ def _shapes(text: str | None) -> dict | None:
 
 
 def cmd_explain(args) -> int:
-    source, kernel_plan = _build(Path(args.spec))
+    source, kernel_plan = _build(bundled_spec(args.spec))
     print(kernel_plan.explain(_shapes(args.shapes), args.dtype))
     if not args.plan_only:
         print()
@@ -77,9 +77,9 @@ def bundled_spec(name: str) -> Path:
     path = Path(name)
     if path.is_file():
         return path
-    from . import ops
+    from .load import bundled_spec_dir
 
-    bundled = Path(ops.__file__).parent / f"{name}.hsr"
+    bundled = bundled_spec_dir() / f"{name}.hsr"
     return bundled if bundled.is_file() else path
 
 
@@ -102,18 +102,21 @@ def cmd_tune(args) -> int:
     return 0
 
 
-BENCHES = {  # hsr bench NAME -> the script under bench/ that it runs
+# hsr bench NAME -> the script under bench/ that it runs: one a published table (README), and the
+# shipped tuning table. bench/harness.py is their shared module; bench/retrieval_multi_gpu.py runs
+# under torchrun (one process a GPU), so it has no NAME; bench/experiments/ holds the scripts that
+# answered one question each (run them by path).
+BENCHES = {
     "forward": "maxsim_forward.py",
-    "host": "host.py",
-    "tune-grid": "tune_grid.py",
     "train": "maxsim_train.py",
     "chamfer": "chamfer.py",
     "splade": "splade.py",
-    "scatter": "scatter.py",
+    "specs": "specs.py",
+    "host": "host.py",
     "retrieval": "retrieval.py",
     "int8": "int8_accuracy.py",
-    "chamfer-blocks": "chamfer_blocks.py",
-    "splade-loops": "splade_variants.py",
+    "offsets": "offsets.py",
+    "tune-grid": "tune_grid.py",
 }
 
 
@@ -148,7 +151,8 @@ def main(argv=None) -> int:
                    "of these sizes takes on an sm90 GPU, and what keeps a faster one out")
     p.add_argument("--dtype", default="float16", choices=("float16", "bfloat16", "float32"),
                    help="the rows' dtype for --shapes (default float16)")
-    p.add_argument("--plan-only", action="store_true", help="print the plan, not the generated source")
+    p.add_argument("--plan", "--plan-only", dest="plan_only", action="store_true",
+                   help="print the plan alone, not the generated source")
     p.set_defaults(func=cmd_explain)
     p = sub.add_parser("tune", help="tune a spec's forward for given sizes on this GPU; export or import the picks",
                        description="Calls never wait for tuning: a size without a kept or shipped config runs a "

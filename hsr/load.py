@@ -28,12 +28,47 @@ from .runtime import cache_dir
 _CHECKSUM = "# hsr-checksum: "
 
 
-def read_spec(path_or_text) -> tuple[str, str]:
-    """(source, filename) from a path or from spec text."""
-    if isinstance(path_or_text, Path) or ("\n" not in str(path_or_text) and str(path_or_text).endswith(".hsr")):
-        path = Path(path_or_text)
+def bundled_spec_dir() -> Path:
+    """Where the bundled specs (ops/*.hsr) live, found without importing the ops."""
+    return Path(importlib.util.find_spec(f"{__package__}.ops").submodule_search_locations[0])
+
+
+def spec_path(name: str) -> Path:
+    """The file of a bundled spec by name ("maxsim", "chamfer_point", ...); a
+    ValueError naming the bundled specs where there is none of that name."""
+    path = bundled_spec_dir() / f"{name}.hsr"
+    if not path.is_file():
+        names = ", ".join(sorted(p.stem for p in bundled_spec_dir().glob("*.hsr")))
+        raise ValueError(f"no bundled spec {name!r}; bundled: {names}")
+    return path
+
+
+def read_spec(spec) -> tuple[str, str]:
+    """(source, filename) from a path, from spec text, or from a bundled spec's name."""
+    text = str(spec)
+    if isinstance(spec, Path) or ("\n" not in text and text.endswith(".hsr")):
+        path = Path(spec)
         return path.read_text(), path.name
-    return str(path_or_text), "<spec>"
+    if "\n" not in text and text.isidentifier() and (bundled_spec_dir() / f"{text}.hsr").is_file():
+        path = bundled_spec_dir() / f"{text}.hsr"
+        return path.read_text(), path.name
+    return text, "<spec>"
+
+
+def reference_op(spec):
+    """hsr.reference_evaluator: the float64 reference evaluator of a checked spec, as a callable."""
+    from .check import check
+    from .parse import parse
+    from .reference import evaluate
+
+    program = check(parse(*read_spec(spec)))
+
+    def run(*args, **kwargs):
+        return evaluate(program, *args, **kwargs)
+
+    run.program = program
+    run.__doc__ = f"The float64 reference evaluator of {program.definition.name}."
+    return run
 
 
 def cache_key(source: str, filename: str = "<spec>") -> str:

@@ -7,6 +7,18 @@ import torch
 from . import dispatch, reference
 
 
+def _runs_here() -> str:
+    """explain()'s last line: what runs this op's calls on this machine."""
+    if torch.cuda.is_available():
+        device = torch.device("cuda")
+        return (f"  on this machine: CUDA tensors run the kernels ({torch.cuda.get_device_name(device)}, "
+                f"sm{dispatch.where(device).removeprefix('cuda')}x); CPU tensors the float64 reference evaluator")
+    if dispatch.where(torch.device("cpu")) == "interpreter":
+        return "  on this machine: CPU tensors run the kernels through Triton's interpreter (TRITON_INTERPRET=1)"
+    return ("  on this machine: no GPU: CPU tensors run the float64 reference evaluator, not the kernels "
+            "(TRITON_INTERPRET=1 runs the kernels through Triton's interpreter)")
+
+
 class Op:
     """A compiled spec: call it on tensors (by position or by name)."""
 
@@ -55,7 +67,8 @@ class Op:
         its name, default float16) and a device (default: an sm90 GPU): the
         kernel a call of those sizes takes there."""
         where = "cuda9" if device is None else dispatch.where(torch.device(device))
-        return self.plan.explain(shapes, str(dtype or "float16").removeprefix("torch."), where)
+        text = self.plan.explain(shapes, str(dtype or "float16").removeprefix("torch."), where)
+        return text + "\n" + _runs_here()
 
     def reference(self, *args, **kwargs):
         """The float64 reference evaluator on the same arguments."""

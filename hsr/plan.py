@@ -126,7 +126,7 @@ class TermPlan:
                  + (" (elementwise)" if self.pair == "l1" else
                     ", int8 rows on the int8 tensor cores (exact int32 products, fp32 sums)" if self.a.quantized == "int8"
                     else ", fp8 (e4m3) rows on the fp8 tensor cores (fp32 accumulation)" if self.a.quantized else
-                    ", on the tensor cores (tl.dot, fp32 accumulation)")]
+                    ", tl.dot with fp32 accumulation (the tensor cores on a GPU)")]
         if self.aux:
             lines.append("  norms: the forward forms them from its tiles; the backward takes them once per row, "
                          "before its kernels")

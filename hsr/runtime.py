@@ -7,6 +7,7 @@ no Jinja, no sympy on the hot path.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import torch
@@ -183,7 +184,7 @@ def count_blocks() -> tuple[int, int]:
     comparison a step, not 64 x 64, is what makes it fast, and larger blocks
     hold fewer per-block counts (bins / block * 8 bytes an entry: counts and
     offsets, int32). Measured on an H200 (bench/NOTES.md, session 13;
-    bench/deterministic_blocks.py --quick), deterministic steps, (1024, 64) ->
+    bench/experiments/deterministic_blocks.py --quick), deterministic steps, (1024, 64) ->
     (2048, 32): Splade 1.875 -> 1.814 ms, ColBERT B=512 5.660 -> 5.106,
     ColPali B=64 3.677 -> 3.303 at 0.039 -> 0.023 GiB; (1024, 32) within 0.1%
     of it but at ColPali (3.377), (512, 32) and (256, 32) slower and larger.
@@ -337,6 +338,9 @@ def _program(spec: str, filename: str):
     return program
 
 
+_fallback_warned: list = []  # reference_fallback warns once a process
+
+
 def reference_fallback(spec: str, filename: str, args: tuple, kwargs: dict):
     """Run a spec on CPU tensors with the float64 reference evaluator (fp32 out).
 
@@ -344,6 +348,11 @@ def reference_fallback(spec: str, filename: str, args: tuple, kwargs: dict):
     once per process, off the GPU hot path."""
     from .reference import evaluate
 
+    if not _fallback_warned:
+        _fallback_warned.append(True)
+        warnings.warn("hsr: CPU tensors run the float64 reference evaluator (torch ops, chunked), not the kernels: "
+                      "move them to a GPU, or set TRITON_INTERPRET=1 before triton is imported to run the kernels "
+                      "through Triton's interpreter (this warning is given once)", RuntimeWarning, stacklevel=4)
     out = evaluate(_program(spec, filename), *args, **kwargs)
     return out if out.dtype == torch.int64 else out.to(torch.float32)
 

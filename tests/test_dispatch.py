@@ -153,6 +153,9 @@ def test_hsr_explain_takes_shapes(capsys):
     assert "forward kernel: tiles-tma" in out and "@triton.jit" not in out
     with pytest.raises(SystemExit):
         main(["explain", "ops/splade.hsr", "--shapes", "b=x"])
+    assert main(["explain", "splade", "--plan"]) == 0  # a bundled spec by name; the plan alone
+    out = capsys.readouterr().out
+    assert "forward kernel:" in out and "@triton.jit" not in out
 
 
 @pytest.mark.parametrize("rule", ["split_rows", "outer_split"])
@@ -167,3 +170,11 @@ def test_few_cells_split_their_rows_by_the_pass_that_runs(monkeypatch, rule):
     assert fn(4, 100, 20000, autotuned=True, split_pass=True) == 0  # one chunk: no split
     assert fn(4096, 20000, 20000, autotuned=True, split_pass=True) == dispatch.SPLIT_ROWS == 0
     assert fn(4, 20000, 20000, autotuned=False, split_pass=True) == 64
+
+
+def test_explain_says_what_runs_on_this_machine():
+    """The plan's last line names the device path: under the tests, Triton's interpreter."""
+    op = hsr.compile("maxsim")
+    last = op.explain().splitlines()[-1]
+    assert "on this machine" in last and "Triton's interpreter" in last
+    assert "tensor cores (tl.dot" not in op.explain()  # the pair line does not claim a GPU

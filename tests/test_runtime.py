@@ -346,3 +346,23 @@ def test_counting_sort_blocks_follow_the_measured_rule(monkeypatch):
     assert runtime.count_blocks() == (2048, 32)
     monkeypatch.setenv("HSR_COUNT_BLOCKS", "64,16")
     assert runtime.count_blocks() == (64, 16)
+
+
+def test_cpu_tensors_without_the_interpreter_warn_once_that_the_reference_runs(monkeypatch):
+    """With TRITON_INTERPRET unset, CPU tensors run the float64 reference evaluator:
+    the first such call says so (a RuntimeWarning), later ones do not."""
+    import warnings
+
+    from hsr.ops import maxsim
+
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    monkeypatch.setattr(runtime, "_fallback_warned", [])
+    Q, D = torch.randn(1, 3, 8), torch.randn(2, 4, 8)
+    with pytest.warns(RuntimeWarning, match="float64 reference evaluator"):
+        first = maxsim(Q, D)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = maxsim(Q, D)
+    assert torch.equal(first, again)
+    assert torch.allclose(first.double(), torch.einsum("isd,jtd->ijst", Q.double(), D.double()).amax(-1).sum(-1),
+                          atol=1e-5)
