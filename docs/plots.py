@@ -20,11 +20,11 @@ from xml.sax.saxutils import escape
 
 # -- the results files, relative to the repository root -------------------------------
 RESULTS = {
-    "forward": "bench/results/h100-specs-2026-11-25/session21/final/maxsim_forward.json",
-    "train": "bench/results/h100-specs-2026-11-25/session21/final/maxsim_train.json",
+    "forward": "bench/results/h100-tables-2026-11-25/maxsim_forward.json",
+    "train": "bench/results/h100-tables-2026-11-25/maxsim_train.json",
     "specs": [
-        "bench/results/h100-specs-2026-11-25/session21/final/specs_part1.json",
-        "bench/results/h100-specs-2026-11-25/session21/final/specs_part2.json",
+        "bench/results/h100-tables-2026-11-25/specs_part1.json",
+        "bench/results/h100-tables-2026-11-25/specs_part2.json",
     ],
     "host": "bench/results/h100-host-2026-11-25/host.json",
     "chamfer": "bench/results/h100-bundled-2026-11-25/chamfer.json",
