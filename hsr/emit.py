@@ -20,7 +20,14 @@ from .dispatch import SMALL_D_MAX, SPLIT_K
 
 def _environment() -> jinja2.Environment:
     root = resources.files("hsr.templates")
-    loader = jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text())
+
+    def load(name: str) -> str:  # "select_reduce/forward.py.jinja": a folder's, a segment at a time
+        node = root
+        for part in name.split("/"):
+            node = node.joinpath(part)
+        return node.read_text()
+
+    loader = jinja2.FunctionLoader(load)
     return jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True,
                               keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 

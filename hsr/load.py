@@ -96,13 +96,21 @@ def _compiler_digest() -> str:
     from importlib import resources
 
     digest = hashlib.sha256()
-    for package, suffixes in (("hsr.templates", (".jinja",)), ("hsr", (".py", ".lark"))):
-        root = resources.files(package)
-        for entry in sorted(root.iterdir(), key=lambda e: e.name):
-            if entry.name.endswith(suffixes) and entry.is_file():
-                digest.update(entry.name.encode() + entry.read_bytes())
+    for package, suffixes, folders in (("hsr.templates", (".jinja",), True), ("hsr", (".py", ".lark"), False)):
+        for name, entry in _files(resources.files(package), suffixes, folders):
+            digest.update(name.encode() + entry.read_bytes())
     _digest.append(digest.hexdigest())
     return _digest[0]
+
+
+def _files(root, suffixes, folders, prefix=""):
+    """(path under root, entry) of root's files whose names end with one of suffixes, by
+    name; with folders, those of its folders too (the templates' families: templates/select_reduce/)."""
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.is_file() and entry.name.endswith(suffixes):
+            yield prefix + entry.name, entry
+        elif folders and entry.is_dir() and entry.name != "__pycache__":
+            yield from _files(entry, suffixes, folders, prefix + entry.name + "/")
 
 
 # Ops compiled in this process, by (spec text, file name, cache directory): compiling the
