@@ -868,10 +868,10 @@ def dist_fwd(
 
             best_idx = tl.where(row_nan, nan_idx, best_idx)
         if DOT_MODE < 2:
-            # rows whose expansion is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
+            again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+            # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
             # by their distances from the differences, as the reference forms them: the first NaN, else the
             # lowest index of the least (a slow pass, for such rows only)
-            again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
             if tl.sum(again.to(tl.int32), axis=0) > 0:
                 nan_at = tl.full([BLOCK_N], size_m, tl.int32)
                 top = tl.full([BLOCK_N], float("inf"), tl.float32)
@@ -884,11 +884,11 @@ def dist_fwd(
                     if HAS_ylen:
                         m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
-                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m
+                    b_at = b_rows + offs_m.to(tl.int64) * stride_Y_m
                     key = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     for k in range(0, size_d):
                         diff = tl.load(a_row + k * stride_X_d, mask=again, other=0.0).to(tl.float32)[:, None] - \
-                            tl.load(b_row + k * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)[None, :]
+                            tl.load(b_at + k * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)[None, :]
                         key += diff * diff
                     key = tl.where(m_ok[None, :], key, float("inf"))
                     nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1))
@@ -1809,10 +1809,10 @@ def dist_fwd_both(
 
             best_idx = tl.where(row_nan, nan_idx, best_idx)
         if DOT_MODE < 2:
-            # rows whose expansion is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
+            again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+            # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
             # by their distances from the differences, as the reference forms them: the first NaN, else the
             # lowest index of the least (a slow pass, for such rows only)
-            again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
             if tl.sum(again.to(tl.int32), axis=0) > 0:
                 nan_at = tl.full([BLOCK_N], size_m, tl.int32)
                 top = tl.full([BLOCK_N], float("inf"), tl.float32)
@@ -1825,11 +1825,11 @@ def dist_fwd_both(
                     if HAS_ylen:
                         m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
-                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m
+                    b_at = b_rows + offs_m.to(tl.int64) * stride_Y_m
                     key = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     for k in range(0, size_d):
                         diff = tl.load(a_row + k * stride_X_d, mask=again, other=0.0).to(tl.float32)[:, None] - \
-                            tl.load(b_row + k * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)[None, :]
+                            tl.load(b_at + k * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)[None, :]
                         key += diff * diff
                     key = tl.where(m_ok[None, :], key, float("inf"))
                     nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1))
