@@ -28,12 +28,36 @@ settings.register_profile("gpu", max_examples=8, deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+SLOW_TESTS = os.path.join(os.path.dirname(__file__), "slow_tests.txt")
+
+
+def _slow_entries():
+    """The node ids (or file::function prefixes) listed in slow_tests.txt."""
+    try:
+        with open(SLOW_TESTS) as f:
+            lines = [line.split("#", 1)[0].strip() for line in f]
+    except FileNotFoundError:
+        return ()
+    return tuple(line for line in lines if line)
+
+
+def _is_slow(nodeid, entries):
+    """An entry names a test exactly, or a function (or class) whose every
+    parametrised variant is slow: "tests/test_x.py::test_y" covers
+    "tests/test_x.py::test_y[a-b]"."""
+    return any(nodeid == e or nodeid.startswith(e + "[") or nodeid.startswith(e + "::")
+               for e in entries)
+
+
 def pytest_collection_modifyitems(config, items):
     has_gpu = torch.cuda.is_available()
     skip = pytest.mark.skip(reason="needs a CUDA device (run on the GPU machine)")
+    slow = _slow_entries()
     for item in items:
         if "gpu" in item.keywords and not has_gpu:
             item.add_marker(skip)
+        if _is_slow(item.nodeid, slow):  # `pytest -m "not slow"` leaves these out
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

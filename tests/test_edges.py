@@ -404,6 +404,7 @@ def _masked_fill_check(subject, device, fill, seed, sides=("a", "b")):
         assert torch.equal(a, b), (subject.name, fill, a, b)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose: numpy warns in the interpreter
 @settings(max_examples=12, deadline=None)
 @given(st.sampled_from(["maxsim", "maxsim_kd", "splade", "hausdorff", "soft_nearest", "chamfer_l1",
                         "weighted_maxsim", "col_term_bound", "maxsim_cos", "maxsim_kd_cos"]),
@@ -420,6 +421,7 @@ def test_masked_outer_rows_of_normed_pairs_pass_no_nan(ops, device, spec):
 
 # -- inf ------------------------------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose: numpy warns in the interpreter
 @pytest.mark.parametrize("normalize", [False, True])
 def test_maxsim_minus_inf_score_is_never_selected(ops, device, normalize):
     """A document token whose every score is -inf (an inf coordinate against
@@ -456,6 +458,7 @@ def _inf_params():
         yield pytest.param(spec, name, position, sign, id=f"{spec}-{name}{'+' if sign > 0 else '-'}inf")
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose: numpy warns in the interpreter
 @pytest.mark.parametrize("spec, name, position, sign", list(_inf_params()))
 def test_inf_values_match_the_reference(ops, device, spec, name, position, sign):
     """Values (and indices) with an inf input equal the float64 reference's:
@@ -508,6 +511,7 @@ def _fp16_gradient_matches(got, want):
     assert torch.allclose(got[~beyond].double(), want[~beyond], rtol=2e-3, atol=1e-3)
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # values beyond fp16 on purpose: numpy warns in the interpreter
 @pytest.mark.parametrize("spec", ["maxsim", "maxsim_kd", "weighted_maxsim", "splade", "splade_relu",
                                   "chamfer_point", "chamfer_point_l1", "hausdorff"])
 def test_huge_fp16_inputs(ops, device, spec, backward):
@@ -543,6 +547,7 @@ def test_huge_fp16_inputs(ops, device, spec, backward):
         _fp16_gradient_matches(g, w)
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # values beyond fp16 on purpose: numpy warns in the interpreter
 def test_fp16_gradient_overflow_is_where_the_true_gradient_overflows(device, scatter):
     """MaxSim's grad D of one document token that every query token selects:
     the sum of many 6e4 rows is beyond fp16; the gradient is inf there and

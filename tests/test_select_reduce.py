@@ -649,6 +649,7 @@ def test_the_lean_forward_of_a_cosine(lean, lean_ops, device, ni, nj, s, t, mask
         assert torch.allclose(mine.cpu().double(), want, rtol=2e-2, atol=2e-2)  # 16-bit gradients
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in exp:RuntimeWarning")  # exp of far-off (or masked) values on purpose: inf, as the reference
 @settings(max_examples=20)
 @given(st.sampled_from(sorted(LEAN_L2)), st.integers(1, 2), st.integers(1, 3), st.integers(1, 150),
        st.integers(1, 100), st.booleans(), st.sampled_from([0.0, 200.0]), st.integers(0, 10**6))
@@ -691,6 +692,7 @@ def test_the_lean_forward_of_an_l2_key(lean, lean_ops, device, name, ni, nj, s, 
         assert torch.allclose(mine.cpu().double(), want, rtol=2e-2, atol=2e-2)  # 16-bit gradients
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose: numpy warns in the interpreter
 def test_the_lean_l2_key_with_inf_and_nan_coordinates(lean, lean_ops, device):
     """Rows whose ranking key |b|^2 - 2<a, b> is not finite are ranked again by their
     differences: inf - inf in one coordinate is NaN (as the reference has it), an inf

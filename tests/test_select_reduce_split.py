@@ -81,6 +81,7 @@ def test_ties_across_tiles_keep_the_lowest_index(monkeypatch, device):
     assert torch.equal(i1.cpu().long(), ref_i)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose: numpy warns in the interpreter
 @pytest.mark.parametrize("where", ["x_nan", "y_nan", "x_inf", "y_inf"])
 def test_nan_and_inf_inputs_give_what_the_cuda_core_pass_gives(monkeypatch, device, where):
     g = torch.Generator().manual_seed(5)
@@ -194,6 +195,7 @@ def test_split_pass_rule(monkeypatch, d, kind, pairs, forced, expected):
     assert dispatch.split_pass(torch.device(kind), d, pairs) is expected
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose: numpy warns in the interpreter
 @pytest.mark.parametrize("big, expected", [(40.0, 1.0), (64.0, 1.0), (65.0, 0.5), (1e-3, 2.0 ** 15),
                                            (1e4, 2.0 ** -8), (1e30, 2.0 ** -94)])
 def test_split_rows_scale_the_largest_finite_coordinate_into_2_5_to_2_6(device, big, expected):
