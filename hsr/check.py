@@ -35,6 +35,7 @@ class _Checker:
     def program(self) -> ir.Program:
         for decl in self.spec.declarations:
             self.declare(decl)
+        self.ragged = self.packings()
         defs = self.spec.definitions
         if not defs:
             last = len(source_lines(self.spec.source.rstrip("\n"))) or 1
@@ -62,15 +63,63 @@ class _Checker:
                              "axis names are sizes: give each axis of a tensor its own name")
         if not decl.axes and decl.type != "int":
             raise self.error(f"{decl.name!r} has no axes", decl.pos, "declare its axes, as in w[s]: float")
+        if decl.type == ir.OFFSETS and len(decl.axes) != 1:
+            raise self.error(f"offsets {decl.name!r} must have one axis, the sequences'", decl.pos,
+                             f"as in {decl.name}[i]: offsets (N + 1 entries for N sequences)")
         default = decl.default
-        allowed = {"bool": ("all",), "int": ("full",), "float": (), "int8": (), "fp8": ()}[decl.type]
+        allowed = {"bool": ("all",), "int": ("full",), "float": (), "int8": (), "fp8": (), "offsets": ()}[decl.type]
         if default is not None:
             ok = default in allowed or (decl.type == "float" and isinstance(default, float))
             if not ok:
                 want = {"bool": "'all'", "int": "'full'", "float": "a number"}[decl.type]
                 raise self.error(f"{default!r} is not a default for a {decl.type} input", decl.pos,
                                  f"a {decl.type} input's default is {want}")
-        self.tensors[decl.name] = ir.Tensor(decl.name, decl.axes, decl.type, default, decl.pos)
+        self.tensors[decl.name] = ir.Tensor(decl.name, decl.axes, decl.type, default, decl.pos,
+                                            self.ragged_axis(decl))
+
+    def ragged_axis(self, decl: S.Declaration) -> tuple | None:
+        """(axis, outer axis, offsets) of a declaration's `axis by offsets`, checked."""
+        if not decl.ragged:
+            return None
+        if len(decl.ragged) > 1:
+            _axis, _cu, pos = decl.ragged[1]
+            raise self.error(f"{decl.name!r} has two ragged axes", pos,
+                             "a tensor is packed along one ragged axis")
+        axis, cu_name, pos = decl.ragged[0]
+        if decl.type == ir.OFFSETS:
+            raise self.error(f"offsets {decl.name!r} cannot be ragged", pos, f"declare it as {decl.name}[i]: offsets")
+        if cu_name not in self.tensors:
+            raise self.error(f"{cu_name!r} is not declared", pos,
+                             f"declare the offsets first, as in {cu_name}[i]: offsets")
+        cu = self.tensors[cu_name]
+        if cu.kind != ir.OFFSETS:
+            raise self.error(f"{cu_name!r} is {cu.kind}, but a ragged axis is packed by offsets", pos,
+                             f"declare it as {cu_name}[{', '.join(cu.axes)}]: offsets")
+        outer = cu.axes[0]
+        if outer == axis or outer not in decl.axes:
+            raise self.error(f"{decl.name!r} is ragged in {outer!r} (the axis of {cu_name}), "
+                             f"which it must also carry", pos,
+                             f"as in {decl.name}[{outer}, {axis} by {cu_name}, ...]")
+        self.used.add(cu_name)
+        return (axis, outer, cu_name)
+
+    def packings(self) -> dict:
+        """{ragged axis: (outer axis, offsets tensor)}: every input carrying a ragged
+        axis is packed by the same offsets."""
+        ragged = {}
+        for t in self.tensors.values():
+            if t.ragged:
+                axis, outer, cu = t.ragged
+                if ragged.setdefault(axis, (outer, cu)) != (outer, cu):
+                    raise self.error(f"axis {axis!r} is ragged by {ragged[axis][1]!r} and by {cu!r}", t.pos,
+                                     "inputs that share a ragged axis share its offsets")
+        for t in self.tensors.values():
+            for axis in t.axes:
+                if axis in ragged and t.kind != ir.OFFSETS and not t.ragged:
+                    outer, cu = ragged[axis]
+                    raise self.error(f"axis {axis!r} is ragged, but {t.name!r} declares it plain", t.pos,
+                                     f"pack {t.name} too: {t.name}[..., {axis} by {cu}, ...]")
+        return ragged
 
     # -- the definition -----------------------------------------------------
     def definition(self, d: S.Definition) -> ir.Definition:
@@ -85,6 +134,7 @@ class _Checker:
                                  "output axes are axes of the declared inputs")
         reduced = {r.axis for r in _reductions(d.expr)}
         conds = tuple(self.condition(c, set(d.axes), reduced) for c in d.conds)
+        conds += self.ragged_bounds(d, reduced)
         expr = self.expr(d.expr, frozenset(d.axes), conds, top=True)
         if not any(isinstance(node, ir.Reduce) for node in ir.walk(expr)):
             raise self.error("the definition reduces over nothing", d.pos,
@@ -94,6 +144,23 @@ class _Checker:
             raise self.error(f"output axis {sorted(missing)[0]!r} does not appear in the expression", d.pos,
                              "every output axis must be an axis of some tensor the expression reads")
         return ir.Definition(d.name, d.axes, expr, conds, d.pos)
+
+    def ragged_bounds(self, d: S.Definition, reduced: set) -> tuple:
+        """A ragged axis is bounded by its sequence's length in every reduction over
+        it (a length bound whose limit is the offsets); it is never an output axis,
+        and the axis it is ragged in always is."""
+        bounds = []
+        for axis, (outer, cu) in self.ragged.items():
+            decl = next(t for t in self.tensors.values() if t.ragged and t.ragged[0] == axis)
+            if axis in d.axes:
+                raise self.error(f"output axis {axis!r} is ragged", d.pos,
+                                 f"reduce over {axis} (an output over a ragged axis is not supported)")
+            if outer not in d.axes and (axis in reduced or outer in reduced):
+                raise self.error(f"{axis!r} is ragged in {outer!r}, which is not an output axis", d.pos,
+                                 f"make {outer} an output axis: each of its sequences is one output cell")
+            if axis in reduced:
+                bounds.append(ir.Bound(axis, self.tensors[cu], decl.pos))
+        return tuple(bounds)
 
     def condition(self, c: S.Cond, out_axes: set, reduced: set) -> ir.Cond:
         if isinstance(c, S.MaskCond):
@@ -207,6 +274,9 @@ class _Checker:
         if la.contracted != lb.contracted:
             raise self.error(f"the rows contract different axes ({la.contracted!r} and {lb.contracted!r})", pos,
                              "both rows must leave the same axis unbound")
+        if la.contracted in self.ragged:
+            raise self.error(f"the contraction axis {la.contracted!r} is ragged", pos,
+                             "a ragged axis is one of the rows' axes, never the one a pair contracts")
         kinds = [x.tensor.kind for x in (la, lb)]
         low = next((k for k in kinds if k in ir.QUANTIZED), None)
         if low and (kind != "dot" or kinds[0] != kinds[1]):
@@ -224,7 +294,8 @@ class _Checker:
                              "scale the score outside it, as in s_t * <Q_s, D_t>, with float scales")
         if t.kind not in (ir.FLOAT, *ir.QUANTIZED):
             raise self.error(f"{t.name!r} is {t.kind}; only float inputs enter arithmetic", r.pos,
-                             "bool inputs are masks (where ...), int inputs are length bounds")
+                             "bool inputs are masks (where ...), int inputs are length bounds, "
+                             "offsets pack a ragged axis (Q[i, s by cu, d])")
         if not pair and left:
             raise self.error(f"axis {left[0]!r} of {t.name} is not bound", r.pos,
                              f"bind it with a reduction such as sum_{left[0]}, or make it an output axis")

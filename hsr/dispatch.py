@@ -46,7 +46,7 @@ def stacking_axis(term) -> str | None:
     B tile loaded serves several of them. None when there is none, when a
     condition or column term on the selected axis varies over it, or when the
     term has no outer reduction or is not on tensor-core tiles."""
-    if term.outer == "none" or term.pair == "l1":
+    if term.outer == "none" or term.pair == "l1" or term.packing:  # packed rows: one sequence a program
         return None
     c_axes = {a for c in term.conds if c.axis == term.c for a in c.axes}
     c_axes |= {a for s in term.sides if s.side == "col" for a in s.axes}
@@ -80,7 +80,9 @@ def lean_blockers(term, signature) -> list[str]:
     if t.outer == "none":
         why.append("no outer reduction")
     decls = {name: default for name, _axes, _kind, default in signature}
-    if any(c.kind != "mask" or not c.name or decls[c.name] is None for c in t.conds):
+    if t.packing:
+        why.append("a ragged axis (packed rows)")
+    if any((c.kind != "mask" or not c.name or decls[c.name] is None) and not c.ragged for c in t.conds):
         why.append("a length bound or a required mask")
     if t.a.axes != t.a.grid_axes + (t.r, t.k) or t.b.axes != t.b.grid_axes + (t.c, t.k):
         why.append(f"{t.a.name} or {t.b.name} is not laid out (grid axes, rows, contraction)")
@@ -96,6 +98,8 @@ def both_ways_blockers(term, signature, n_c_conds: int, n_c_bounds: int, stacked
     no input but the two operands and bounds on the selected axis (the swapped
     call's bound goes on the rows)."""
     t, why = term, []
+    if t.packing:
+        why.append("a ragged axis (packed rows)")
     if t.outer != "none" or stacked or t.index_out:
         why.append("not one value per row")
     if t.a.quantized or t.select != "min" or t.sides:
@@ -131,6 +135,8 @@ def tma_blockers(term, stacked: bool, both: bool) -> list[str]:
     row block is contiguous and has no row conditions (their rows would load
     unmasked), each operand at most 5 axes."""
     t, why = term, []
+    if t.packing:
+        why.append("a ragged axis (packed rows)")
     if stacked:
         why.append("stacked outer axis")
     if both:

@@ -35,6 +35,8 @@ def _environment() -> jinja2.Environment:
 def emit(plan: Plan, source: str, filename: str) -> str:
     """The module source for a plan; ``filename`` is named in its header."""
     context = dict(out=plan.out, signature=repr(plan.signature), combine=plan.combine,
+                   ragged=repr({name: (axis, outer, cu) for name, axis, outer, cu in plan.packing}),
+                   packed=bool(plan.packing),
                    index_out=plan.index_out, out_axes=list(plan.axes),
                    terms=[_term_context(t, plan, source) for t in plan.terms],
                    differentiable=repr(tuple(dict.fromkeys(n for t in plan.terms for n in t.differentiable))))
@@ -71,10 +73,26 @@ def _py_string(text: str) -> str:
     return '"""\\\n' + text + '"""'
 
 
-def _offset(tensor: str, axes, mapping: dict, prefix: str = "stride") -> str:
-    """``i * stride_Q_i + offs_s[:, None] * stride_Q_s``: the axes in mapping."""
+def _packed_offset(tensor: str, axes, mapping: dict, prefix: str = "stride", packing: dict | None = None) -> str:
+    """``i * stride_Q_i + offs_s[:, None] * stride_Q_s``: the axes in mapping. A
+    packed tensor (packing: {tensor: (ragged axis, outer axis, offsets)}) adds its
+    sequence's first row, ``cu[i]`` rows (its outer axis's stride is 0)."""
     terms = [f"{mapping[a]} * {prefix}_{tensor}_{a}" for a in axes if a in mapping]
+    ragged = (packing or {}).get(tensor)
+    if ragged and ragged[1] in axes and ragged[1] in mapping:
+        axis, outer, cu = ragged
+        terms.append(f"tl.load({cu}_ptr + {mapping[outer]}).to(tl.int64) * {prefix}_{tensor}_{axis}")
     return " + ".join(terms) or "0"
+
+
+def _ragged_end(axis: str, packing: dict) -> str:
+    """The end of an axis in a program: its size, or for a ragged axis its
+    sequence's length (offsets[n + 1] - offsets[n], at most the size)."""
+    for r_axis, outer, cu in packing.values():
+        if r_axis == axis:
+            return (f"tl.minimum(tl.load({cu}_ptr + pid_{outer} + 1) - tl.load({cu}_ptr + pid_{outer}), "
+                    f"size_{axis}).to(tl.int32)")
+    return f"size_{axis}"
 
 
 def _decompose(var: str, axes, blocked: str | None = None) -> list[str]:
@@ -131,7 +149,8 @@ def _both_ways(t: TermPlan, why: list, c_bounds: list, grid_map: dict) -> dict |
     for c in c_bounds:
         sw = dict(c, axis=t.r, name=f"{c['name']}_sw" if c["name"] else None, text=f"{t.r} < {c['name'] or c['literal']}")
         if c["name"]:
-            sw["offset"] = _offset(sw["name"], c["axes"], grid_map)
+            sw["offset"] = _packed_offset(sw["name"], c["axes"], grid_map)
+            sw["limit"] = f"tl.load({sw['name']}_ptr + {sw['offset']})"
         bounds.append(sw)
     return dict(bounds=bounds,
                 tensors=[c["name"] for c in c_bounds if c["name"]],
@@ -169,21 +188,37 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     blocked = form["stacked"]
     decls = {name: (axes, kind, default) for name, axes, kind, default in plan.signature}
     grid_map = {g: f"pid_{g}" for g in t.grid}
+    packing = {name: (axis, outer, cu) for name, axis, outer, cu in t.packing}
+    packing.update({f"aux_{x}": packing[op.name] for x, op in (("asq", t.a), ("bsq", t.b)) if op.name in packing})
+
+    def _offset(tensor, axes, mapping, prefix="stride"):
+        return _packed_offset(tensor, axes, mapping, prefix, packing)
+
     cond_tensors = sorted({c.name for c in t.conds if c.name}, key=list(decls).index)
     conds = {t.r: [], t.c: []}
     for c in t.conds:
         mapping = dict(grid_map)
         mapping[c.axis] = f"offs_{c.axis}"
         text = c.name if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
+        offset = _offset(c.name, c.axes, mapping) if c.name else ""
+        if c.ragged:  # sequence n's length: cu[n + 1] - cu[n]
+            n = mapping[c.axes[0]]
+            text = f"{c.axis} < {c.name}[{c.axes[0]} + 1] - {c.name}[{c.axes[0]}] ({c.axis} ragged)"
+            limit = f"(tl.load({c.name}_ptr + {n} + 1) - tl.load({c.name}_ptr + {n}))"
+        elif c.kind == "bound":
+            limit = f"tl.load({c.name}_ptr + {offset})" if c.name else str(c.literal)
+        else:
+            limit = ""
         conds[c.axis].append(dict(
             kind=c.kind, name=c.name, axis=c.axis, literal=c.literal, line=c.line, text=text, axes=c.axes,
-            optional=bool(c.name and decls[c.name][2] is not None),
-            offset=_offset(c.name, c.axes, mapping) if c.name else ""))
+            optional=bool(c.name and decls[c.name][2] is not None), limit=limit, ragged=c.ragged,
+            offset=offset))
     aux = []
     for name, op, axis in (("asq", t.a, t.r), ("bsq", t.b, t.c)):
         if name in t.aux:
             axes = tuple(x for x in op.axes if x != t.k)
-            dim = op.axes.index(t.k)
+            held = [x for x in op.axes if op.name not in packing or x != packing[op.name][1]]
+            dim = held.index(t.k)  # in the tensor as passed (a packed one has no outer axis)
             aux.append(dict(name=name, axes=axes, operand=op.name, k_dim=dim,
                             base=_offset(f"aux_{name}", [x for x in axes if x != axis], grid_map)))
     sides = []
@@ -271,6 +306,11 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         ofill="-inf" if t.outer == "max" else "inf", obetter=">" if t.outer == "max" else "<",
         ocombine="maximum" if t.outer == "max" else "minimum",
         cell_expr=_flat(t.grid),
+        # packed inputs (ragged axes): each program's sequence ends at its length
+        packing=[dict(name=n, axis=x, outer=o, cu=cu) for n, x, o, cu in t.packing],
+        offsets=list(dict.fromkeys(cu for _n, _x, _o, cu in t.packing)),
+        end_R=_ragged_end(t.r, packing), end_C=_ragged_end(t.c, packing),
+        ragged_r=any(x == t.r for x, _o, _cu in packing.values()),
         lean=_lean(t, plan), tma=tma, lowering=lowering_id(t, plan.signature),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
         # unstacked outer max, min or mean (dispatch.outer_split, partials merged on the host)

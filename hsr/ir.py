@@ -13,7 +13,7 @@ from typing import Union
 from .errors import source_lines
 from .syntax import Pos
 
-FLOAT, BOOL, INT, INT8, FP8 = "float", "bool", "int", "int8", "fp8"
+FLOAT, BOOL, INT, INT8, FP8, OFFSETS = "float", "bool", "int", "int8", "fp8", "offsets"
 QUANTIZED = (INT8, FP8)  # rows for the low-precision tensor cores; dots only
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "argmax", "argmin")
@@ -25,12 +25,16 @@ UNARY_FNS = ("relu", "log1p", "exp", "log", "sqrt", "abs", "sigmoid", "tanh", "s
 @dataclass(frozen=True)
 class Tensor:
     """A declared input. ``default`` is None (required), 'all' (bool mask),
-    'full' (int length: the whole axis) or a number (float)."""
+    'full' (int length: the whole axis) or a number (float). ``ragged`` is
+    (axis, outer axis, offsets name) where one axis is ragged (``s by cu``): the
+    tensor is passed packed, without the outer axis, and sequence n of the outer
+    axis is its rows cu[n] .. cu[n + 1] - 1."""
     name: str
     axes: tuple[str, ...]
     kind: str
     default: Union[str, float, None]
     pos: Pos
+    ragged: tuple | None = None
 
     @property
     def optional(self) -> bool:
@@ -98,7 +102,8 @@ class Mask:
 
 @dataclass(frozen=True)
 class Bound:
-    """``axis < limit``: limit is an int tensor (indexed by output axes) or an int."""
+    """``axis < limit``: limit is an int tensor (indexed by output axes) or an int;
+    an offsets tensor cu bounds a ragged axis by its sequence's length cu[n + 1] - cu[n]."""
     axis: str
     limit: Union[Tensor, int]
     pos: Pos

@@ -17,7 +17,7 @@ _TOKEN_WORDS = {
     "LSQB": "'['", "RSQB": "']'", "LPAR": "'('", "RPAR": "')'", "COMMA": "','",
     "COLON": "':'", "EQUAL": "'='", "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'",
     "SLASH": "'/'", "LESSTHAN": "'<'", "MORETHAN": "'>'", "_NL": "end of line",
-    "TYPE": "a type (float, bool, int)", "WHERE": "'where'", "CIRCUMFLEX": "'^'",
+    "TYPE": "a type (float, bool, int, offsets)", "BY": "'by'", "WHERE": "'where'", "CIRCUMFLEX": "'^'",
     "__ANON_0": "'||'", "NORM1": "'_1'", "$END": "end of input",
 }
 
@@ -91,10 +91,21 @@ class _Builder:
                 default = self.number(value) if isinstance(value, lark.Tree) else str(value)
                 if rest[0].data == "negative":
                     default = -default
-            return S.Declaration(str(name), self.axis_list(axes), str(type_tok), default, self.pos(name))
+            names, ragged = [], []
+            for item in axes.children:  # decl_axis: NAME, or NAME "by" NAME (a ragged axis)
+                names.append(str(item.children[0]))
+                if len(item.children) == 3:
+                    cu = item.children[2]
+                    ragged.append((names[-1], str(cu), self.pos(cu)))
+            return S.Declaration(str(name), tuple(names), str(type_tok), default, self.pos(name), tuple(ragged))
         name, axes, expr, *rest = node.children
         conds = tuple(self.cond(c) for c in rest if isinstance(c, lark.Tree))
-        return S.Definition(str(name), self.axis_list(axes), self.expr(expr), conds, self.pos(name))
+        for item in axes.children:
+            if len(item.children) == 3:
+                raise self.error("an output's axes are not ragged", self.pos(item.children[1]),
+                                 "'by' packs an input's axis, in its declaration")
+        out_axes = tuple(str(item.children[0]) for item in axes.children)
+        return S.Definition(str(name), out_axes, self.expr(expr), conds, self.pos(name))
 
     def axis_list(self, node: lark.Tree) -> tuple[str, ...]:
         return tuple(str(t) for t in node.children)

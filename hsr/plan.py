@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
@@ -55,6 +55,9 @@ class Condition:
     axes: tuple[str, ...]
     literal: int | None
     line: int
+    # a ragged axis's length: name is its offsets, the limit offsets[n + 1] - offsets[n] (out of repr, so
+    # that lowering ids from before ragged axes stay; lowering_id adds the packing where there is one)
+    ragged: bool = field(default=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,8 @@ class TermPlan:
     line: int
     spec_line: str
     pair_line: int
+    # ((input, ragged axis, outer axis, offsets)): the packed inputs the term reads (out of repr: see Condition)
+    packing: tuple = field(default=(), repr=False)
 
     def conds_on(self, axis: str) -> tuple[Condition, ...]:
         return tuple(c for c in self.conds if c.axis == axis)
@@ -153,6 +158,11 @@ class TermPlan:
         else:
             lines.append(f"  outer: {self.outer} over {self.r!r} ({self.a.name} rows in a tile), one store per cell")
         for c in self.conds:
+            if c.ragged:
+                n = c.axes[0]
+                lines.append(f"  {c.axis!r} ragged by {c.name}: packed rows, sequence {n}'s {c.name}[{n}] .. "
+                             f"{c.name}[{n} + 1] - 1 (no padding read, tiles end at its length)")
+                continue
             what = f"mask {c.name}" if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
             lines.append(f"  where {what}: positions of {c.axis!r} left out")
         if self.a.quantized:
@@ -177,6 +187,7 @@ class Plan:
     signature: tuple
     line: int
     spec_line: str
+    packing: tuple = ()          # ((input, ragged axis, outer axis, offsets)) of every packed input
 
     @property
     def family(self) -> str:
@@ -216,6 +227,8 @@ def lowering_id(term: TermPlan, signature) -> str:
     axes = _role_axes(term)
     text = repr((renamed, tuple((names[n], *decls[n]) for n in names),
                  axes.get(forms["stacked"]), forms["split"], not forms["tma"]))
+    if term.packing:
+        text += repr(renamed.packing)
     select = ("arg" if term.index_out else "") + term.select
     words = "_".join(w for w in (term.outer, select, term.pair, term.a.quantized) if w not in ("none", ""))
     return f"{words}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
@@ -257,7 +270,8 @@ def _by_role(term: TermPlan) -> tuple[TermPlan, dict]:
         key_linear=t.key_linear and (t.key_linear[0], code(t.key_linear[1])),
         weights=tuple((w, code(x)) for w, x in t.weights),
         row_grads=tuple((names[n], code(x), code(y)) for n, x, y in t.row_grads),
-        col_grads=tuple((names[n], code(x)) for n, x in t.col_grads))
+        col_grads=tuple((names[n], code(x)) for n, x in t.col_grads),
+        packing=tuple((names.get(n, n), axes.get(x, x), axes.get(o, o), names.get(cu, cu)) for n, x, o, cu in t.packing))
     return renamed, names
 
 
@@ -282,6 +296,7 @@ class _Planner:
             raise self.reject("OUTER", "an index output cannot be combined with other terms", d.expr.pos)
         return Plan(out=d.name, axes=d.axes, index_out=index_out, terms=tuple(self.terms), combine=combine,
                     signature=tuple((t.name, t.axes, t.kind, t.default) for t in self.program.tensors),
+                    packing=self.packing({t.name for t in self.program.tensors}),
                     line=d.pos.line, spec_line=self.program.line(d.pos))
 
     # -- the combination of terms ----------------------------------------------
@@ -495,7 +510,11 @@ class _Planner:
             hoisted=str(h), post=post_code, value=value_code, key_sel=key_sel, weights=weights, row_grads=row_grads,
             col_grads=col_grads, ties=ties, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
             weighted=pair.kind == "dot" and not uniform and {w for w, _ in weights} == {"dot"},
-            line=root.pos.line, spec_line=self.program.line(root.pos), pair_line=pair.pos.line)
+            line=root.pos.line, spec_line=self.program.line(root.pos), pair_line=pair.pos.line,
+            packing=self.packing({a.name, b.name, *sides, *(x.name for x in conds if x.name)}))
+
+    def packing(self, read: set) -> tuple:
+        return tuple((t.name, *t.ragged) for t in self.program.tensors if t.ragged and t.name in read)
 
     @staticmethod
     def derivatives(pre, post, v, sides):
@@ -532,7 +551,7 @@ class _Planner:
         if isinstance(cond.limit, int):
             return Condition("bound", cond.axis, None, (), cond.limit, cond.pos.line)
         t = cond.limit
-        return Condition("bound", cond.axis, t.name, t.axes, None, cond.pos.line)
+        return Condition("bound", cond.axis, t.name, t.axes, None, cond.pos.line, ragged=t.kind == ir.OFFSETS)
 
 
 def _constant(e) -> bool:

@@ -15,7 +15,7 @@ import torch
 
 from . import ir
 from .errors import TensorError
-from .runtime import bind
+from .runtime import bind, unpack_rows
 
 _CHUNK_BYTES = 1 << 28
 _FNS = {
@@ -33,10 +33,7 @@ def evaluate(program: ir.Program, *args, return_indices: bool = False, **kwargs)
     ``return_indices`` also a dict {reduction position: index tensor} of every
     selection's chosen index, as (tensor, axes).
     """
-    signature = tuple((t.name, t.axes, t.kind, t.default) for t in program.tensors)
-    dtypes = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-    tensors, sizes = bind(program.definition.name, signature, args, kwargs, float_dtypes=dtypes,
-                           one_float_dtype=False)
+    tensors, sizes = _bind(program, args, kwargs)
     d = program.definition
     chunk_axis = max(d.axes, key=lambda a: sizes[a]) if d.axes else None
     outs, idx_parts = [], {}
@@ -73,10 +70,7 @@ def evaluate_selection(program: ir.Program, axes: tuple, *args, **kwargs):
     row = axes[-1]
     outer = [node for node in _reduces(program.definition.expr) if node.axis == row and node.conds]
     if outer:
-        signature = tuple((t.name, t.axes, t.kind, t.default) for t in program.tensors)
-        dtypes = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-        tensors, sizes = bind(program.definition.name, signature, args, kwargs, float_dtypes=dtypes,
-                              one_float_dtype=False)
+        tensors, sizes = _bind(program, args, kwargs)
         ev = _Evaluator(program, tensors, sizes, None, 0, 0)
         for node in outer:
             valid, v_axes = ev.valid(node, ())
@@ -84,6 +78,27 @@ def evaluate_selection(program: ir.Program, axes: tuple, *args, **kwargs):
             if kept is not None:
                 idx = torch.where(kept.to(idx.device), idx, -1)
     return out, idx
+
+
+def _bind(program: ir.Program, args: tuple, kwargs: dict) -> tuple[dict, dict]:
+    """The call's tensors and sizes, packed inputs unpacked (zeros past each
+    sequence's end, which its length bound leaves out) and offsets as lengths."""
+    kwargs = dict(kwargs)
+    max_seqlen = kwargs.pop("max_seqlen", None)
+    signature = tuple((t.name, t.axes, t.kind, t.default) for t in program.tensors)
+    packing = tuple((t.name, *t.ragged) for t in program.tensors if t.ragged)
+    dtypes = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+    tensors, sizes = bind(program.definition.name, signature, args, kwargs, float_dtypes=dtypes,
+                          one_float_dtype=False, packing=packing, max_seqlen=max_seqlen)
+    for t in program.tensors:
+        if t.ragged and tensors[t.name] is not None:
+            cu = tensors[t.ragged[2]]
+            tensors[t.name] = unpack_rows(tensors[t.name], t.axes, t.ragged, cu, sizes[t.ragged[0]])
+    for t in program.tensors:
+        if t.kind == ir.OFFSETS:
+            cu = tensors[t.name].to(torch.int64)
+            tensors[t.name] = cu[1:] - cu[:-1]
+    return tensors, sizes
 
 
 def _reduces(node):

@@ -35,11 +35,16 @@ def interpreting() -> bool:
 
 
 def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
-         float_dtypes=KERNEL_FLOAT_DTYPES, one_float_dtype: bool = True) -> tuple[dict, dict]:
+         float_dtypes=KERNEL_FLOAT_DTYPES, one_float_dtype: bool = True,
+         packing: tuple = (), max_seqlen: dict | None = None) -> tuple[dict, dict]:
     """Match call arguments to the spec's inputs and bind the axis sizes.
 
     Returns ({name: tensor or None}, {axis: size}). Raises TensorError naming
     the argument and the spec's axis for anything that does not fit.
+    packing: (name, ragged axis, outer axis, offsets) of each packed input (its
+    tensor comes without the outer axis); a ragged axis's size is its longest
+    sequence, `max_seqlen[axis]` where given (then checked on the device, with no
+    host sync), else read from the offsets (one sync for all of them).
     """
     names = [entry[0] for entry in signature]
     if len(args) > len(names):
@@ -53,6 +58,8 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
         given[key] = value
     tensors, sizes, origin = {}, {}, {}
     device, float_dtype, float_name = None, None, None
+    packs = {name: (axis, outer, cu) for name, axis, outer, cu in packing}
+    totals: dict = {}  # offsets name -> (packed rows, the input that gave them)
     for name, axes, kind, default in signature:
         value = given.get(name)
         if value is None:
@@ -68,14 +75,29 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
                 raise TensorError(f"{op_name}: input {name!r} is {value.dtype} but {float_name!r} is "
                                   f"{float_dtype}; float inputs share one dtype")
             float_dtype, float_name = value.dtype, float_name or name
-        if value.dim() != len(axes):
-            raise TensorError(f"{op_name}: input {name!r} must have {len(axes)} axes [{', '.join(axes)}], "
+        packed = packs.get(name)
+        held = axes if packed is None else tuple(a for a in axes if a != packed[1])
+        if value.dim() != len(held):
+            what = "" if packed is None else f", packed: the sequences of {packed[1]!r} one after another"
+            raise TensorError(f"{op_name}: input {name!r} must have {len(held)} axes [{', '.join(held)}]{what}, "
                               f"got shape {tuple(value.shape)}")
         where = value.device
         if device is not None and where != device:
             raise TensorError(f"{op_name}: input {name!r} is on {where}, earlier inputs on {device}")
         device = where
-        for dim, (axis, size) in enumerate(zip(axes, value.shape)):
+        if kind == "offsets":
+            if value.shape[0] < 1:
+                raise TensorError(f"{op_name}: offsets {name!r} [{axes[0]}] need N + 1 entries for N sequences, got none")
+            shape = (value.shape[0] - 1,)
+        else:
+            shape = value.shape
+        for dim, (axis, size) in enumerate(zip(held, shape)):
+            if packed is not None and axis == packed[0]:  # the packed rows: every sequence's, one after another
+                known = totals.setdefault(packed[2], (size, name))
+                if known[0] != size:
+                    raise TensorError(f"{op_name}: input {name!r} packs {size} rows along {axis!r} (dim {dim}), but "
+                                      f"{known[1]!r} packs {known[0]}; inputs packed by {packed[2]!r} hold the same rows")
+                continue
             known = sizes.get(axis)
             if known is None:
                 sizes[axis], origin[axis] = size, name
@@ -83,12 +105,118 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
                 raise TensorError(f"{op_name}: axis {axis!r} of {name!r} (dim {dim}) has size {size}, "
                                   f"but {origin[axis]!r} gives {axis!r} size {known}")
         tensors[name] = value
+    if packing:
+        _bind_ragged(op_name, packing, tensors, sizes, totals, max_seqlen or {})
     for name, axes, kind, default in signature:
         missing = [a for a in axes if a not in sizes]
         if missing:
             raise TensorError(f"{op_name}: the size of axis {missing[0]!r} is unknown: "
                               f"pass {name!r} or another input with that axis")
     return tensors, sizes
+
+
+def _bind_ragged(op_name, packing, tensors, sizes, totals, max_seqlen):
+    """Each ragged axis's size (its longest sequence) and the offsets' checks:
+    they start at 0, never decrease, end at the packed rows, and no sequence is
+    longer than a given max_seqlen. One host sync reads them all where a ragged
+    axis has no max_seqlen or the tensors are on the CPU; else the checks run on
+    the device (torch._assert_async), and the call never waits."""
+    ragged = {axis: cu for _name, axis, _outer, cu in packing}
+    for axis in max_seqlen:
+        if axis not in ragged:
+            raise TensorError(f"{op_name}: max_seqlen names {axis!r}, which is not a ragged axis "
+                              f"(ragged: {', '.join(sorted(ragged))})")
+    stats = []
+    for axis, cu_name in ragged.items():
+        cu = tensors.get(cu_name)
+        if cu is None:
+            raise TensorError(f"{op_name}: missing offsets {cu_name!r}")
+        limit = max_seqlen.get(axis)
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise TensorError(f"{op_name}: max_seqlen[{axis!r}] must be an int >= 0, got {limit!r}")
+        steps = cu[1:] - cu[:-1]
+        longest = steps.max() if steps.numel() else cu.new_zeros(())
+        shortest = steps.min() if steps.numel() else cu.new_zeros(())
+        stats.append((axis, cu_name, limit, torch.stack([cu[0], cu[-1], shortest, longest]).to(torch.int64)))
+    sync = any(limit is None for _a, _c, limit, _s in stats) or stats[0][3].device.type != "cuda"
+    if sync:
+        values = torch.stack([s for *_x, s in stats]).tolist()
+    for n, (axis, cu_name, limit, stat) in enumerate(stats):
+        total = totals.get(cu_name, (None, None))[0]
+        if not sync:
+            ok = (stat[0] == 0) & (stat[2] >= 0) & (stat[3] <= limit)
+            if total is not None:
+                ok = ok & (stat[1] == total)
+            torch._assert_async(ok, f"{op_name}: offsets {cu_name!r} must start at 0, not decrease, end at the "
+                                    f"packed rows and hold no sequence longer than max_seqlen[{axis!r}]")
+            sizes[axis] = limit
+            continue
+        first, last, shortest, longest = values[n]
+        if first != 0:
+            raise TensorError(f"{op_name}: offsets {cu_name!r} must start at 0, got {first}")
+        if shortest < 0:
+            raise TensorError(f"{op_name}: offsets {cu_name!r} decrease (a sequence of length {shortest})")
+        if total is not None and last != total:
+            raise TensorError(f"{op_name}: offsets {cu_name!r} end at {last}, but the inputs packed by it "
+                              f"hold {total} rows along {axis!r}")
+        if limit is not None and longest > limit:
+            raise TensorError(f"{op_name}: offsets {cu_name!r} hold a sequence of {longest} rows along {axis!r}, "
+                              f"longer than max_seqlen[{axis!r}] = {limit}")
+        sizes[axis] = limit if limit is not None else longest
+
+
+def ragged_view(x, axes, ragged, sizes: dict):
+    """A packed tensor seen over its declared axes: the outer axis has stride 0,
+    so that a kernel adds its sequence's first row (offsets[n] rows) to the
+    base; x itself where it is not packed (ragged None) or absent."""
+    if x is None or ragged is None:
+        return x
+    axis, outer, _cu = ragged
+    held = [a for a in axes if a != outer]
+    shape = [sizes[a] for a in axes]
+    stride = [0 if a == outer else x.stride(held.index(a)) for a in axes]
+    if x.numel() == 0:  # nothing to read: a view of the right shape, with no storage behind it
+        return x.new_empty(0).as_strided(shape, [0] * len(shape))
+    return x.as_strided(shape, stride)
+
+
+def pack_rows(x, axes, ragged, offsets, like):
+    """The packed form of x, laid out over its declared axes (a per-row gradient
+    buffer, [outer, ragged] rows), shaped as `like` (the input as passed):
+    sequence n's first len_n rows, one after another. No host sync."""
+    axis, outer, _cu = ragged
+    total = like.shape[[a for a in axes if a != outer].index(axis)]
+    order = [axes.index(outer), axes.index(axis)] + [n for n, a in enumerate(axes) if a not in (outer, axis)]
+    x = x.permute(order)
+    lengths = offsets[1:] - offsets[:-1]
+    seq = torch.repeat_interleave(torch.arange(lengths.shape[0], device=x.device), lengths, output_size=total)
+    pos = torch.arange(total, device=x.device) - offsets[:-1].to(torch.int64)[seq]
+    out = x[seq, pos]
+    held = [a for a in axes if a != outer]
+    now = [axis] + [a for a in axes if a not in (outer, axis)]
+    return out.permute([now.index(a) for a in held])
+
+
+def unpack_rows(x, axes, ragged, offsets, size: int):
+    """Padded form of a packed x over its declared axes (zeros past each
+    sequence's length), differentiable: the reference evaluator's view of it."""
+    axis, outer, _cu = ragged
+    held = [a for a in axes if a != outer]
+    x = x.movedim(held.index(axis), 0)
+    n = offsets.shape[0] - 1
+    starts = offsets[:-1].to(torch.int64)
+    lengths = offsets[1:].to(torch.int64) - starts
+    pos = torch.arange(size, device=x.device)
+    rows = (starts[:, None] + pos[None, :]).clamp(0, max(x.shape[0] - 1, 0))
+    keep = pos[None, :] < lengths[:, None]
+    if x.shape[0] == 0:
+        out = x.new_zeros((n, size, *x.shape[1:]))
+    else:
+        out = x[rows.reshape(-1)].reshape(n, size, *x.shape[1:])
+        keep_b = keep.reshape(n, size, *([1] * (x.dim() - 1)))
+        out = torch.where(keep_b, out, torch.zeros((), dtype=out.dtype, device=out.device))
+    now = [outer, axis] + [a for a in held if a != axis]
+    return out.permute([now.index(a) for a in axes])
 
 
 def _check_dtype(op_name, name, kind, value, float_dtypes):
@@ -106,6 +234,8 @@ def _check_dtype(op_name, name, kind, value, float_dtypes):
                           f"got {value.dtype}")
     if kind == "int" and value.dtype not in INT_DTYPES:
         raise TensorError(f"{op_name}: length {name!r} must be int32 or int64, got {value.dtype}")
+    if kind == "offsets" and value.dtype not in INT_DTYPES:
+        raise TensorError(f"{op_name}: offsets {name!r} must be int32 or int64, got {value.dtype}")
 
 
 def autotuning() -> bool:

@@ -107,9 +107,10 @@ Cond = Union[MaskCond, BoundCond]
 class Declaration:
     name: str
     axes: tuple[str, ...]
-    type: str  # float bool int
+    type: str  # float bool int offsets
     default: Union[str, float, None]
     pos: Pos
+    ragged: tuple = ()  # ((axis, offsets name, Pos of the offsets name), ...): `s by cu_q`
 
 
 @dataclass(frozen=True)
