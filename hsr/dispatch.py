@@ -46,7 +46,7 @@ def stacking_axis(term) -> str | None:
     B tile loaded serves several of them. None when there is none, when a
     condition or column term on the selected axis varies over it, or when the
     term has no outer reduction or is not on tensor-core tiles."""
-    if term.outer == "none" or term.pair == "l1" or term.packing:  # packed rows: one sequence a program
+    if term.outer == "none" or term.pair == "l1":
         return None
     c_axes = {a for c in term.conds if c.axis == term.c for a in c.axes}
     c_axes |= {a for s in term.sides if s.side == "col" for a in s.axes}

@@ -81,7 +81,7 @@ def _packed_offset(tensor: str, axes, mapping: dict, prefix: str = "stride", pac
     ragged = (packing or {}).get(tensor)
     if ragged and ragged[1] in axes and ragged[1] in mapping:
         axis, outer, cu = ragged
-        terms.append(f"tl.load({cu}_ptr + {mapping[outer]}).to(tl.int64) * {prefix}_{tensor}_{axis}")
+        terms.append(f"tl.load({cu}_ptr + tl.minimum({mapping[outer]}, size_{outer})).to(tl.int64) * {prefix}_{tensor}_{axis}")
     return " + ".join(terms) or "0"
 
 
@@ -90,7 +90,8 @@ def _ragged_end(axis: str, packing: dict) -> str:
     sequence's length (offsets[n + 1] - offsets[n], at most the size)."""
     for r_axis, outer, cu in packing.values():
         if r_axis == axis:
-            return (f"tl.minimum(tl.load({cu}_ptr + pid_{outer} + 1) - tl.load({cu}_ptr + pid_{outer}), "
+            at = f"tl.minimum(pid_{outer}, size_{outer})"  # (a stacked tile's rows past the last are out anyway)
+            return (f"tl.minimum(tl.load({cu}_ptr + {at} + 1) - tl.load({cu}_ptr + {at}), "
                     f"size_{axis}).to(tl.int32)")
     return f"size_{axis}"
 
@@ -202,7 +203,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         text = c.name if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
         offset = _offset(c.name, c.axes, mapping) if c.name else ""
         if c.ragged:  # sequence n's length: cu[n + 1] - cu[n]
-            n = mapping[c.axes[0]]
+            n = f"tl.minimum({mapping[c.axes[0]]}, size_{c.axes[0]})"
             text = f"{c.axis} < {c.name}[{c.axes[0]} + 1] - {c.name}[{c.axes[0]}] ({c.axis} ragged)"
             limit = f"(tl.load({c.name}_ptr + {n} + 1) - tl.load({c.name}_ptr + {n}))"
         elif c.kind == "bound":
@@ -310,6 +311,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         packing=[dict(name=n, axis=x, outer=o, cu=cu) for n, x, o, cu in t.packing],
         offsets=list(dict.fromkeys(cu for _n, _x, _o, cu in t.packing)),
         end_R=_ragged_end(t.r, packing), end_C=_ragged_end(t.c, packing),
+        # a stacked tile's rows end per row (end_R is a vector there): its loop runs to the size
+        loop_end_R=f"size_{t.r}" if blocked else _ragged_end(t.r, packing),
         ragged_r=any(x == t.r for x, _o, _cu in packing.values()),
         lean=_lean(t, plan), tma=tma, lowering=lowering_id(t, plan.signature),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an

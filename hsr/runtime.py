@@ -149,7 +149,7 @@ def _bind_ragged(op_name, packing, tensors, sizes, totals, max_seqlen):
                 ok = ok & (stat[1] == total)
             torch._assert_async(ok, f"{op_name}: offsets {cu_name!r} must start at 0, not decrease, end at the "
                                     f"packed rows and hold no sequence longer than max_seqlen[{axis!r}]")
-            sizes[axis] = limit
+            sizes[axis] = limit if total is None else min(limit, total)  # no sequence is longer than all the rows
             continue
         first, last, shortest, longest = values[n]
         if first != 0:
@@ -162,7 +162,7 @@ def _bind_ragged(op_name, packing, tensors, sizes, totals, max_seqlen):
         if limit is not None and longest > limit:
             raise TensorError(f"{op_name}: offsets {cu_name!r} hold a sequence of {longest} rows along {axis!r}, "
                               f"longer than max_seqlen[{axis!r}] = {limit}")
-        sizes[axis] = limit if limit is not None else longest
+        sizes[axis] = longest if limit is None or total is None else min(limit, total)
 
 
 def ragged_view(x, axes, ragged, sizes: dict):
@@ -383,6 +383,7 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str):
     alike; an a or b whose layout empty_like does not keep comes back contiguous with its
     copy). Two elementwise passes: in the tile loop the shift cost a subtraction a tile on
     the dot's operand, 17x slower on the k-means assignment (bench/NOTES.md)."""
+    a, b = a.detach(), b.detach()  # the kernels' inputs: gradients come from the backward, never through here
     kept = [x for x in b_axes if x in shared or x == k]
     if b.numel():
         c = b[tuple(slice(None) if x in kept else 0 for x in b_axes)]
@@ -399,6 +400,46 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str):
         return x, torch.sub(x, view, out=out)
 
     (a, a_s), (b, b_s) = less_c(a, a_axes), less_c(b, b_axes)
+    return a, b, a_s, b_s
+
+
+def l2_shift_packed(a, b, a_axes, b_axes, shared, k: str, ragged_a, ragged_b, cu_a, cu_b):
+    """l2_shift of packed operands (axes: each as passed; ragged_*: (axis, outer,
+    offsets) or None): c is b's first row in each cell of the shared grid axes, a
+    packed operand's rows less their own cell's c. No host sync."""
+    a, b = a.detach(), b.detach()
+    axes_c = list(b_axes)
+    c = b
+    if ragged_b is not None:  # each cell's first row: the ragged axis becomes the outer one
+        axis, outer, _cu = ragged_b
+        dim = axes_c.index(axis)
+        first = cu_b[:-1].to(torch.int64).clamp(0, max(b.shape[dim] - 1, 0))
+        c = c.index_select(dim, first) if b.shape[dim] else c.new_zeros(
+            [first.shape[0] if n == dim else size for n, size in enumerate(c.shape)])
+        axes_c[dim] = outer
+    kept = [x for x in axes_c if x in shared or x == k]
+    c = c[tuple(slice(None) if x in kept else 0 for x in axes_c)] if c.numel() else \
+        c.new_zeros([c.shape[axes_c.index(x)] for x in kept])
+    c = torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0)
+
+    def less_c(x, x_axes, ragged, cu):
+        here, cc = list(kept), c
+        if ragged is not None and ragged[1] in here:  # each packed row takes its own cell's c
+            axis, outer, _cu = ragged
+            total = x.shape[x_axes.index(axis)]
+            lengths = cu[1:] - cu[:-1]
+            cells = torch.repeat_interleave(torch.arange(lengths.shape[0], device=x.device), lengths,
+                                            output_size=total)
+            cc = cc.index_select(here.index(outer), cells)
+            here[here.index(outer)] = axis
+        order = [here.index(ax) for ax in x_axes if ax in here]
+        view = cc.permute(order).reshape([x.shape[i] if ax in here else 1 for i, ax in enumerate(x_axes)])
+        out = torch.empty_like(x)
+        if out.stride() != x.stride():
+            x, out = x.contiguous(), torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        return x, torch.sub(x, view, out=out)
+
+    (a, a_s), (b, b_s) = less_c(a, a_axes, ragged_a, cu_a), less_c(b, b_axes, ragged_b, cu_b)
     return a, b, a_s, b_s
 
 

@@ -1,0 +1,281 @@
+"""Ragged axes (`s by cu`): packed inputs against the float64 reference, through
+the interpreter (or on CUDA with HSR_TEST_DEVICE=cuda): values, indices and
+gradients, for random specs of the whole normal form with a ragged row axis, a
+ragged selected axis or both, lengths from 0 up, int32 and int64 offsets."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hsr
+from hsr.errors import TensorError
+from test_language import LAYOUTS, specs
+
+# per layout: the outer axis of its rows and of its columns, and the axes they carry
+RAGGED_OF = {"points": {"n": "b", "m": "b"}, "retrieval": {"s": "i", "t": "j"}}
+
+
+def raggedize(text: str, axes: set) -> str:
+    """The spec with each axis of `axes` ragged: every declaration carrying it packs
+    it by offsets cu_<axis> over its outer axis (declared first)."""
+    layout = "points" if text.startswith("P[") else "retrieval"
+    decls = []
+    for axis in sorted(axes):
+        outer = RAGGED_OF[layout][axis]
+        decls.append(f"cu_{axis}[{outer}]: offsets")
+        text = re.sub(rf"^(\w+)\[([^\]]*)\b{axis}\b([^\]]*)\]:", rf"\1[\2{axis} by cu_{axis}\3]:", text, flags=re.M)
+    return "\n".join(decls) + "\n" + text
+
+
+def offsets(lengths, dtype=torch.int32) -> torch.Tensor:
+    return torch.tensor([0] + torch.tensor(lengths, dtype=torch.int64).cumsum(0).tolist(), dtype=dtype)
+
+
+def packed_inputs(op, sizes: dict, lengths: dict, seed: int, dtype=torch.int32, far: float = 0.0) -> list:
+    """Random inputs of op, packed inputs [sum of lengths, ...]; offsets of `dtype`;
+    floats shifted by `far` (coordinates far from the origin)."""
+    gen = torch.Generator().manual_seed(seed)
+    dist = re.search(r"\|\|[^|]+\|\|(?!\^|_)", op.module.SPEC) is not None
+    args = []
+    for n, t in enumerate(op.program.tensors):
+        if t.kind == "offsets":
+            args.append(offsets(lengths[t.name], dtype))
+            continue
+        if t.ragged:
+            axis, outer, cu = t.ragged
+            shape = [sum(lengths[cu]) if a == axis else sizes[a] for a in t.axes if a != outer]
+        else:
+            shape = [sizes[a] for a in t.axes]
+        if t.kind == "float" and dist:  # see test_language._inputs: exact values on two offset grids
+            args.append(torch.randint(-8, 9, shape, generator=gen) / 4.0 + (0.125 if n % 2 else 0.0) + far)
+        elif t.kind == "float":
+            args.append(torch.randn(shape, generator=gen) + far)
+        else:
+            args.append(torch.rand(shape, generator=gen) > 0.25)
+    return args
+
+
+def check(op, args, device, backward, tol=2e-4, **kw):
+    """Values and every float input's gradient against the reference."""
+    ref_args = [x.double().requires_grad_() if x.is_floating_point() else x for x in args]
+    ref = op.reference(*ref_args, **kw)
+    mine = [x.to(device).requires_grad_() if x.is_floating_point() else x.to(device) for x in args]
+    out = op(*mine, backward=backward, **kw)
+    assert out.shape == ref.shape
+    if out.dtype == torch.int64:
+        return out, ref
+    scale = max(ref.abs().max().item() if ref.numel() else 0.0, 1.0)
+    err = (out.detach().cpu().double() - ref.detach()).abs().max().item() if ref.numel() else 0.0
+    assert err <= tol * scale, f"{op.module.SPEC}\nvalue error {err}\n{out}\n{ref}"
+    weights = torch.randn(ref.shape, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+    floats = [x for x in mine if x.is_floating_point()]
+    ref_floats = [x for x in ref_args if x.is_floating_point()]
+    got = torch.autograd.grad((out.double() * weights.to(device)).sum(), floats, allow_unused=True)
+    want = torch.autograd.grad((ref * weights).sum(), ref_floats, allow_unused=True)
+    for g, w, x in zip(got, want, ref_floats):
+        w = torch.zeros_like(x) if w is None else w
+        g = torch.zeros_like(w) if g is None else g.detach().cpu().double()
+        assert g.shape == x.shape  # packed, as passed
+        bound = 10 * tol * max(w.abs().max().item() if w.numel() else 0.0, 1.0)
+        assert (g - w).abs().max().item() <= bound if w.numel() else True, f"{op.module.SPEC}\n{g}\n{w}"
+    return out, ref
+
+
+@pytest.fixture(scope="module")
+def spec_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("hsr-cache")
+
+
+LENGTHS = st.lists(st.integers(0, 11), min_size=1, max_size=3)
+
+
+@settings(max_examples=30, deadline=None)
+@given(specs(), st.sampled_from(["rows", "cols", "both"]), st.data(), st.integers(0, 2**31 - 1))
+def test_random_ragged_specs_match_the_reference(spec_cache, device, backward, spec, which, data, seed):
+    text, _index_out = spec
+    layout = "points" if text.startswith("P[") else "retrieval"
+    _a, _b, _w, _c, _am, _bm, _grid, r, c, _rows_grid = LAYOUTS[layout]
+    out_axes = re.search(r"^out\[([^\]]*)\]", text, flags=re.M).group(1).split(", ")
+    axes = {"rows": {r}, "cols": {c}, "both": {r, c}}[which] - set(out_axes)  # a ragged axis is never an output's
+    if not axes:
+        axes = {c}
+    op = hsr.compile(raggedize(text, axes), cache_dir=spec_cache)
+    outer = RAGGED_OF[layout]
+    sizes = {"b": data.draw(st.integers(1, 3)), "i": data.draw(st.integers(1, 3)), "j": data.draw(st.integers(1, 3)),
+             "x": data.draw(st.integers(1, 20))}
+    lengths = {f"cu_{a}": data.draw(st.lists(st.integers(0, 11), min_size=sizes[outer[a]], max_size=sizes[outer[a]]))
+               for a in axes}
+    for a in {r, c} - axes:
+        sizes[a] = data.draw(st.integers(1, 9))
+    dtype = data.draw(st.sampled_from([torch.int32, torch.int64]))
+    out, ref = check(op, packed_inputs(op, sizes, lengths, seed, dtype), device, backward)
+    if out.dtype == torch.int64:
+        assert torch.equal((out.cpu() < 0), (ref < 0)), op.module.SPEC
+
+
+WEIGHTED = """\
+cu_q[i]: offsets
+cu_d[j]: offsets
+Q[i, s by cu_q, d]: float
+D[j, t by cu_d, d]: float
+w[i, s by cu_q]: float
+
+score[i, j] = sum_s w_s * max_t <Q_s, D_t>
+"""
+
+PAIRWISE = """\
+cu_q[n]: offsets
+cu_d[n]: offsets
+Q[n, s by cu_q, d]: float
+D[n, t by cu_d, d]: float
+
+score[n] = sum_s max_t <Q_s, D_t>
+"""
+
+
+@pytest.mark.parametrize("lq, ld", [([3, 0, 2, 5], [1, 4, 0, 7]), ([1], [1]), ([0, 0], [0, 3]), ([6], [9, 1, 1])])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_weighted_maxsim_packed(spec_cache, device, backward, lq, ld, dtype):
+    op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
+    args = packed_inputs(op, {"d": 16}, {"cu_q": lq, "cu_d": ld}, 3, dtype)
+    out, ref = check(op, args, device, backward)
+    assert out.shape == (len(lq), len(ld))
+    # an empty sequence is an all-masked one: its row of scores is 0
+    for n, length in enumerate(lq):
+        if length == 0:
+            assert (out[n] == 0).all()
+
+
+def test_pairwise_scores_each_pair(spec_cache, device, backward):
+    op = hsr.compile(PAIRWISE, cache_dir=spec_cache)
+    lq, ld = [2, 5, 0, 1], [7, 1, 3, 0]
+    args = packed_inputs(op, {"d": 8}, {"cu_q": lq, "cu_d": ld}, 5)
+    out, _ref = check(op, args, device, backward)
+    cq, cd, Q, D = args
+    for n in range(4):
+        q, d = Q[cq[n]:cq[n + 1]].double(), D[cd[n]:cd[n + 1]].double()
+        want = (q @ d.T).max(1).values.sum() if len(q) and len(d) else torch.tensor(0.0)
+        assert abs(out[n].item() - want.item()) < 1e-4
+
+
+def test_max_seqlen_spares_the_sync_and_agrees(spec_cache, device):
+    op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
+    args = [x.to(device) for x in packed_inputs(op, {"d": 16}, {"cu_q": [3, 1], "cu_d": [2, 6, 0]}, 1)]
+    plain = op(*args)
+    given_ = op(*args, max_seqlen={"s": 3, "t": 6})
+    larger = op(*args, max_seqlen={"s": 8, "t": 9})
+    assert torch.equal(plain, given_) and torch.equal(plain, larger)
+
+
+def test_packed_indices_leave_out_the_rows_past_the_end(spec_cache, device):
+    text = WEIGHTED.replace("w[i, s by cu_q]: float\n", "").replace("w_s * ", "")
+    op = hsr.compile(text, cache_dir=spec_cache)
+    args = [x.to(device) for x in packed_inputs(op, {"d": 16}, {"cu_q": [3, 1], "cu_d": [2, 0]}, 2)]
+    out, idx = op.module.forward_with_indices(*args)
+    assert idx.shape == (2, 2, 3)  # [i, j, s]: s to the longest query
+    assert (idx[1, :, 1:] == -1).all()  # query 1 has one token
+    assert (idx[:, 1] == -1).all()  # document 1 is empty: nothing selected
+    ref_out, ref_idx = op.module.forward_with_indices(*[x.double() if x.is_floating_point() else x for x in args])
+    assert torch.equal(idx.cpu(), ref_idx.cpu())
+
+
+def test_same_shapes_other_offsets(spec_cache, device):
+    """A repeated call signature with other offsets (kept calls replay by shape)."""
+    op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
+    for lq, ld in (([3, 2], [4, 1]), ([1, 4], [0, 5]), ([5, 0], [2, 3])):
+        args = packed_inputs(op, {"d": 16}, {"cu_q": lq, "cu_d": ld}, 4)
+        mine = op(*[x.to(device) for x in args])
+        want = op.reference(*[x.double() if x.is_floating_point() else x for x in args])
+        assert (mine.cpu().double() - want).abs().max() < 1e-4
+
+
+def test_non_contiguous_packed_rows(spec_cache, device):
+    op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
+    cq, cd, Q, D, w = packed_inputs(op, {"d": 16}, {"cu_q": [3, 2], "cu_d": [4, 1]}, 6)
+    Qs = torch.randn(Q.shape[0], 32)[:, ::2]  # every other column: stride 2 along d
+    ws = torch.rand(w.shape[0] * 2)[::2]
+    check(op, [cq, cd, Qs, D, ws], device, "atomic")
+
+
+@pytest.mark.parametrize("d", [3, 16])
+def test_packed_clouds_far_from_the_origin(spec_cache, device, backward, d):
+    text = """\
+cu_p[b]: offsets
+cu_r[b]: offsets
+P[b, n by cu_p, x]: float
+R[b, m by cu_r, x]: float
+
+cd[b] = mean_n min_m ||P_n - R_m||^2 + mean_m min_n ||R_m - P_n||^2
+"""
+    op = hsr.compile(text, cache_dir=spec_cache)
+    args = packed_inputs(op, {"x": d}, {"cu_p": [5, 0, 9], "cu_r": [3, 4, 7]}, 8, far=1000.0)
+    check(op, args, device, backward, tol=1e-5)
+
+
+def test_hausdorff_and_masks_on_packed_rows(spec_cache, device, backward):
+    text = """\
+cu_q[i]: offsets
+cu_d[j]: offsets
+Q[i, s by cu_q, d]: float
+D[j, t by cu_d, d]: float
+dm[j, t by cu_d]: bool = all
+
+h[i, j] = max_s min_t ||Q_s - D_t||^2  where dm
+"""
+    op = hsr.compile(text, cache_dir=spec_cache)
+    args = packed_inputs(op, {"d": 5}, {"cu_q": [4, 1], "cu_d": [3, 0, 6]}, 9)
+    check(op, args, device, backward)
+
+
+def test_ragged_selected_axis_of_a_tiled_output(spec_cache, device, backward):
+    """Splade's head over packed sequences: the selected axis is ragged."""
+    text = """\
+cu[b]: offsets
+H[b, s by cu, h]: float
+W[v, h]: float
+bias[v]: float
+
+rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))
+"""
+    op = hsr.compile(text, cache_dir=spec_cache)
+    args = packed_inputs(op, {"h": 16, "v": 37}, {"cu": [5, 0, 12]}, 10)
+    out, _ref = check(op, args, device, backward)
+    assert (out[1] == 0).all()
+
+
+def test_explain_names_the_packing(spec_cache):
+    op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
+    text = op.explain()
+    assert "'s' ragged by cu_q" in text and "not lean: a ragged axis" in text
+
+
+@pytest.mark.parametrize("cq, why", [
+    ([0, 3, 2], "decrease"),
+    ([0, 2, 4], "end at 4"),
+    ([1, 2, 5], "start at 0"),
+])
+def test_bad_offsets_raise(spec_cache, cq, why):
+    op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
+    _cq, cd, Q, D, w = packed_inputs(op, {"d": 16}, {"cu_q": [2, 3], "cu_d": [4]}, 1)
+    with pytest.raises(TensorError, match=why):
+        op(torch.tensor(cq, dtype=torch.int32), cd, Q, D, w)
+
+
+def test_bad_packed_calls_raise(spec_cache):
+    op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
+    cq, cd, Q, D, w = packed_inputs(op, {"d": 16}, {"cu_q": [2, 3], "cu_d": [4]}, 1)
+    with pytest.raises(TensorError, match="longer than max_seqlen"):
+        op(cq, cd, Q, D, w, max_seqlen={"s": 2})
+    with pytest.raises(TensorError, match="not a ragged axis"):
+        op(cq, cd, Q, D, w, max_seqlen={"d": 2})
+    with pytest.raises(TensorError, match=r"'Q' must have 2 axes \[s, d\], packed"):
+        op(cq, cd, Q[None], D, w)
+    with pytest.raises(TensorError, match="offsets 'cu_q' must be int32 or int64"):
+        op(cq.float(), cd, Q, D, w)
+    with pytest.raises(TensorError, match="'w' packs 4 rows"):
+        op(cq, cd, Q, D, w[:4])
