@@ -306,7 +306,7 @@ def test_syntax_error_hint_lists_what_was_expected():
     assert "'>'" in info.value.hint
     with pytest.raises(SpecError) as info:
         parse("Q[i, s, d]: \n", "bad.hsr")
-    assert "a type (float, bool, int)" in info.value.hint
+    assert "a type (float, bool, int, offsets)" in info.value.hint
 
 
 def test_syntax_error_default_filename():
