@@ -147,15 +147,12 @@ class _Checker:
 
     def ragged_bounds(self, d: S.Definition, reduced: set) -> tuple:
         """A ragged axis is bounded by its sequence's length in every reduction over
-        it (a length bound whose limit is the offsets); it is never an output axis,
-        and the axis it is ragged in always is."""
+        it (a length bound whose limit is the offsets), and the axis it is ragged in
+        is an output axis. An output over a ragged axis comes packed like its inputs."""
         bounds = []
         for axis, (outer, cu) in self.ragged.items():
             decl = next(t for t in self.tensors.values() if t.ragged and t.ragged[0] == axis)
-            if axis in d.axes:
-                raise self.error(f"output axis {axis!r} is ragged", d.pos,
-                                 f"reduce over {axis} (an output over a ragged axis is not supported)")
-            if outer not in d.axes and (axis in reduced or outer in reduced):
+            if outer not in d.axes and (axis in reduced or outer in reduced or axis in d.axes):
                 raise self.error(f"{axis!r} is ragged in {outer!r}, which is not an output axis", d.pos,
                                  f"make {outer} an output axis: each of its sequences is one output cell")
             if axis in reduced:

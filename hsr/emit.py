@@ -37,6 +37,8 @@ def emit(plan: Plan, source: str, filename: str) -> str:
     context = dict(out=plan.out, signature=repr(plan.signature), combine=plan.combine,
                    ragged=repr({name: (axis, outer, cu) for name, axis, outer, cu in plan.packing}),
                    packed=bool(plan.packing),
+                   # an output over a ragged axis comes packed: (ragged axis, outer axis, offsets)
+                   packed_out=next((repr((x, o, cu)) for _n, x, o, cu in plan.packing if x in plan.axes), None),
                    index_out=plan.index_out, out_axes=list(plan.axes),
                    terms=[_term_context(t, plan, source) for t in plan.terms],
                    differentiable=repr(tuple(dict.fromkeys(n for t in plan.terms for n in t.differentiable))))

@@ -15,7 +15,7 @@ import torch
 
 from . import ir
 from .errors import TensorError
-from .runtime import bind, unpack_rows
+from .runtime import bind, pack_rows, packed_rows, unpack_rows
 
 _CHUNK_BYTES = 1 << 28
 _FNS = {
@@ -33,7 +33,7 @@ def evaluate(program: ir.Program, *args, return_indices: bool = False, **kwargs)
     ``return_indices`` also a dict {reduction position: index tensor} of every
     selection's chosen index, as (tensor, axes).
     """
-    tensors, sizes = _bind(program, args, kwargs)
+    tensors, sizes, offsets = _bind(program, args, kwargs)
     d = program.definition
     chunk_axis = max(d.axes, key=lambda a: sizes[a]) if d.axes else None
     outs, idx_parts = [], {}
@@ -44,6 +44,11 @@ def evaluate(program: ir.Program, *args, return_indices: bool = False, **kwargs)
         for key, (t, t_axes) in ev.indices.items():
             idx_parts.setdefault(key, []).append((t, t_axes))
     out = torch.cat(outs, dim=d.axes.index(chunk_axis)) if len(outs) > 1 else outs[0]
+    for t in program.tensors:  # an output over a ragged axis comes packed, like the inputs
+        if t.ragged and t.ragged[0] in d.axes:
+            cu = t.ragged[2]
+            out = pack_rows(out, d.axes, t.ragged, offsets[cu], sizes[packed_rows(cu)])
+            break
     if not return_indices:
         return out
     indices = {}
@@ -70,7 +75,7 @@ def evaluate_selection(program: ir.Program, axes: tuple, *args, **kwargs):
     row = axes[-1]
     outer = [node for node in _reduces(program.definition.expr) if node.axis == row and node.conds]
     if outer:
-        tensors, sizes = _bind(program, args, kwargs)
+        tensors, sizes, _offsets = _bind(program, args, kwargs)
         ev = _Evaluator(program, tensors, sizes, None, 0, 0)
         for node in outer:
             valid, v_axes = ev.valid(node, ())
@@ -81,8 +86,9 @@ def evaluate_selection(program: ir.Program, axes: tuple, *args, **kwargs):
 
 
 def _bind(program: ir.Program, args: tuple, kwargs: dict) -> tuple[dict, dict]:
-    """The call's tensors and sizes, packed inputs unpacked (zeros past each
-    sequence's end, which its length bound leaves out) and offsets as lengths."""
+    """(tensors, sizes, offsets): the call's tensors with packed inputs unpacked
+    (zeros past each sequence's end, which its length bound leaves out) and
+    offsets as lengths; the offsets as given (int64), by name."""
     kwargs = dict(kwargs)
     max_seqlen = kwargs.pop("max_seqlen", None)
     signature = tuple((t.name, t.axes, t.kind, t.default) for t in program.tensors)
@@ -94,11 +100,12 @@ def _bind(program: ir.Program, args: tuple, kwargs: dict) -> tuple[dict, dict]:
         if t.ragged and tensors[t.name] is not None:
             cu = tensors[t.ragged[2]]
             tensors[t.name] = unpack_rows(tensors[t.name], t.axes, t.ragged, cu, sizes[t.ragged[0]])
+    offsets = {}
     for t in program.tensors:
         if t.kind == ir.OFFSETS:
-            cu = tensors[t.name].to(torch.int64)
+            cu = offsets[t.name] = tensors[t.name].to(torch.int64)
             tensors[t.name] = cu[1:] - cu[:-1]
-    return tensors, sizes
+    return tensors, sizes, offsets
 
 
 def _reduces(node):

@@ -143,6 +143,10 @@ def _bind_ragged(op_name, packing, tensors, sizes, totals, max_seqlen):
         values = torch.stack([s for *_x, s in stats]).tolist()
     for n, (axis, cu_name, limit, stat) in enumerate(stats):
         total = totals.get(cu_name, (None, None))[0]
+        if total is None and sync:  # no packed input given: the offsets say how many rows
+            total = values[n][1]
+        if total is not None:
+            sizes[packed_rows(cu_name)] = total
         if not sync:
             ok = (stat[0] == 0) & (stat[2] >= 0) & (stat[3] <= limit)
             if total is not None:
@@ -180,12 +184,16 @@ def ragged_view(x, axes, ragged, sizes: dict):
     return x.as_strided(shape, stride)
 
 
-def pack_rows(x, axes, ragged, offsets, like):
+def packed_rows(offsets: str) -> str:
+    """The key of bind's sizes that holds the rows packed by these offsets."""
+    return f"{offsets} rows"
+
+
+def pack_rows(x, axes, ragged, offsets, total: int):
     """The packed form of x, laid out over its declared axes (a per-row gradient
-    buffer, [outer, ragged] rows), shaped as `like` (the input as passed):
-    sequence n's first len_n rows, one after another. No host sync."""
+    buffer or a ragged output, [outer, ragged] rows), `total` rows: sequence n's
+    first len_n rows, one after another. No host sync."""
     axis, outer, _cu = ragged
-    total = like.shape[[a for a in axes if a != outer].index(axis)]
     order = [axes.index(outer), axes.index(axis)] + [n for n, a in enumerate(axes) if a not in (outer, axis)]
     x = x.permute(order)
     lengths = offsets[1:] - offsets[:-1]

@@ -5,10 +5,11 @@ from .maxsim import maxsim
 from .quantize import quantize_fp8, quantize_int8
 from .retrieval import maxsim_topk, maxsim_topk_distributed
 from .splade import SpladeMaxPooling, splade_max
+from .varlen import maxsim_pairs, maxsim_varlen
 from hsr.load import spec_path  # a bundled spec's file by name: hsr.compile(spec_path("maxsim"))
 
 # Integrations, reached as hsr.ops.pylate / hsr.ops.sentence_transformers (kept out
 # of __all__: a star import must not shadow the real pylate / sentence_transformers).
 from . import pylate, sentence_transformers  # noqa: E402,F401
 
-__all__ = ["chamfer_distance", "maxsim", "spec_path", "maxsim_topk", "quantize_fp8", "quantize_int8", "maxsim_topk_distributed", "splade_max", "SpladeMaxPooling"]
+__all__ = ["chamfer_distance", "maxsim", "maxsim_varlen", "maxsim_pairs", "spec_path", "maxsim_topk", "quantize_fp8", "quantize_int8", "maxsim_topk_distributed", "splade_max", "SpladeMaxPooling"]

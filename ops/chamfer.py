@@ -17,8 +17,11 @@ tuple with ``return_tuple=True``. hsr adds packed clouds ([P_total, D] with
 
 from __future__ import annotations
 
+import itertools
+
 import torch
 
+from hsr import runtime
 from hsr.errors import TensorError
 from hsr import generated  # each module imported at its first use
 
@@ -47,6 +50,8 @@ def chamfer_distance(x, y, x_lengths=None, y_lengths=None, x_normals=None, y_nor
         or any empty tensor), padded here to [N, max P_i, D] with lengths P_i;
       - a packed tensor [P_total, D] with x_sizes/y_sizes, the N per-cloud
         sizes (a list of ints or a 1-D integer tensor) that sum to P_total;
+        where both sides are packed, nothing is padded: the kernels read each
+        cloud from the offsets (chamfer_packed.hsr, a ragged axis);
       - a pytorch3d Pointclouds (anything with points_padded() and
         num_points_per_cloud()).
     A list, packed tensor or Pointclouds gives its own lengths: passing
@@ -89,6 +94,10 @@ def chamfer_distance(x, y, x_lengths=None, y_lengths=None, x_normals=None, y_nor
         raise NotImplementedError(
             "chamfer_distance: normals are not supported (x_normals, y_normals): hsr computes the distance "
             "term only, not pytorch3d's loss_normals; leave them None (return_tuple=True gives (loss, None))")
+    if _is_packed(x, x_sizes) and _is_packed(y, y_sizes) and x_lengths is None and y_lengths is None:
+        loss = _chamfer_packed(x, y, x_sizes, y_sizes, weights, batch_reduction, point_reduction, norm,
+                               single_directional, backward)
+        return (loss, None) if return_tuple else loss
     x, x_lengths, x_has_normals = _clouds(x, x_lengths, x_sizes, "x")
     y, y_lengths, y_has_normals = _clouds(y, y_lengths, y_sizes, "y")
     if return_tuple and x_has_normals and y_has_normals:
@@ -126,6 +135,93 @@ def chamfer_distance(x, y, x_lengths=None, y_lengths=None, x_normals=None, y_nor
         else:
             loss = cham_x + cham_y
     return (loss, None) if return_tuple else loss
+
+
+def _is_packed(p, sizes):
+    return isinstance(p, torch.Tensor) and p.dim() == 2 and sizes is not None
+
+
+def _chamfer_packed(x, y, x_sizes, y_sizes, weights, batch_reduction, point_reduction, norm,
+                    single_directional, backward):
+    """Both clouds packed: the per-point nearest distances come packed from
+    chamfer_packed.hsr (ragged axes: no padding read or written), one launch per
+    direction, then reduced per cloud by segment sums (or maxima)."""
+    cu_x, len_x, max_x = _offsets(x, x_sizes, "x")
+    cu_y, len_y, max_y = _offsets(y, y_sizes, "y")
+    if cu_x.shape != cu_y.shape or x.shape[1] != y.shape[1]:
+        raise TensorError(f"chamfer_distance: y does not have the correct shape: x has {cu_x.shape[0] - 1} clouds "
+                          f"of dimension {x.shape[1]}, y {cu_y.shape[0] - 1} of dimension {y.shape[1]}; they "
+                          "must share the batch size N and the dimension D")
+    if y.dtype != x.dtype:
+        raise TensorError(f"chamfer_distance: x is {x.dtype} but y is {y.dtype}")
+    if y.device != x.device:
+        raise TensorError(f"chamfer_distance: x is on {x.device} but y is on {y.device}")
+    n = cu_x.shape[0] - 1
+    weights = None if weights is None else _weights(x.new_empty((n, 0, 0)), weights)
+    module = generated.chamfer_packed if norm == 2 else generated.chamfer_packed_l1
+    reduce = dict(point_reduction=point_reduction, batch_reduction=batch_reduction, weights=weights)
+    limits = {"n": max_x, "m": max_y} if max_x is not None and max_y is not None else None
+    dist_x = module.apply(cu_x, cu_y, x, y, backward=backward, max_seqlen=limits)
+    cham_x = _reduce_packed(dist_x, cu_x, len_x, max_x, **reduce)
+    if single_directional:
+        return cham_x
+    limits = limits and {"n": max_y, "m": max_x}
+    dist_y = module.apply(cu_y, cu_x, y, x, backward=backward, max_seqlen=limits)
+    cham_y = _reduce_packed(dist_y, cu_y, len_y, max_y, **reduce)
+    if point_reduction == "max":
+        return torch.maximum(cham_x, cham_y)
+    if point_reduction is None:
+        return cham_x, cham_y
+    return cham_x + cham_y
+
+
+def _offsets(p, sizes, name):
+    """(offsets [N + 1] int64, lengths [N] int64, the longest or None) of a packed
+    cloud's sizes, on its device; None where sizes are a tensor (the kernels'
+    call then reads the longest from the offsets)."""
+    _cloud(p.unsqueeze(0), name)  # the dtype check
+    if isinstance(sizes, torch.Tensor):
+        if sizes.dim() != 1 or sizes.is_floating_point() or sizes.is_complex() or sizes.dtype == torch.bool:
+            raise TensorError(f"chamfer_distance: {name}_sizes must be a 1-D integer tensor or a list of ints "
+                              f"(one size per cloud), got a {sizes.dtype} tensor of shape {tuple(sizes.shape)}")
+        if sizes.numel() == 0:
+            raise TensorError(f"chamfer_distance: {name}_sizes is empty: it needs at least one cloud")
+        lengths = sizes.to(device=p.device, dtype=torch.int64)
+        return torch.cat([lengths.new_zeros(1), lengths.cumsum(0)]), lengths, None
+    if not (isinstance(sizes, (list, tuple)) and all(isinstance(s, int) and not isinstance(s, bool) for s in sizes)):
+        raise TensorError(f"chamfer_distance: {name}_sizes must be a 1-D integer tensor or a list of ints "
+                          f"(one size per cloud), got {type(sizes).__name__}")
+    if not sizes:
+        raise TensorError(f"chamfer_distance: {name}_sizes is empty: it needs at least one cloud")
+    if min(sizes) < 0:
+        raise TensorError(f"chamfer_distance: {name}_sizes cannot be negative, got {list(sizes)}")
+    if sum(sizes) != p.shape[0]:
+        raise TensorError(f"chamfer_distance: {name}_sizes must sum to the {p.shape[0]} points of the packed "
+                          f"{name} {tuple(p.shape)}, got sizes {list(sizes)} (sum {sum(sizes)})")
+    lengths = torch.tensor(sizes, dtype=torch.int64, device=p.device)
+    offsets = torch.tensor([0] + list(itertools.accumulate(sizes)), dtype=torch.int64, device=p.device)
+    return offsets, lengths, max(sizes)
+
+
+def _reduce_packed(dist, offsets, lengths, longest, point_reduction, batch_reduction, weights=None):
+    """_reduce of packed per-point distances [P_total]: each cloud's sum, mean or
+    max by segment (index_add, scatter_reduce), per point (None) padded to
+    [N, longest] with 0, as pytorch3d gives them."""
+    n = lengths.shape[0]
+    if point_reduction is None:
+        if longest is None:
+            longest = int(lengths.max()) if n else 0
+        cham = runtime.unpack_rows(dist, ("b", "n"), ("n", "b", "cu"), offsets, longest)
+        return cham if weights is None else cham * weights.to(cham.dtype)[:, None]
+    cells = torch.repeat_interleave(torch.arange(n, device=dist.device), lengths, output_size=dist.shape[0])
+    zeros = dist.new_zeros(n)
+    if point_reduction == "max":  # an empty cloud keeps 0
+        cham = zeros.scatter_reduce(0, cells, dist, "amax", include_self=False)
+    else:
+        cham = zeros.index_add(0, cells, dist)
+        if point_reduction == "mean":
+            cham = cham / lengths.clamp(min=1).to(cham.dtype)
+    return _batch(cham, batch_reduction, weights)
 
 
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -301,7 +397,13 @@ def _reduce(cham, lengths, point_reduction, batch_reduction, weights=None):
         cham = cham.sum(1)
         if point_reduction == "mean":
             cham = cham / (max(points, 1) if lengths is None else lengths.clamp(min=1))
+    return _batch(cham, batch_reduction, weights)
+
+
+def _batch(cham, batch_reduction, weights):
+    """Per-cloud values [N] scaled by weights, then reduced over the batch."""
     if weights is not None:
+        weights = weights.to(cham.dtype)
         cham = cham * weights       # weights >= 0: the max of scaled points is the scaled max
     if batch_reduction is not None:
         clouds = cham.shape[0]

@@ -39,6 +39,7 @@ scored in float64 by hsr's float64 reference evaluator, for checking
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import torch
@@ -46,6 +47,7 @@ import torch
 from hsr.errors import TensorError
 
 from .maxsim import maxsim
+from .varlen import maxsim_pairs
 
 __all__ = ["ColBERTScores", "colbert_kd_scores", "colbert_scores", "colbert_scores_pairwise"]
 
@@ -118,9 +120,15 @@ def colbert_scores_pairwise(queries_embeddings, documents_embeddings, *, queries
 
     queries_embeddings [B, Lq, d] or a list of B [Lq_i, d] sequences;
     documents_embeddings [B, Ld, d] or a list of B [Ld_i, d]. PyLate's version
-    takes no masks; here they are optional keywords ([B, Lq], [B, Ld]).
+    takes no masks; here they are optional keywords ([B, Lq], [B, Ld]). Lists of
+    sequences of different lengths (and no masks) are packed, not padded, and
+    scored by ``hsr.ops.maxsim_pairs``.
     """
     _check_semantics(mask_semantics)
+    if queries_mask is None and documents_mask is None:
+        packed = _packed_pairs(queries_embeddings, documents_embeddings)
+        if packed is not None:  # sequences of different lengths: packed, never padded
+            return maxsim_pairs(*packed, normalize=normalize, backward=backward)
     Q, q_pad = _as_tensor(queries_embeddings, "queries_embeddings")
     D, d_pad = _as_tensor(documents_embeddings, "documents_embeddings")
     Q, D = _common_dtype(Q, D)
@@ -162,6 +170,31 @@ class ColBERTScores:
 
 
 # ----------------------------------------------------------------------------- helpers
+
+def _packed_pairs(queries, documents):
+    """(Q packed, D packed, cu_q, cu_d, longest query, longest document) where
+    both sides are lists of [L_i, d] sequences, one per pair, and some lengths
+    differ; None otherwise (tensors, or a list of equal lengths, go the padded
+    way, which then pads nothing). The offsets come from the shapes: no sync."""
+    sides = []
+    for value in (queries, documents):
+        if isinstance(value, torch.Tensor) or not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
+            return None
+        items = [v if isinstance(v, torch.Tensor) else _as_float_tensor(v) for v in value]
+        if not items or any(t.dim() != 2 for t in items):
+            return None
+        sides.append(items)
+    queries, documents = sides
+    if len(queries) != len(documents) or len({t.shape[-1] for t in queries + documents}) != 1 \
+            or len({t.device for t in queries + documents}) != 1:
+        return None
+    if len({t.shape[0] for t in queries}) == 1 and len({t.shape[0] for t in documents}) == 1:
+        return None
+    Q, D = _common_dtype(torch.cat(queries), torch.cat(documents))
+    lengths = [[t.shape[0] for t in side] for side in (queries, documents)]
+    cu = [torch.tensor([0] + list(itertools.accumulate(ls)), dtype=torch.int32, device=Q.device) for ls in lengths]
+    return Q, D, cu[0], cu[1], max(lengths[0]), max(lengths[1])
+
 
 def _check_semantics(mask_semantics):
     if mask_semantics not in MASK_SEMANTICS:

@@ -1,7 +1,8 @@
 """Ragged axes (`s by cu`): packed inputs against the float64 reference, through
 the interpreter (or on CUDA with HSR_TEST_DEVICE=cuda): values, indices and
-gradients, for random specs of the whole normal form with a ragged row axis, a
-ragged selected axis or both, lengths from 0 up, int32 and int64 offsets."""
+gradients, for random specs of the whole normal form with a ragged row axis
+(an output over it comes packed), a ragged selected axis or both, lengths from
+0 up, int32 and int64 offsets."""
 
 from __future__ import annotations
 
@@ -100,10 +101,7 @@ def test_random_ragged_specs_match_the_reference(spec_cache, device, backward, s
     text, _index_out = spec
     layout = "points" if text.startswith("P[") else "retrieval"
     _a, _b, _w, _c, _am, _bm, _grid, r, c, _rows_grid = LAYOUTS[layout]
-    out_axes = re.search(r"^out\[([^\]]*)\]", text, flags=re.M).group(1).split(", ")
-    axes = {"rows": {r}, "cols": {c}, "both": {r, c}}[which] - set(out_axes)  # a ragged axis is never an output's
-    if not axes:
-        axes = {c}
+    axes = {"rows": {r}, "cols": {c}, "both": {r, c}}[which]  # an output over a ragged row axis comes packed
     op = hsr.compile(raggedize(text, axes), cache_dir=spec_cache)
     outer = RAGGED_OF[layout]
     sizes = {"b": data.draw(st.integers(1, 3)), "i": data.draw(st.integers(1, 3)), "j": data.draw(st.integers(1, 3)),
@@ -279,3 +277,24 @@ def test_bad_packed_calls_raise(spec_cache):
         op(cq.float(), cd, Q, D, w)
     with pytest.raises(TensorError, match="'w' packs 4 rows"):
         op(cq, cd, Q, D, w[:4])
+
+
+def test_per_point_output_comes_packed(spec_cache, device, backward):
+    """An output over a ragged axis: one value per point of every packed cloud."""
+    text = """\
+cu_x[b]: offsets
+cu_y[b]: offsets
+X[b, n by cu_x, k]: float
+Y[b, m by cu_y, k]: float
+
+dist[b, n] = min_m ||X_n - Y_m||^2
+"""
+    op = hsr.compile(text, cache_dir=spec_cache)
+    args = packed_inputs(op, {"k": 3}, {"cu_x": [5, 0, 9], "cu_y": [3, 4, 0]}, 8, far=1000.0)
+    out, _ref = check(op, args, device, backward, tol=1e-5)
+    assert out.shape == (14,)
+    assert (out[5:] == 0).all()  # the last cloud of y is empty: nothing nearest, 0
+    index = hsr.compile(text.replace("dist[b, n] = min_m", "nn[b, n] = argmin_m"), cache_dir=spec_cache)
+    got = index(*[x.to(device) for x in args])
+    assert torch.equal(got.cpu(), index.reference(*[x.double() if x.is_floating_point() else x for x in args]))
+    assert (got[5:] == -1).all()
