@@ -116,6 +116,7 @@ BENCHES = {
     "retrieval": "retrieval.py",
     "int8": "int8_accuracy.py",
     "offsets": "offsets.py",
+    "varlen": "varlen.py",
     "tune-grid": "tune_grid.py",
 }
 
