@@ -29,6 +29,7 @@ import triton
 import triton.language as tl
 
 from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import ragged
 from hsr.errors import TensorError
 
 SPEC = """\
@@ -56,9 +57,10 @@ def _declared(t, sizes):
     """The inputs over their declared axes: a packed one as a view whose outer
     axis has stride 0 (the kernels add each sequence's first row), offsets
     contiguous (the kernels read them at unit stride)."""
-    seen = {name: runtime.ragged_view(x, AXES[name], RAGGED.get(name), sizes) for name, x in t.items()}
+    seen = {name: ragged.view(x, AXES[name], RAGGED.get(name), sizes) for name, x in t.items()}
     for _axis, _outer, cu in RAGGED.values():
-        seen[cu] = seen[cu].contiguous()
+        if not seen[cu].is_contiguous():
+            seen[cu] = seen[cu].contiguous()
     return seen
 
 
@@ -70,7 +72,7 @@ def _held(names):
 def _packed_out(out, t, sizes):
     """The output over its ragged axis, packed like the inputs (differentiable)."""
     entry = ('n', 'b', 'cu_x')
-    return runtime.pack_rows(out, ["b", "n"], entry, t[entry[2]], sizes[runtime.packed_rows(entry[2])])
+    return ragged.pack(out, ["b", "n"], entry, t[entry[2]], sizes[ragged.rows_key(entry[2])])
 
 
 def _packings(t, names):
@@ -786,7 +788,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
     index of its value is searched (the gradient there is 0 whichever it is)."""
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (runtime.ragged_view)
+    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
     X_, Y_ = t["X"], t["Y"]
     device = X_.device
     n_cells = sizes["b"]
@@ -849,7 +851,7 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
     mode "atomic": one pass, fp32 atomics into grad_Y; "deterministic":
     grad_Y owned by its rows."""
     idx, stat, xsel, aux = saved
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (runtime.ragged_view)
+    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
     X_, Y_ = t["X"], t["Y"]
     if mode == "auto":
         mode = dist_auto_backward(sizes)
@@ -858,8 +860,8 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
     # the gradients as the inputs were passed (packed), written through views over the declared axes
     grad_Xp_ = (torch.empty if gathers else torch.zeros)(tp["X"].shape, dtype=X_.dtype, device=X_.device)
     grad_Yp_ = torch.zeros(tp["Y"].shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
-    grad_X_ = runtime.ragged_view(grad_Xp_, AXES["X"], RAGGED.get("X"), sizes)
-    grad_Y_ = runtime.ragged_view(grad_Yp_, AXES["Y"], RAGGED.get("Y"), sizes)
+    grad_X_ = ragged.view(grad_Xp_, AXES["X"], RAGGED.get("X"), sizes)
+    grad_Y_ = ragged.view(grad_Yp_, AXES["Y"], RAGGED.get("Y"), sizes)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad

@@ -33,6 +33,7 @@ import triton
 import triton.language as tl
 
 from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import ragged
 from hsr.errors import TensorError
 
 SPEC = """\
@@ -61,9 +62,10 @@ def _declared(t, sizes):
     """The inputs over their declared axes: a packed one as a view whose outer
     axis has stride 0 (the kernels add each sequence's first row), offsets
     contiguous (the kernels read them at unit stride)."""
-    seen = {name: runtime.ragged_view(x, AXES[name], RAGGED.get(name), sizes) for name, x in t.items()}
+    seen = {name: ragged.view(x, AXES[name], RAGGED.get(name), sizes) for name, x in t.items()}
     for _axis, _outer, cu in RAGGED.values():
-        seen[cu] = seen[cu].contiguous()
+        if not seen[cu].is_contiguous():
+            seen[cu] = seen[cu].contiguous()
     return seen
 
 
@@ -863,7 +865,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
     index of its value is searched (the gradient there is 0 whichever it is)."""
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (runtime.ragged_view)
+    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
     Q_, D_ = t["Q"], t["D"]
     device = Q_.device
     n_cells = sizes["n"]
@@ -932,7 +934,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
     mode "atomic": one pass, fp32 atomics into grad_D; "deterministic":
     grad_D owned by its rows."""
     idx, stat, xsel, aux = saved
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (runtime.ragged_view)
+    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
     Q_, D_ = t["Q"], t["D"]
     if mode == "auto":
         mode = score_auto_backward(sizes)
@@ -941,8 +943,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
     # the gradients as the inputs were passed (packed), written through views over the declared axes
     grad_Qp_ = (torch.empty if gathers else torch.zeros)(tp["Q"].shape, dtype=Q_.dtype, device=Q_.device)
     grad_Dp_ = torch.zeros(tp["D"].shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
-    grad_Q_ = runtime.ragged_view(grad_Qp_, AXES["Q"], RAGGED.get("Q"), sizes)
-    grad_D_ = runtime.ragged_view(grad_Dp_, AXES["D"], RAGGED.get("D"), sizes)
+    grad_Q_ = ragged.view(grad_Qp_, AXES["Q"], RAGGED.get("Q"), sizes)
+    grad_D_ = ragged.view(grad_Dp_, AXES["D"], RAGGED.get("D"), sizes)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad

@@ -35,6 +35,7 @@ import triton
 import triton.language as tl
 
 from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import ragged
 from hsr.errors import TensorError
 
 SPEC = """\
@@ -63,9 +64,10 @@ def _declared(t, sizes):
     """The inputs over their declared axes: a packed one as a view whose outer
     axis has stride 0 (the kernels add each sequence's first row), offsets
     contiguous (the kernels read them at unit stride)."""
-    seen = {name: runtime.ragged_view(x, AXES[name], RAGGED.get(name), sizes) for name, x in t.items()}
+    seen = {name: ragged.view(x, AXES[name], RAGGED.get(name), sizes) for name, x in t.items()}
     for _axis, _outer, cu in RAGGED.values():
-        seen[cu] = seen[cu].contiguous()
+        if not seen[cu].is_contiguous():
+            seen[cu] = seen[cu].contiguous()
     return seen
 
 
@@ -1140,7 +1142,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
     index of its value is searched (the gradient there is 0 whichever it is)."""
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (runtime.ragged_view)
+    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
     Q_, D_ = t["Q"], t["D"]
     device = Q_.device
     n_cells = sizes["i"] * sizes["j"]
@@ -1151,8 +1153,8 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     xsel = torch.empty((n_cells, sizes["s"]), dtype=torch.float32, device=device) if need_idx else None
     aux = _score_aux(tp, need_idx, launch)
     if need_idx:  # the packed rows' norms, over the declared axes
-        aux[0] = runtime.ragged_view(aux[0], ["i", "s"], RAGGED.get("Q"), sizes)
-        aux[1] = runtime.ragged_view(aux[1], ["j", "t"], RAGGED.get("D"), sizes)
+        aux[0] = ragged.view(aux[0], ["i", "s"], RAGGED.get("Q"), sizes)
+        aux[1] = ragged.view(aux[1], ["j", "t"], RAGGED.get("D"), sizes)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
@@ -1216,7 +1218,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
     mode "atomic": one pass, fp32 atomics into grad_D; "deterministic":
     grad_D owned by its rows."""
     idx, stat, xsel, aux = saved
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (runtime.ragged_view)
+    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
     Q_, D_ = t["Q"], t["D"]
     if mode == "auto":
         mode = score_auto_backward(sizes)
@@ -1225,8 +1227,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
     # the gradients as the inputs were passed (packed), written through views over the declared axes
     grad_Qp_ = (torch.empty if gathers else torch.zeros)(tp["Q"].shape, dtype=Q_.dtype, device=Q_.device)
     grad_Dp_ = torch.zeros(tp["D"].shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
-    grad_Q_ = runtime.ragged_view(grad_Qp_, AXES["Q"], RAGGED.get("Q"), sizes)
-    grad_D_ = runtime.ragged_view(grad_Dp_, AXES["D"], RAGGED.get("D"), sizes)
+    grad_Q_ = ragged.view(grad_Qp_, AXES["Q"], RAGGED.get("Q"), sizes)
+    grad_D_ = ragged.view(grad_Dp_, AXES["D"], RAGGED.get("D"), sizes)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad

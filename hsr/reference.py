@@ -15,7 +15,8 @@ import torch
 
 from . import ir
 from .errors import TensorError
-from .runtime import bind, pack_rows, packed_rows, unpack_rows
+from .ragged import pack, rows_key, unpack
+from .runtime import bind
 
 _CHUNK_BYTES = 1 << 28
 _FNS = {
@@ -47,7 +48,7 @@ def evaluate(program: ir.Program, *args, return_indices: bool = False, **kwargs)
     for t in program.tensors:  # an output over a ragged axis comes packed, like the inputs
         if t.ragged and t.ragged[0] in d.axes:
             cu = t.ragged[2]
-            out = pack_rows(out, d.axes, t.ragged, offsets[cu], sizes[packed_rows(cu)])
+            out = pack(out, d.axes, t.ragged, offsets[cu], sizes[rows_key(cu)])
             break
     if not return_indices:
         return out
@@ -99,7 +100,7 @@ def _bind(program: ir.Program, args: tuple, kwargs: dict) -> tuple[dict, dict]:
     for t in program.tensors:
         if t.ragged and tensors[t.name] is not None:
             cu = tensors[t.ragged[2]]
-            tensors[t.name] = unpack_rows(tensors[t.name], t.axes, t.ragged, cu, sizes[t.ragged[0]])
+            tensors[t.name] = unpack(tensors[t.name], t.axes, t.ragged, cu, sizes[t.ragged[0]])
     offsets = {}
     for t in program.tensors:
         if t.kind == ir.OFFSETS:

@@ -106,125 +106,15 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
                                   f"but {origin[axis]!r} gives {axis!r} size {known}")
         tensors[name] = value
     if packing:
-        _bind_ragged(op_name, packing, tensors, sizes, totals, max_seqlen or {})
+        from . import ragged  # (Triton, for the device check: only where a spec packs)
+
+        ragged.bind(op_name, packing, tensors, sizes, totals, max_seqlen or {})
     for name, axes, kind, default in signature:
         missing = [a for a in axes if a not in sizes]
         if missing:
             raise TensorError(f"{op_name}: the size of axis {missing[0]!r} is unknown: "
                               f"pass {name!r} or another input with that axis")
     return tensors, sizes
-
-
-def _bind_ragged(op_name, packing, tensors, sizes, totals, max_seqlen):
-    """Each ragged axis's size (its longest sequence) and the offsets' checks:
-    they start at 0, never decrease, end at the packed rows, and no sequence is
-    longer than a given max_seqlen. One host sync reads them all where a ragged
-    axis has no max_seqlen or the tensors are on the CPU; else the checks run on
-    the device (torch._assert_async), and the call never waits."""
-    ragged = {axis: cu for _name, axis, _outer, cu in packing}
-    for axis in max_seqlen:
-        if axis not in ragged:
-            raise TensorError(f"{op_name}: max_seqlen names {axis!r}, which is not a ragged axis "
-                              f"(ragged: {', '.join(sorted(ragged))})")
-    stats = []
-    for axis, cu_name in ragged.items():
-        cu = tensors.get(cu_name)
-        if cu is None:
-            raise TensorError(f"{op_name}: missing offsets {cu_name!r}")
-        limit = max_seqlen.get(axis)
-        if limit is not None and (not isinstance(limit, int) or limit < 0):
-            raise TensorError(f"{op_name}: max_seqlen[{axis!r}] must be an int >= 0, got {limit!r}")
-        steps = cu[1:] - cu[:-1]
-        longest = steps.max() if steps.numel() else cu.new_zeros(())
-        shortest = steps.min() if steps.numel() else cu.new_zeros(())
-        stats.append((axis, cu_name, limit, torch.stack([cu[0], cu[-1], shortest, longest]).to(torch.int64)))
-    sync = any(limit is None for _a, _c, limit, _s in stats) or stats[0][3].device.type != "cuda"
-    if sync:
-        values = torch.stack([s for *_x, s in stats]).tolist()
-    for n, (axis, cu_name, limit, stat) in enumerate(stats):
-        total = totals.get(cu_name, (None, None))[0]
-        if total is None and sync:  # no packed input given: the offsets say how many rows
-            total = values[n][1]
-        if total is not None:
-            sizes[packed_rows(cu_name)] = total
-        if not sync:
-            ok = (stat[0] == 0) & (stat[2] >= 0) & (stat[3] <= limit)
-            if total is not None:
-                ok = ok & (stat[1] == total)
-            torch._assert_async(ok, f"{op_name}: offsets {cu_name!r} must start at 0, not decrease, end at the "
-                                    f"packed rows and hold no sequence longer than max_seqlen[{axis!r}]")
-            sizes[axis] = limit if total is None else min(limit, total)  # no sequence is longer than all the rows
-            continue
-        first, last, shortest, longest = values[n]
-        if first != 0:
-            raise TensorError(f"{op_name}: offsets {cu_name!r} must start at 0, got {first}")
-        if shortest < 0:
-            raise TensorError(f"{op_name}: offsets {cu_name!r} decrease (a sequence of length {shortest})")
-        if total is not None and last != total:
-            raise TensorError(f"{op_name}: offsets {cu_name!r} end at {last}, but the inputs packed by it "
-                              f"hold {total} rows along {axis!r}")
-        if limit is not None and longest > limit:
-            raise TensorError(f"{op_name}: offsets {cu_name!r} hold a sequence of {longest} rows along {axis!r}, "
-                              f"longer than max_seqlen[{axis!r}] = {limit}")
-        sizes[axis] = longest if limit is None or total is None else min(limit, total)
-
-
-def ragged_view(x, axes, ragged, sizes: dict):
-    """A packed tensor seen over its declared axes: the outer axis has stride 0,
-    so that a kernel adds its sequence's first row (offsets[n] rows) to the
-    base; x itself where it is not packed (ragged None) or absent."""
-    if x is None or ragged is None:
-        return x
-    axis, outer, _cu = ragged
-    held = [a for a in axes if a != outer]
-    shape = [sizes[a] for a in axes]
-    stride = [0 if a == outer else x.stride(held.index(a)) for a in axes]
-    if x.numel() == 0:  # nothing to read: a view of the right shape, with no storage behind it
-        return x.new_empty(0).as_strided(shape, [0] * len(shape))
-    return x.as_strided(shape, stride)
-
-
-def packed_rows(offsets: str) -> str:
-    """The key of bind's sizes that holds the rows packed by these offsets."""
-    return f"{offsets} rows"
-
-
-def pack_rows(x, axes, ragged, offsets, total: int):
-    """The packed form of x, laid out over its declared axes (a per-row gradient
-    buffer or a ragged output, [outer, ragged] rows), `total` rows: sequence n's
-    first len_n rows, one after another. No host sync."""
-    axis, outer, _cu = ragged
-    order = [axes.index(outer), axes.index(axis)] + [n for n, a in enumerate(axes) if a not in (outer, axis)]
-    x = x.permute(order)
-    lengths = offsets[1:] - offsets[:-1]
-    seq = torch.repeat_interleave(torch.arange(lengths.shape[0], device=x.device), lengths, output_size=total)
-    pos = torch.arange(total, device=x.device) - offsets[:-1].to(torch.int64)[seq]
-    out = x[seq, pos]
-    held = [a for a in axes if a != outer]
-    now = [axis] + [a for a in axes if a not in (outer, axis)]
-    return out.permute([now.index(a) for a in held])
-
-
-def unpack_rows(x, axes, ragged, offsets, size: int):
-    """Padded form of a packed x over its declared axes (zeros past each
-    sequence's length), differentiable: the reference evaluator's view of it."""
-    axis, outer, _cu = ragged
-    held = [a for a in axes if a != outer]
-    x = x.movedim(held.index(axis), 0)
-    n = offsets.shape[0] - 1
-    starts = offsets[:-1].to(torch.int64)
-    lengths = offsets[1:].to(torch.int64) - starts
-    pos = torch.arange(size, device=x.device)
-    rows = (starts[:, None] + pos[None, :]).clamp(0, max(x.shape[0] - 1, 0))
-    keep = pos[None, :] < lengths[:, None]
-    if x.shape[0] == 0:
-        out = x.new_zeros((n, size, *x.shape[1:]))
-    else:
-        out = x[rows.reshape(-1)].reshape(n, size, *x.shape[1:])
-        keep_b = keep.reshape(n, size, *([1] * (x.dim() - 1)))
-        out = torch.where(keep_b, out, torch.zeros((), dtype=out.dtype, device=out.device))
-    now = [outer, axis] + [a for a in held if a != axis]
-    return out.permute([now.index(a) for a in axes])
 
 
 def _check_dtype(op_name, name, kind, value, float_dtypes):
@@ -408,46 +298,6 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str):
         return x, torch.sub(x, view, out=out)
 
     (a, a_s), (b, b_s) = less_c(a, a_axes), less_c(b, b_axes)
-    return a, b, a_s, b_s
-
-
-def l2_shift_packed(a, b, a_axes, b_axes, shared, k: str, ragged_a, ragged_b, cu_a, cu_b):
-    """l2_shift of packed operands (axes: each as passed; ragged_*: (axis, outer,
-    offsets) or None): c is b's first row in each cell of the shared grid axes, a
-    packed operand's rows less their own cell's c. No host sync."""
-    a, b = a.detach(), b.detach()
-    axes_c = list(b_axes)
-    c = b
-    if ragged_b is not None:  # each cell's first row: the ragged axis becomes the outer one
-        axis, outer, _cu = ragged_b
-        dim = axes_c.index(axis)
-        first = cu_b[:-1].to(torch.int64).clamp(0, max(b.shape[dim] - 1, 0))
-        c = c.index_select(dim, first) if b.shape[dim] else c.new_zeros(
-            [first.shape[0] if n == dim else size for n, size in enumerate(c.shape)])
-        axes_c[dim] = outer
-    kept = [x for x in axes_c if x in shared or x == k]
-    c = c[tuple(slice(None) if x in kept else 0 for x in axes_c)] if c.numel() else \
-        c.new_zeros([c.shape[axes_c.index(x)] for x in kept])
-    c = torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0)
-
-    def less_c(x, x_axes, ragged, cu):
-        here, cc = list(kept), c
-        if ragged is not None and ragged[1] in here:  # each packed row takes its own cell's c
-            axis, outer, _cu = ragged
-            total = x.shape[x_axes.index(axis)]
-            lengths = cu[1:] - cu[:-1]
-            cells = torch.repeat_interleave(torch.arange(lengths.shape[0], device=x.device), lengths,
-                                            output_size=total)
-            cc = cc.index_select(here.index(outer), cells)
-            here[here.index(outer)] = axis
-        order = [here.index(ax) for ax in x_axes if ax in here]
-        view = cc.permute(order).reshape([x.shape[i] if ax in here else 1 for i, ax in enumerate(x_axes)])
-        out = torch.empty_like(x)
-        if out.stride() != x.stride():
-            x, out = x.contiguous(), torch.empty(x.shape, dtype=x.dtype, device=x.device)
-        return x, torch.sub(x, view, out=out)
-
-    (a, a_s), (b, b_s) = less_c(a, a_axes, ragged_a, cu_a), less_c(b, b_axes, ragged_b, cu_b)
     return a, b, a_s, b_s
 
 

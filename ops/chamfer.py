@@ -21,7 +21,7 @@ import itertools
 
 import torch
 
-from hsr import runtime
+from hsr import ragged
 from hsr.errors import TensorError
 from hsr import generated  # each module imported at its first use
 
@@ -211,7 +211,7 @@ def _reduce_packed(dist, offsets, lengths, longest, point_reduction, batch_reduc
     if point_reduction is None:
         if longest is None:
             longest = int(lengths.max()) if n else 0
-        cham = runtime.unpack_rows(dist, ("b", "n"), ("n", "b", "cu"), offsets, longest)
+        cham = ragged.unpack(dist, ("b", "n"), ("n", "b", "cu"), offsets, longest)
         return cham if weights is None else cham * weights.to(cham.dtype)[:, None]
     cells = torch.repeat_interleave(torch.arange(n, device=dist.device), lengths, output_size=dist.shape[0])
     zeros = dist.new_zeros(n)

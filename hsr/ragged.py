@@ -1,0 +1,198 @@
+"""Packed inputs at run time: ragged axes (`Q[i, s by cu, d]`).
+
+A packed input comes without the axis it is ragged in: sequence n of that axis
+is its rows cu[n] .. cu[n + 1] - 1. Here: the offsets' checks and the ragged
+axes' sizes (`bind`, for runtime.bind), the packed tensor seen over its
+declared axes (`view`: the kernels add cu[n] rows to its base), and packing
+or unpacking a tensor laid out over the declared axes (`pack`, `unpack`).
+"""
+
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+from . import launcher
+from .errors import TensorError
+
+
+def rows_key(offsets: str) -> str:
+    """The key of runtime.bind's sizes that holds the rows packed by these offsets."""
+    return f"{offsets} rows"
+
+
+def bind(op_name, packing, tensors, sizes, totals, max_seqlen):
+    """Each ragged axis's size (its longest sequence) and the offsets' checks:
+    they start at 0, never decrease, end at the packed rows, and no sequence is
+    longer than a given max_seqlen. Where every ragged axis has a max_seqlen and
+    the tensors are on a GPU, the checks run on the device (one launch and an
+    asynchronous assert: the call never waits); else one host sync reads the
+    offsets and a failed check is a TensorError naming them."""
+    ragged = {axis: cu for _name, axis, _outer, cu in packing}
+    for axis in max_seqlen:
+        if axis not in ragged:
+            raise TensorError(f"{op_name}: max_seqlen names {axis!r}, which is not a ragged axis "
+                              f"(ragged: {', '.join(sorted(ragged))})")
+    entries = []
+    for axis, cu_name in ragged.items():
+        cu = tensors.get(cu_name)
+        if cu is None:
+            raise TensorError(f"{op_name}: missing offsets {cu_name!r}")
+        limit = max_seqlen.get(axis)
+        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+            raise TensorError(f"{op_name}: max_seqlen[{axis!r}] must be an int >= 0, got {limit!r}")
+        entries.append((axis, cu_name, cu, limit, totals.get(cu_name, (None, None))[0]))
+    if all(limit is not None for *_x, limit, _t in entries) and entries[0][2].device.type == "cuda":
+        check_on_device(op_name, [(cu_name, cu, limit, total) for _a, cu_name, cu, limit, total in entries])
+        for axis, cu_name, _cu, limit, total in entries:
+            sizes[axis] = limit if total is None else min(limit, total)  # no sequence is longer than all the rows
+            if total is not None:
+                sizes[rows_key(cu_name)] = total
+        return
+    stats = []
+    for _axis, _name, cu, _limit, _total in entries:
+        steps = cu[1:] - cu[:-1]
+        longest = steps.max() if steps.numel() else cu.new_zeros(())
+        shortest = steps.min() if steps.numel() else cu.new_zeros(())
+        stats.append(torch.stack([cu[0], cu[-1], shortest, longest]).to(torch.int64))
+    values = torch.stack(stats).tolist()  # the one sync
+    for (axis, cu_name, _cu, limit, total), (first, last, shortest, longest) in zip(entries, values):
+        if first != 0:
+            raise TensorError(f"{op_name}: offsets {cu_name!r} must start at 0, got {first}")
+        if shortest < 0:
+            raise TensorError(f"{op_name}: offsets {cu_name!r} decrease (a sequence of length {shortest})")
+        if total is not None and last != total:
+            raise TensorError(f"{op_name}: offsets {cu_name!r} end at {last}, but the inputs packed by it "
+                              f"hold {total} rows along {axis!r}")
+        if limit is not None and longest > limit:
+            raise TensorError(f"{op_name}: offsets {cu_name!r} hold a sequence of {longest} rows along {axis!r}, "
+                              f"longer than max_seqlen[{axis!r}] = {limit}")
+        total = last if total is None else total  # no packed input given: the offsets say how many rows
+        sizes[axis] = longest if limit is None else min(limit, total)
+        sizes[rows_key(cu_name)] = total
+
+
+@triton.jit
+def _offsets_ok(cu_ptr, n_entries, total, limit, ok_ptr, at, HAS_TOTAL: tl.constexpr, BLOCK: tl.constexpr):
+    """ok[at] = the offsets start at 0, never decrease, step at most `limit` and end
+    at `total` (HAS_TOTAL): one program, BLOCK entries at a time."""
+    good = tl.load(cu_ptr) == 0
+    if HAS_TOTAL:
+        good = good & (tl.load(cu_ptr + n_entries - 1) == total)
+    for start in range(0, n_entries - 1, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        here = offs < n_entries - 1
+        lo = tl.load(cu_ptr + offs, mask=here, other=0).to(tl.int64)
+        hi = tl.load(cu_ptr + offs + 1, mask=here, other=0).to(tl.int64)
+        bad = here & ((hi < lo) | (hi - lo > limit))
+        good = good & (tl.sum(bad.to(tl.int32), axis=0) == 0)
+    tl.store(ok_ptr + at, good.to(tl.int8))
+
+
+def check_on_device(op_name: str, entries) -> None:
+    """The offsets' checks without a host sync: one launch a tensor of offsets
+    (entries: (name, offsets, max_seqlen, packed rows or None)), then
+    torch._assert_async, which fails the call's stream (a device-side assert)
+    where one does not hold."""
+    ok = torch.empty(len(entries), dtype=torch.int8, device=entries[0][1].device)
+    for at, (_name, cu, limit, total) in enumerate(entries):
+        launcher.launch(_offsets_ok, (1,), cu, cu.shape[0], total if total is not None else 0, limit, ok, at,
+                        HAS_TOTAL=total is not None, BLOCK=1024)
+    names = ", ".join(repr(name) for name, *_x in entries)
+    torch._assert_async(ok.bool().all() if len(entries) > 1 else ok[0].bool(),
+                        f"{op_name}: offsets {names} must start at 0, not decrease, end at the packed rows and hold "
+                        f"no sequence longer than max_seqlen")
+
+
+def view(x, axes, ragged, sizes: dict):
+    """A packed tensor seen over its declared axes: the outer axis has stride 0,
+    so that a kernel adds its sequence's first row (offsets[n] rows) to the
+    base; x itself where it is not packed (ragged None) or absent."""
+    if x is None or ragged is None:
+        return x
+    axis, outer, _cu = ragged
+    held = [a for a in axes if a != outer]
+    shape = [sizes[a] for a in axes]
+    stride = [0 if a == outer else x.stride(held.index(a)) for a in axes]
+    if x.numel() == 0:  # nothing to read: a view of the right shape, with no storage behind it
+        return x.new_empty(0).as_strided(shape, [0] * len(shape))
+    return x.as_strided(shape, stride)
+
+
+def pack(x, axes, ragged, offsets, total: int):
+    """The packed form of x, laid out over its declared axes (a per-row gradient
+    buffer or a ragged output, [outer, ragged] rows), `total` rows: sequence n's
+    first len_n rows, one after another. No host sync."""
+    axis, outer, _cu = ragged
+    order = [axes.index(outer), axes.index(axis)] + [n for n, a in enumerate(axes) if a not in (outer, axis)]
+    x = x.permute(order)
+    lengths = offsets[1:] - offsets[:-1]
+    seq = torch.repeat_interleave(torch.arange(lengths.shape[0], device=x.device), lengths, output_size=total)
+    pos = torch.arange(total, device=x.device) - offsets[:-1].to(torch.int64)[seq]
+    out = x[seq, pos]
+    held = [a for a in axes if a != outer]
+    now = [axis] + [a for a in axes if a not in (outer, axis)]
+    return out.permute([now.index(a) for a in held])
+
+
+def unpack(x, axes, ragged, offsets, size: int):
+    """Padded form of a packed x over its declared axes (zeros past each
+    sequence's length), differentiable: the reference evaluator's view of it."""
+    axis, outer, _cu = ragged
+    held = [a for a in axes if a != outer]
+    x = x.movedim(held.index(axis), 0)
+    n = offsets.shape[0] - 1
+    starts = offsets[:-1].to(torch.int64)
+    lengths = offsets[1:].to(torch.int64) - starts
+    pos = torch.arange(size, device=x.device)
+    rows = (starts[:, None] + pos[None, :]).clamp(0, max(x.shape[0] - 1, 0))
+    keep = pos[None, :] < lengths[:, None]
+    if x.shape[0] == 0:
+        out = x.new_zeros((n, size, *x.shape[1:]))
+    else:
+        out = x[rows.reshape(-1)].reshape(n, size, *x.shape[1:])
+        keep_b = keep.reshape(n, size, *([1] * (x.dim() - 1)))
+        out = torch.where(keep_b, out, torch.zeros((), dtype=out.dtype, device=out.device))
+    now = [outer, axis] + [a for a in held if a != axis]
+    return out.permute([now.index(a) for a in axes])
+
+
+def l2_shift(a, b, a_axes, b_axes, shared, k: str, ragged_a, ragged_b, cu_a, cu_b):
+    """runtime.l2_shift of packed operands (axes: each as passed; ragged_*: (axis, outer,
+    offsets) or None): c is b's first row in each cell of the shared grid axes, a
+    packed operand's rows less their own cell's c. No host sync."""
+    a, b = a.detach(), b.detach()
+    axes_c = list(b_axes)
+    c = b
+    if ragged_b is not None:  # each cell's first row: the ragged axis becomes the outer one
+        axis, outer, _cu = ragged_b
+        dim = axes_c.index(axis)
+        first = cu_b[:-1].to(torch.int64).clamp(0, max(b.shape[dim] - 1, 0))
+        c = c.index_select(dim, first) if b.shape[dim] else c.new_zeros(
+            [first.shape[0] if n == dim else size for n, size in enumerate(c.shape)])
+        axes_c[dim] = outer
+    kept = [x for x in axes_c if x in shared or x == k]
+    c = c[tuple(slice(None) if x in kept else 0 for x in axes_c)] if c.numel() else \
+        c.new_zeros([c.shape[axes_c.index(x)] for x in kept])
+    c = torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0)
+
+    def less_c(x, x_axes, ragged, cu):
+        here, cc = list(kept), c
+        if ragged is not None and ragged[1] in here:  # each packed row takes its own cell's c
+            axis, outer, _cu = ragged
+            total = x.shape[x_axes.index(axis)]
+            lengths = cu[1:] - cu[:-1]
+            cells = torch.repeat_interleave(torch.arange(lengths.shape[0], device=x.device), lengths,
+                                            output_size=total)
+            cc = cc.index_select(here.index(outer), cells)
+            here[here.index(outer)] = axis
+        order = [here.index(ax) for ax in x_axes if ax in here]
+        view = cc.permute(order).reshape([x.shape[i] if ax in here else 1 for i, ax in enumerate(x_axes)])
+        out = torch.empty_like(x)
+        if out.stride() != x.stride():
+            x, out = x.contiguous(), torch.empty(x.shape, dtype=x.dtype, device=x.device)
+        return x, torch.sub(x, view, out=out)
+
+    (a, a_s), (b, b_s) = less_c(a, a_axes, ragged_a, cu_a), less_c(b, b_axes, ragged_b, cu_b)
+    return a, b, a_s, b_s

@@ -1,0 +1,51 @@
+"""hsr.ragged: the offsets' device check (through the interpreter here), and
+packing a tensor laid out over its declared axes, and back."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from hsr import ragged
+
+
+@pytest.mark.parametrize("cu, limit, total, good", [
+    ([0, 3, 3, 7], 4, 7, True),
+    ([0, 3, 3, 7], 4, None, True),
+    ([0], 0, 0, True),
+    ([0, 3, 2, 7], 5, 7, False),     # decreases
+    ([0, 3, 3, 7], 3, 7, False),     # a sequence longer than max_seqlen
+    ([0, 3, 3, 7], 4, 8, False),     # does not end at the packed rows
+    ([1, 3, 3, 7], 4, 7, False),     # does not start at 0
+])
+def test_check_on_device(cu, limit, total, good):
+    entries = [("cu", torch.tensor(cu, dtype=torch.int32), limit, total)]
+    if good:
+        ragged.check_on_device("op", entries)
+    else:
+        with pytest.raises(RuntimeError, match="offsets 'cu' must start at 0"):
+            ragged.check_on_device("op", entries)
+
+
+def test_check_on_device_of_two_and_long_offsets():
+    long = torch.arange(0, 3 * 2500 + 1, 3, dtype=torch.int64)  # past one block of the kernel
+    ragged.check_on_device("op", [("a", long, 3, 7500), ("b", torch.tensor([0, 2]), 2, 2)])
+    bad = long.clone()
+    bad[2100] = bad[2099] - 1
+    with pytest.raises(RuntimeError, match="offsets 'a', 'b'"):
+        ragged.check_on_device("op", [("a", bad, 3, None), ("b", torch.tensor([0, 2]), 2, 2)])
+
+
+def test_view_pack_unpack():
+    cu = torch.tensor([0, 2, 2, 5])
+    x = torch.arange(5 * 4, dtype=torch.float32).reshape(5, 4)        # packed [s, d] of Q[i, s by cu, d]
+    axes, entry = ("i", "s", "d"), ("s", "i", "cu")
+    padded = ragged.unpack(x, axes, entry, cu, 3)
+    assert padded.shape == (3, 3, 4)
+    assert torch.equal(padded[0, :2], x[:2]) and (padded[1] == 0).all() and torch.equal(padded[2], x[2:5])
+    assert torch.equal(ragged.pack(padded, axes, entry, cu, 5), x)
+    seen = ragged.view(x, axes, entry, {"i": 3, "s": 3, "d": 4})
+    assert seen.shape == (3, 3, 4) and seen.stride() == (0, 4, 1)
+    # an axis order with the ragged axis first: w[s by cu, i]
+    w = torch.arange(5.0)
+    assert torch.equal(ragged.pack(ragged.unpack(w, ("s", "i"), entry, cu, 3), ("s", "i"), entry, cu, 5), w)
