@@ -64,8 +64,10 @@ def main():
     Q, D, cq, cd, Qp, qm, Dp, dm = (x.cuda() for x in (Q, D, cq, cd, Qp, qm, Dp, dm))
     report("inbatch128 packed", lambda: maxsim_varlen(Q, D, cq, cd, int(lq.max()), int(ld.max())))
     report("inbatch128 padded", lambda: maxsim(Qp, Dp, qm, dm))
-    from hsr.generated import maxsim_varlen as mv
-    print(mv.score_fwd if hasattr(mv, "score_fwd") else "")
+    Q.requires_grad_(), D.requires_grad_(), Qp.requires_grad_(), Dp.requires_grad_()
+    mq, md = int(lq.max()), int(ld.max())
+    report("inbatch128 packed step", lambda: maxsim_varlen(Q, D, cq, cd, mq, md).sum().backward())
+    report("inbatch128 padded step", lambda: maxsim(Qp, Dp, qm, dm).sum().backward())
 
 
 if __name__ == "__main__":
