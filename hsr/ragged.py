@@ -74,9 +74,18 @@ def bind(op_name, packing, tensors, sizes, totals, max_seqlen):
 
 
 @triton.jit
-def _offsets_ok(cu_ptr, n_entries, total, limit, ok_ptr, at, HAS_TOTAL: tl.constexpr, BLOCK: tl.constexpr):
-    """ok[at] = the offsets start at 0, never decrease, step at most `limit` and end
-    at `total` (HAS_TOTAL): one program, BLOCK entries at a time."""
+def _offsets_check(ok_ptr, a_ptr, a_entries, a_total, a_limit, b_ptr, b_entries, b_total, b_limit,
+                   A_TOTAL: tl.constexpr, TWO: tl.constexpr, B_TOTAL: tl.constexpr, BLOCK: tl.constexpr):
+    """ok[0] = the offsets a (and b, where TWO) start at 0, never decrease, step at
+    most their limit and end at their total (where given): one program."""
+    good = _offsets_good(a_ptr, a_entries, a_total, a_limit, A_TOTAL, BLOCK)
+    if TWO:
+        good = good & _offsets_good(b_ptr, b_entries, b_total, b_limit, B_TOTAL, BLOCK)
+    tl.store(ok_ptr, good)
+
+
+@triton.jit
+def _offsets_good(cu_ptr, n_entries, total, limit, HAS_TOTAL: tl.constexpr, BLOCK: tl.constexpr):
     good = tl.load(cu_ptr) == 0
     if HAS_TOTAL:
         good = good & (tl.load(cu_ptr + n_entries - 1) == total)
@@ -87,22 +96,25 @@ def _offsets_ok(cu_ptr, n_entries, total, limit, ok_ptr, at, HAS_TOTAL: tl.const
         hi = tl.load(cu_ptr + offs + 1, mask=here, other=0).to(tl.int64)
         bad = here & ((hi < lo) | (hi - lo > limit))
         good = good & (tl.sum(bad.to(tl.int32), axis=0) == 0)
-    tl.store(ok_ptr + at, good.to(tl.int8))
+    return good
 
 
 def check_on_device(op_name: str, entries) -> None:
-    """The offsets' checks without a host sync: one launch a tensor of offsets
-    (entries: (name, offsets, max_seqlen, packed rows or None)), then
-    torch._assert_async, which fails the call's stream (a device-side assert)
-    where one does not hold."""
-    ok = torch.empty(len(entries), dtype=torch.int8, device=entries[0][1].device)
-    for at, (_name, cu, limit, total) in enumerate(entries):
-        launcher.launch(_offsets_ok, (1,), cu, cu.shape[0], total if total is not None else 0, limit, ok, at,
-                        HAS_TOTAL=total is not None, BLOCK=1024)
+    """The offsets' checks without a host sync (entries: (name, offsets,
+    max_seqlen, packed rows or None)): one launch for two tensors of offsets into
+    a flag that torch._assert_async reads, which fails the call's stream (a
+    device-side assert) where a check does not hold. Three steps of a kept call."""
     names = ", ".join(repr(name) for name, *_x in entries)
-    torch._assert_async(ok.bool().all() if len(entries) > 1 else ok[0].bool(),
-                        f"{op_name}: offsets {names} must start at 0, not decrease, end at the packed rows and hold "
-                        f"no sequence longer than max_seqlen")
+    for n in range(0, len(entries), 2):
+        pair = entries[n:n + 2]
+        ok = torch.empty(1, dtype=torch.bool, device=pair[0][1].device)
+        args = []
+        for _name, cu, limit, total in pair + pair[:1] * (2 - len(pair)):
+            args += [cu, cu.shape[0], total if total is not None else 0, limit]
+        launcher.launch(_offsets_check, (1,), ok, *args, A_TOTAL=pair[0][3] is not None, TWO=len(pair) == 2,
+                        B_TOTAL=pair[-1][3] is not None, BLOCK=1024)
+        torch._assert_async(ok, f"{op_name}: offsets {names} must start at 0, not decrease, end at the packed "
+                                f"rows and hold no sequence longer than max_seqlen")
 
 
 def view(x, axes, ragged, sizes: dict):
