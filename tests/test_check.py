@@ -306,3 +306,33 @@ def test_reserved_input_names(name):
     err = check_error(source)
     assert (err.line, err.col) == (1, 1)
     assert "reserved" in err.message and "name the input otherwise" in err.hint
+
+
+RAGGED_HEAD = "cu_q[i]: offsets\ncu_d[j]: offsets\n"
+
+
+@pytest.mark.parametrize("text, line, col, needle", [
+    ("Q[i, s by cu_x, d]: float\nD[j, t, d]: float\nx[i, j] = sum_s max_t <Q_s, D_t>\n", 3, 11, "'cu_x' is not declared"),
+    ("Q[i, s by cu_d, d]: float\nD[j, t, d]: float\nx[i, j] = sum_s max_t <Q_s, D_t>\n", 3, 11, "must also carry"),
+    ("Q[i, s by cu_q, d]: float\nm[i, s]: bool\nD[j, t by cu_d, d]: float\n"
+     "x[i, j] = sum_s max_t <Q_s, D_t> where m\n", 4, 1, "declares it plain"),
+    ("Q[i, s by cu_q, d by cu_q]: float\nD[j, t, d]: float\nx[i, j] = sum_s max_t <Q_s, D_t>\n", 3, 22, "two ragged axes"),
+    ("Q[i, s by cu_q, d]: float\nD[j, t by cu_d, d]: float\nx[j] = sum_i sum_s max_t <Q_s, D_t>\n", 5, 1, "not an output axis"),
+    ("Q[i, s, d]: float\nD[j, t, d by cu_d]: float\nx[i, j] = sum_s max_t <Q_s, D_t>\n", 3, 1, "declares it plain"),
+])
+def test_ragged_errors_are_positioned(text, line, col, needle):
+    source = RAGGED_HEAD + text
+    with pytest.raises(SpecError) as info:
+        checked(source)
+    err = info.value
+    assert needle in err.message, str(err)
+    assert (err.line, err.col) == (line, col), str(err)
+
+
+def test_ragged_axis_gets_its_length_bound():
+    program = checked(RAGGED_HEAD + "Q[i, s by cu_q, d]: float\nD[j, t by cu_d, d]: float\n"
+                      "x[i, j] = sum_s max_t <Q_s, D_t>\n")
+    outer = program.definition.expr
+    assert [(c.axis, c.limit.name) for c in outer.conds] == [("s", "cu_q")]
+    assert [(c.axis, c.limit.name) for c in outer.body.conds] == [("t", "cu_d")]
+    assert program.tensor("Q").ragged == ("s", "i", "cu_q")

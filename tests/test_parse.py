@@ -89,7 +89,7 @@ def assert_error_format(err: SpecError, source: str, filename: str, *, hint: boo
 def test_bundled_specs_parse(path):
     spec = parse(path.read_text(), path.name)
     assert spec.filename == path.name
-    assert [d.name for d in spec.declarations][:2] == ["Q", "D"]
+    assert [d.name for d in spec.declarations if d.type != "offsets"][:2] == ["Q", "D"]
     assert [d.name for d in spec.definitions] == ["score"]
     assert spec.source == path.read_text()
 
@@ -398,3 +398,19 @@ def test_error_message_regex():
     with pytest.raises(SpecError) as info:
         parse(HEAD + "out[i, j] = sum_s max_t <Q_s, D_t> @\n", "x/y.hsr")
     assert re.match(r"^x/y\.hsr:3:36: unexpected character '@'\n    out\[i, j\] = .*\n {39}\^\nhint: ", str(info.value))
+
+
+def test_ragged_declarations():
+    spec = parse("cu_q[i]: offsets\nQ[i, s by cu_q, d]: float\nw[s by cu_q, i]: float\n"
+                 "D[j, t, d]: float\nx[i, j] = sum_s w_s * max_t <Q_s, D_t>\n")
+    decls = {d.name: d for d in spec.declarations}
+    assert decls["cu_q"].type == "offsets" and decls["cu_q"].ragged == ()
+    assert decls["Q"].axes == ("i", "s", "d") and decls["Q"].ragged == (("s", "cu_q", S.Pos(2, 11)),)
+    assert decls["w"].axes == ("s", "i") and decls["w"].ragged[0][:2] == ("s", "cu_q")
+    assert decls["D"].ragged == ()
+
+
+def test_by_on_an_output_axis_is_an_error():
+    with pytest.raises(SpecError) as info:
+        parse("cu[i]: offsets\nQ[i, s by cu, d]: float\nD[j, t, d]: float\nx[i, s by cu] = max_t <Q_s, D_t>\n")
+    assert (info.value.line, info.value.col) == (4, 8) and "not ragged" in info.value.message
