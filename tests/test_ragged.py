@@ -18,18 +18,25 @@ from hsr import ragged
     ([0, 3, 3, 7], 4, 8, False),     # does not end at the packed rows
     ([1, 3, 3, 7], 4, 7, False),     # does not start at 0
 ])
-def test_check_on_device(cu, limit, total, good):
-    entries = [("cu", torch.tensor(cu, dtype=torch.int32), limit, total)]
+def test_check_on_device(device, cu, limit, total, good):
+    if not good and device == "cuda":
+        pytest.skip("a failed device-side assert ends the CUDA context")
+    entries = [("cu", torch.tensor(cu, dtype=torch.int32, device=device), limit, total)]
     if good:
         ragged.check_on_device("op", entries)
+        if device == "cuda":
+            torch.cuda.synchronize()
     else:
         with pytest.raises(RuntimeError, match="offsets 'cu' must start at 0"):
             ragged.check_on_device("op", entries)
 
 
-def test_check_on_device_of_two_and_long_offsets():
-    long = torch.arange(0, 3 * 2500 + 1, 3, dtype=torch.int64)  # past one block of the kernel
-    ragged.check_on_device("op", [("a", long, 3, 7500), ("b", torch.tensor([0, 2]), 2, 2)])
+def test_check_on_device_of_two_and_long_offsets(device):
+    long = torch.arange(0, 3 * 2500 + 1, 3, dtype=torch.int64, device=device)  # past one block of the kernel
+    ragged.check_on_device("op", [("a", long, 3, 7500), ("b", torch.tensor([0, 2], device=device), 2, 2)])
+    if device == "cuda":
+        torch.cuda.synchronize()
+        return  # (a failed device-side assert ends the CUDA context)
     bad = long.clone()
     bad[2100] = bad[2099] - 1
     with pytest.raises(RuntimeError, match="offsets 'a', 'b'"):
