@@ -53,15 +53,15 @@ PACKING = tuple((name, *entry) for name, entry in RAGGED.items())
 AXES = {name: axes for name, axes, _kind, _default in SIGNATURE}
 
 
-def _declared(t, sizes):
-    """The inputs over their declared axes: a packed one as a view whose outer
-    axis has stride 0 (the kernels add each sequence's first row), offsets
-    contiguous (the kernels read them at unit stride)."""
-    seen = {name: ragged.view(x, AXES[name], RAGGED.get(name), sizes) for name, x in t.items()}
+def _declared(t):
+    """The inputs as the kernels take them: packed ones as passed (their strides
+    over the declared axes come from ragged.strides), offsets contiguous (the
+    kernels read them at unit stride)."""
+    t = dict(t)
     for _axis, _outer, cu in RAGGED.values():
-        if not seen[cu].is_contiguous():
-            seen[cu] = seen[cu].contiguous()
-    return seen
+        if not t[cu].is_contiguous():
+            t[cu] = t[cu].contiguous()
+    return t
 
 
 def _held(names):
@@ -136,8 +136,11 @@ def _hsr_half_rsqrt(x):
     return tl.where(x > 0.0, 0.5 / tl.sqrt(tl.where(x > 0.0, x, 1.0)), 0.0)
 
 
-def _strides(t, rank):
-    return tuple(t.stride()) if t is not None else (0,) * rank
+def _strides(t, rank, name=None):
+    """An optional input's strides over its declared axes (zeros where absent)."""
+    if t is None:
+        return (0,) * rank
+    return ragged.strides(t, AXES[name], RAGGED.get(name)) if name else tuple(t.stride())
 
 # ---- term t0: spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1
 
@@ -788,7 +791,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
     index of its value is searched (the gradient there is 0 whichever it is)."""
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
+    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels
     X_, Y_ = t["X"], t["Y"]
     device = X_.device
     n_cells = sizes["b"]
@@ -797,7 +800,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     idx = torch.full((n_cells, sizes["n"]), -2, dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = None
     xsel = None
-    aux = _dist_aux(tp, need_idx, launch)
+    aux = _dist_aux(t, need_idx, launch)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
@@ -812,7 +815,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         X_, Y_, *aux, cu_y_arg_, t["cu_x"],
         out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["k"],
-        *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(cu_y_, 1),
+        *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *_strides(cu_y_, 1, "cu_y"),
         *out.stride(),
         runtime.length_bucket(sizes["n"]), runtime.length_bucket(sizes["m"]),
     )
@@ -851,17 +854,15 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
     mode "atomic": one pass, fp32 atomics into grad_Y; "deterministic":
     grad_Y owned by its rows."""
     idx, stat, xsel, aux = saved
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
+    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels
     X_, Y_ = t["X"], t["Y"]
     if mode == "auto":
         mode = dist_auto_backward(sizes)
     atomic = mode == "atomic"
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_X
     # the gradients as the inputs were passed (packed), written through views over the declared axes
-    grad_Xp_ = (torch.empty if gathers else torch.zeros)(tp["X"].shape, dtype=X_.dtype, device=X_.device)
-    grad_Yp_ = torch.zeros(tp["Y"].shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
-    grad_X_ = ragged.view(grad_Xp_, AXES["X"], RAGGED.get("X"), sizes)
-    grad_Y_ = ragged.view(grad_Yp_, AXES["Y"], RAGGED.get("Y"), sizes)
+    grad_Xp_ = grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
+    grad_Yp_ = grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad
@@ -869,14 +870,14 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
         side_args = ()
         side_strides = ()
         has = dict()
-        aux_strides = tuple(s for x in aux for s in x.stride())
+        aux_strides = ()
         block_r = runtime.gather_rows(sizes["n"], sizes["k"])
         block_k = min(128, runtime.next_pow2(sizes["k"]))
         launcher.launch(dist_bwd, (sizes["b"], triton.cdiv(sizes["n"], block_r)),
             X_, Y_, t["cu_x"], t["cu_y"], *aux, *side_args, grad, idx, stat, xsel, grad_X_, grad_Y_,
             sizes["b"], sizes["n"], sizes["m"], sizes["k"],
-            *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
-            *grad_X_.stride(), *grad_Y_.stride(), *grad.stride(),
+            *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *aux_strides, *side_strides,
+            *ragged.strides(grad_X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(grad_Y_, ["b", "m", "k"], RAGGED.get("Y")), *grad.stride(),
             **has, BLOCK_N=block_r, BLOCK_K=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic and dist_scatter(sizes) == "inverse":
@@ -919,8 +920,8 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
                 launcher.launch(dist_bwd_Y_csr, (n_rows, max(1, triton.cdiv(sizes["k"], block_k))),
                     X_, Y_, t["cu_x"], t["cu_y"], *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_Y_,
                     sizes["b"], sizes["n"], sizes["m"], sizes["k"], c0,
-                    *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
-                    *grad_Y_.stride(), *grad.stride(),
+                    *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *aux_strides, *side_strides,
+                    *ragged.strides(grad_Y_, ["b", "m", "k"], RAGGED.get("Y")), *grad.stride(),
                     **has, BLOCK_N=block_e, BLOCK_K=block_k, num_warps=warps,
                 )
                 del order, starts
@@ -931,8 +932,8 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
             launcher.launch(dist_bwd_Y, grid_b,
                 X_, Y_, t["cu_x"], t["cu_y"], *aux, *side_args, grad, idx, stat, xsel, grad_Y_,
                 sizes["b"], sizes["n"], sizes["m"], sizes["k"],
-                *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
-                *grad_Y_.stride(), *grad.stride(),
+                *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *aux_strides, *side_strides,
+                *ragged.strides(grad_Y_, ["b", "m", "k"], RAGGED.get("Y")), *grad.stride(),
                 **has, BLOCK_N=block_r, BLOCK_M=block_c, BLOCK_K=block_k,
                 PRECISION="ieee" if X_.dtype == torch.float32 else "tf32",
                 DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,

@@ -60,15 +60,15 @@ PACKING = tuple((name, *entry) for name, entry in RAGGED.items())
 AXES = {name: axes for name, axes, _kind, _default in SIGNATURE}
 
 
-def _declared(t, sizes):
-    """The inputs over their declared axes: a packed one as a view whose outer
-    axis has stride 0 (the kernels add each sequence's first row), offsets
-    contiguous (the kernels read them at unit stride)."""
-    seen = {name: ragged.view(x, AXES[name], RAGGED.get(name), sizes) for name, x in t.items()}
+def _declared(t):
+    """The inputs as the kernels take them: packed ones as passed (their strides
+    over the declared axes come from ragged.strides), offsets contiguous (the
+    kernels read them at unit stride)."""
+    t = dict(t)
     for _axis, _outer, cu in RAGGED.values():
-        if not seen[cu].is_contiguous():
-            seen[cu] = seen[cu].contiguous()
-    return seen
+        if not t[cu].is_contiguous():
+            t[cu] = t[cu].contiguous()
+    return t
 
 
 def _held(names):
@@ -137,8 +137,11 @@ def _hsr_half_rsqrt(x):
     return tl.where(x > 0.0, 0.5 / tl.sqrt(tl.where(x > 0.0, x, 1.0)), 0.0)
 
 
-def _strides(t, rank):
-    return tuple(t.stride()) if t is not None else (0,) * rank
+def _strides(t, rank, name=None):
+    """An optional input's strides over its declared axes (zeros where absent)."""
+    if t is None:
+        return (0,) * rank
+    return ragged.strides(t, AXES[name], RAGGED.get(name)) if name else tuple(t.stride())
 
 # ---- term t0: spec line 8: score[n] = sum_s max_t cos(Q_s, D_t)
 
@@ -1118,7 +1121,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     only allocates them (the fake implementation of the custom op). ties: the
     index is reported, so where the epilogue is flat at a selection the lowest
     index of its value is searched (the gradient there is 0 whichever it is)."""
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
+    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels
     Q_, D_ = t["Q"], t["D"]
     device = Q_.device
     n_cells = sizes["n"]
@@ -1127,10 +1130,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     idx = torch.full((n_cells, sizes["s"]), -2, dtype=runtime.index_dtype(sizes["t"]), device=device) if need_idx else None
     stat = None
     xsel = torch.empty((n_cells, sizes["s"]), dtype=torch.float32, device=device) if need_idx else None
-    aux = _score_aux(tp, need_idx, launch)
-    if need_idx:  # the packed rows' norms, over the declared axes
-        aux[0] = ragged.view(aux[0], ["n", "s"], RAGGED.get("Q"), sizes)
-        aux[1] = ragged.view(aux[1], ["n", "t"], RAGGED.get("D"), sizes)
+    aux = _score_aux(t, need_idx, launch)
     saved = (idx, stat, xsel, aux)
     if out.numel() == 0 or not launch:
         return out, saved
@@ -1151,7 +1151,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         Q_, D_, *aux, cu_q_arg_, cu_d_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["n"], sizes["s"], sizes["t"], sizes["d"],
-        *Q_.stride(), *D_.stride(), *(s for x in aux for s in x.stride()), *_strides(cu_q_, 1), *_strides(cu_d_, 1),
+        *ragged.strides(Q_, ["n", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["n", "t", "d"], RAGGED.get("D")), *ragged.strides(aux[0], ["n", "s"], RAGGED.get("Q")), *ragged.strides(aux[1], ["n", "t"], RAGGED.get("D")), *_strides(cu_q_, 1, "cu_q"), *_strides(cu_d_, 1, "cu_d"),
         *out.stride(),
         runtime.length_bucket(sizes["s"]), runtime.length_bucket(sizes["t"]),
     )
@@ -1190,17 +1190,15 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
     mode "atomic": one pass, fp32 atomics into grad_D; "deterministic":
     grad_D owned by its rows."""
     idx, stat, xsel, aux = saved
-    tp, t = t, _declared(t, sizes)  # packed inputs over their declared axes (hsr.ragged.view)
+    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels
     Q_, D_ = t["Q"], t["D"]
     if mode == "auto":
         mode = score_auto_backward(sizes)
     atomic = mode == "atomic"
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Q
     # the gradients as the inputs were passed (packed), written through views over the declared axes
-    grad_Qp_ = (torch.empty if gathers else torch.zeros)(tp["Q"].shape, dtype=Q_.dtype, device=Q_.device)
-    grad_Dp_ = torch.zeros(tp["D"].shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
-    grad_Q_ = ragged.view(grad_Qp_, AXES["Q"], RAGGED.get("Q"), sizes)
-    grad_D_ = ragged.view(grad_Dp_, AXES["D"], RAGGED.get("D"), sizes)
+    grad_Qp_ = grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
+    grad_Dp_ = grad_D_ = torch.zeros(D_.shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()
         stat = stat if stat is not None else grad
@@ -1208,14 +1206,14 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
         side_args = ()
         side_strides = ()
         has = dict()
-        aux_strides = tuple(s for x in aux for s in x.stride())
+        aux_strides = (*ragged.strides(aux[0], ["n", "s"], RAGGED.get("Q")), *ragged.strides(aux[1], ["n", "t"], RAGGED.get("D")), )
         block_r = runtime.gather_rows(sizes["s"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
         launcher.launch(score_bwd, (sizes["n"], triton.cdiv(sizes["s"], block_r)),
             Q_, D_, t["cu_q"], t["cu_d"], *aux, *side_args, grad, idx, stat, xsel, grad_Q_, grad_D_,
             sizes["n"], sizes["s"], sizes["t"], sizes["d"],
-            *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
-            *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),
+            *ragged.strides(Q_, ["n", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["n", "t", "d"], RAGGED.get("D")), *aux_strides, *side_strides,
+            *ragged.strides(grad_Q_, ["n", "s", "d"], RAGGED.get("Q")), *ragged.strides(grad_D_, ["n", "t", "d"], RAGGED.get("D")), *grad.stride(),
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
         )
         if not atomic and score_scatter(sizes) == "inverse":
@@ -1258,8 +1256,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
                 launcher.launch(score_bwd_D_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
                     Q_, D_, t["cu_q"], t["cu_d"], *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_D_,
                     sizes["n"], sizes["s"], sizes["t"], sizes["d"], c0,
-                    *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
-                    *grad_D_.stride(), *grad.stride(),
+                    *ragged.strides(Q_, ["n", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["n", "t", "d"], RAGGED.get("D")), *aux_strides, *side_strides,
+                    *ragged.strides(grad_D_, ["n", "t", "d"], RAGGED.get("D")), *grad.stride(),
                     **has, BLOCK_S=block_e, BLOCK_D=block_k, num_warps=warps,
                 )
                 del order, starts
@@ -1270,8 +1268,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
             launcher.launch(score_bwd_D, grid_b,
                 Q_, D_, t["cu_q"], t["cu_d"], *aux, *side_args, grad, idx, stat, xsel, grad_D_,
                 sizes["n"], sizes["s"], sizes["t"], sizes["d"],
-                *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
-                *grad_D_.stride(), *grad.stride(),
+                *ragged.strides(Q_, ["n", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["n", "t", "d"], RAGGED.get("D")), *aux_strides, *side_strides,
+                *ragged.strides(grad_D_, ["n", "t", "d"], RAGGED.get("D")), *grad.stride(),
                 **has, BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=block_k,
                 PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32",
                 DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16,

@@ -117,19 +117,15 @@ def check_on_device(op_name: str, entries) -> None:
                                 f"rows and hold no sequence longer than max_seqlen")
 
 
-def view(x, axes, ragged, sizes: dict):
-    """A packed tensor seen over its declared axes: the outer axis has stride 0,
-    so that a kernel adds its sequence's first row (offsets[n] rows) to the
-    base; x itself where it is not packed (ragged None) or absent."""
-    if x is None or ragged is None:
-        return x
+def strides(x, axes, ragged) -> tuple:
+    """x's strides over its declared axes: a packed tensor's outer axis has stride 0
+    (the kernels add its sequence's first row, offsets[n] rows, to the base), the
+    others its own. Metadata only: no torch op, no step of a kept call."""
+    if ragged is None:
+        return tuple(x.stride())
     axis, outer, _cu = ragged
     held = [a for a in axes if a != outer]
-    shape = [sizes[a] for a in axes]
-    stride = [0 if a == outer else x.stride(held.index(a)) for a in axes]
-    if x.numel() == 0:  # nothing to read: a view of the right shape, with no storage behind it
-        return x.new_empty(0).as_strided(shape, [0] * len(shape))
-    return x.as_strided(shape, stride)
+    return tuple(0 if a == outer else x.stride(held.index(a)) for a in axes)
 
 
 def pack(x, axes, ragged, offsets, total: int):
