@@ -1035,8 +1035,8 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
     if dot_mode < 2 and X_.dtype == torch.float32:
         # packed rows: shifted as passed (each cell's own shift)
-        X_, Y_, Xs_, Ys_ = ragged.l2_shift(X_, Y_, *_held(("X", "Y")), ['b'],
-                                                  "k", *_packings(t, ("X", "Y")))
+        X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, *_held(("X", "Y")), ['b'],
+                                                   "k", *_packings(t, ("X", "Y")))
     kernel = _dist_kernel()
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out

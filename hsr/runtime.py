@@ -271,7 +271,8 @@ def split_blocks() -> tuple[int, int]:
     return (64, 4) if interpreting() else (256, 4)
 
 
-def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str):
+def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str,
+             ragged_a=None, ragged_b=None, cu_a=None, cu_b=None):
     """(a, b, a - c, b - c) for the expansion |a - c|^2 + |b - c|^2 - 2<a - c, b - c> of an
     L2 pair (fp32 rows, DOT_MODE 0 and 1): the expansion rounds at about 2^-24 of its
     terms, so rows less a point of their own data keep the distances' digits however far
@@ -280,24 +281,44 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str):
     coordinates 0. The shifted rows keep the originals' strides (the kernel indexes both
     alike; an a or b whose layout empty_like does not keep comes back contiguous with its
     copy). Two elementwise passes: in the tile loop the shift cost a subtraction a tile on
-    the dot's operand, 17x slower on the k-means assignment (bench/NOTES.md)."""
-    a, b = a.detach(), b.detach()  # the kernels' inputs: gradients come from the backward, never through here
-    kept = [x for x in b_axes if x in shared or x == k]
-    if b.numel():
-        c = b[tuple(slice(None) if x in kept else 0 for x in b_axes)]
-        c = torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0)
-    else:
-        c = b.new_zeros([b.shape[b_axes.index(x)] for x in kept])
+    the dot's operand, 17x slower on the k-means assignment (bench/NOTES.md).
 
-    def less_c(x, x_axes):
-        order = [kept.index(ax) for ax in x_axes if ax in kept]
-        view = c.permute(order).reshape([x.shape[i] if ax in kept else 1 for i, ax in enumerate(x_axes)])
+    Packed operands (ragged_*: (ragged axis, outer axis, offsets name), their axes as
+    passed, cu_*: the offsets): each cell's c is b's first row of that sequence, and each
+    packed row takes its own cell's c. No host sync."""
+    a, b = a.detach(), b.detach()
+    axes_c = list(b_axes)
+    c = b
+    if ragged_b is not None:  # each cell's first row: the ragged axis becomes the outer one
+        axis, outer, _cu = ragged_b
+        dim = axes_c.index(axis)
+        first = cu_b[:-1].to(torch.int64).clamp(0, max(b.shape[dim] - 1, 0))
+        c = c.index_select(dim, first) if b.shape[dim] else c.new_zeros(
+            [first.shape[0] if n == dim else size for n, size in enumerate(c.shape)])
+        axes_c[dim] = outer
+    kept = [x for x in axes_c if x in shared or x == k]
+    c = c[tuple(slice(None) if x in kept else 0 for x in axes_c)] if c.numel() else \
+        c.new_zeros([c.shape[axes_c.index(x)] for x in kept])
+    c = torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0)
+
+    def less_c(x, x_axes, ragged, cu):
+        here, cc = list(kept), c
+        if ragged is not None and ragged[1] in here:  # each packed row takes its own cell's c
+            axis, outer, _cu = ragged
+            total = x.shape[x_axes.index(axis)]
+            lengths = cu[1:] - cu[:-1]
+            cells = torch.repeat_interleave(torch.arange(lengths.shape[0], device=x.device), lengths,
+                                            output_size=total)
+            cc = cc.index_select(here.index(outer), cells)
+            here[here.index(outer)] = axis
+        order = [here.index(ax) for ax in x_axes if ax in here]
+        view = cc.permute(order).reshape([x.shape[i] if ax in here else 1 for i, ax in enumerate(x_axes)])
         out = torch.empty_like(x)
         if out.stride() != x.stride():
             x, out = x.contiguous(), torch.empty(x.shape, dtype=x.dtype, device=x.device)
         return x, torch.sub(x, view, out=out)
 
-    (a, a_s), (b, b_s) = less_c(a, a_axes), less_c(b, b_axes)
+    (a, a_s), (b, b_s) = less_c(a, a_axes, ragged_a, cu_a), less_c(b, b_axes, ragged_b, cu_b)
     return a, b, a_s, b_s
 
 

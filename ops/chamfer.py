@@ -179,25 +179,10 @@ def _offsets(p, sizes, name):
     """(offsets [N + 1] int64, lengths [N] int64, the longest or None) of a packed
     cloud's sizes, on its device; None where sizes are a tensor (the kernels'
     call then reads the longest from the offsets)."""
-    _cloud(p.unsqueeze(0), name)  # the dtype check
+    sizes = _sizes(p, sizes, name)
     if isinstance(sizes, torch.Tensor):
-        if sizes.dim() != 1 or sizes.is_floating_point() or sizes.is_complex() or sizes.dtype == torch.bool:
-            raise TensorError(f"chamfer_distance: {name}_sizes must be a 1-D integer tensor or a list of ints "
-                              f"(one size per cloud), got a {sizes.dtype} tensor of shape {tuple(sizes.shape)}")
-        if sizes.numel() == 0:
-            raise TensorError(f"chamfer_distance: {name}_sizes is empty: it needs at least one cloud")
         lengths = sizes.to(device=p.device, dtype=torch.int64)
         return torch.cat([lengths.new_zeros(1), lengths.cumsum(0)]), lengths, None
-    if not (isinstance(sizes, (list, tuple)) and all(isinstance(s, int) and not isinstance(s, bool) for s in sizes)):
-        raise TensorError(f"chamfer_distance: {name}_sizes must be a 1-D integer tensor or a list of ints "
-                          f"(one size per cloud), got {type(sizes).__name__}")
-    if not sizes:
-        raise TensorError(f"chamfer_distance: {name}_sizes is empty: it needs at least one cloud")
-    if min(sizes) < 0:
-        raise TensorError(f"chamfer_distance: {name}_sizes cannot be negative, got {list(sizes)}")
-    if sum(sizes) != p.shape[0]:
-        raise TensorError(f"chamfer_distance: {name}_sizes must sum to the {p.shape[0]} points of the packed "
-                          f"{name} {tuple(p.shape)}, got sizes {list(sizes)} (sum {sum(sizes)})")
     lengths = torch.tensor(sizes, dtype=torch.int64, device=p.device)
     offsets = torch.tensor([0] + list(itertools.accumulate(sizes)), dtype=torch.int64, device=p.device)
     return offsets, lengths, max(sizes)
@@ -296,25 +281,34 @@ def _listed(clouds, name):
 
 def _packed(p, sizes, name):
     """A packed [P_total, D] tensor and its per-cloud sizes, padded to [N, max P_i, D]."""
+    sizes = _sizes(p, sizes, name)
+    if isinstance(sizes, torch.Tensor):
+        sizes = _sizes(p, sizes.tolist(), name)
+    return _pad(list(torch.split(p, sizes)), sizes, p.device)
+
+
+def _sizes(p, sizes, name):
+    """A packed cloud's sizes, checked (and its dtype): a list of ints summing to
+    its points, or a 1-D integer tensor (whose values are not read here)."""
+    _cloud(p.unsqueeze(0), name)  # the dtype check
     if isinstance(sizes, torch.Tensor):
         if sizes.dim() != 1 or sizes.is_floating_point() or sizes.is_complex() or sizes.dtype == torch.bool:
             raise TensorError(f"chamfer_distance: {name}_sizes must be a 1-D integer tensor or a list of ints "
                               f"(one size per cloud), got a {sizes.dtype} tensor of shape {tuple(sizes.shape)}")
-        sizes = sizes.tolist()
-    elif isinstance(sizes, (list, tuple)) and all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
-        sizes = list(sizes)
-    else:
+        if sizes.numel() == 0:
+            raise TensorError(f"chamfer_distance: {name}_sizes is empty: it needs at least one cloud")
+        return sizes
+    if not (isinstance(sizes, (list, tuple)) and all(isinstance(s, int) and not isinstance(s, bool) for s in sizes)):
         raise TensorError(f"chamfer_distance: {name}_sizes must be a 1-D integer tensor or a list of ints "
                           f"(one size per cloud), got {type(sizes).__name__}")
     if not sizes:
         raise TensorError(f"chamfer_distance: {name}_sizes is empty: it needs at least one cloud")
     if min(sizes) < 0:
-        raise TensorError(f"chamfer_distance: {name}_sizes cannot be negative, got {sizes}")
+        raise TensorError(f"chamfer_distance: {name}_sizes cannot be negative, got {list(sizes)}")
     if sum(sizes) != p.shape[0]:
         raise TensorError(f"chamfer_distance: {name}_sizes must sum to the {p.shape[0]} points of the packed "
-                          f"{name} {tuple(p.shape)}, got sizes {sizes} (sum {sum(sizes)})")
-    _cloud(p.unsqueeze(0), name)  # the dtype check
-    return _pad(list(torch.split(p, sizes)), sizes, p.device)
+                          f"{name} {tuple(p.shape)}, got sizes {list(sizes)} (sum {sum(sizes)})")
+    return list(sizes)
 
 
 def _pad(clouds, sizes, device):
