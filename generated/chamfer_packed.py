@@ -185,7 +185,7 @@ def dist_fwd(
     k_in = offs_k < size_k
     n0 = n_block * BLOCK_N
     offs_n = n0 + tl.arange(0, BLOCK_N)
-    n_in = offs_n < tl.minimum(tl.load(cu_x_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)), size_n).to(tl.int32)
+    n_in = offs_n < tl.minimum((tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1))), size_n).to(tl.int32)
     n_ok = n_in
     a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
     if DOT_MODE < 2:  # the expansion reads the rows less their shift
@@ -225,14 +225,14 @@ def dist_fwd(
     m_seen = tl.zeros([BLOCK_M], tl.int32)
     m_end = size_m
     # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged): the tiles past the bound are skipped, the full ones need no where
-    m_end = tl.maximum(tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b))), m_end), 0).to(tl.int32)
+    m_end = tl.maximum(tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), m_end), 0).to(tl.int32)
     m_full = (m_end // BLOCK_M) * BLOCK_M
     for m0 in range(0, m_full, BLOCK_M):
         offs_m = m0 + tl.arange(0, BLOCK_M)
-        m_in = offs_m < tl.minimum(tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)), size_m).to(tl.int32)
+        m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
         m_ok = m_in
         # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b))))
+        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
 
         b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
         if DOT_MODE < 2:  # the expansion reads the rows less their shift
@@ -336,10 +336,10 @@ def dist_fwd(
     if m_full < m_end:  # the last, partial tile
         m0 = m_full
         offs_m = m0 + tl.arange(0, BLOCK_M)
-        m_in = offs_m < tl.minimum(tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)), size_m).to(tl.int32)
+        m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
         m_ok = m_in
         # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b))))
+        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
 
         b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
         if DOT_MODE < 2:  # the expansion reads the rows less their shift
@@ -451,10 +451,10 @@ def dist_fwd(
             nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
             for m0 in range(0, m_full, BLOCK_M):
                 offs_m = m0 + tl.arange(0, BLOCK_M)
-                m_in = offs_m < tl.minimum(tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)), size_m).to(tl.int32)
+                m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
                 m_ok = m_in
                 # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b))))
+                m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
 
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
@@ -541,10 +541,10 @@ def dist_fwd(
             if m_full < m_end:
                 m0 = m_full
                 offs_m = m0 + tl.arange(0, BLOCK_M)
-                m_in = offs_m < tl.minimum(tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)), size_m).to(tl.int32)
+                m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
                 m_ok = m_in
                 # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b))))
+                m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
 
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
@@ -641,10 +641,10 @@ def dist_fwd(
                 top_idx = tl.full([BLOCK_N], size_m, tl.int32)
                 for m0 in range(0, m_end, BLOCK_M):
                     offs_m = m0 + tl.arange(0, BLOCK_M)
-                    m_in = offs_m < tl.minimum(tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)), size_m).to(tl.int32)
+                    m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
                     m_ok = m_in
                     # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                    m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b))))
+                    m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
 
                     b_at = b_rows + offs_m.to(tl.int64) * stride_Y_m
                     key = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
@@ -735,7 +735,7 @@ def dist_bwd(
     a_cell = tl.program_id(0).to(tl.int64)
     pid_b = a_cell
     offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    n_in = offs_n < tl.minimum(tl.load(cu_x_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)), size_n).to(tl.int32)
+    n_in = offs_n < tl.minimum((tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1))), size_n).to(tl.int32)
 
     # one pass at least: the per-row and per-column terms (k0 == 0) count when size_k is 0
     for k0 in range(0, size_k + (size_k == 0), BLOCK_K):
@@ -792,16 +792,16 @@ def dist_bwd_Y(
     b_cell = tl.program_id(0).to(tl.int64)
     pid_b = b_cell
     offs_m = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
-    m_in = offs_m < tl.minimum(tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)), size_m).to(tl.int32)
+    m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
     offs_k = tl.program_id(2) * BLOCK_K + tl.arange(0, BLOCK_K)
     k_in = offs_k < size_k
     acc = tl.zeros([BLOCK_M, BLOCK_K], tl.float32)
     for other in range(0, 1):
         cell = pid_b
         a_rows = X_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n
-        for n0 in range(0, tl.minimum(tl.load(cu_x_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)), size_n).to(tl.int32), BLOCK_N):
+        for n0 in range(0, tl.minimum((tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1))), size_n).to(tl.int32), BLOCK_N):
             offs_n = n0 + tl.arange(0, BLOCK_N)
-            n_in = offs_n < tl.minimum(tl.load(cu_x_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)), size_n).to(tl.int32)
+            n_in = offs_n < tl.minimum((tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1))), size_n).to(tl.int32)
             sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
             onehot = offs_m[:, None] == sel[None, :]
             if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
@@ -975,7 +975,7 @@ def dist_bwd_Y_csr(
 
         acc += contrib
     # m is ragged: a row past its sequence's end is another sequence's (or past the packed rows)
-    k_in = k_in & (offs_k * 0 + offs_m < tl.minimum(tl.load(cu_y_ptr + tl.minimum(pid_b, size_b) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)), size_m).to(tl.int32))
+    k_in = k_in & (offs_k * 0 + offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32))
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * dstride_Y_m + offs_m * dstride_Y_m + offs_k * dstride_Y_k,
              tl.sum(acc, axis=0).to(grad_Y_ptr.dtype.element_ty), mask=k_in)
 

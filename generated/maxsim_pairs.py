@@ -187,12 +187,12 @@ def score_fwd(
     d_in = offs_d < size_d
     acc = tl.zeros([BLOCK_S], tl.float32)
     # spec line 8: s is ragged: the rows past this sequence's end are not visited
-    for s0 in range(s_lo, tl.minimum(s_hi, tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n)), size_s).to(tl.int32)), BLOCK_S):
+    for s0 in range(s_lo, tl.minimum(s_hi, tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1))), size_s).to(tl.int32)), BLOCK_S):
         offs_s = s0 + tl.arange(0, BLOCK_S)
-        s_in = offs_s < tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n)), size_s).to(tl.int32)
+        s_in = offs_s < tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1))), size_s).to(tl.int32)
         s_ok = s_in
         # spec line 5: where s < cu_q[n + 1] - cu_q[n] (s ragged)
-        s_ok = s_ok & (offs_s < (tl.load(cu_q_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n))))
+        s_ok = s_ok & (offs_s < (tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1))))
 
         a_row = a_rows + offs_s.to(tl.int64) * stride_Q_s
 
@@ -228,14 +228,14 @@ def score_fwd(
         t_seen = tl.zeros([BLOCK_T], tl.int32)
         t_end = size_t
         # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged): the tiles past the bound are skipped, the full ones need no where
-        t_end = tl.maximum(tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n))), t_end), 0).to(tl.int32)
+        t_end = tl.maximum(tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), t_end), 0).to(tl.int32)
         t_full = (t_end // BLOCK_T) * BLOCK_T
         for t0 in range(0, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)), size_t).to(tl.int32)
+            t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
             t_ok = t_in
             # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
-            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n))))
+            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
 
             b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
             # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
@@ -320,10 +320,10 @@ def score_fwd(
         if t_full < t_end:  # the last, partial tile
             t0 = t_full
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)), size_t).to(tl.int32)
+            t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
             t_ok = t_in
             # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
-            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n))))
+            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
 
             b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
             # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
@@ -416,10 +416,10 @@ def score_fwd(
                 nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
                 for t0 in range(0, t_full, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
-                    t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)), size_t).to(tl.int32)
+                    t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
                     t_ok = t_in
                     # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
-                    t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n))))
+                    t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
 
                     b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
                     # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
@@ -487,10 +487,10 @@ def score_fwd(
                 if t_full < t_end:
                     t0 = t_full
                     offs_t = t0 + tl.arange(0, BLOCK_T)
-                    t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)), size_t).to(tl.int32)
+                    t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
                     t_ok = t_in
                     # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
-                    t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n))))
+                    t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
 
                     b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
                     # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
@@ -597,7 +597,7 @@ def score_bwd(
     a_cell = tl.program_id(0).to(tl.int64)
     pid_n = a_cell
     offs_s = tl.program_id(1) * BLOCK_S + tl.arange(0, BLOCK_S)
-    s_in = offs_s < tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n)), size_s).to(tl.int32)
+    s_in = offs_s < tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1))), size_s).to(tl.int32)
 
     # one pass at least: the per-row and per-column terms (d0 == 0) count when size_d is 0
     for d0 in range(0, size_d + (size_d == 0), BLOCK_D):
@@ -652,16 +652,16 @@ def score_bwd_D(
     b_cell = tl.program_id(0).to(tl.int64)
     pid_n = b_cell
     offs_t = tl.program_id(1) * BLOCK_T + tl.arange(0, BLOCK_T)
-    t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)), size_t).to(tl.int32)
+    t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
     offs_d = tl.program_id(2) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     acc = tl.zeros([BLOCK_T, BLOCK_D], tl.float32)
     for other in range(0, 1):
         cell = pid_n
         a_rows = Q_ptr + pid_n * stride_Q_n + tl.load(cu_q_ptr + tl.minimum(pid_n, size_n)).to(tl.int64) * stride_Q_s
-        for s0 in range(0, tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n)), size_s).to(tl.int32), BLOCK_S):
+        for s0 in range(0, tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1))), size_s).to(tl.int32), BLOCK_S):
             offs_s = s0 + tl.arange(0, BLOCK_S)
-            s_in = offs_s < tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n)), size_s).to(tl.int32)
+            s_in = offs_s < tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_n, size_n - 1))), size_s).to(tl.int32)
             sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
             onehot = offs_t[:, None] == sel[None, :]
             if True:  # tensor-core tiles: no branch around the loads, so that they pipeline
@@ -826,7 +826,7 @@ def score_bwd_D_csr(
 
         acc += contrib
     # t is ragged: a row past its sequence's end is another sequence's (or past the packed rows)
-    d_in = d_in & (offs_d * 0 + offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_n, size_n) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)), size_t).to(tl.int32))
+    d_in = d_in & (offs_d * 0 + offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32))
     tl.store(grad_D_ptr + pid_n * dstride_D_n + tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)).to(tl.int64) * dstride_D_t + offs_t * dstride_D_t + offs_d * dstride_D_d,
              tl.sum(acc, axis=0).to(grad_D_ptr.dtype.element_ty), mask=d_in)
 

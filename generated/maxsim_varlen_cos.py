@@ -216,10 +216,10 @@ def score_fwd(
     # spec line 8: s is ragged: the rows past this sequence's end are not visited
     for s0 in range(s_lo, tl.minimum(s_hi, size_s), BLOCK_S):
         offs_s = s0 + rows % BLOCK_S
-        s_in = (offs_s < tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_i, size_i) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)), size_s).to(tl.int32)) & i_in
+        s_in = (offs_s < tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1))), size_s).to(tl.int32)) & i_in
         s_ok = s_in
         # spec line 5: where s < cu_q[i + 1] - cu_q[i] (s ragged)
-        s_ok = s_ok & (offs_s < (tl.load(cu_q_ptr + tl.minimum(pid_i, size_i) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i))))
+        s_ok = s_ok & (offs_s < (tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1))))
 
         a_row = a_rows + offs_s.to(tl.int64) * stride_Q_s
 
@@ -286,14 +286,14 @@ def score_fwd(
         t_seen = tl.zeros([BLOCK_T], tl.int32)
         t_end = size_t
         # spec line 6: where t < cu_d[j + 1] - cu_d[j] (t ragged): the tiles past the bound are skipped, the full ones need no where
-        t_end = tl.maximum(tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j))), t_end), 0).to(tl.int32)
+        t_end = tl.maximum(tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))), t_end), 0).to(tl.int32)
         t_full = (t_end // BLOCK_T) * BLOCK_T
         for t0 in range(0, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j)), size_t).to(tl.int32)
+            t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))), size_t).to(tl.int32)
             t_ok = t_in
             # spec line 6: where t < cu_d[j + 1] - cu_d[j] (t ragged)
-            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j))))
+            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))))
 
             b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
             # spec line 8: score[i, j] = sum_s max_t cos(Q_s, D_t)
@@ -403,10 +403,10 @@ def score_fwd(
         if t_full < t_end:  # the last, partial tile
             t0 = t_full
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j)), size_t).to(tl.int32)
+            t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))), size_t).to(tl.int32)
             t_ok = t_in
             # spec line 6: where t < cu_d[j + 1] - cu_d[j] (t ragged)
-            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j))))
+            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))))
 
             b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
             # spec line 8: score[i, j] = sum_s max_t cos(Q_s, D_t)
@@ -529,10 +529,10 @@ def score_fwd(
                 x_nan = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
                 for t0 in range(0, t_full, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
-                    t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j)), size_t).to(tl.int32)
+                    t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))), size_t).to(tl.int32)
                     t_ok = t_in
                     # spec line 6: where t < cu_d[j + 1] - cu_d[j] (t ragged)
-                    t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j))))
+                    t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))))
 
                     b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
                     # spec line 8: score[i, j] = sum_s max_t cos(Q_s, D_t)
@@ -624,10 +624,10 @@ def score_fwd(
                 if t_full < t_end:
                     t0 = t_full
                     offs_t = t0 + tl.arange(0, BLOCK_T)
-                    t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j)), size_t).to(tl.int32)
+                    t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))), size_t).to(tl.int32)
                     t_ok = t_in
                     # spec line 6: where t < cu_d[j + 1] - cu_d[j] (t ragged)
-                    t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j))))
+                    t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))))
 
                     b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
                     # spec line 8: score[i, j] = sum_s max_t cos(Q_s, D_t)
@@ -802,7 +802,7 @@ def score_bwd(
     a_cell = tl.program_id(0).to(tl.int64)
     pid_i = a_cell
     offs_s = tl.program_id(1) * BLOCK_S + tl.arange(0, BLOCK_S)
-    s_in = offs_s < tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_i, size_i) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)), size_s).to(tl.int32)
+    s_in = offs_s < tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1))), size_s).to(tl.int32)
     asq = tl.load(aux_asq_ptr + pid_i * stride_aux_asq_i + tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)).to(tl.int64) * stride_aux_asq_s + offs_s * stride_aux_asq_s, mask=s_in, other=0.0)
     ia = 1.0 / tl.maximum(tl.sqrt(asq), 1e-12)
 
@@ -870,7 +870,7 @@ def score_bwd_D(
     b_cell = tl.program_id(0).to(tl.int64)
     pid_j = b_cell
     offs_t = tl.program_id(1) * BLOCK_T + tl.arange(0, BLOCK_T)
-    t_in = offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j)), size_t).to(tl.int32)
+    t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))), size_t).to(tl.int32)
     offs_d = tl.program_id(2) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     acc = tl.zeros([BLOCK_T, BLOCK_D], tl.float32)
@@ -879,9 +879,9 @@ def score_bwd_D(
         pid_i = other64
         cell = (pid_i) * size_j + pid_j
         a_rows = Q_ptr + pid_i * stride_Q_i + tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)).to(tl.int64) * stride_Q_s
-        for s0 in range(0, tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_i, size_i) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)), size_s).to(tl.int32), BLOCK_S):
+        for s0 in range(0, tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1))), size_s).to(tl.int32), BLOCK_S):
             offs_s = s0 + tl.arange(0, BLOCK_S)
-            s_in = offs_s < tl.minimum(tl.load(cu_q_ptr + tl.minimum(pid_i, size_i) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)), size_s).to(tl.int32)
+            s_in = offs_s < tl.minimum((tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1) + 1) - tl.load(cu_q_ptr + tl.minimum(pid_i, size_i - 1))), size_s).to(tl.int32)
             sel = tl.load(idx_ptr + cell * size_s + offs_s, mask=s_in, other=-2)
             onehot = offs_t[:, None] == sel[None, :]
             if tl.max(tl.max(onehot.to(tl.int32), axis=1), axis=0) > 0:  # some row of this block chose this block
@@ -1078,7 +1078,7 @@ def score_bwd_D_csr(
 
         acc += contrib
     # t is ragged: a row past its sequence's end is another sequence's (or past the packed rows)
-    d_in = d_in & (offs_d * 0 + offs_t < tl.minimum(tl.load(cu_d_ptr + tl.minimum(pid_j, size_j) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j)), size_t).to(tl.int32))
+    d_in = d_in & (offs_d * 0 + offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_j, size_j - 1))), size_t).to(tl.int32))
     tl.store(grad_D_ptr + pid_j * dstride_D_j + tl.load(cu_d_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * dstride_D_t + offs_t * dstride_D_t + offs_d * dstride_D_d,
              tl.sum(acc, axis=0).to(grad_D_ptr.dtype.element_ty), mask=d_in)
 

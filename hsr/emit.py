@@ -87,14 +87,19 @@ def _packed_offset(tensor: str, axes, mapping: dict, prefix: str = "stride", pac
     return " + ".join(terms) or "0"
 
 
+def _ragged_length(cu: str, n: str, outer: str) -> str:
+    """Sequence n's length, offsets[n + 1] - offsets[n]; n clamped to the last
+    sequence (a stacked tile's rows past it are left out anyway)."""
+    at = f"tl.minimum({n}, size_{outer} - 1)"
+    return f"(tl.load({cu}_ptr + {at} + 1) - tl.load({cu}_ptr + {at}))"
+
+
 def _ragged_end(axis: str, packing: dict) -> str:
     """The end of an axis in a program: its size, or for a ragged axis its
-    sequence's length (offsets[n + 1] - offsets[n], at most the size)."""
+    sequence's length (at most the size)."""
     for r_axis, outer, cu in packing.values():
         if r_axis == axis:
-            at = f"tl.minimum(pid_{outer}, size_{outer})"  # (a stacked tile's rows past the last are out anyway)
-            return (f"tl.minimum(tl.load({cu}_ptr + {at} + 1) - tl.load({cu}_ptr + {at}), "
-                    f"size_{axis}).to(tl.int32)")
+            return f"tl.minimum({_ragged_length(cu, f'pid_{outer}', outer)}, size_{axis}).to(tl.int32)"
     return f"size_{axis}"
 
 
@@ -205,9 +210,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         text = c.name if c.kind == "mask" else f"{c.axis} < {c.name or c.literal}"
         offset = _offset(c.name, c.axes, mapping) if c.name else ""
         if c.ragged:  # sequence n's length: cu[n + 1] - cu[n]
-            n = f"tl.minimum({mapping[c.axes[0]]}, size_{c.axes[0]})"
             text = f"{c.axis} < {c.name}[{c.axes[0]} + 1] - {c.name}[{c.axes[0]}] ({c.axis} ragged)"
-            limit = f"(tl.load({c.name}_ptr + {n} + 1) - tl.load({c.name}_ptr + {n}))"
+            limit = _ragged_length(c.name, mapping[c.axes[0]], c.axes[0])
         elif c.kind == "bound":
             limit = f"tl.load({c.name}_ptr + {offset})" if c.name else str(c.literal)
         else:
