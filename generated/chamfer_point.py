@@ -1395,12 +1395,13 @@ def dist_fwd_both(
             ckey = _dist_order(cbest).to(tl.int64)
             improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
             if NEED_IDX:
-                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                    # value and lowest row from one reduction (a recomputed key may round apart)
-                    rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
-                    cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
-                    ckey = _dist_order(cval + 0.0).to(tl.int64)
-                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                # value and lowest row from one reduction (a recomputed key may round apart). Every tile:
+                # Triton 3.6 miscompiled a block-wide `if any improves` around it (the rows' indices came
+                # back as float bits; bench/experiments/both_ways_index_variants.py)
+                rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
+                cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
+                ckey = _dist_order(cval + 0.0).to(tl.int64)
+                tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
             else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
                 tl.atomic_min(col_at, ckey << 32, mask=improve)
     if m_full < m_end:  # the term's last, partial tile
@@ -1508,12 +1509,13 @@ def dist_fwd_both(
             ckey = _dist_order(cbest).to(tl.int64)
             improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
             if NEED_IDX:
-                if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                    # value and lowest row from one reduction (a recomputed key may round apart)
-                    rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
-                    cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
-                    ckey = _dist_order(cval + 0.0).to(tl.int64)
-                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                # value and lowest row from one reduction (a recomputed key may round apart). Every tile:
+                # Triton 3.6 miscompiled a block-wide `if any improves` around it (the rows' indices came
+                # back as float bits; bench/experiments/both_ways_index_variants.py)
+                rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
+                cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
+                ckey = _dist_order(cval + 0.0).to(tl.int64)
+                tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
             else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
                 tl.atomic_min(col_at, ckey << 32, mask=improve)
     if col_active:  # past the term's bound: the swapped term's columns only
@@ -1609,12 +1611,13 @@ def dist_fwd_both(
                 ckey = _dist_order(cbest).to(tl.int64)
                 improve = m_in & (cbest == cbest) & (ckey <= (held >> 32))  # a NaN waits for the second pass
                 if NEED_IDX:
-                    if tl.max(improve.to(tl.int32), axis=0) > 0:  # rare once the columns have good candidates
-                        # value and lowest row from one reduction (a recomputed key may round apart)
-                        rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
-                        cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
-                        ckey = _dist_order(cval + 0.0).to(tl.int64)
-                        tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
+                    # value and lowest row from one reduction (a recomputed key may round apart). Every tile:
+                    # Triton 3.6 miscompiled a block-wide `if any improves` around it (the rows' indices came
+                    # back as float bits; bench/experiments/both_ways_index_variants.py)
+                    rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
+                    cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
+                    ckey = _dist_order(cval + 0.0).to(tl.int64)
+                    tl.atomic_min(col_at, (ckey << 32) | cidx.to(tl.int64), mask=improve)
                 else:  # the value alone: a masked atomic, no block-wide test (bench/NOTES.md, session 14)
                     tl.atomic_min(col_at, ckey << 32, mask=improve)
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does

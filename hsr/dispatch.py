@@ -258,12 +258,14 @@ def both_ways_fused(device, pairs: int, need_idx: bool) -> bool:
     """Whether both_ways runs one fused pass (else the two calls). Measured on
     the H100 (bench/NOTES.md, session 7): without indices the fused forward
     is 1.35x faster at 1e8 pairs (10K x 10K) and 0.55x at 1e10 (100K x 100K:
-    two cross-warp reductions and a branch per tile); with indices its first
-    version met an illegal memory access there, not yet understood. So on
-    CUDA: no indices and at most 1e8 pairs (HSR_BOTH_WAYS_INDEX=1 lets the
-    indexed one run, to debug it). Session 14 took the per-tile block-wide
-    reductions out (10K 0.126 ms against 0.162 for the two calls; 100K still
-    4.59 against 3.97). HSR_BOTH_WAYS=fused|separate forces the choice
+    two cross-warp reductions and a branch per tile). Session 14 took the
+    per-tile block-wide reductions out (10K 0.126 ms against 0.162 for the two
+    calls; 100K still 4.59 against 3.97). With indices, Triton 3.6 miscompiled
+    the block-wide test that skipped the columns' merge (wrong indices, then
+    an illegal access in the backward); merging every tile it is right and no
+    faster than the two calls (H200: 10K 0.395 ms against 0.408, 100K 14.9
+    against 3.6; bench/NOTES.md, session 23). So on CUDA: no indices and at
+    most 1e8 pairs (HSR_BOTH_WAYS_INDEX=1 runs the indexed one). HSR_BOTH_WAYS=fused|separate forces the choice
     without indices, for measuring. The interpreter always fuses: the tests
     check the fused kernels against the two calls."""
     if getattr(device, "type", device) != "cuda":

@@ -27,8 +27,6 @@ def _lengths(n_cells, size, gen, given_):
 
 def _both_with_indices(module, x, y, ylen, xlen):
     """The fused forward's values and indices (the saved ones, as the backward reads them)."""
-    if not hsr.dispatch.both_ways_fused(x.device, 0, True):
-        pytest.skip("the fused forward with indices is off on CUDA (an illegal memory access on the H100, session 7)")
     t, sizes = hsr.runtime.bind(module.OUTPUT, module.SIGNATURE, (x, y), dict(ylen=ylen))
     t_sw, sizes_sw = hsr.runtime.bind(module.OUTPUT, module.SIGNATURE, (y, x), dict(ylen=xlen))
     out, saved, out_sw, saved_sw = module._dist_forward_both(t, t_sw, sizes, sizes_sw, True)
@@ -69,6 +67,22 @@ def test_values_and_indices_equal_the_two_calls(device, pair, nb, n, m, d, integ
         assert torch.equal(got[1], want[1].to(got[1].dtype)) and torch.equal(got[3], want[3].to(got[3].dtype))
     plain = module.both_ways(x, y, ylen=ylen, ylen_swapped=xlen)  # the forward that saves no index
     _same(plain, (got[0], got[2]), exact=True)
+
+
+@pytest.mark.parametrize("pair", sorted(MODULES))
+def test_many_points_on_cuda_equal_the_two_calls(device, pair):
+    """Thousands of points, many tiles a program: where Triton 3.6 once miscompiled
+    the columns' merge (indices came back as float bits from 1000 points on)."""
+    if device == "cpu":
+        pytest.skip("thousands of points: too slow for the interpreter; a GPU test")
+    module = MODULES[pair]
+    gen = torch.Generator().manual_seed(3)
+    x, y = torch.randn(2, 3000, 3, generator=gen).to(device), torch.randn(2, 3007, 3, generator=gen).to(device)
+    got = _both_with_indices(module, x, y, None, None)
+    want = _separate_with_indices(module, x, y, None, None)
+    _same(got, want, exact=pair == "l1")
+    for g, w, rows in ((got[1], want[1], 3007), (got[3], want[3], 3000)):
+        assert ((g >= 0) & (g < rows)).all() and (g.long() == w.long()).float().mean() > 0.999
 
 
 @pytest.mark.parametrize("pair", sorted(MODULES))
