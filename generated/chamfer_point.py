@@ -2436,13 +2436,29 @@ def apply(*args, backward="auto", **kwargs):
         return _apply(args, kwargs, backward)
     inputs = (*args, *kwargs.values())
     key = kept.signature(inputs, backward, len(args), *kwargs)
-    return kept.call(_KEPT, key, inputs, _apply, args, kwargs, backward)
+    return kept.call(_KEPT, key, inputs, _apply, args, kwargs, backward, None, key)
 
 
-def _apply(args, kwargs, backward):
-    """apply, as written: bind, check, launch."""
+_KEPT_BOUND = kept.Table(autograd=True)  # _bound's calls by signature: the autograd path's checks
+
+
+def _bound(args, kwargs, backward, max_seqlen=None, key=None):
+    """(tensors by name, axis sizes) of a call, checked. Replayed where its
+    signature (key) was seen: a call with gradients is not a replay as a whole
+    (autograd), but its checks and sizes are fixed by the signature."""
+    if key is None or torch.compiler.is_compiling():
+        return _bound_as_written(args, kwargs, backward, max_seqlen)
+    return kept.call(_KEPT_BOUND, key, (*args, *kwargs.values()), _bound_as_written, args, kwargs, backward, max_seqlen)
+
+
+def _bound_as_written(args, kwargs, backward, max_seqlen):
     runtime.check_backward(OUTPUT, backward)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    return runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+
+
+def _apply(args, kwargs, backward, max_seqlen=None, key=None):
+    """apply, as written (its checks replayed where key was seen): bind, check, launch."""
+    t, sizes = _bound(args, kwargs, backward, max_seqlen, key)
     if runtime.float64(t):
         return runtime.reference_float64(SPEC, FILENAME, args, kwargs)
     first = next(v for v in t.values() if v is not None)
@@ -2481,16 +2497,36 @@ def both_ways(X, Y, ylen=None, ylen_swapped=None, *, backward="auto"):
     inputs = (X, Y, ylen, ylen_swapped)
     if torch.compiler.is_compiling():
         return _both_ways(*inputs, backward)
-    return kept.call(_KEPT_BOTH, kept.signature(inputs, backward), inputs, _both_ways, *inputs, backward)
+    key = kept.signature(inputs, backward)
+    return kept.call(_KEPT_BOTH, key, inputs, _both_ways, *inputs, backward, key)
 
 
-def _both_ways(X, Y, ylen, ylen_swapped, backward):
-    """both_ways, as written."""
+_KEPT_BOTH_BOUND = kept.Table(autograd=True)  # _both_bound's calls by signature: the autograd path's checks
+
+
+def _both_bound(inputs, backward, key):
+    """(t, sizes, t_sw, sizes_sw) of both_ways' two calls, checked; replayed where
+    key was seen (as _bound)."""
+    if key is None or torch.compiler.is_compiling():
+        return _both_bound_as_written(inputs, backward)
+    return kept.call(_KEPT_BOTH_BOUND, key, inputs, _both_bound_as_written, inputs, backward)
+
+
+def _both_bound_as_written(inputs, backward):
     runtime.check_backward(OUTPUT, backward)
+    X, Y, ylen, ylen_swapped = inputs
     first = dict(ylen=ylen)
     second = dict(ylen=ylen_swapped)
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, (X, Y), first, runtime.CALL_FLOAT_DTYPES)
     t_sw, sizes_sw = runtime.bind(OUTPUT, SIGNATURE, (Y, X), second, runtime.CALL_FLOAT_DTYPES)
+    return t, sizes, t_sw, sizes_sw
+
+
+def _both_ways(X, Y, ylen, ylen_swapped, backward, key=None):
+    """both_ways, as written (its checks replayed where key was seen)."""
+    t, sizes, t_sw, sizes_sw = _both_bound((X, Y, ylen, ylen_swapped), backward, key)
+    first = dict(ylen=ylen)
+    second = dict(ylen=ylen_swapped)
     if runtime.float64(t) or runtime.float64(t_sw):  # the float64 reference evaluator, once each way
         return (apply(X, Y, **first, backward=backward),
                 apply(Y, X, **second, backward=backward))

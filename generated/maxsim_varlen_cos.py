@@ -1440,14 +1440,30 @@ def apply(*args, backward="auto", max_seqlen=None, **kwargs):
         return _apply(args, kwargs, backward, max_seqlen)
     inputs = (*args, *kwargs.values())
     key = kept.signature(inputs, backward, len(args), *kwargs, max_seqlen and tuple(sorted(max_seqlen.items())))
-    return kept.call(_KEPT, key, inputs, _apply, args, kwargs, backward, max_seqlen)
+    return kept.call(_KEPT, key, inputs, _apply, args, kwargs, backward, max_seqlen, key)
 
 
-def _apply(args, kwargs, backward, max_seqlen=None):
-    """apply, as written: bind, check, launch."""
+_KEPT_BOUND = kept.Table(autograd=True)  # _bound's calls by signature: the autograd path's checks
+
+
+def _bound(args, kwargs, backward, max_seqlen=None, key=None):
+    """(tensors by name, axis sizes) of a call, checked. Replayed where its
+    signature (key) was seen: a call with gradients is not a replay as a whole
+    (autograd), but its checks and sizes are fixed by the signature."""
+    if key is None or torch.compiler.is_compiling():
+        return _bound_as_written(args, kwargs, backward, max_seqlen)
+    return kept.call(_KEPT_BOUND, key, (*args, *kwargs.values()), _bound_as_written, args, kwargs, backward, max_seqlen)
+
+
+def _bound_as_written(args, kwargs, backward, max_seqlen):
     runtime.check_backward(OUTPUT, backward)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES, packing=PACKING,
-                            max_seqlen=max_seqlen)
+    return runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES, packing=PACKING,
+                        max_seqlen=max_seqlen)
+
+
+def _apply(args, kwargs, backward, max_seqlen=None, key=None):
+    """apply, as written (its checks replayed where key was seen): bind, check, launch."""
+    t, sizes = _bound(args, kwargs, backward, max_seqlen, key)
     if max_seqlen is not None:  # the reference evaluator takes it as a keyword too
         kwargs = dict(kwargs, max_seqlen=max_seqlen)
     if runtime.float64(t):

@@ -1449,13 +1449,29 @@ def apply(*args, backward="auto", **kwargs):
         return _apply(args, kwargs, backward)
     inputs = (*args, *kwargs.values())
     key = kept.signature(inputs, backward, len(args), *kwargs)
-    return kept.call(_KEPT, key, inputs, _apply, args, kwargs, backward)
+    return kept.call(_KEPT, key, inputs, _apply, args, kwargs, backward, None, key)
 
 
-def _apply(args, kwargs, backward):
-    """apply, as written: bind, check, launch."""
+_KEPT_BOUND = kept.Table(autograd=True)  # _bound's calls by signature: the autograd path's checks
+
+
+def _bound(args, kwargs, backward, max_seqlen=None, key=None):
+    """(tensors by name, axis sizes) of a call, checked. Replayed where its
+    signature (key) was seen: a call with gradients is not a replay as a whole
+    (autograd), but its checks and sizes are fixed by the signature."""
+    if key is None or torch.compiler.is_compiling():
+        return _bound_as_written(args, kwargs, backward, max_seqlen)
+    return kept.call(_KEPT_BOUND, key, (*args, *kwargs.values()), _bound_as_written, args, kwargs, backward, max_seqlen)
+
+
+def _bound_as_written(args, kwargs, backward, max_seqlen):
     runtime.check_backward(OUTPUT, backward)
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+    return runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)
+
+
+def _apply(args, kwargs, backward, max_seqlen=None, key=None):
+    """apply, as written (its checks replayed where key was seen): bind, check, launch."""
+    t, sizes = _bound(args, kwargs, backward, max_seqlen, key)
     if runtime.float64(t):
         return runtime.reference_float64(SPEC, FILENAME, args, kwargs)
     first = next(v for v in t.values() if v is not None)

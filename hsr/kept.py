@@ -41,10 +41,14 @@ _METADATA = {T.stride, T.size, T.dim, T.ndimension, T.numel, T.nelement, T.data_
 
 
 class Table:
-    """One entry point's kept calls: signature -> Replay, or PLAIN."""
+    """One entry point's kept calls: signature -> Replay, or PLAIN. autograd: the
+    result may carry autograd (a call's tensors, or what its torch functions made
+    of them, which a replay runs again under the same grad mode); only for paths
+    with no autograd.Function inside."""
 
-    def __init__(self):
+    def __init__(self, autograd: bool = False):
         self.entries: dict = {}
+        self.autograd = autograd
         _tables.append(self)
 
     def get(self, key):
@@ -95,7 +99,7 @@ def call(table: Table, key, inputs, fn, *args, **kwargs):
     recorder = _Recorder()
     with launcher.recording_into(recorder), recorder:
         result = fn(*args, **kwargs)
-    replay = recorder.replay(inputs, result)
+    replay = recorder.replay(inputs, result, table.autograd)
     if replay is not None:
         table.put(key, replay if isinstance(replay, Replay) else PLAIN)
     return result
@@ -124,11 +128,11 @@ class _Recorder(TorchFunctionMode):
             self.steps.append(("refuse", "a launch on another device"))  # a replay launches on one device
         self.steps.append(("launch", kernel, grid, args, kwargs, compiled))
 
-    def replay(self, inputs, result):
+    def replay(self, inputs, result, autograd=False):
         """The Replay of what was recorded; a str (why not) where it cannot be one;
         None where this call cannot tell (inputs that are one tensor twice)."""
         try:
-            return _Builder(inputs).build(self.steps, result)
+            return _Builder(inputs, autograd).build(self.steps, result)
         except _Ambiguous:
             return None
         finally:
@@ -147,8 +151,9 @@ class _Builder:
     """Turns a recorded call into a Replay: every tensor a step reads or the
     result holds is an input (by position) or the output of an earlier step."""
 
-    def __init__(self, inputs):
+    def __init__(self, inputs, autograd=False):
         self.n_slots = len(inputs)
+        self.autograd = autograd
         self.by_id: dict = {}
         for slot, x in enumerate(inputs):
             if isinstance(x, torch.Tensor):
@@ -197,7 +202,7 @@ class _Builder:
         if isinstance(a, torch.Tensor):
             known = self.by_id.get(id(a))
             if known is not None and known[1] is a:
-                if for_result and (a.requires_grad or a.grad_fn is not None):
+                if for_result and not self.autograd and (a.requires_grad or a.grad_fn is not None):
                     raise _Unkept("the result carries autograd")
                 return ("slot", known[0])
             if not for_result and not a.numel():

@@ -121,8 +121,34 @@ def test_gradients_through_kept_signatures(device, backward):
         torch.testing.assert_close(q.grad.cpu().double(), q64.grad, rtol=1e-4, atol=1e-5)
         torch.testing.assert_close(doc.grad.cpu().double(), d64.grad, rtol=1e-4, atol=1e-5)
     assert kept.PLAIN in maxsim._KEPT.entries.values()
+    assert any(isinstance(r, kept.Replay) for r in maxsim._KEPT_BOUND.entries.values())  # the checks, replayed
     assert any(isinstance(r, kept.Replay) for r in maxsim._score_KEPT_FORWARD.entries.values())
     assert any(isinstance(r, kept.Replay) for r in maxsim._score_KEPT_BACKWARD.entries.values())
+
+
+def test_the_checks_of_a_gradient_call_are_replayed_for_packed_inputs(device):
+    """A packed call with gradients: on a GPU its checks (the offsets' device check,
+    with max_seqlen) come from a replay after the second call. New offsets and
+    values each time: values and gradients as the plain path gives them."""
+    from hsr.generated import maxsim_varlen
+    g = torch.Generator().manual_seed(5)
+    kept.forget()
+    for lengths in ([3, 1, 4], [2, 2, 4], [0, 5, 3]):
+        cu = torch.tensor([0, *torch.tensor(lengths).cumsum(0).tolist()], dtype=torch.int32).to(device)
+        q = torch.randn(sum(lengths), 16, generator=g).to(device)
+        doc = torch.randn(sum(lengths), 16, generator=g).to(device)
+        grads = []
+        for plain in (False, True):
+            qk, dk = q.clone().requires_grad_(), doc.clone().requires_grad_()
+            call = maxsim_varlen._apply if plain else (lambda a, k, b, m: maxsim_varlen.apply(*a, backward=b, max_seqlen=m))
+            out = call((cu, cu.clone(), qk, dk), {}, "atomic", {"s": 5, "t": 5})
+            (out * torch.arange(1.0, 10.0, device=device).view(3, 3)).sum().backward()
+            grads.append((out.detach(), qk.grad, dk.grad))
+        for x, y in zip(*grads):
+            torch.testing.assert_close(x, y, rtol=0, atol=0)
+    # on a GPU the offsets are checked on the device: a replay; on the CPU one host read checks them
+    want = kept.Replay if device == "cuda" else type(kept.PLAIN)
+    assert [type(r) for r in maxsim_varlen._KEPT_BOUND.entries.values()] == [want]
 
 
 def test_both_ways_is_kept(device):

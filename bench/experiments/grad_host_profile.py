@@ -5,7 +5,11 @@ Cases: Chamfer, one pair of 10K points (fp32), forward + backward; ColBERT
 B = 128 in-batch step padded with masks, and packed (maxsim_varlen, max_seqlen
 given); the packed rerank forward (1 query, 1000 documents of 40 to 300).
 
-    python3 bench/experiments/grad_host_profile.py [case,...]
+    python3 bench/experiments/grad_host_profile.py [case,...] [--as-written]
+
+--as-written: the checks of a call with gradients run as written every call
+(each module's _bound and _both_bound), as before they were kept; without it,
+they replay. Both are timed in interleaved rounds; the profile is of the kept one.
 """
 
 import cProfile
@@ -68,20 +72,49 @@ cases = {
     "rerank_packed_fwd": lambda: hsr.ops.maxsim_varlen(Rq, Rd, cr, crd, 32, 300),
     "rerank_packed_fwd_nosync_off": lambda: hsr.ops.maxsim_varlen(Rq, Rd, cr, crd),
 }
-only = sys.argv[1].split(",") if len(sys.argv) > 1 else list(cases)
-for name in only:
-    call = cases[name]
+from hsr import generated, kept  # noqa: E402
+
+MODULES = [getattr(generated, m) for m in ("maxsim", "maxsim_varlen", "chamfer_point")]
+KEPT = {m: (m._bound, getattr(m, "_both_bound", None)) for m in MODULES}
+
+
+def as_written(on: bool) -> None:
+    """Every module's checks as written (on) or kept (off)."""
+    for m, (bound, both) in KEPT.items():
+        m._bound = (lambda a, k, b, ms=None, key=None, m=m: m._bound_as_written(a, k, b, ms)) if on else bound
+        if both is not None:
+            m._both_bound = (lambda i, b, key, m=m: m._both_bound_as_written(i, b)) if on else both
+    kept.forget()
+
+
+def host_us(call, n=200):
     for _ in range(10):
         call()
     torch.cuda.synchronize()
-    n = 200
     t0 = time.perf_counter()
     for _ in range(n):
         call()
     t1 = time.perf_counter()
     torch.cuda.synchronize()
-    t2 = time.perf_counter()
-    print(f"== {name}: host {(t1 - t0) / n * 1e6:.1f} us/call, wall {(t2 - t0) / n * 1e6:.1f} us/call", flush=True)
+    return (t1 - t0) / n * 1e6, (time.perf_counter() - t0) / n * 1e6
+
+
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+only = args[0].split(",") if args else list(cases)
+for name in only:
+    call = cases[name]
+    rounds = {"kept": [], "as written": []}
+    for _ in range(5):
+        for variant in rounds:
+            as_written(variant == "as written")
+            rounds[variant].append(host_us(call))
+    as_written(False)
+    for variant, times in rounds.items():
+        host = sorted(h for h, _ in times)[2]
+        wall = sorted(w for _, w in times)[2]
+        print(f"== {name}, checks {variant}: host {host:.1f} us/call, wall {wall:.1f} us/call (median of 5 rounds)",
+              flush=True)
+    n = 200
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(n):
