@@ -21,6 +21,7 @@
 #     no outer reduction: one value per 'n'
 #     'm' ragged by cu_y: packed rows, sequence b's cu_y[b] .. cu_y[b + 1] - 1 (no padding read, tiles end at its length)
 #     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
+#     auto backward: atomic ('m' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     not lean: no outer reduction; a ragged axis (packed rows); the output's axes are not the grid's
 #     tuned configs keyed by lowering min_sqdist-41be5807b715
@@ -1179,7 +1180,7 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
 
 def dist_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return dispatch.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"])
+    return dispatch.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"], ragged_selected=True)
 
 
 def dist_scatter(sizes) -> str:

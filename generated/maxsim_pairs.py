@@ -20,6 +20,7 @@
 #     's' ragged by cu_q: packed rows, sequence n's cu_q[n] .. cu_q[n + 1] - 1 (no padding read, tiles end at its length)
 #     't' ragged by cu_d: packed rows, sequence n's cu_d[n] .. cu_d[n + 1] - 1 (no padding read, tiles end at its length)
 #     backward: Q by gather, D by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
+#     auto backward: atomic ('t' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     not lean: a ragged axis (packed rows)
 #     outer sum: rows of 's' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
@@ -1028,7 +1029,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
 
 def score_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return dispatch.auto_backward(n_contenders=1, outer=sizes["s"], selected=sizes["t"])
+    return dispatch.auto_backward(n_contenders=1, outer=sizes["s"], selected=sizes["t"], ragged_selected=True)
 
 
 def score_scatter(sizes) -> str:

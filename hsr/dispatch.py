@@ -154,7 +154,7 @@ def tma_blockers(term, stacked: bool, both: bool) -> list[str]:
 
 # -- what a call is ---------------------------------------------------------------
 
-def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
+def auto_backward(n_contenders: int, outer: int, selected: int, ragged_selected: bool = False) -> str:
     """backward="auto": fp32 atomics where few outer rows compete for each
     selected row, the destination-owned backward (through the inverse index)
     where many do: contributions per selected row, n_contenders * outer /
@@ -169,7 +169,17 @@ def auto_backward(n_contenders: int, outer: int, selected: int) -> str:
     at 32 (ColPali B=32) the atomic step, since the gather's smaller blocks
     (v13), reads 1.12-1.13 ms in every run against 1.10-1.37 for the inverse
     index, at less memory; at 13.6 (ColBERT B=128) the atomics hardly contend
-    and sorting the index costs more than they do."""
+    and sorting the index costs more than they do.
+
+    ragged_selected: the selected axis is ragged (packed sequences of differing
+    lengths). A short sequence's rows then collect many times the mean of the
+    contributions, and the inverse index's longest rows set its time: at ColBERT
+    B=512 with lengths uniform in 1..32 and 1..300 its per-row pass took twice
+    the full-length one's (2.04 against 1.02 ms, H100), and the step ran 5.66 ms
+    against 4.50 atomic (H200: 5.74 against 4.28; bench/NOTES.md, session 23).
+    So atomic there."""
+    if ragged_selected:
+        return "atomic"
     return "deterministic" if n_contenders * outer >= 48 * selected else "atomic"
 
 

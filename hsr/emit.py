@@ -320,6 +320,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         # a stacked tile's rows end per row (end_R is a vector there): its loop runs to the size
         loop_end_R=f"size_{t.r}" if blocked else _ragged_end(t.r, packing),
         ragged_r=any(x == t.r for x, _o, _cu in packing.values()),
+        ragged_c=any(x == t.c for x, _o, _cu in packing.values()),
         lean=_lean(t, plan), tma=tma, lowering=lowering_id(t, plan.signature),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
         # unstacked outer max, min or mean (dispatch.outer_split, partials merged on the host)

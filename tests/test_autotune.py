@@ -100,6 +100,8 @@ def test_auto_backward_rule():
     assert auto_backward(n_contenders=64, outer=1024, selected=1024) == "deterministic"  # ColPali B=64: 64
     assert auto_backward(n_contenders=1, outer=30522, selected=256) == "deterministic"  # Splade: 119
     assert auto_backward(n_contenders=1, outer=100_000, selected=100_000) == "atomic"  # Chamfer: 1
+    # a ragged selected axis: its short sequences' rows take many contributions each (ColBERT B=512 packed)
+    assert auto_backward(n_contenders=512, outer=32, selected=300, ragged_selected=True) == "atomic"
 
 
 def test_deterministic_scatter_rule(monkeypatch):

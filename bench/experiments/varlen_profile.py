@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where a packed MaxSim call's time goes: the public call (do_bench), its host
 time per call (wall, no sync), and each kernel's GPU time (torch.profiler), for
-the reranking and pairs shapes of bench/varlen.py, packed against padded."""
+the reranking and pairs shapes of bench/varlen.py, packed against padded.
+`varlen_profile.py step512`: the B=512 in-batch training step by backward."""
 
 import os
 import sys
@@ -38,7 +39,30 @@ def report(name, fn):
         print(f"    {sum(v) / 10 / 1e3:8.4f} ms/call  x{len(v) // 10:3d}  {k[:90]}")
 
 
+def step512():
+    """The B=512 in-batch step by backward: every sequence full length (32 x 300, no masks), and
+    lengths drawn uniform (packed, and padded with masks): which kernels take its time."""
+    gen = torch.Generator().manual_seed(1)
+    lq = V._lengths(torch, gen, 512, 1, 32)
+    ld = V._lengths(torch, gen, 512, 1, 300)
+    (Q, cq), (D, cd) = V._pack(torch, lq, torch.float16, gen), V._pack(torch, ld, torch.float16, gen)
+    Qp, qm = V._pad(torch, Q, lq)
+    Dp, dm = V._pad(torch, D, ld)
+    Q, D, cq, cd, Qp, qm, Dp, dm = (x.cuda() for x in (Q, D, cq, cd, Qp, qm, Dp, dm))
+    Q.requires_grad_(), D.requires_grad_(), Qp.requires_grad_(), Dp.requires_grad_()
+    mq, md = int(lq.max()), int(ld.max())
+    Qf = torch.randn(512, 32, 128, device="cuda", dtype=torch.float16).requires_grad_()
+    Df = torch.randn(512, 300, 128, device="cuda", dtype=torch.float16).requires_grad_()
+    for mode in ("atomic", "deterministic"):
+        report(f"inbatch512 full-length step {mode}", lambda: maxsim(Qf, Df, backward=mode).sum().backward())
+        report(f"inbatch512 packed step {mode}",
+               lambda: maxsim_varlen(Q, D, cq, cd, mq, md, backward=mode).sum().backward())
+        report(f"inbatch512 padded step {mode}", lambda: maxsim(Qp, Dp, qm, dm, backward=mode).sum().backward())
+
+
 def main():
+    if sys.argv[1:] == ["step512"]:
+        return step512()
     gen = torch.Generator().manual_seed(0)
     dtype = torch.float16
     lq = torch.tensor([32])
