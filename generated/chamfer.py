@@ -1266,7 +1266,7 @@ def _cd_op_forward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Tensor
     return _cd_op_outputs((X, Y, xlen, ylen), _need_idx, launch=True)
 
 
-def _cd_op_outputs(inputs, need_idx, launch):
+def _cd_op_outputs(inputs, need_idx, launch, max_seqlen=None):
     """The custom op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     out, (idx, stat, xsel, aux) = _cd_forward(t, sizes, need_idx, launch)
@@ -1285,7 +1285,7 @@ def _cd_op_backward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Tenso
                             launch=True)
 
 
-def _cd_op_grads(inputs, saved, grad_out, backward, launch):
+def _cd_op_grads(inputs, saved, grad_out, backward, launch, max_seqlen=None):
     """The backward op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     if launch:
@@ -2454,7 +2454,7 @@ def _cd_t1_op_forward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Ten
     return _cd_t1_op_outputs((X, Y, xlen, ylen), _need_idx, launch=True)
 
 
-def _cd_t1_op_outputs(inputs, need_idx, launch):
+def _cd_t1_op_outputs(inputs, need_idx, launch, max_seqlen=None):
     """The custom op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     out, (idx, stat, xsel, aux) = _cd_t1_forward(t, sizes, need_idx, launch)
@@ -2473,7 +2473,7 @@ def _cd_t1_op_backward(X: torch.Tensor, Y: torch.Tensor, xlen: Optional[torch.Te
                             launch=True)
 
 
-def _cd_t1_op_grads(inputs, saved, grad_out, backward, launch):
+def _cd_t1_op_grads(inputs, saved, grad_out, backward, launch, max_seqlen=None):
     """The backward op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     if launch:

@@ -51,6 +51,7 @@ DIFFERENTIABLE = ('X', 'Y')
 # packed inputs: name -> (ragged axis, the axis it is ragged in, offsets); passed without that axis
 RAGGED = {'X': ('n', 'b', 'cu_x'), 'Y': ('m', 'b', 'cu_y')}
 PACKING = tuple((name, *entry) for name, entry in RAGGED.items())
+SEQLEN_AXES = tuple(dict.fromkeys(axis for _name, axis, _outer, _cu in PACKING))  # a custom op's max_seqlen, in order
 AXES = {name: axes for name, axes, _kind, _default in SIGNATURE}
 
 
@@ -987,9 +988,8 @@ def _dist_run(t, sizes, backward, grad):
     autograd); eagerly through the autograd.Function, which costs less per call."""
     need = grad and any(t[n] is not None and t[n].requires_grad for n in ('X', 'Y'))
     if torch.compiler.is_compiling():
-        raise TensorError(f"{OUTPUT}: a spec with ragged axes does not run under torch.compile yet; "
-                          "call it outside the compiled region (torch.compiler.disable)")
-        return dist_op(*(t[name] for name in NAMES), need, backward)[0]
+        # each ragged axis's size (max_seqlen, or all the rows where fewer): the op binds it again
+        return dist_op(*(t[name] for name in NAMES), need, backward, [sizes[a] for a in SEQLEN_AXES])[0]
     if need:
         return _dist_Function.apply(sizes, backward, *(t[name] for name in NAMES))
     return _dist_forward(t, sizes, False)[0]
@@ -998,32 +998,36 @@ def _dist_run(t, sizes, backward, grad):
 # torch.library: the same forward and backward as custom ops, so that torch.compile
 # traces through them. Outputs: (out, idx, stat, xsel, *row norms); empty where unused.
 # Parameters past the spec's inputs start with "_": no spec name does.
-def _dist_op_forward(cu_x: torch.Tensor, cu_y: torch.Tensor, X: torch.Tensor, Y: torch.Tensor, _need_idx: bool, _backward: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    return _dist_op_outputs((cu_x, cu_y, X, Y), _need_idx, launch=True)
+def _dist_op_forward(cu_x: torch.Tensor, cu_y: torch.Tensor, X: torch.Tensor, Y: torch.Tensor, _need_idx: bool, _backward: str, _max_seqlen: list[int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    return _dist_op_outputs((cu_x, cu_y, X, Y), _need_idx, launch=True, max_seqlen=_max_seqlen)
 
 
-def _dist_op_outputs(inputs, need_idx, launch):
-    """The custom op's outputs; launch=False allocates them only (its fake)."""
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
+def _dist_op_outputs(inputs, need_idx, launch, max_seqlen=None):
+    """The custom op's outputs; launch=False allocates them only (its fake). The
+    ragged axes' sizes come from max_seqlen; the offsets are checked where it launches."""
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {}, packing=PACKING, max_seqlen=dict(zip(SEQLEN_AXES, max_seqlen)),
+                            check=launch)
     out, (idx, stat, xsel, aux) = _dist_forward(t, sizes, need_idx, launch)
     kept = [x if x is not None else out.new_empty((0,)) for x in (idx, stat, xsel)]  # no two outputs alias
     return (out, *kept, *aux)
 
 
 dist_op = torch.library.custom_op(runtime.library_op_name(__name__, "dist"), _dist_op_forward, mutates_args=())
-dist_op.register_fake(lambda *a: _dist_op_outputs(a[:len(NAMES)], a[len(NAMES)], launch=False))
+dist_op.register_fake(lambda *a: _dist_op_outputs(a[:len(NAMES)], a[len(NAMES)], launch=False, max_seqlen=a[-1]))
 
 
 def _dist_op_backward(cu_x: torch.Tensor, cu_y: torch.Tensor, X: torch.Tensor, Y: torch.Tensor, _idx: torch.Tensor, _stat: torch.Tensor, _xsel: torch.Tensor,
-        _grad_out: torch.Tensor, _backward: str) -> tuple[torch.Tensor, torch.Tensor]:
+        _grad_out: torch.Tensor, _backward: str, _max_seqlen: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
     """Gradients of ('X', 'Y'), in that order; empty for an absent input."""
     return _dist_op_grads((cu_x, cu_y, X, Y), (_idx, _stat, _xsel), _grad_out, _backward,
-                            launch=True)
+                            launch=True, max_seqlen=_max_seqlen)
 
 
-def _dist_op_grads(inputs, saved, grad_out, backward, launch):
+def _dist_op_grads(inputs, saved, grad_out, backward, launch, max_seqlen=None):
     """The backward op's outputs; launch=False allocates them only (its fake)."""
-    t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
+    # (the forward checked the offsets)
+    t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {}, packing=PACKING, max_seqlen=dict(zip(SEQLEN_AXES, max_seqlen)),
+                            check=False)
     if launch:
         idx, stat, xsel, *aux = saved
         kept = (idx if idx.numel() else None, stat if stat.numel() else None, xsel if xsel.numel() else None, aux)
@@ -1035,17 +1039,18 @@ def _dist_op_grads(inputs, saved, grad_out, backward, launch):
 
 _dist_op_grad = torch.library.custom_op(runtime.library_op_name(__name__, "dist_backward"), _dist_op_backward,
                                           mutates_args=())
-_dist_op_grad.register_fake(lambda *a: _dist_op_grads(a[:len(NAMES)], a[len(NAMES):-2], a[-2], a[-1], launch=False))
+_dist_op_grad.register_fake(lambda *a: _dist_op_grads(a[:len(NAMES)], a[len(NAMES):-3], a[-3], a[-2], launch=False,
+                                                          max_seqlen=a[-1]))
 
 
 def _dist_op_setup(ctx, inputs, output):
     ctx.save_for_backward(*inputs[:len(NAMES)], *output[1:])
-    ctx.backward_mode = inputs[-1]
+    ctx.backward_mode, ctx.max_seqlen = inputs[-2], inputs[-1]
 
 
 def _dist_op_derivative(ctx, grad_out, *unused):
-    grads = _dist_op_grad(*ctx.saved_tensors, grad_out, ctx.backward_mode)
-    out = [None] * (len(NAMES) + 2)
+    grads = _dist_op_grad(*ctx.saved_tensors, grad_out, ctx.backward_mode, ctx.max_seqlen)
+    out = [None] * (len(NAMES) + 3)
     for name, g in zip(('X', 'Y'), grads):
         if ctx.needs_input_grad[NAMES.index(name)]:
             out[NAMES.index(name)] = g

@@ -2293,7 +2293,7 @@ def _dist_op_forward(X: torch.Tensor, Y: torch.Tensor, ylen: Optional[torch.Tens
     return _dist_op_outputs((X, Y, ylen), _need_idx, launch=True)
 
 
-def _dist_op_outputs(inputs, need_idx, launch):
+def _dist_op_outputs(inputs, need_idx, launch, max_seqlen=None):
     """The custom op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     out, (idx, stat, xsel, aux) = _dist_forward(t, sizes, need_idx, launch)
@@ -2312,7 +2312,7 @@ def _dist_op_backward(X: torch.Tensor, Y: torch.Tensor, ylen: Optional[torch.Ten
                             launch=True)
 
 
-def _dist_op_grads(inputs, saved, grad_out, backward, launch):
+def _dist_op_grads(inputs, saved, grad_out, backward, launch, max_seqlen=None):
     """The backward op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     if launch:

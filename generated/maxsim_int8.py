@@ -753,7 +753,7 @@ def _score_op_forward(Q: torch.Tensor, D: torch.Tensor, qscale: torch.Tensor, ds
     return _score_op_outputs((Q, D, qscale, dscale, qmask, dmask), _need_idx, launch=True)
 
 
-def _score_op_outputs(inputs, need_idx, launch):
+def _score_op_outputs(inputs, need_idx, launch, max_seqlen=None):
     """The custom op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     out, (idx, stat, xsel, aux) = _score_forward(t, sizes, need_idx, launch)

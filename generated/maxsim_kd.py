@@ -1248,7 +1248,7 @@ def _score_op_forward(Q: torch.Tensor, D: torch.Tensor, qmask: Optional[torch.Te
     return _score_op_outputs((Q, D, qmask, dmask), _need_idx, launch=True)
 
 
-def _score_op_outputs(inputs, need_idx, launch):
+def _score_op_outputs(inputs, need_idx, launch, max_seqlen=None):
     """The custom op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     out, (idx, stat, xsel, aux) = _score_forward(t, sizes, need_idx, launch)
@@ -1267,7 +1267,7 @@ def _score_op_backward(Q: torch.Tensor, D: torch.Tensor, qmask: Optional[torch.T
                             launch=True)
 
 
-def _score_op_grads(inputs, saved, grad_out, backward, launch):
+def _score_op_grads(inputs, saved, grad_out, backward, launch, max_seqlen=None):
     """The backward op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     if launch:

@@ -1379,7 +1379,7 @@ def _rep_op_forward(H: torch.Tensor, W: torch.Tensor, bias: Optional[torch.Tenso
     return _rep_op_outputs((H, W, bias, mask), _need_idx, launch=True)
 
 
-def _rep_op_outputs(inputs, need_idx, launch):
+def _rep_op_outputs(inputs, need_idx, launch, max_seqlen=None):
     """The custom op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     out, (idx, stat, xsel, aux) = _rep_forward(t, sizes, need_idx, launch)
@@ -1398,7 +1398,7 @@ def _rep_op_backward(H: torch.Tensor, W: torch.Tensor, bias: Optional[torch.Tens
                             launch=True)
 
 
-def _rep_op_grads(inputs, saved, grad_out, backward, launch):
+def _rep_op_grads(inputs, saved, grad_out, backward, launch, max_seqlen=None):
     """The backward op's outputs; launch=False allocates them only (its fake)."""
     t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})
     if launch:

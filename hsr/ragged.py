@@ -22,13 +22,16 @@ def rows_key(offsets: str) -> str:
     return f"{offsets} rows"
 
 
-def bind(op_name, packing, tensors, sizes, totals, max_seqlen):
+def bind(op_name, packing, tensors, sizes, totals, max_seqlen, check=True):
     """Each ragged axis's size (its longest sequence) and the offsets' checks:
     they start at 0, never decrease, end at the packed rows, and no sequence is
     longer than a given max_seqlen. Where every ragged axis has a max_seqlen and
     the tensors are on a GPU, the checks run on the device (one launch and an
     asynchronous assert: the call never waits); else one host sync reads the
-    offsets and a failed check is a TensorError naming them."""
+    offsets and a failed check is a TensorError naming them.
+    Under torch.compile (tracing) and where check is False (a custom op's fake, or
+    its backward), the sizes come from max_seqlen alone, which every ragged axis
+    then needs; the custom op checks the offsets when it runs."""
     ragged = {axis: cu for _name, axis, _outer, cu in packing}
     for axis in max_seqlen:
         if axis not in ragged:
@@ -40,11 +43,18 @@ def bind(op_name, packing, tensors, sizes, totals, max_seqlen):
         if cu is None:
             raise TensorError(f"{op_name}: missing offsets {cu_name!r}")
         limit = max_seqlen.get(axis)
-        if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        if limit is not None and (not isinstance(limit, (int, torch.SymInt)) or isinstance(limit, bool) or limit < 0):
             raise TensorError(f"{op_name}: max_seqlen[{axis!r}] must be an int >= 0, got {limit!r}")
         entries.append((axis, cu_name, cu, limit, totals.get(cu_name, (None, None))[0]))
-    if all(limit is not None for *_x, limit, _t in entries) and entries[0][2].device.type == "cuda":
-        check_on_device(op_name, [(cu_name, cu, limit, total) for _a, cu_name, cu, limit, total in entries])
+    tracing = not check or torch.compiler.is_compiling()
+    if tracing and any(limit is None for *_x, limit, _t in entries):
+        missing = [axis for axis, _n, _cu, limit, _t in entries if limit is None]
+        raise TensorError(f"{op_name}: under torch.compile, give max_seqlen for every ragged axis "
+                          f"(missing: {', '.join(repr(a) for a in missing)}): inside a graph the sizes cannot "
+                          "come from the offsets' values")
+    if tracing or (all(limit is not None for *_x, limit, _t in entries) and entries[0][2].device.type == "cuda"):
+        if not tracing:
+            check_on_device(op_name, [(cu_name, cu, limit, total) for _a, cu_name, cu, limit, total in entries])
         for axis, cu_name, _cu, limit, total in entries:
             sizes[axis] = limit if total is None else min(limit, total)  # no sequence is longer than all the rows
             if total is not None:

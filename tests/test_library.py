@@ -11,8 +11,8 @@ import hsr
 from hsr import ops, runtime
 
 ROOT = Path(__file__).resolve().parent.parent
-# Specs with ragged axes (offsets) stay out: their sizes come from the offsets' values, so their custom
-# ops have no fake implementation, and they do not run under torch.compile yet (a clear TensorError).
+# Specs with ragged axes (offsets) take packed inputs and max_seqlen, which _inputs does not draw: their
+# custom ops have tests of their own below.
 BUNDLED = sorted(p.stem for p in (ROOT / "ops").glob("*.hsr") if ": offsets" not in p.read_text())
 UTILS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
 
@@ -171,3 +171,48 @@ def test_inductor_compiles_a_training_step():
     torch.testing.assert_close(loss, want)
     for got, ref in zip(grads, want_grads):
         torch.testing.assert_close(got, ref, rtol=1e-2, atol=1e-3)
+
+
+def _packed(lengths, d, seed, device):
+    """Packed rows of sequences of these lengths and their int32 offsets."""
+    g = torch.Generator().manual_seed(seed)
+    cu = torch.tensor([0, *torch.tensor(lengths).cumsum(0).tolist()], dtype=torch.int32).to(device)
+    return torch.randn(sum(lengths), d, generator=g).to(device).requires_grad_(), cu
+
+
+@pytest.mark.parametrize("name", ["maxsim_varlen", "maxsim_pairs", "chamfer_packed"])
+def test_opcheck_packed_specs(name, backward, device):
+    """A packed spec's custom op takes its ragged axes' sizes (max_seqlen) as one
+    more argument; its fake shapes come from them and the inputs' shapes."""
+    module = importlib.import_module(f"hsr.generated.{name}")
+    d = 3 if name.startswith("chamfer") else 8
+    (A, cu_a), (B, cu_b) = _packed([3, 0, 5], d, 0, device), _packed([4, 2, 1], d, 1, device)
+    args = (cu_a, cu_b, A, B)
+    for op in _term_ops(module):
+        result = torch.library.opcheck(op, (*args, True, backward, [5, 4]), test_utils=UTILS)
+        assert all(v == "SUCCESS" for v in result.values()), result
+
+
+def test_compile_traces_packed_maxsim(device):
+    """maxsim_varlen and maxsim_pairs under torch.compile(fullgraph=True), with
+    max_seqlen: values and gradients as eagerly."""
+    (Q, cu_q), (D, cu_d) = _packed([3, 1, 4], 16, 2, device), _packed([5, 0, 2], 16, 3, device)
+    _grads_match(lambda Q, D: ops.maxsim_varlen(Q, D, cu_q, cu_d, 4, 5), (Q, D))
+    _grads_match(lambda Q, D: ops.maxsim_pairs(Q, D, cu_q, cu_d, 4, 5, normalize=True), (Q, D))
+
+
+def test_compile_traces_a_packed_output(device):
+    """Per-point distances over a ragged axis come packed, under torch.compile too."""
+    from hsr.generated import chamfer_packed
+    (x, cu_x), (y, cu_y) = _packed([4, 0, 3], 3, 4, device), _packed([2, 5, 1], 3, 5, device)
+    _grads_match(lambda x, y: chamfer_packed.apply(cu_x, cu_y, x, y, max_seqlen={"n": 4, "m": 5}), (x, y))
+    _grads_match(lambda x, y: ops.chamfer_distance(x, y, x_sizes=[4, 0, 3], y_sizes=[2, 5, 1]).reshape(1), (x, y))
+
+
+def test_compile_without_max_seqlen_says_so(device):
+    from hsr.errors import TensorError
+    (Q, cu_q), (D, cu_d) = _packed([3, 1], 8, 6, device), _packed([2, 2], 8, 7, device)
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="max_seqlen") as caught:
+        _compiled(lambda Q, D: ops.maxsim_varlen(Q, D, cu_q, cu_d))(Q, D)
+    assert isinstance(caught.value, TensorError) or "TensorError" in repr(caught.value)
