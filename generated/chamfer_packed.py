@@ -1022,7 +1022,8 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     X_, Y_ = t["X"], t["Y"]
     device = X_.device
     n_cells = sizes["b"]
-    out = torch.empty((sizes["b"], sizes["n"],), dtype=torch.float32, device=device)
+    # (zeros: the rows past a sequence's end are not visited, and the op's outputs are defined everywhere)
+    out = torch.zeros((sizes["b"], sizes["n"],), dtype=torch.float32, device=device)
     # the rows past a sequence's end are not visited: -2 (left out) there
     idx = torch.full((n_cells, sizes["n"]), -2, dtype=runtime.index_dtype(sizes["m"]), device=device) if need_idx else None
     stat = None
