@@ -168,6 +168,8 @@ def unpack(x, axes, ragged, offsets, size: int):
     keep = pos[None, :] < lengths[:, None]
     if x.shape[0] == 0:
         out = x.new_zeros((n, size, *x.shape[1:]))
+        if x.requires_grad:  # still in x's graph: its gradient is empty, not absent
+            out = out + x.sum() * 0
     else:
         out = x[rows.reshape(-1)].reshape(n, size, *x.shape[1:])
         keep_b = keep.reshape(n, size, *([1] * (x.dim() - 1)))

@@ -57,3 +57,14 @@ def test_strides_pack_unpack():
     # an axis order with the ragged axis first: w[s by cu, i]
     w = torch.arange(5.0)
     assert torch.equal(ragged.pack(ragged.unpack(w, ("s", "i"), entry, cu, 3), ("s", "i"), entry, cu, 5), w)
+
+
+def test_unpacking_nothing_keeps_the_graph():
+    """Every sequence empty: the padded form is zeros, and a gradient through it
+    is the packed input's (empty), not absent (the reference evaluator's backward)."""
+    x = torch.zeros(0, 3, dtype=torch.float64, requires_grad=True)
+    cu = torch.tensor([0, 0], dtype=torch.int32)
+    out = ragged.unpack(x, ["b", "n", "k"], ("n", "b", "cu"), cu, 2)
+    assert out.shape == (1, 2, 3) and not out.any()
+    (grad,) = torch.autograd.grad(out.sum(), x)
+    assert grad.shape == (0, 3)
