@@ -1131,7 +1131,7 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode):
     grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
     grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()
+        grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()
@@ -2319,7 +2319,7 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode):
     grad_Y_ = (torch.empty if gathers else torch.zeros)(Y_.shape, dtype=Y_.dtype, device=Y_.device)
     grad_X_ = torch.zeros(X_.shape, dtype=torch.float32 if atomic else X_.dtype, device=X_.device)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()
+        grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()

@@ -867,7 +867,7 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
     grad_Xp_ = grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
     grad_Yp_ = grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()
+        grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()

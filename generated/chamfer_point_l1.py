@@ -1356,7 +1356,7 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
     grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
     grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()
+        grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()
@@ -1590,31 +1590,36 @@ def _dist_forward_both(t, t_sw, sizes, sizes_sw, need_idx):
 
 
 class _dist_BothFunction(torch.autograd.Function):
-    """Both ways with gradients: the inputs come twice (as the first call and as
-    the swapped call takes them), so autograd adds the two terms' gradients."""
+    """Both ways with gradients, one autograd node: the fused pass (fused) or the
+    two calls' forwards, then the two backwards. The inputs come twice (as the
+    first call and as the swapped call takes them), so autograd adds the two
+    terms' gradients."""
     @staticmethod
-    def forward(ctx, sizes, sizes_sw, mode, *inputs):
+    def forward(ctx, sizes, sizes_sw, mode, fused, *inputs):
         n = len(NAMES)
         t, t_sw = dict(zip(NAMES, inputs[:n])), dict(zip(NAMES, inputs[n:]))
-        out, (idx, _, xsel, aux), out_sw, (idx_sw, _, xsel_sw, _) = _dist_forward_both(t, t_sw, sizes, sizes_sw, True)
-        ctx.save_for_backward(*inputs, idx, xsel, idx_sw, xsel_sw, *aux)
-        ctx.sizes, ctx.sizes_sw, ctx.mode = sizes, sizes_sw, mode
+        if fused:
+            out, saved, out_sw, saved_sw = _dist_forward_both(t, t_sw, sizes, sizes_sw, True)
+        else:
+            (out, saved), (out_sw, saved_sw) = _dist_forward(t, sizes, True), _dist_forward(t_sw, sizes_sw, True)
+        ctx.save_for_backward(*inputs, *saved[:3], *saved_sw[:3], *saved[3], *saved_sw[3])
+        ctx.sizes, ctx.sizes_sw, ctx.mode, ctx.n_aux = sizes, sizes_sw, mode, len(saved[3])
         return out, out_sw
 
     @staticmethod
     def backward(ctx, grad_out, grad_out_sw):
         stored = ctx.saved_tensors
-        n = len(NAMES)
-        idx, xsel, idx_sw, xsel_sw = stored[2 * n:2 * n + 4]
-        aux = list(stored[2 * n + 4:])
+        n, k = len(NAMES), ctx.n_aux
+        aux = list(stored[2 * n + 6:2 * n + 6 + k])
+        aux_sw = list(stored[2 * n + 6 + k:])
         out = [None] * (2 * n)
-        for first, sizes, saved, grad in ((0, ctx.sizes, (idx, None, xsel, aux), grad_out),
-                                         (n, ctx.sizes_sw, (idx_sw, None, xsel_sw, aux[::-1]), grad_out_sw)):
+        for first, sizes, saved, grad in ((0, ctx.sizes, (*stored[2 * n:2 * n + 3], aux), grad_out),
+                                         (n, ctx.sizes_sw, (*stored[2 * n + 3:2 * n + 6], aux_sw), grad_out_sw)):
             grads = _dist_backward(dict(zip(NAMES, stored[first:first + n])), sizes, saved, grad, ctx.mode)
             for name, g in grads.items():
-                if ctx.needs_input_grad[3 + first + NAMES.index(name)]:
+                if ctx.needs_input_grad[4 + first + NAMES.index(name)]:
                     out[first + NAMES.index(name)] = g
-        return (None, None, None, *out)
+        return (None, None, None, None, *out)
 
 
 _KEPT = kept.Table()  # apply's calls by signature (hsr.kept)
@@ -1733,11 +1738,15 @@ def _both_ways(X, Y, ylen, ylen_swapped, backward, key=None):
         with torch.cuda.device(X.device):
             return _both_ways(X, Y, ylen, ylen_swapped, backward)
     grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
-    if not on_kernels or dispatch.contraction(sizes["d"])[0] != 2 or torch.compiler.is_compiling() \
-            or not dispatch.both_ways_fused(X.device, sizes["b"] * sizes["n"] * sizes["m"], grad):
+    if not on_kernels or torch.compiler.is_compiling():
         return (apply(X, Y, **first, backward=backward),
                 apply(Y, X, **second, backward=backward))
-    if grad:
-        return _dist_BothFunction.apply(sizes, sizes_sw, backward, *(t[n] for n in NAMES), *(t_sw[n] for n in NAMES))
+    fused = dispatch.contraction(sizes["d"])[0] == 2 and \
+        dispatch.both_ways_fused(X.device, sizes["b"] * sizes["n"] * sizes["m"], grad)
+    if grad:  # one autograd node for both (fewer steps a training call than two)
+        return _dist_BothFunction.apply(sizes, sizes_sw, backward, fused, *(t[n] for n in NAMES), *(t_sw[n] for n in NAMES))
+    if not fused:
+        return (apply(X, Y, **first, backward=backward),
+                apply(Y, X, **second, backward=backward))
     out, _, out_sw, _ = _dist_forward_both(t, t_sw, sizes, sizes_sw, False)
     return out, out_sw

@@ -1388,7 +1388,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
     grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
     grad_D_ = torch.zeros(D_.shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()
+        grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()

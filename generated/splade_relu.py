@@ -1238,7 +1238,7 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode):
     grad_H_ = torch.zeros(H_.shape, dtype=torch.float32 if atomic else H_.dtype, device=H_.device)
     grad_bias_ = torch.zeros((1, sizes["v"]), dtype=torch.float32, device=W_.device)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()
+        grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = (t["bias"] if t["bias"] is not None else grad, )

@@ -4,6 +4,9 @@ kernels). It must give what the two separate calls give: values, indices
 (ties to the lowest row, NaN to the first NaN), gradients, under length
 bounds, on odd sizes and strided inputs, through the interpreter."""
 
+import contextlib
+from unittest import mock
+
 import pytest
 import torch
 from hypothesis import given, strategies as st
@@ -87,9 +90,18 @@ def test_many_points_on_cuda_equal_the_two_calls(device, pair):
 
 @pytest.mark.parametrize("pair", sorted(MODULES))
 @pytest.mark.parametrize("mode", ["atomic", "deterministic"])
+@pytest.mark.parametrize("one_pass", [True, False], ids=["fused", "two-forwards"])
 @given(st.integers(1, 2), st.integers(1, 30), st.integers(1, 45), st.integers(1, 5), st.booleans(), st.integers(0, 10**6))
-def test_gradients_equal_the_two_calls(device, pair, mode, nb, n, m, d, lengths, seed):
-    module = MODULES[pair]
+def test_gradients_equal_the_two_calls(device, pair, mode, one_pass, nb, n, m, d, lengths, seed):
+    """both_ways with gradients is one autograd node: over the fused pass, or over
+    the two calls' forwards where the pass is not fused (CUDA with indices)."""
+    # (not one_pass: the node over the two forwards, as CUDA runs it with indices)
+    unfused = mock.patch.object(hsr.dispatch, "both_ways_fused", return_value=False)
+    with contextlib.nullcontext() if one_pass else unfused:
+        _gradients_equal(MODULES[pair], device, mode, nb, n, m, d, lengths, seed)
+
+
+def _gradients_equal(module, device, mode, nb, n, m, d, lengths, seed):
     gen = torch.Generator().manual_seed(seed)
     x, y = _points((nb, n, d), gen, False), _points((nb, m, d), gen, False)
     xlen, ylen = _lengths(nb, n, gen, lengths), _lengths(nb, m, gen, lengths)
