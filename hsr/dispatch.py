@@ -61,7 +61,9 @@ def lean_blockers(term, signature) -> list[str]:
     max or min, reduced over the rows
     (sum, mean, max, min; a max or min from chunk partials), any epilogue and per-row terms applied once a row at its selection
     (a weight, a scale, a bias), no per-column term, conditions only as
-    optional masks (a mean runs lean only when none is given), each
+    optional masks (a mean runs lean only when none is given), ragged axes
+    on the operands' rows (each packed operand's grid axis its offsets' axis;
+    no mask beside them, no mean over a ragged row axis), each
     operand laid out as (its grid axes, its row axis, the contraction axis), so
     that its rows are one [rows, k] matrix, and the output's axes in the grid's
     order."""
@@ -80,15 +82,20 @@ def lean_blockers(term, signature) -> list[str]:
     if t.outer == "none":
         why.append("no outer reduction")
     decls = {name: default for name, _axes, _kind, default in signature}
-    if t.packing:
-        why.append("a ragged axis (packed rows)")
+    for name, axis, outer, _cu in t.packing:
+        if name in (t.a.name, t.b.name) and (t.a if name == t.a.name else t.b).grid_axes != (outer,):
+            why.append(f"{name}'s grid axes are not its offsets' {outer!r} alone")
+        if axis == t.r and t.outer == "mean":
+            why.append(f"an outer mean over a ragged {axis!r}")
+    if t.packing and any(not c.ragged for c in t.conds):
+        why.append("masks or bounds beside a ragged axis")
     if any((c.kind != "mask" or not c.name or decls[c.name] is None) and not c.ragged for c in t.conds):
         why.append("a length bound or a required mask")
     if t.a.axes != t.a.grid_axes + (t.r, t.k) or t.b.axes != t.b.grid_axes + (t.c, t.k):
         why.append(f"{t.a.name} or {t.b.name} is not laid out (grid axes, rows, contraction)")
     if tuple(t.out_axes) != tuple(t.grid) or set(t.grid) != set(t.a.grid_axes) | set(t.b.grid_axes):
         why.append("the output's axes are not the grid's")
-    return why
+    return list(dict.fromkeys(why))  # (a packing shared by two inputs says it once)
 
 
 def both_ways_blockers(term, signature, n_c_conds: int, n_c_bounds: int, stacked: bool) -> list[str]:
@@ -371,12 +378,19 @@ def outer_split(cells: int, rows: int, cols: int, autotuned: bool, split_pass: b
 # compute capability 9 and later (Hopper; not yet measured elsewhere), and under the
 # interpreter with LOAD LEAN_INTERPRET_LOAD (1: descriptors, 0: pointers).
 LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 128))
+# Fewer rows (a ColBERT query's 32) take it too where the rows' operand holds at most
+# LEAN_FEW_CELLS row sets (one or two queries against many documents). Measured on an H200
+# (bench/results/h200-lean-short-rows-2026-11-26): at 32 x 300, 1.16x the general loop at
+# Nq = 1, 1.23x at 2, 0.67x from 4 (its stacking shares each document tile among queries),
+# 0.71x on 512 packed pairs; 1.20x on the packed rerank; a training step at Nq = 1 the same.
+LEAN_FEW_CELLS = 2
 LEAN_INTERPRET_LOAD = 1
 # (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
 # rows; 64 rows and 4 warps at or below. From the hand-written kernel's best at ColPali
 # and visual (bench/results/h100-forward-variants-2026-11-24: 128 x 64, 8 warps, 3 stages, with TMA).
 LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
+LEAN_TINY_BLOCKS = (32, 64, 4, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
 LEAN_DIMS = (16, 32, 64, 128, 256)
 _capability: dict = {}
 
@@ -401,15 +415,16 @@ def row_matrix(x: torch.Tensor) -> torch.Tensor | None:
         return None
 
 
-def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str) -> list[str]:
+def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, cells: int = 1) -> list[str]:
     """Why a call of a lean-form term does not run the lean forward; empty where it
     does. machine (see `where`): "interpreter", "cpu" (no kernels), or "cuda" with
-    the compute capability's major number ("cuda9")."""
+    the compute capability's major number ("cuda9"); cells: how many row sets
+    the rows' operand holds (its grid axes' sizes multiplied)."""
     why = []
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
-    elif rows < LEAN_MIN_ROWS:
-        why.append(f"{rows} rows < {LEAN_MIN_ROWS}")
+    elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS:
+        why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS})")
     if cols < 1:
         why.append("no columns")
     if dtype not in ("float16", "bfloat16"):
@@ -431,19 +446,20 @@ def where(device: torch.device) -> str:
     return "interpreter" if interpreting() else "cpu"
 
 
-def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
+def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: int = 1):
     """(BLOCK rows, BLOCK cols, warps, stages, LOAD, a rows, b rows) for the lean
-    forward of a [.., rows, k] and b [.., cols, k], or None where it does not
-    apply (lean_call_blockers, or a layout that is not one row matrix each)."""
+    forward of a [.., rows, k] (cells row sets) and b [.., cols, k], or None where
+    it does not apply (lean_call_blockers, or a layout that is not one row matrix each)."""
     if b.dtype != a.dtype or lean_call_blockers(rows, cols, a.shape[-1], str(a.dtype).removeprefix("torch."),
-                                                where(a.device)):
+                                                where(a.device), cells):
         return None
     a_rows, b_rows = row_matrix(a), row_matrix(b)
     if a_rows is None or b_rows is None:
         return None
     if a.device.type == "cuda":
         load = int(all(m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
-        block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS
+        block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS if rows > 32 \
+            else LEAN_TINY_BLOCKS
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, LEAN_INTERPRET_LOAD, a_rows, b_rows
 
@@ -542,7 +558,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     if sizes is None:
         if not f["lean"]:
             lines.append(f"  forward kernel: lean ({FAMILIES['lean']}) for fp16/bf16 rows, {term.k} in "
-                         f"{LEAN_DIMS}, at least {LEAN_MIN_ROWS} rows of {term.r!r}, on sm90; else {general}")
+                         f"{LEAN_DIMS}, at least {LEAN_MIN_ROWS} rows of {term.r!r} or at most {LEAN_FEW_CELLS} "
+                         f"row sets of {term.a.name}, on sm90; else {general}")
         else:
             more = []
             if not f["both"]:
@@ -556,7 +573,10 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         pairs = rows * cols
         for g in term.grid:
             pairs *= sizes.get(g, 1)
-        lean_call = lean_call_blockers(rows, cols, d, dtype, machine) if not f["lean"] else []
+        cells = 1  # the row sets of the rows' operand
+        for g in term.a.grid_axes:
+            cells *= sizes.get(g, 1)
+        lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells) if not f["lean"] else []
         place = "cuda" if machine.startswith("cuda") else machine
         if not f["lean"] and not lean_call:
             family = "lean"

@@ -172,9 +172,23 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
         return None
     decls = {name: (axes, default) for name, axes, _kind, default in plan.signature}
     # an outer sum, max or min takes masks (no count needed); a mean runs lean only without any
-    masked = t.conds if t.outer != "mean" else ()
-    return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes),
-                runs=" and ".join(f't["{c.name}"] is None' for c in t.conds) if not masked and t.conds else "True",
+    conds = [c for c in t.conds if not c.ragged]
+    masked = conds if t.outer != "mean" else ()
+    # a packed operand (its grid axis is its offsets' axis): its sequence's first row and length
+    packed = {name: (axis, cu) for name, axis, _outer, cu in t.packing}
+    starts, ends = {}, {}
+    for key, op, axis, cell in (("a", t.a, t.r, _flat(t.a.grid_axes)), ("b", t.b, t.c, _flat(t.b.grid_axes))):
+        if packed.get(op.name, (None,))[0] == axis:
+            starts[key] = f"tl.load({packed[op.name][1]}_ptr + {cell}).to(tl.int32)"
+            ends[key] = f"{axis}_end"
+        else:
+            starts[key] = f"({cell}) * size_{axis}"
+            ends[key] = f"size_{axis}"
+    return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes), a_cells=_py_sizes(t.a.grid_axes),
+                a_start=starts["a"], b_start=starts["b"], end_r=ends["a"], end_c=ends["b"],
+                ragged_r=ends["a"] != f"size_{t.r}", ragged_c=ends["b"] != f"size_{t.c}",
+                offsets=list(dict.fromkeys(cu for _n, _x, _o, cu in t.packing)),
+                runs=" and ".join(f't["{c.name}"] is None' for c in conds) if not masked and conds else "True",
                 masks=[c.name for c in masked],
                 mask_strides=[", ".join(f"stride_{c.name}_{a}" for a in decls[c.name][0]) for c in masked],
                 mask_ranks=[len(decls[c.name][0]) for c in masked],

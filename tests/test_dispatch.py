@@ -129,9 +129,12 @@ def test_the_rule_without_sizes_says_what_blocks_the_lean_forward():
 
 def test_a_call_says_why_it_is_not_lean():
     op = hsr.compile(MAXSIM)
-    text = op.explain(dict(i=8, j=1000, s=32, t=300, d=128), torch.float16)
+    text = op.explain(dict(i=64, j=1000, s=32, t=300, d=128), torch.float16)
     assert "forward kernel: tiles " in text
-    assert f"not lean for this call: 32 rows < {dispatch.LEAN_MIN_ROWS}" in text
+    assert f"not lean for this call: 32 rows < {dispatch.LEAN_MIN_ROWS} in 64 row sets" in text
+    # few queries against many documents: nothing for the general loop to stack
+    text = op.explain(dict(i=dispatch.LEAN_FEW_CELLS, j=1000, s=32, t=300, d=128), torch.float16)
+    assert "forward kernel: lean" in text and "not lean" not in text
     text = op.explain(dict(i=8, j=1000, s=1024, t=300, d=96), "bfloat16")
     assert "not lean for this call: a contraction of 96" in text
 

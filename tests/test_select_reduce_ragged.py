@@ -14,7 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hsr
+from hsr import dispatch
 from hsr.errors import TensorError
+from test_dispatch import _launched
 from test_language import LAYOUTS, specs
 
 # per layout: the outer axis of its rows and of its columns, and the axes they carry
@@ -114,6 +116,39 @@ def test_random_ragged_specs_match_the_reference(spec_cache, device, backward, s
     out, ref = check(op, packed_inputs(op, sizes, lengths, seed, dtype), device, backward)
     if out.dtype == torch.int64:
         assert torch.equal((out.cpu() < 0), (ref < 0)), op.module.SPEC
+
+
+LEAN_PRES = ["{p}", "-{p}", "exp(-{p} / 4)", "log1p(relu({p}))"]  # monotone: the key stays the plain pair
+
+
+@settings(max_examples=25, deadline=None)
+@given(specs(pairs=["dot", "cos", "sqdist", "dist"], outers=["sum", "max", "min"], pres=lambda select: LEAN_PRES,
+             masks=False),
+       st.sampled_from(["rows", "cols", "both"]), st.sampled_from([torch.float16, torch.bfloat16]), st.data(),
+       st.integers(0, 2**31 - 1))
+def test_ragged_specs_run_the_lean_forward(spec_cache, device, backward, spec, which, dtype, data, seed):
+    """Packed operands on the lean forward (16-bit rows, a power-of-two contraction, few
+    row sets to each column set): values, indices and gradients against the reference,
+    and the lean kernel is the one that ran."""
+    text, _index_out = spec
+    layout = "points" if text.startswith("P[") else "retrieval"
+    r, c = LAYOUTS[layout][7:9]
+    axes = {"rows": {r}, "cols": {c}, "both": {r, c}}[which]
+    op = hsr.compile(raggedize(text, axes), cache_dir=spec_cache)
+    outer = RAGGED_OF[layout]
+    sizes = {"b": data.draw(st.integers(1, 3)), "i": data.draw(st.integers(1, 3)), "j": data.draw(st.integers(1, 3)),
+             "x": data.draw(st.sampled_from([16, 32]))}
+    lengths = {f"cu_{a}": data.draw(st.lists(st.integers(0, 70), min_size=sizes[outer[a]], max_size=sizes[outer[a]]))
+               for a in axes}
+    for a in {r, c} - axes:
+        sizes[a] = data.draw(st.integers(1, 70))
+    args = [x.to(dtype) if x.is_floating_point() else x for x in packed_inputs(op, sizes, lengths, seed)]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dispatch, "LEAN_MIN_ROWS", 1)
+        seen = _launched(mp)
+        check(op, args, device, backward, tol=1e-3)
+    if all(x.numel() for x in args if x.is_floating_point()):  # (no rows at all: the general loop)
+        assert seen and seen[0] == "lean", f"{op.module.SPEC}\n{seen}"
 
 
 WEIGHTED = """\
@@ -249,7 +284,9 @@ rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))
 def test_explain_names_the_packing(spec_cache):
     op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
     text = op.explain()
-    assert "'s' ragged by cu_q" in text and "not lean: a ragged axis" in text
+    assert "'s' ragged by cu_q" in text and "forward kernel: lean" in text and "not lean" not in text
+    mean = hsr.compile(WEIGHTED.replace("sum_s", "mean_s"), cache_dir=spec_cache).explain()
+    assert "not lean: an outer mean over a ragged 's'" in mean
 
 
 @pytest.mark.parametrize("cq, why", [
