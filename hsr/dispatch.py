@@ -390,7 +390,7 @@ LEAN_INTERPRET_LOAD = 1
 # and visual (bench/results/h100-forward-variants-2026-11-24: 128 x 64, 8 warps, 3 stages, with TMA).
 LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
-LEAN_TINY_BLOCKS = (32, 64, 4, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
+LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
 LEAN_DIMS = (16, 32, 64, 128, 256)
 _capability: dict = {}
 
@@ -457,7 +457,11 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
     if a_rows is None or b_rows is None:
         return None
     if a.device.type == "cuda":
-        load = int(all(m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
+        # TMA where the rows are many; short rows are small calls, and Triton 3.6 encodes a
+        # descriptor on the host at every launch (about 25 us a call, bench/results/
+        # h200-lean-short-rows-2026-11-26/host.md): pointer loads there, as fast on the GPU
+        load = int(rows >= LEAN_MIN_ROWS and all(m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0
+                                                 for m in (a_rows, b_rows)))
         block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS if rows > 32 \
             else LEAN_TINY_BLOCKS
         return block_r, block_c, warps, stages, load, a_rows, b_rows
