@@ -221,9 +221,9 @@ def _held_tensors(obj, seen=None):
 @pytest.mark.parametrize("lean", [False, True], ids=["general", "lean-descriptors"])
 def test_a_kept_call_holds_none_of_the_tensors_it_was_recorded_with(device, monkeypatch, lean):
     from hsr import dispatch
-    if lean:  # the lean forward at any row count, its tiles through TMA descriptors
-        monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1)
-        monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", 1)
+    # the lean forward at any row count, its tiles through TMA descriptors; or off
+    monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1 if lean else 0)
+    monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", 1)
     q, doc = torch.randn(2, 4, 16, device=device).half(), torch.randn(3, 6, 16, device=device).half()
     kept.forget()
     maxsim.apply(q, doc)
