@@ -429,8 +429,10 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
         why.append("no columns")
     if dtype not in ("float16", "bfloat16"):
         why.append(f"{dtype} rows (fp16 and bf16 only)")
-    if d not in LEAN_DIMS:
-        why.append(f"a contraction of {d}, not one of {LEAN_DIMS}")
+    if d not in LEAN_DIMS and not (rows < LEAN_MIN_ROWS and LEAN_DIMS[0] < d < LEAN_DIMS[-1]):
+        # (other sizes read through pointers, padded to a power of two: the short-row branch's loads)
+        why.append(f"a contraction of {d}, not one of {LEAN_DIMS} (other sizes up to {LEAN_DIMS[-1]} "
+                   f"with fewer than {LEAN_MIN_ROWS} rows)")
     if machine == "cpu":
         why.append("no kernels on the CPU without TRITON_INTERPRET=1")
     elif machine.startswith("cuda") and int(machine[4:]) < 9:
@@ -460,12 +462,13 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
         # TMA where the rows are many; short rows are small calls, and Triton 3.6 encodes a
         # descriptor on the host at every launch (about 25 us a call, bench/results/
         # h200-lean-short-rows-2026-11-26/host.md): pointer loads there, as fast on the GPU
-        load = int(rows >= LEAN_MIN_ROWS and all(m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0
-                                                 for m in (a_rows, b_rows)))
+        load = int(rows >= LEAN_MIN_ROWS and a.shape[-1] in LEAN_DIMS and all(
+            m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
         block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS if rows > 32 \
             else LEAN_TINY_BLOCKS
         return block_r, block_c, warps, stages, load, a_rows, b_rows
-    return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, LEAN_INTERPRET_LOAD, a_rows, b_rows
+    load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS else 0  # (a descriptor's block is a power of two)
+    return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, load, a_rows, b_rows
 
 
 # The long contraction (DOT_MODE 1, Splade's H = 768) through TMA loads on Hopper: both
@@ -563,7 +566,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         if not f["lean"]:
             lines.append(f"  forward kernel: lean ({FAMILIES['lean']}) for fp16/bf16 rows, {term.k} in "
                          f"{LEAN_DIMS}, at least {LEAN_MIN_ROWS} rows of {term.r!r} or at most {LEAN_FEW_CELLS} "
-                         f"row sets of {term.a.name}, on sm90; else {general}")
+                         f"row sets of {term.a.name} (then any {term.k} from {LEAN_DIMS[0]} to {LEAN_DIMS[-1]}), "
+                         f"on sm90; else {general}")
         else:
             more = []
             if not f["both"]:

@@ -538,6 +538,52 @@ def test_the_lean_forward_with_epilogues_and_row_terms(lean, lean_ops, device, n
         assert torch.allclose(mine.grad.cpu().double(), want.grad, rtol=2e-2, atol=2e-2)  # fp16 gradients
 
 
+@pytest.fixture
+def short_lean(monkeypatch):
+    """Every row count counts as short (dispatch.LEAN_MIN_ROWS far above it): the lean
+    forward runs for one or two row sets, at any contraction from 16 to 256, through
+    pointers; yields the list of block choices it made."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 10**6)
+    chosen = _Watched()
+    real = dispatch.lean_blocks
+
+    def spy(*args):
+        blocks = real(*args)
+        chosen.append(blocks)
+        return blocks
+    monkeypatch.setattr(dispatch, "lean_blocks", spy)
+    return chosen
+
+
+@settings(max_examples=25)
+@given(st.sampled_from(["maxsim", "maxsim_cos", "gaussian", "hausdorff"]), st.integers(1, 2), st.integers(1, 3),
+       st.integers(1, 70), st.integers(1, 100), st.sampled_from([24, 48, 96, 136]),
+       st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
+def test_the_lean_forward_of_other_contractions(short_lean, lean_ops, device, name, ni, nj, s, t, d, dtype, seed):
+    """A contraction that is not a power of two (d = 96) on the lean forward (one or two
+    queries: the short-row rule): its tiles padded with zeros past d, as the
+    reference in values and gradients, for a dot, a cosine and L2 keys (whose selected
+    value comes from the differences over the d coordinates only)."""
+    gen = torch.Generator().manual_seed(seed)
+    dt = getattr(torch, dtype)
+    op = lean_ops[name]
+    Q, D = _ints((ni, s, d), gen).to(dt), _ints((nj, t, d), gen).to(dt)
+    short_lean.clear()
+    leaves = [Q.to(device).clone().requires_grad_(), D.to(device).clone().requires_grad_()]
+    out = op(*leaves)
+    assert short_lean and short_lean[-1] is not None and short_lean[-1][4] == 0  # lean, through pointers
+    refs = [Q.double().requires_grad_(), D.double().requires_grad_()]
+    ref = op.reference(*refs)
+    assert torch.allclose(out.detach().cpu().double(), ref, rtol=1e-5, atol=1e-5), name
+    grad = torch.randn(out.shape, generator=gen)
+    out.backward(grad.to(device))
+    ref.backward(grad.double())
+    for mine, want in zip(leaves, refs):
+        scale = want.grad.abs().amax().clamp_min(1.0)
+        assert ((mine.grad.cpu().double() - want.grad).abs() <= 2e-2 * scale).all(), name  # 16-bit gradients
+
+
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100),
        st.sampled_from([16, 32, 64]), st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
 def test_the_lean_forward(lean, lean_ops, device, ni, nj, s, t, d, dtype, seed):
