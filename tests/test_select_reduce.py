@@ -469,6 +469,12 @@ def lean(request, monkeypatch):
     from hsr import dispatch
     monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1)
     monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", request.param)
+    return _watch_lean_blocks(monkeypatch)
+
+
+def _watch_lean_blocks(monkeypatch):
+    """The list of dispatch.lean_blocks' choices, appended at each call."""
+    from hsr import dispatch
     chosen = _Watched()
     real = dispatch.lean_blocks
 
@@ -545,15 +551,7 @@ def short_lean(monkeypatch):
     pointers; yields the list of block choices it made."""
     from hsr import dispatch
     monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 10**6)
-    chosen = _Watched()
-    real = dispatch.lean_blocks
-
-    def spy(*args):
-        blocks = real(*args)
-        chosen.append(blocks)
-        return blocks
-    monkeypatch.setattr(dispatch, "lean_blocks", spy)
-    return chosen
+    return _watch_lean_blocks(monkeypatch)
 
 
 @settings(max_examples=25)
