@@ -2391,37 +2391,68 @@ def _dist_forward_both(t, t_sw, sizes, sizes_sw, need_idx):
     return out, saved, out_sw, saved_sw
 
 
+def _dist_both_forward(ctx, sizes, sizes_sw, mode, fused, inputs):
+    """(out, out_sw) of both ways with indices, saved on ctx for _dist_both_backward:
+    the fused pass (fused) or the two calls' forwards."""
+    n = len(NAMES)
+    t, t_sw = dict(zip(NAMES, inputs[:n])), dict(zip(NAMES, inputs[n:]))
+    if fused:
+        out, saved, out_sw, saved_sw = _dist_forward_both(t, t_sw, sizes, sizes_sw, True)
+    else:
+        (out, saved), (out_sw, saved_sw) = _dist_forward(t, sizes, True), _dist_forward(t_sw, sizes_sw, True)
+    ctx.save_for_backward(*inputs, *saved[:3], *saved_sw[:3], *saved[3], *saved_sw[3])
+    ctx.sizes, ctx.sizes_sw, ctx.mode, ctx.n_aux = sizes, sizes_sw, mode, len(saved[3])
+    return out, out_sw
+
+
+def _dist_both_backward(ctx, grad_out, grad_out_sw, first_input):
+    """The gradients of the inputs (given twice: as the first call and as the
+    swapped call takes them) from the two backwards; autograd adds each input's
+    two. first_input: the index of the first input among the node's arguments."""
+    stored = ctx.saved_tensors
+    n, k = len(NAMES), ctx.n_aux
+    aux = list(stored[2 * n + 6:2 * n + 6 + k])
+    aux_sw = list(stored[2 * n + 6 + k:])
+    out = [None] * (2 * n)
+    for first, sizes, saved, grad in ((0, ctx.sizes, (*stored[2 * n:2 * n + 3], aux), grad_out),
+                                     (n, ctx.sizes_sw, (*stored[2 * n + 3:2 * n + 6], aux_sw), grad_out_sw)):
+        grads = _dist_backward(dict(zip(NAMES, stored[first:first + n])), sizes, saved, grad, ctx.mode)
+        for name, g in grads.items():
+            if ctx.needs_input_grad[first_input + first + NAMES.index(name)]:
+                out[first + NAMES.index(name)] = g
+    return out
+
+
 class _dist_BothFunction(torch.autograd.Function):
-    """Both ways with gradients, one autograd node: the fused pass (fused) or the
-    two calls' forwards, then the two backwards. The inputs come twice (as the
-    first call and as the swapped call takes them), so autograd adds the two
-    terms' gradients."""
+    """Both ways with gradients, one autograd node."""
     @staticmethod
     def forward(ctx, sizes, sizes_sw, mode, fused, *inputs):
-        n = len(NAMES)
-        t, t_sw = dict(zip(NAMES, inputs[:n])), dict(zip(NAMES, inputs[n:]))
-        if fused:
-            out, saved, out_sw, saved_sw = _dist_forward_both(t, t_sw, sizes, sizes_sw, True)
-        else:
-            (out, saved), (out_sw, saved_sw) = _dist_forward(t, sizes, True), _dist_forward(t_sw, sizes_sw, True)
-        ctx.save_for_backward(*inputs, *saved[:3], *saved_sw[:3], *saved[3], *saved_sw[3])
-        ctx.sizes, ctx.sizes_sw, ctx.mode, ctx.n_aux = sizes, sizes_sw, mode, len(saved[3])
-        return out, out_sw
+        return _dist_both_forward(ctx, sizes, sizes_sw, mode, fused, inputs)
 
     @staticmethod
     def backward(ctx, grad_out, grad_out_sw):
-        stored = ctx.saved_tensors
-        n, k = len(NAMES), ctx.n_aux
-        aux = list(stored[2 * n + 6:2 * n + 6 + k])
-        aux_sw = list(stored[2 * n + 6 + k:])
-        out = [None] * (2 * n)
-        for first, sizes, saved, grad in ((0, ctx.sizes, (*stored[2 * n:2 * n + 3], aux), grad_out),
-                                         (n, ctx.sizes_sw, (*stored[2 * n + 3:2 * n + 6], aux_sw), grad_out_sw)):
-            grads = _dist_backward(dict(zip(NAMES, stored[first:first + n])), sizes, saved, grad, ctx.mode)
-            for name, g in grads.items():
-                if ctx.needs_input_grad[4 + first + NAMES.index(name)]:
-                    out[first + NAMES.index(name)] = g
-        return (None, None, None, None, *out)
+        return (None, None, None, None, *_dist_both_backward(ctx, grad_out, grad_out_sw, 4))
+
+
+class _dist_BothSumFunction(torch.autograd.Function):
+    """scale * sum(out) + scale_sw * sum(out_sw) of both ways, one autograd node
+    (a loss such as Chamfer's mean over points and clouds): the forwards, then one
+    weighted sum of both outputs (weights: scale over out's values, then scale_sw
+    over out_sw's). Backward: the weights times the loss's gradient are the
+    per-point gradients of the two backwards."""
+    @staticmethod
+    def forward(ctx, sizes, sizes_sw, mode, fused, weights, *inputs):
+        out, out_sw = _dist_both_forward(ctx, sizes, sizes_sw, mode, fused, inputs)
+        ctx.weights, ctx.shapes = weights, (out.shape, out_sw.shape)
+        return torch.dot(torch.cat((out.reshape(-1), out_sw.reshape(-1))), weights)
+
+    @staticmethod
+    def backward(ctx, grad):
+        per_value = ctx.weights * grad
+        shape, shape_sw = ctx.shapes
+        split = shape.numel()
+        return (None, None, None, None, None, *_dist_both_backward(
+            ctx, per_value[:split].view(shape), per_value[split:].view(shape_sw), 5))
 
 
 _KEPT = kept.Table()  # apply's calls by signature (hsr.kept)
@@ -2552,3 +2583,47 @@ def _both_ways(X, Y, ylen, ylen_swapped, backward, key=None):
                 apply(Y, X, **second, backward=backward))
     out, _, out_sw, _ = _dist_forward_both(t, t_sw, sizes, sizes_sw, False)
     return out, out_sw
+
+
+_KEPT_BOTH_SUM = kept.Table()  # both_ways_sum's calls by signature (hsr.kept)
+_SUM_WEIGHTS: dict = {}  # both_ways_sum's weight vectors by (device, sizes, scales): made once
+
+
+def both_ways_sum(X, Y, ylen=None, ylen_swapped=None, *, scale=1.0, scale_swapped=1.0, backward="auto"):
+    """scale * sum(out) + scale_swapped * sum(out_swapped), a 0-dim fp32 loss,
+    where (out, out_swapped) = both_ways(...): the mean over both ways' values
+    (Chamfer's, with scale 1 / values) as one autograd node. With gradients the
+    forward is both ways' kernels and one weighted sum; the backward is the two
+    backwards on the weights times the loss's gradient."""
+    inputs = (X, Y, ylen, ylen_swapped)
+    scales = (float(scale), float(scale_swapped))
+    if torch.compiler.is_compiling():
+        return _both_ways_sum(*inputs, scales, backward)
+    key = kept.signature(inputs, backward, scales)
+    return kept.call(_KEPT_BOTH_SUM, key, inputs, _both_ways_sum, *inputs, scales, backward, key)
+
+
+def _both_ways_sum(X, Y, ylen, ylen_swapped, scales, backward, key=None):
+    """both_ways_sum, as written (its checks replayed where key was seen)."""
+    inputs = (X, Y, ylen, ylen_swapped)
+    t, sizes, t_sw, sizes_sw = _both_bound(inputs, backward, key)
+    grad = torch.is_grad_enabled() and any(t[n] is not None and t[n].requires_grad for n in DIFFERENTIABLE)
+    on_kernels = X.device.type == "cuda" or runtime.interpreting()
+    if not grad or not on_kernels or runtime.float64(t) or runtime.float64(t_sw) or \
+            runtime.off_current_device(X.device) or torch.compiler.is_compiling():
+        out, out_sw = _both_ways(*inputs, backward, key)
+        return scales[0] * out.sum(dtype=out.dtype) + scales[1] * out_sw.sum(dtype=out_sw.dtype)
+    fused = dispatch.contraction(sizes["d"])[0] == 2 and \
+        dispatch.both_ways_fused(X.device, sizes["b"] * sizes["n"] * sizes["m"], grad)
+    values = sizes["b"] * sizes["n"]
+    values_sw = sizes_sw["b"] * sizes_sw["n"]
+    weights_key = (X.device, values, values_sw, scales)
+    weights = _SUM_WEIGHTS.get(weights_key)
+    if weights is None:
+        if len(_SUM_WEIGHTS) >= 64:
+            _SUM_WEIGHTS.clear()
+        weights = _SUM_WEIGHTS[weights_key] = torch.cat((
+            torch.full((values,), scales[0], dtype=torch.float32, device=X.device),
+            torch.full((values_sw,), scales[1], dtype=torch.float32, device=X.device)))
+    return _dist_BothSumFunction.apply(sizes, sizes_sw, backward, fused, weights,
+                                       *(t[n] for n in NAMES), *(t_sw[n] for n in NAMES))

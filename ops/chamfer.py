@@ -123,6 +123,11 @@ def chamfer_distance(x, y, x_lengths=None, y_lengths=None, x_normals=None, y_nor
     if single_directional:
         dist_x = module.apply(x, y, ylen=y_lengths, backward=backward)
         loss = _reduce(_real_points(dist_x, x_lengths), x_lengths, **reduce)
+    elif weights is None and x_lengths is None and y_lengths is None and point_reduction in ("mean", "sum") \
+            and batch_reduction is not None:
+        # the loss of every point alike: both directions and their sum as one autograd node
+        loss = module.both_ways_sum(x, y, scale=_scale(x, point_reduction, batch_reduction),
+                                    scale_swapped=_scale(y, point_reduction, batch_reduction), backward=backward)
     else:
         # both directions from one pass over the pairs (where d is a few coordinates)
         dist_x, dist_y = module.both_ways(x, y, ylen=y_lengths, ylen_swapped=x_lengths, backward=backward)
@@ -361,6 +366,12 @@ def _lengths(p, lengths, name):
 def _zero_padding(p, lengths):
     real = torch.arange(p.shape[1], device=p.device)[None, :] < lengths[:, None]
     return p.masked_fill(~real[:, :, None], 0.0)
+
+
+def _scale(p, point_reduction, batch_reduction):
+    """The weight of each of p's points in a loss over full clouds [N, P, D]."""
+    points = max(p.shape[1], 1) if point_reduction == "mean" else 1
+    return 1.0 / (points * (max(p.shape[0], 1) if batch_reduction == "mean" else 1))
 
 
 def _real_points(dist, lengths):

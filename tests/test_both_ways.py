@@ -121,6 +121,61 @@ def _gradients_equal(module, device, mode, nb, n, m, d, lengths, seed):
 
 
 @pytest.mark.parametrize("pair", sorted(MODULES))
+@pytest.mark.parametrize("mode", ["atomic", "deterministic"])
+@pytest.mark.parametrize("one_pass", [True, False], ids=["fused", "two-forwards"])
+@given(st.integers(0, 2), st.integers(0, 30), st.integers(0, 45), st.integers(1, 5), st.booleans(),
+       st.sampled_from([(1.0, 1.0), (0.25, 3.0)]), st.integers(0, 10**6))
+def test_both_ways_sum_equals_the_weighted_sums(device, pair, mode, one_pass, nb, n, m, d, lengths, scales, seed):
+    """both_ways_sum (one autograd node: the forwards, one weighted sum) gives
+    scale * sum(out) + scale_swapped * sum(out_swapped) of the two calls: the
+    loss and both gradients, with and without gradients, empty clouds included."""
+    module = MODULES[pair]
+    gen = torch.Generator().manual_seed(seed)
+    x, y = _points((nb, n, d), gen, False), _points((nb, m, d), gen, False)
+    xlen, ylen = _lengths(nb, n, gen, lengths), _lengths(nb, m, gen, lengths)
+    lx, ly = (None if v is None else v.to(device) for v in (xlen, ylen))
+    unfused = mock.patch.object(hsr.dispatch, "both_ways_fused", return_value=False)
+    results = []
+    for summed in (True, False):
+        xk, yk = x.clone().to(device).requires_grad_(), y.clone().to(device).requires_grad_()
+        with contextlib.nullcontext() if one_pass else unfused:
+            if summed:
+                loss = module.both_ways_sum(xk, yk, ylen=ly, ylen_swapped=lx, scale=scales[0],
+                                            scale_swapped=scales[1], backward=mode)
+                with torch.no_grad():
+                    plain = module.both_ways_sum(xk, yk, ylen=ly, ylen_swapped=lx, scale=scales[0],
+                                                 scale_swapped=scales[1], backward=mode)
+                assert torch.allclose(plain, loss, rtol=1e-5, atol=1e-5)
+            else:
+                a, b = module.apply(xk, yk, ylen=ly, backward=mode), module.apply(yk, xk, ylen=lx, backward=mode)
+                loss = scales[0] * a.sum() + scales[1] * b.sum()
+        assert loss.shape == () and loss.dtype == torch.float32
+        loss.backward()
+        results.append((loss.detach().cpu(), xk.grad.cpu(), yk.grad.cpu()))
+    for g, w in zip(*results):
+        assert torch.allclose(g, w, rtol=1e-4, atol=1e-4), (g - w).abs().max()
+
+
+def test_both_ways_sum_is_one_node_with_one_weighted_sum(device):
+    """The loss's graph is one node (no sums, divisions or additions of its own)."""
+    x = torch.rand(2, 9, 3, device=device, requires_grad=True)
+    y = torch.rand(2, 7, 3, device=device, requires_grad=True)
+    loss = chamfer_point.both_ways_sum(x, y, scale=1 / 18, scale_swapped=1 / 14)
+    assert type(loss.grad_fn).__name__ == "_dist_BothSumFunctionBackward"
+    assert all(type(f).__name__ == "AccumulateGrad" for f, _ in loss.grad_fn.next_functions if f is not None)
+
+
+def test_both_ways_sum_in_float64_is_the_reference():
+    x = torch.rand(1, 6, 3, dtype=torch.float64, requires_grad=True)
+    y = torch.rand(1, 5, 3, dtype=torch.float64, requires_grad=True)
+    loss = chamfer_point.both_ways_sum(x, y, scale=0.5, scale_swapped=2.0)
+    want = 0.5 * torch.cdist(x, y).square().amin(2).sum() + 2.0 * torch.cdist(y, x).square().amin(2).sum()
+    assert loss.dtype == torch.float64 and torch.allclose(loss, want)
+    loss.backward()
+    assert x.grad is not None and y.grad is not None
+
+
+@pytest.mark.parametrize("pair", sorted(MODULES))
 def test_nan_points_select_the_first_nan_both_ways(device, pair):
     """A NaN coordinate makes every distance to that point NaN: each point of
     the other cloud selects the first NaN point, as torch.min does."""
