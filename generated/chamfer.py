@@ -745,10 +745,12 @@ def cd_bwd(
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b,
     BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
+    ACCUMULATE: tl.constexpr,
 ):
     """Backward of cd from the saved argmin, one program per block of
     X rows: gathers the selected Y rows into grad_X (each row
-    written once) and, with SCATTER, adds into grad_Y with fp32
+    written once; with ACCUMULATE added to what it holds) and, with SCATTER, adds
+    into grad_Y with fp32
     atomics in the same pass ("atomic"); without, cd_bwd_Y owns them."""
     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
     a_cell = tl.program_id(0).to(tl.int64)
@@ -788,8 +790,10 @@ def cd_bwd(
             if SCATTER:
                 tl.atomic_add(grad_Y_ptr + pid_b * dstride_Y_b + sel_safe.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
                               contrib, mask=hit_k)
-        tl.store(grad_X_ptr + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d,
-                 grad_a.to(grad_X_ptr.dtype.element_ty), mask=n_in[:, None] & d_in[None, :])
+        grad_a_ptrs = grad_X_ptr + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d
+        if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
+            grad_a += tl.load(grad_a_ptrs, mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        tl.store(grad_a_ptrs, grad_a.to(grad_X_ptr.dtype.element_ty), mask=n_in[:, None] & d_in[None, :])
 
 
 @triton.jit
@@ -1109,27 +1113,31 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _cd_KEPT_BACKWARD = kept.Table()  # _cd_backward's calls by signature (hsr.kept)
 
 
-def _cd_backward(t, sizes, saved, grad_out, mode):
+def _cd_backward(t, sizes, saved, grad_out, mode, into=None):
     """_cd_backward_as_written, replayed where its signature was seen before."""
     if torch.compiler.is_compiling():
-        return _cd_backward_as_written(t, sizes, saved, grad_out, mode)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
-    return kept.call(_cd_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
-                     _cd_backward_as_written, t, sizes, saved, grad_out, mode)
+        return _cd_backward_as_written(t, sizes, saved, grad_out, mode, into)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+    return kept.call(_cd_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None), inputs,
+                     _cd_backward_as_written, t, sizes, saved, grad_out, mode, into)
 
 
-def _cd_backward_as_written(t, sizes, saved, grad_out, mode):
+def _cd_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     """Gradients {name: tensor} of ('X', 'Y'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_Y; "deterministic":
-    grad_Y owned by its rows."""
+    grad_Y owned by its rows. into: fp32 buffers (grad_X, grad_Y), atomic
+    only, that the gradients are added to (and returned as they are)."""
     idx, stat, xsel, aux = saved
     X_, Y_ = t["X"], t["Y"]
     if mode == "auto":
         mode = cd_auto_backward(sizes)
     atomic = mode == "atomic"
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_X
-    grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
-    grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
+    if into is not None:
+        grad_X_, grad_Y_ = into
+    else:
+        grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
+        grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
@@ -1145,7 +1153,8 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode):
             sizes["b"], sizes["n"], sizes["m"], sizes["d"],
             *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
             *grad_X_.stride(), *grad_Y_.stride(), *grad.stride(),
-            **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
+            **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic,
+            ACCUMULATE=into is not None, num_warps=8,
         )
         if not atomic and cd_scatter(sizes) == "inverse":
             # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:
@@ -1207,6 +1216,8 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode):
                 SPLIT_W=X_.dtype == torch.bfloat16, W_PRECISION="ieee" if X_.dtype == torch.float32 else "tf32x3",
                 num_warps=warps, num_stages=stages,
             )
+    if into is not None:
+        return {"X": grad_X_, "Y": grad_Y_}
     grads = {"X": grad_X_, "Y": grad_Y_.to(Y_.dtype)}
     return grads
 
@@ -1933,10 +1944,12 @@ def cd_t1_bwd(
     dstride_X_b, dstride_X_n, dstride_X_d,
     ostride_b,
     BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
+    ACCUMULATE: tl.constexpr,
 ):
     """Backward of cd_t1 from the saved argmin, one program per block of
     Y rows: gathers the selected X rows into grad_Y (each row
-    written once) and, with SCATTER, adds into grad_X with fp32
+    written once; with ACCUMULATE added to what it holds) and, with SCATTER, adds
+    into grad_X with fp32
     atomics in the same pass ("atomic"); without, cd_t1_bwd_X owns them."""
     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
     a_cell = tl.program_id(0).to(tl.int64)
@@ -1976,8 +1989,10 @@ def cd_t1_bwd(
             if SCATTER:
                 tl.atomic_add(grad_X_ptr + pid_b * dstride_X_b + sel_safe.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d,
                               contrib, mask=hit_k)
-        tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
-                 grad_a.to(grad_Y_ptr.dtype.element_ty), mask=m_in[:, None] & d_in[None, :])
+        grad_a_ptrs = grad_Y_ptr + pid_b * dstride_Y_b + offs_m.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d
+        if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
+            grad_a += tl.load(grad_a_ptrs, mask=m_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        tl.store(grad_a_ptrs, grad_a.to(grad_Y_ptr.dtype.element_ty), mask=m_in[:, None] & d_in[None, :])
 
 
 @triton.jit
@@ -2297,27 +2312,31 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _cd_t1_KEPT_BACKWARD = kept.Table()  # _cd_t1_backward's calls by signature (hsr.kept)
 
 
-def _cd_t1_backward(t, sizes, saved, grad_out, mode):
+def _cd_t1_backward(t, sizes, saved, grad_out, mode, into=None):
     """_cd_t1_backward_as_written, replayed where its signature was seen before."""
     if torch.compiler.is_compiling():
-        return _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
-    return kept.call(_cd_t1_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
-                     _cd_t1_backward_as_written, t, sizes, saved, grad_out, mode)
+        return _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode, into)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+    return kept.call(_cd_t1_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None), inputs,
+                     _cd_t1_backward_as_written, t, sizes, saved, grad_out, mode, into)
 
 
-def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode):
+def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     """Gradients {name: tensor} of ('Y', 'X'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_X; "deterministic":
-    grad_X owned by its rows."""
+    grad_X owned by its rows. into: fp32 buffers (grad_Y, grad_X), atomic
+    only, that the gradients are added to (and returned as they are)."""
     idx, stat, xsel, aux = saved
     Y_, X_ = t["Y"], t["X"]
     if mode == "auto":
         mode = cd_t1_auto_backward(sizes)
     atomic = mode == "atomic"
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Y
-    grad_Y_ = (torch.empty if gathers else torch.zeros)(Y_.shape, dtype=Y_.dtype, device=Y_.device)
-    grad_X_ = torch.zeros(X_.shape, dtype=torch.float32 if atomic else X_.dtype, device=X_.device)
+    if into is not None:
+        grad_Y_, grad_X_ = into
+    else:
+        grad_Y_ = (torch.empty if gathers else torch.zeros)(Y_.shape, dtype=Y_.dtype, device=Y_.device)
+        grad_X_ = torch.zeros(X_.shape, dtype=torch.float32 if atomic else X_.dtype, device=X_.device)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
@@ -2333,7 +2352,8 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode):
             sizes["b"], sizes["m"], sizes["n"], sizes["d"],
             *Y_.stride(), *X_.stride(), *aux_strides, *side_strides,
             *grad_Y_.stride(), *grad_X_.stride(), *grad.stride(),
-            **has, BLOCK_M=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
+            **has, BLOCK_M=block_r, BLOCK_D=block_k, SCATTER=atomic,
+            ACCUMULATE=into is not None, num_warps=8,
         )
         if not atomic and cd_t1_scatter(sizes) == "inverse":
             # the inverse index, a chunk of X cells at a time (its memory is the chunk's:
@@ -2395,6 +2415,8 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode):
                 SPLIT_W=Y_.dtype == torch.bfloat16, W_PRECISION="ieee" if Y_.dtype == torch.float32 else "tf32x3",
                 num_warps=warps, num_stages=stages,
             )
+    if into is not None:
+        return {"Y": grad_Y_, "X": grad_X_}
     grads = {"Y": grad_Y_, "X": grad_X_.to(X_.dtype)}
     return grads
 

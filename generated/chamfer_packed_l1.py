@@ -506,10 +506,12 @@ def dist_bwd(
     dstride_Y_b, dstride_Y_m, dstride_Y_k,
     ostride_b, ostride_n,
     BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SCATTER: tl.constexpr,
+    ACCUMULATE: tl.constexpr,
 ):
     """Backward of dist from the saved argmin, one program per block of
     X rows: gathers the selected Y rows into grad_X (each row
-    written once) and, with SCATTER, adds into grad_Y with fp32
+    written once; with ACCUMULATE added to what it holds) and, with SCATTER, adds
+    into grad_Y with fp32
     atomics in the same pass ("atomic"); without, dist_bwd_Y owns them."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1
     a_cell = tl.program_id(0).to(tl.int64)
@@ -546,8 +548,10 @@ def dist_bwd(
             if SCATTER:
                 tl.atomic_add(grad_Y_ptr + pid_b * dstride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * dstride_Y_m + sel_safe.to(tl.int64)[:, None] * dstride_Y_m + offs_k[None, :] * dstride_Y_k,
                               contrib, mask=hit_k)
-        tl.store(grad_X_ptr + pid_b * dstride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * dstride_X_n + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_k[None, :] * dstride_X_k,
-                 grad_a.to(grad_X_ptr.dtype.element_ty), mask=n_in[:, None] & k_in[None, :])
+        grad_a_ptrs = grad_X_ptr + pid_b * dstride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * dstride_X_n + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_k[None, :] * dstride_X_k
+        if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
+            grad_a += tl.load(grad_a_ptrs, mask=n_in[:, None] & k_in[None, :], other=0.0).to(tl.float32)
+        tl.store(grad_a_ptrs, grad_a.to(grad_X_ptr.dtype.element_ty), mask=n_in[:, None] & k_in[None, :])
 
 
 @triton.jit
@@ -843,19 +847,20 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _dist_KEPT_BACKWARD = kept.Table()  # _dist_backward's calls by signature (hsr.kept)
 
 
-def _dist_backward(t, sizes, saved, grad_out, mode):
+def _dist_backward(t, sizes, saved, grad_out, mode, into=None):
     """_dist_backward_as_written, replayed where its signature was seen before."""
     if torch.compiler.is_compiling():
-        return _dist_backward_as_written(t, sizes, saved, grad_out, mode)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
-    return kept.call(_dist_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), *sizes.values()), inputs,
-                     _dist_backward_as_written, t, sizes, saved, grad_out, mode)
+        return _dist_backward_as_written(t, sizes, saved, grad_out, mode, into)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+    return kept.call(_dist_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, *sizes.values()), inputs,
+                     _dist_backward_as_written, t, sizes, saved, grad_out, mode, into)
 
 
-def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
+def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     """Gradients {name: tensor} of ('X', 'Y'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_Y; "deterministic":
-    grad_Y owned by its rows."""
+    grad_Y owned by its rows. into: fp32 buffers (grad_X, grad_Y), atomic
+    only, that the gradients are added to (and returned as they are)."""
     idx, stat, xsel, aux = saved
     t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels
     X_, Y_ = t["X"], t["Y"]
@@ -881,7 +886,8 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
             sizes["b"], sizes["n"], sizes["m"], sizes["k"],
             *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *aux_strides, *side_strides,
             *ragged.strides(grad_X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(grad_Y_, ["b", "m", "k"], RAGGED.get("Y")), *grad.stride(),
-            **has, BLOCK_N=block_r, BLOCK_K=block_k, SCATTER=atomic, num_warps=8,
+            **has, BLOCK_N=block_r, BLOCK_K=block_k, SCATTER=atomic,
+            ACCUMULATE=False, num_warps=8,
         )
         if not atomic and dist_scatter(sizes) == "inverse":
             # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:

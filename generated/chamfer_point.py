@@ -964,10 +964,12 @@ def dist_bwd(
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b, ostride_n,
     BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
+    ACCUMULATE: tl.constexpr,
 ):
     """Backward of dist from the saved argmin, one program per block of
     X rows: gathers the selected Y rows into grad_X (each row
-    written once) and, with SCATTER, adds into grad_Y with fp32
+    written once; with ACCUMULATE added to what it holds) and, with SCATTER, adds
+    into grad_Y with fp32
     atomics in the same pass ("atomic"); without, dist_bwd_Y owns them."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
     a_cell = tl.program_id(0).to(tl.int64)
@@ -1005,8 +1007,10 @@ def dist_bwd(
             if SCATTER:
                 tl.atomic_add(grad_Y_ptr + pid_b * dstride_Y_b + sel_safe.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
                               contrib, mask=hit_k)
-        tl.store(grad_X_ptr + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d,
-                 grad_a.to(grad_X_ptr.dtype.element_ty), mask=n_in[:, None] & d_in[None, :])
+        grad_a_ptrs = grad_X_ptr + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d
+        if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
+            grad_a += tl.load(grad_a_ptrs, mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        tl.store(grad_a_ptrs, grad_a.to(grad_X_ptr.dtype.element_ty), mask=n_in[:, None] & d_in[None, :])
 
 
 @triton.jit
@@ -2136,27 +2140,31 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _dist_KEPT_BACKWARD = kept.Table()  # _dist_backward's calls by signature (hsr.kept)
 
 
-def _dist_backward(t, sizes, saved, grad_out, mode):
+def _dist_backward(t, sizes, saved, grad_out, mode, into=None):
     """_dist_backward_as_written, replayed where its signature was seen before."""
     if torch.compiler.is_compiling():
-        return _dist_backward_as_written(t, sizes, saved, grad_out, mode)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
-    return kept.call(_dist_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
-                     _dist_backward_as_written, t, sizes, saved, grad_out, mode)
+        return _dist_backward_as_written(t, sizes, saved, grad_out, mode, into)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+    return kept.call(_dist_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None), inputs,
+                     _dist_backward_as_written, t, sizes, saved, grad_out, mode, into)
 
 
-def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
+def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     """Gradients {name: tensor} of ('X', 'Y'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_Y; "deterministic":
-    grad_Y owned by its rows."""
+    grad_Y owned by its rows. into: fp32 buffers (grad_X, grad_Y), atomic
+    only, that the gradients are added to (and returned as they are)."""
     idx, stat, xsel, aux = saved
     X_, Y_ = t["X"], t["Y"]
     if mode == "auto":
         mode = dist_auto_backward(sizes)
     atomic = mode == "atomic"
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_X
-    grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
-    grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
+    if into is not None:
+        grad_X_, grad_Y_ = into
+    else:
+        grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
+        grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
@@ -2172,7 +2180,8 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
             sizes["b"], sizes["n"], sizes["m"], sizes["d"],
             *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
             *grad_X_.stride(), *grad_Y_.stride(), *grad.stride(),
-            **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
+            **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic,
+            ACCUMULATE=into is not None, num_warps=8,
         )
         if not atomic and dist_scatter(sizes) == "inverse":
             # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:
@@ -2234,6 +2243,8 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode):
                 SPLIT_W=X_.dtype == torch.bfloat16, W_PRECISION="ieee" if X_.dtype == torch.float32 else "tf32x3",
                 num_warps=warps, num_stages=stages,
             )
+    if into is not None:
+        return {"X": grad_X_, "Y": grad_Y_}
     grads = {"X": grad_X_, "Y": grad_Y_.to(Y_.dtype)}
     return grads
 
@@ -2451,8 +2462,33 @@ class _dist_BothSumFunction(torch.autograd.Function):
         per_value = ctx.weights * grad
         shape, shape_sw = ctx.shapes
         split = shape.numel()
-        return (None, None, None, None, None, *_dist_both_backward(
-            ctx, per_value[:split].view(shape), per_value[split:].view(shape_sw), 5))
+        grad_out, grad_out_sw = per_value[:split].view(shape), per_value[split:].view(shape_sw)
+        mode = ctx.mode if ctx.mode != "auto" else dist_auto_backward(ctx.sizes)
+        if dispatch.both_ways_shared_grads(mode, DIFFERENTIABLE, ("X", "Y")):
+            return (None, None, None, None, None, *_dist_both_backward_shared(ctx, grad_out, grad_out_sw))
+        return (None, None, None, None, None, *_dist_both_backward(ctx, grad_out, grad_out_sw, 5))
+
+
+def _dist_both_backward_shared(ctx, grad_out, grad_out_sw):
+    """_dist_both_backward with one fp32 buffer per operand, zeroed once: each
+    way's gather adds into its rows' buffer and its atomics scatter into the
+    other's, so no second buffer and no addition (atomic mode only)."""
+    stored = ctx.saved_tensors
+    n, k = len(NAMES), ctx.n_aux
+    X_, Y_ = stored[NAMES.index("X")], stored[NAMES.index("Y")]
+    flat = torch.zeros(X_.numel() + Y_.numel(), dtype=torch.float32, device=X_.device)
+    grad_X_ = flat[:X_.numel()].view(X_.shape)
+    grad_Y_ = flat[X_.numel():].view(Y_.shape)
+    aux = list(stored[2 * n + 6:2 * n + 6 + k])
+    aux_sw = list(stored[2 * n + 6 + k:])
+    _dist_backward(dict(zip(NAMES, stored[:n])), ctx.sizes, (*stored[2 * n:2 * n + 3], aux), grad_out, "atomic",
+                   into=(grad_X_, grad_Y_))
+    _dist_backward(dict(zip(NAMES, stored[n:2 * n])), ctx.sizes_sw, (*stored[2 * n + 3:2 * n + 6], aux_sw),
+                   grad_out_sw, "atomic", into=(grad_Y_, grad_X_))
+    out = [None] * (2 * n)
+    out[NAMES.index("X")] = grad_X_.to(X_.dtype) if ctx.needs_input_grad[5 + NAMES.index("X")] else None
+    out[NAMES.index("Y")] = grad_Y_.to(Y_.dtype) if ctx.needs_input_grad[5 + NAMES.index("Y")] else None
+    return out
 
 
 _KEPT = kept.Table()  # apply's calls by signature (hsr.kept)

@@ -731,10 +731,12 @@ def score_bwd(
     dstride_D_j, dstride_D_t, dstride_D_d,
     ostride_i, ostride_j,
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
+    ACCUMULATE: tl.constexpr,
 ):
     """Backward of score from the saved argmax, one program per block of
     Q rows: gathers the selected D rows into grad_Q (each row
-    written once) and, with SCATTER, adds into grad_D with fp32
+    written once; with ACCUMULATE added to what it holds) and, with SCATTER, adds
+    into grad_D with fp32
     atomics in the same pass ("atomic"); without, score_bwd_D owns them."""
     # spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
     a_cell = tl.program_id(0).to(tl.int64)
@@ -772,8 +774,10 @@ def score_bwd(
             if SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_j * dstride_D_j + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
                               contrib, mask=hit_k)
-        tl.store(grad_Q_ptr + pid_i * dstride_Q_i + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d,
-                 grad_a.to(grad_Q_ptr.dtype.element_ty), mask=s_in[:, None] & d_in[None, :])
+        grad_a_ptrs = grad_Q_ptr + pid_i * dstride_Q_i + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
+        if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
+            grad_a += tl.load(grad_a_ptrs, mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        tl.store(grad_a_ptrs, grad_a.to(grad_Q_ptr.dtype.element_ty), mask=s_in[:, None] & d_in[None, :])
 
 
 @triton.jit
@@ -1108,27 +1112,31 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _score_KEPT_BACKWARD = kept.Table()  # _score_backward's calls by signature (hsr.kept)
 
 
-def _score_backward(t, sizes, saved, grad_out, mode):
+def _score_backward(t, sizes, saved, grad_out, mode, into=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
     if torch.compiler.is_compiling():
-        return _score_backward_as_written(t, sizes, saved, grad_out, mode)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
-    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
-                     _score_backward_as_written, t, sizes, saved, grad_out, mode)
+        return _score_backward_as_written(t, sizes, saved, grad_out, mode, into)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None), inputs,
+                     _score_backward_as_written, t, sizes, saved, grad_out, mode, into)
 
 
-def _score_backward_as_written(t, sizes, saved, grad_out, mode):
+def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     """Gradients {name: tensor} of ('Q', 'D'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_D; "deterministic":
-    grad_D owned by its rows."""
+    grad_D owned by its rows. into: fp32 buffers (grad_Q, grad_D), atomic
+    only, that the gradients are added to (and returned as they are)."""
     idx, stat, xsel, aux = saved
     Q_, D_ = t["Q"], t["D"]
     if mode == "auto":
         mode = score_auto_backward(sizes)
     atomic = mode == "atomic"
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Q
-    grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-    grad_D_ = torch.zeros(D_.shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
+    if into is not None:
+        grad_Q_, grad_D_ = into
+    else:
+        grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
+        grad_D_ = torch.zeros(D_.shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
@@ -1144,7 +1152,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
             *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),
-            **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
+            **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic,
+            ACCUMULATE=into is not None, num_warps=8,
         )
         if not atomic and score_scatter(sizes) == "inverse":
             # the inverse index, a chunk of D cells at a time (its memory is the chunk's:
@@ -1205,6 +1214,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
                 SPLIT_W=Q_.dtype == torch.bfloat16, W_PRECISION="ieee" if Q_.dtype == torch.float32 else "tf32x3",
                 num_warps=warps, num_stages=stages,
             )
+    if into is not None:
+        return {"Q": grad_Q_, "D": grad_D_}
     grads = {"Q": grad_Q_, "D": grad_D_.to(D_.dtype)}
     return grads
 

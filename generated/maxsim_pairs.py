@@ -696,10 +696,12 @@ def score_bwd(
     dstride_D_n, dstride_D_t, dstride_D_d,
     ostride_n,
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
+    ACCUMULATE: tl.constexpr,
 ):
     """Backward of score from the saved argmax, one program per block of
     Q rows: gathers the selected D rows into grad_Q (each row
-    written once) and, with SCATTER, adds into grad_D with fp32
+    written once; with ACCUMULATE added to what it holds) and, with SCATTER, adds
+    into grad_D with fp32
     atomics in the same pass ("atomic"); without, score_bwd_D owns them."""
     # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
     a_cell = tl.program_id(0).to(tl.int64)
@@ -735,8 +737,10 @@ def score_bwd(
             if SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_n * dstride_D_n + tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)).to(tl.int64) * dstride_D_t + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
                               contrib, mask=hit_k)
-        tl.store(grad_Q_ptr + pid_n * dstride_Q_n + tl.load(cu_q_ptr + tl.minimum(pid_n, size_n)).to(tl.int64) * dstride_Q_s + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d,
-                 grad_a.to(grad_Q_ptr.dtype.element_ty), mask=s_in[:, None] & d_in[None, :])
+        grad_a_ptrs = grad_Q_ptr + pid_n * dstride_Q_n + tl.load(cu_q_ptr + tl.minimum(pid_n, size_n)).to(tl.int64) * dstride_Q_s + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
+        if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
+            grad_a += tl.load(grad_a_ptrs, mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
+        tl.store(grad_a_ptrs, grad_a.to(grad_Q_ptr.dtype.element_ty), mask=s_in[:, None] & d_in[None, :])
 
 
 @triton.jit
@@ -1057,19 +1061,20 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _score_KEPT_BACKWARD = kept.Table()  # _score_backward's calls by signature (hsr.kept)
 
 
-def _score_backward(t, sizes, saved, grad_out, mode):
+def _score_backward(t, sizes, saved, grad_out, mode, into=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
     if torch.compiler.is_compiling():
-        return _score_backward_as_written(t, sizes, saved, grad_out, mode)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
-    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), *sizes.values()), inputs,
-                     _score_backward_as_written, t, sizes, saved, grad_out, mode)
+        return _score_backward_as_written(t, sizes, saved, grad_out, mode, into)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, *sizes.values()), inputs,
+                     _score_backward_as_written, t, sizes, saved, grad_out, mode, into)
 
 
-def _score_backward_as_written(t, sizes, saved, grad_out, mode):
+def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     """Gradients {name: tensor} of ('Q', 'D'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_D; "deterministic":
-    grad_D owned by its rows."""
+    grad_D owned by its rows. into: fp32 buffers (grad_Q, grad_D), atomic
+    only, that the gradients are added to (and returned as they are)."""
     idx, stat, xsel, aux = saved
     t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels
     Q_, D_ = t["Q"], t["D"]
@@ -1095,7 +1100,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode):
             sizes["n"], sizes["s"], sizes["t"], sizes["d"],
             *ragged.strides(Q_, ["n", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["n", "t", "d"], RAGGED.get("D")), *aux_strides, *side_strides,
             *ragged.strides(grad_Q_, ["n", "s", "d"], RAGGED.get("Q")), *ragged.strides(grad_D_, ["n", "t", "d"], RAGGED.get("D")), *grad.stride(),
-            **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic, num_warps=8,
+            **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic,
+            ACCUMULATE=False, num_warps=8,
         )
         if not atomic and score_scatter(sizes) == "inverse":
             # the inverse index, a chunk of D cells at a time (its memory is the chunk's:

@@ -848,10 +848,12 @@ def rep_bwd(
     ostride_b, ostride_v,
     HAS_bias: tl.constexpr,
     BLOCK_V: tl.constexpr, BLOCK_H: tl.constexpr, SCATTER: tl.constexpr,
+    ACCUMULATE: tl.constexpr,
 ):
     """Backward of rep from the saved argmax, one program per block of
     W rows: gathers the selected H rows into grad_W (each row
-    written once) and, with SCATTER, adds into grad_H with fp32
+    written once; with ACCUMULATE added to what it holds) and, with SCATTER, adds
+    into grad_H with fp32
     atomics in the same pass ("atomic"); without, rep_bwd_H owns them."""
     # spec line 9: rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))  where mask
     a_cell = tl.program_id(0).to(tl.int64)
@@ -897,8 +899,10 @@ def rep_bwd(
                               contrib, mask=hit_k)
             if h0 == 0:  # per-row and per-column terms, once
                 grad_row_bias += tl.where(kept, g_row * 0.0, 0.0) + tl.where(picked, g_row * (_hsr_step((x_sel + row_bias)) / ((1.0 + _hsr_relu((x_sel + row_bias))))), 0.0)
-        tl.store(grad_W_ptr + 0 + offs_v.to(tl.int64)[:, None] * dstride_W_v + offs_h[None, :] * dstride_W_h,
-                 grad_a.to(grad_W_ptr.dtype.element_ty), mask=v_in[:, None] & h_in[None, :])
+        grad_a_ptrs = grad_W_ptr + 0 + offs_v.to(tl.int64)[:, None] * dstride_W_v + offs_h[None, :] * dstride_W_h
+        if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
+            grad_a += tl.load(grad_a_ptrs, mask=v_in[:, None] & h_in[None, :], other=0.0).to(tl.float32)
+        tl.store(grad_a_ptrs, grad_a.to(grad_W_ptr.dtype.element_ty), mask=v_in[:, None] & h_in[None, :])
     tl.store(grad_bias_ptr + a_cell * size_v + offs_v, grad_row_bias, mask=v_in)
 
 
@@ -1219,27 +1223,31 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _rep_KEPT_BACKWARD = kept.Table()  # _rep_backward's calls by signature (hsr.kept)
 
 
-def _rep_backward(t, sizes, saved, grad_out, mode):
+def _rep_backward(t, sizes, saved, grad_out, mode, into=None):
     """_rep_backward_as_written, replayed where its signature was seen before."""
     if torch.compiler.is_compiling():
-        return _rep_backward_as_written(t, sizes, saved, grad_out, mode)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out)
-    return kept.call(_rep_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3])), inputs,
-                     _rep_backward_as_written, t, sizes, saved, grad_out, mode)
+        return _rep_backward_as_written(t, sizes, saved, grad_out, mode, into)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+    return kept.call(_rep_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None), inputs,
+                     _rep_backward_as_written, t, sizes, saved, grad_out, mode, into)
 
 
-def _rep_backward_as_written(t, sizes, saved, grad_out, mode):
+def _rep_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     """Gradients {name: tensor} of ('W', 'H', 'bias'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_H; "deterministic":
-    grad_H owned by its rows."""
+    grad_H owned by its rows. into: fp32 buffers (grad_W, grad_H), atomic
+    only, that the gradients are added to (and returned as they are)."""
     idx, stat, xsel, aux = saved
     W_, H_ = t["W"], t["H"]
     if mode == "auto":
         mode = rep_auto_backward(sizes)
     atomic = mode == "atomic"
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_W
-    grad_W_ = (torch.empty if gathers else torch.zeros)(W_.shape, dtype=W_.dtype, device=W_.device)
-    grad_H_ = torch.zeros(H_.shape, dtype=torch.float32 if atomic else H_.dtype, device=H_.device)
+    if into is not None:
+        grad_W_, grad_H_ = into
+    else:
+        grad_W_ = (torch.empty if gathers else torch.zeros)(W_.shape, dtype=W_.dtype, device=W_.device)
+        grad_H_ = torch.zeros(H_.shape, dtype=torch.float32 if atomic else H_.dtype, device=H_.device)
     grad_bias_ = torch.zeros((1, sizes["v"]), dtype=torch.float32, device=W_.device)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
@@ -1256,7 +1264,8 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode):
             sizes["b"], sizes["v"], sizes["s"], sizes["h"],
             *W_.stride(), *H_.stride(), *aux_strides, *side_strides,
             *grad_W_.stride(), *grad_H_.stride(), *grad.stride(),
-            **has, BLOCK_V=block_r, BLOCK_H=block_k, SCATTER=atomic, num_warps=8,
+            **has, BLOCK_V=block_r, BLOCK_H=block_k, SCATTER=atomic,
+            ACCUMULATE=into is not None, num_warps=8,
         )
         if not atomic and rep_scatter(sizes) == "inverse":
             # the inverse index, a chunk of H cells at a time (its memory is the chunk's:
@@ -1317,6 +1326,8 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode):
                 SPLIT_W=W_.dtype == torch.bfloat16, W_PRECISION="ieee" if W_.dtype == torch.float32 else "tf32x3",
                 num_warps=warps, num_stages=stages,
             )
+    if into is not None:
+        return {"W": grad_W_, "H": grad_H_}
     grads = {"W": grad_W_, "H": grad_H_.to(H_.dtype)}
     if t["bias"] is not None:  # per-row buffer -> the shape of bias
         grads["bias"] = runtime.reduce_to(grad_bias_, ["v"],

@@ -295,6 +295,13 @@ def both_ways_fused(device, pairs: int, need_idx: bool) -> bool:
     return pairs <= 10**8
 
 
+def both_ways_shared_grads(mode: str, differentiable, operands) -> bool:
+    """Whether both_ways_sum's backward adds both ways into one fp32 buffer per
+    operand (a zeroing and two kernels, no second buffers, no additions): where
+    the backward is atomic and only the two operands take gradients."""
+    return mode == "atomic" and tuple(differentiable) == tuple(operands)
+
+
 def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int, int]:
     """(BLOCK_R, BLOCK_C, warps) of a both-ways forward (a few coordinates on the
     CUDA cores). HSR_BOTH_BLOCKS="r,c,w" (or "r,c,w;r,c,w": without;with the
