@@ -40,6 +40,14 @@ _METADATA = {T.stride, T.size, T.dim, T.ndimension, T.numel, T.nelement, T.data_
              T.is_contiguous, T.storage_offset, T.get_device, T.is_floating_point, T.__len__, T.__hash__}
 
 
+# functions whose result is a view of their first argument: a replay needs none whose
+# view only a compiled launch reads at the same address (the launch takes the base)
+_VIEWS = {T.view, T.reshape, T.unsqueeze, T.squeeze, T.expand, T.flatten, T.view_as, T.expand_as,
+          T.transpose, T.permute, T.t}
+# functions without side effects: a replay drops one whose result nothing reads
+_PURE = _VIEWS | {torch.empty, torch.empty_like, T.new_empty, T.__getitem__}
+
+
 class Table:
     """One entry point's kept calls: signature -> Replay, or PLAIN. autograd: the
     result may carry autograd (a call's tensors, or what its torch functions made
@@ -80,7 +88,7 @@ def signature(values, *flags):
         else:
             return None
     if cuda:  # Triton launches on the current device
-        key.append(torch.cuda.current_device())
+        key.append(launcher.current_device())
     key.append(torch.is_grad_enabled())
     return tuple(key)
 
@@ -167,7 +175,7 @@ class _Builder:
             spec = self._spec(result, for_result=True)
         except _Unkept as why:
             return str(why)
-        return Replay(self.n_slots, program, spec)
+        return Replay(self.n_slots, _without_idle_views(program, spec), spec)
 
     def _new_slot(self, x) -> int:
         slot = self.n_slots
@@ -195,7 +203,11 @@ class _Builder:
             outs = []
         else:  # a Python value out of a tensor's data: the path may branch on it
             raise _Unkept(f"the path reads values with {_name(func)}")
-        return _Op(func, arg_specs, kwarg_specs, outs)
+        op = _Op(func, arg_specs, kwarg_specs, outs)
+        # a view at its base's address (fixed by the signature: shapes, strides, the view's arguments)
+        op.alias = func in _VIEWS and len(outs) == 1 and args and isinstance(args[0], torch.Tensor) \
+            and out.data_ptr() == args[0].data_ptr() and arg_specs[0][0] == "slot"
+        return op
 
     def _spec(self, a, for_result=False):
         """How a step's argument (or the result) is found on a replay."""
@@ -222,6 +234,62 @@ class _Builder:
                                         torch.memory_format, slice, type(Ellipsis))):
             return ("const", a)
         raise _Unkept(f"a step takes a {type(a).__name__}")
+
+
+def _slots_read(spec, into: set) -> None:
+    kind = spec[0]
+    if kind == "slot" or kind == "desc":
+        into.add(spec[1])
+    elif kind == "seq":
+        for s in spec[2]:
+            _slots_read(s, into)
+    elif kind == "dict":
+        for s in spec[1].values():
+            _slots_read(s, into)
+
+
+def _reads(step) -> set:
+    """The slots a step reads."""
+    read: set = set()
+    if step.__class__ is _Op:
+        if step.flat:
+            read.update(slot for _i, slot in step.tensors)
+        else:
+            for s in (*step.arg_specs, *step.kwarg_specs.values()):
+                _slots_read(s, read)
+    else:
+        for s in step.specs:
+            _slots_read(s, read)
+    return read
+
+
+def _without_idle_views(program, result):
+    """The program less the steps a replay does not need: a side-effect-free op
+    whose result nothing reads, and a view (at its base's address) that only
+    compiled launches read, which then take its base: Triton's launcher reads a
+    tensor argument's address alone, and the view's strides and dtype are the
+    recorded call's, already in the launch's arguments and its compiled kernel.
+    Under the interpreter (Triton's own launch reads dtypes) views stay."""
+    needed: set = set()
+    _slots_read(result, needed)
+    kept_steps = []
+    for step in reversed(program):
+        if step.__class__ is _Op and step.func in _PURE and not needed.intersection(step.outs):
+            continue  # nothing reads what it makes
+        if step.__class__ is _Op and step.alias and step.flat:
+            out = step.outs[0]
+            readers = [s for s in kept_steps if out in _reads(s)]
+            if readers and all(s.__class__ is _Launch and s.compiled is not None
+                               and all(spec[0] != "desc" or spec[1] != out for spec in s.specs) for s in readers):
+                base = dict(step.tensors)[0]
+                for s in readers:
+                    s.tensors = [(i, base if slot == out else slot) for i, slot in s.tensors]
+                    s.specs = [("slot", base) if spec == ("slot", out) else spec for spec in s.specs]
+                needed.add(base)
+                continue
+        needed |= _reads(step)
+        kept_steps.append(step)
+    return kept_steps[::-1]
 
 
 def _name(func) -> str:

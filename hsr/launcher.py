@@ -50,7 +50,7 @@ def launch(kernel, grid, /, *args, **kwargs):
     arg_key = _arg_key(args)
     if arg_key is None:
         return kernel[grid](*args, **kwargs)
-    device = torch.cuda.current_device()
+    device = current_device()
     key = (kernel, device, arg_key, tuple(kwargs.items()))
     try:
         kept = _kept.get(key)
@@ -136,9 +136,14 @@ def hooked() -> bool:
     return False
 
 
+# torch.cuda.current_device() less its lazy initialisation (a launch has CUDA tensors: it is done);
+# a CPU build of torch has no _cuda_getDevice
+current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+
+
 def current_stream(device=None):
     """The current CUDA stream's raw handle, as a compiled kernel's launcher takes it."""
-    return torch._C._cuda_getCurrentRawStream(torch.cuda.current_device() if device is None else device)
+    return torch._C._cuda_getCurrentRawStream(current_device() if device is None else device)
 
 
 def recording():

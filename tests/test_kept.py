@@ -233,3 +233,57 @@ def test_a_kept_call_holds_none_of_the_tensors_it_was_recorded_with(device, monk
     assert not _held_tensors(replay)  # not the inputs, not a view of them, not an output
     q2, doc2 = torch.randn(2, 4, 16, device=device).half(), torch.randn(3, 6, 16, device=device).half()
     torch.testing.assert_close(maxsim.apply(q2, doc2), _plain(maxsim, q2, doc2), rtol=0, atol=0)
+
+
+class _FakeCompiled:
+    function, packed_metadata = "fn", "meta"
+
+    def __init__(self, log):
+        self.log = log
+
+    def run(self, *args):
+        self.log.append(args[9:])  # past the grid, stream, function, metadata and hooks
+
+
+class _FakeKernel:
+    """A JIT function as hsr.launcher sees it: a signature and [grid](...)."""
+
+    def __init__(self, log):
+        import inspect
+        self.signature = inspect.signature(lambda x_ptr, m_ptr, out_ptr, y_ptr, n, BLOCK=16: None)  # noqa: N803
+        self.compiled = _FakeCompiled(log)
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.compiled
+
+
+def test_a_replay_launches_on_the_bases_of_views_only_a_launch_reads(monkeypatch):
+    """Views at their base's address that only a compiled launch reads are not
+    replayed (the launch takes the base), nor is an op whose result nothing
+    reads; a view at another address, and the result's view, are."""
+    monkeypatch.setattr(hsr.launcher, "interpreting", lambda: False)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(hsr.launcher, "current_stream", lambda device=None: 7)
+    log = []
+    kernel = _FakeKernel(log)
+
+    def path(x, m):
+        out = torch.empty(4)
+        m.view(torch.uint8)  # made and never read
+        hsr.launcher.launch(kernel, (1,), x.view(-1), m.view(torch.uint8), out, x.view(-1)[1:], 5)
+        return out.view(2, 2)
+
+    table = kept.Table()
+    x, m = torch.arange(6.0).reshape(2, 3), torch.ones(6, dtype=torch.bool)
+    kept.call(table, kept.signature((x, m)), (x, m), path, x, m)
+    replay = table.get(kept.signature((x, m)))
+    assert isinstance(replay, kept.Replay)
+    ops = [s.func.__name__ for s in replay.program if isinstance(s, kept._Op)]
+    assert ops == ["empty", "view", "__getitem__", "view"]  # x.view(-1) for x[1:], out's view
+    x2, m2 = torch.arange(6.0, 12.0).reshape(2, 3), torch.zeros(6, dtype=torch.bool)
+    got = kept.call(table, kept.signature((x2, m2)), (x2, m2), path, x2, m2)
+    args = log[-1]
+    assert args[0] is x2 and args[1] is m2  # the bases, not views
+    assert args[3].data_ptr() == x2.data_ptr() + 4 and args[4:] == (5, 16)
+    assert got.shape == (2, 2) and got.data_ptr() == args[2].data_ptr()

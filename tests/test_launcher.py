@@ -48,6 +48,7 @@ def on_gpu(monkeypatch):
     """launch() as on a GPU: not interpreting, device 0, stream 7, no kept launches."""
     monkeypatch.setattr(launcher, "interpreting", lambda: False)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(launcher, "current_device", lambda: 0)
     monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 7, raising=False)
     launcher.forget()
     yield
