@@ -37,7 +37,8 @@ T = torch.Tensor
 # functions that only read a tensor's metadata (and every property getter, "__get__"):
 # what they return is fixed by the signature, so they are not steps of the replay
 _METADATA = {T.stride, T.size, T.dim, T.ndimension, T.numel, T.nelement, T.data_ptr, T.element_size,
-             T.is_contiguous, T.storage_offset, T.get_device, T.is_floating_point, T.__len__, T.__hash__}
+             T.is_contiguous, T.storage_offset, T.get_device, T.is_floating_point, T.is_complex, T.__len__,
+             T.__hash__}
 
 
 # functions whose result is a view of their first argument: a replay needs none whose

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from hsr import kept
 from hsr.errors import TensorError
 from hsr.ops.quantize import quantize_fp8, quantize_int8
 from hsr import generated  # each module imported at its first use
@@ -42,6 +43,18 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
     the float64 reference evaluator, not the kernels); ties go to the lowest
     document token.
     """
+    if torch.compiler.is_compiling():
+        return _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision)
+    inputs = (Q, D, q_mask, d_mask)
+    key = kept.signature(inputs, normalize, backward, precision)
+    return kept.call(_KEPT, key, inputs, _maxsim, Q, D, q_mask, d_mask, normalize, backward, precision)
+
+
+_KEPT = kept.Table()  # maxsim's calls by signature: a repeated inference call replays its launch (hsr.kept)
+
+
+def _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision):
+    """maxsim, as written."""
     if not isinstance(Q, torch.Tensor) or not isinstance(D, torch.Tensor):
         raise TensorError("maxsim: Q and D must be torch.Tensors")
     single = Q.dim() == 2

@@ -184,10 +184,14 @@ def test_inputs_sharing_memory_are_recorded_again(device):
 
 
 def test_forget_drops_every_kept_call(device):
-    hsr.ops.maxsim(torch.randn(1, 3, 8, device=device), torch.randn(2, 4, 8, device=device))
-    assert maxsim._KEPT.entries
+    import sys
+    front = sys.modules["hsr.ops.maxsim"]  # the front end's table (hsr.ops.maxsim is also the function)
+    q, doc = torch.randn(1, 3, 8, device=device), torch.randn(2, 4, 8, device=device)
+    hsr.ops.maxsim(q, doc)
+    maxsim.apply(q, doc)
+    assert maxsim._KEPT.entries and front._KEPT.entries
     kept.forget()
-    assert not maxsim._KEPT.entries
+    assert not maxsim._KEPT.entries and not front._KEPT.entries
 
 
 def test_bad_input_still_raises_named_errors(device):
@@ -287,3 +291,33 @@ def test_a_replay_launches_on_the_bases_of_views_only_a_launch_reads(monkeypatch
     assert args[0] is x2 and args[1] is m2  # the bases, not views
     assert args[3].data_ptr() == x2.data_ptr() + 4 and args[4:] == (5, 16)
     assert got.shape == (2, 2) and got.data_ptr() == args[2].data_ptr()
+
+
+@pytest.mark.parametrize("form", ["one query, 1-D mask", "batch, 2-D masks", "one document", "K candidates",
+                                  "integer mask"])
+def test_the_maxsim_front_end_is_kept(device, form):
+    """hsr.ops.maxsim replays its whole path (the front end's views included) on
+    a repeated signature, with new values: what the path as written gives."""
+    from hsr.ops import maxsim as front  # the module: hsr.ops.maxsim is also the function's name
+    import sys
+    module = sys.modules["hsr.ops.maxsim"]
+    gen = torch.Generator().manual_seed(5)
+
+    def inputs():
+        r = lambda *shape: torch.randn(*shape, generator=gen).to(device)  # noqa: E731
+        b = lambda *shape: (torch.rand(*shape, generator=gen) < 0.7).to(device)  # noqa: E731
+        return {"one query, 1-D mask": lambda: (r(5, 16), r(3, 7, 16), b(5), b(7)),
+                "batch, 2-D masks": lambda: (r(2, 5, 16), r(3, 7, 16), b(2, 5), b(3, 7)),
+                "one document": lambda: (r(2, 5, 16), r(7, 16), None, b(7)),
+                "K candidates": lambda: (r(2, 5, 16), r(2, 3, 7, 16), None, b(2, 3, 7)),
+                "integer mask": lambda: (r(2, 5, 16), r(3, 7, 16), None, b(3, 7).int())}[form]()
+
+    module._KEPT.entries.clear()
+    first = inputs()
+    front(first[0], first[1], first[2], first[3])
+    key = kept.signature(first, False, "auto", "float")
+    assert isinstance(module._KEPT.entries.get(key), kept.Replay)
+    again = inputs()
+    got = front(*again)
+    want = module._maxsim(*again, False, "auto", "float")
+    assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-5, atol=1e-5)
