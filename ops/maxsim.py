@@ -43,8 +43,9 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
     the float64 reference evaluator, not the kernels); ties go to the lowest
     document token.
     """
-    if torch.compiler.is_compiling():
-        return _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision)
+    if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (getattr(Q, "requires_grad", False)
+                                                                     or getattr(D, "requires_grad", False))):
+        return _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision)  # autograd: no replay of the whole
     inputs = (Q, D, q_mask, d_mask)
     key = kept.signature(inputs, normalize, backward, precision)
     return kept.call(_KEPT, key, inputs, _maxsim, Q, D, q_mask, d_mask, normalize, backward, precision)
