@@ -15,6 +15,7 @@ import triton.language as tl
 
 from . import launcher
 from .errors import TensorError
+from .runtime import interpreting
 
 
 def rows_key(offsets: str) -> str:
@@ -94,6 +95,17 @@ def _offsets_check(ok_ptr, a_ptr, a_entries, a_total, a_limit, b_ptr, b_entries,
     tl.store(ok_ptr, good)
 
 
+@triton.jit(debug=True)  # device_assert is compiled in where debug is on
+def _offsets_assert(a_ptr, a_entries, a_total, a_limit, b_ptr, b_entries, b_total, b_limit,
+                    A_TOTAL: tl.constexpr, TWO: tl.constexpr, B_TOTAL: tl.constexpr, BLOCK: tl.constexpr,
+                    MESSAGE: tl.constexpr):
+    """_offsets_check's test as a device-side assert: no flag to write and read."""
+    good = _offsets_good(a_ptr, a_entries, a_total, a_limit, A_TOTAL, BLOCK)
+    if TWO:
+        good = good & _offsets_good(b_ptr, b_entries, b_total, b_limit, B_TOTAL, BLOCK)
+    tl.device_assert(good, MESSAGE)
+
+
 @triton.jit
 def _offsets_good(cu_ptr, n_entries, total, limit, HAS_TOTAL: tl.constexpr, BLOCK: tl.constexpr):
     good = tl.load(cu_ptr) == 0
@@ -111,20 +123,26 @@ def _offsets_good(cu_ptr, n_entries, total, limit, HAS_TOTAL: tl.constexpr, BLOC
 
 def check_on_device(op_name: str, entries) -> None:
     """The offsets' checks without a host sync (entries: (name, offsets,
-    max_seqlen, packed rows or None)): one launch for two tensors of offsets into
-    a flag that torch._assert_async reads, which fails the call's stream (a
-    device-side assert) where a check does not hold. Three steps of a kept call."""
+    max_seqlen, packed rows or None)), one launch for two tensors of offsets:
+    on a GPU a device-side assert where a check does not hold (it fails the
+    call's stream and the process's CUDA context, as torch._assert_async does);
+    elsewhere (the interpreter, which skips device asserts) a flag that
+    torch._assert_async reads."""
     names = ", ".join(repr(name) for name, *_x in entries)
+    message = (f"{op_name}: offsets {names} must start at 0, not decrease, end at the packed rows and hold no "
+               "sequence longer than max_seqlen")
     for n in range(0, len(entries), 2):
         pair = entries[n:n + 2]
-        ok = torch.empty(1, dtype=torch.bool, device=pair[0][1].device)
         args = []
         for _name, cu, limit, total in pair + pair[:1] * (2 - len(pair)):
             args += [cu, cu.shape[0], total if total is not None else 0, limit]
-        launcher.launch(_offsets_check, (1,), ok, *args, A_TOTAL=pair[0][3] is not None, TWO=len(pair) == 2,
-                        B_TOTAL=pair[-1][3] is not None, BLOCK=1024)
-        torch._assert_async(ok, f"{op_name}: offsets {names} must start at 0, not decrease, end at the packed "
-                                f"rows and hold no sequence longer than max_seqlen")
+        flags = dict(A_TOTAL=pair[0][3] is not None, TWO=len(pair) == 2, B_TOTAL=pair[-1][3] is not None, BLOCK=1024)
+        if pair[0][1].device.type == "cuda" and not interpreting():
+            launcher.launch(_offsets_assert, (1,), *args, **flags, MESSAGE=message)
+            continue
+        ok = torch.empty(1, dtype=torch.bool, device=pair[0][1].device)
+        launcher.launch(_offsets_check, (1,), ok, *args, **flags)
+        torch._assert_async(ok, message)
 
 
 def strides(x, axes, ragged) -> tuple:

@@ -3,6 +3,10 @@ packing a tensor laid out over its declared axes, and back."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
 import torch
 
@@ -41,6 +45,29 @@ def test_check_on_device_of_two_and_long_offsets(device):
     bad[2100] = bad[2099] - 1
     with pytest.raises(RuntimeError, match="offsets 'a', 'b'"):
         ragged.check_on_device("op", [("a", bad, 3, None), ("b", torch.tensor([0, 2]), 2, 2)])
+
+
+def test_bad_offsets_fail_a_device_assert_on_a_gpu(device):
+    """On a GPU the check is a device-side assert, which ends the process's CUDA
+    context: run apart, bad offsets must fail the process, good ones not."""
+    if device != "cuda":
+        pytest.skip("a device-side assert: CUDA only (the interpreter skips them; its flag path is tested above)")
+    code = textwrap.dedent("""
+        import sys, torch
+        from hsr import ragged
+        cu = torch.tensor([int(v) for v in sys.argv[1].split(",")], dtype=torch.int32, device="cuda")
+        ragged.check_on_device("op", [("cu", cu, 5, 7)])
+        torch.cuda.synchronize()
+        print("passed")
+    """)
+    for offsets, good in (("0,3,3,7", True), ("0,3,2,7", False), ("0,3,3,8", False)):
+        done = subprocess.run([sys.executable, "-c", code, offsets], capture_output=True, text=True, timeout=300)
+        if good:
+            assert done.returncode == 0 and "passed" in done.stdout, done.stderr[-2000:]
+        else:
+            assert done.returncode != 0 and "passed" not in done.stdout
+            assert "device-side assert" in done.stderr or "offsets 'cu'" in done.stdout + done.stderr, \
+                done.stderr[-2000:]
 
 
 def test_strides_pack_unpack():
