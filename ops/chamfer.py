@@ -21,7 +21,7 @@ import itertools
 
 import torch
 
-from hsr import ragged
+from hsr import kept, ragged
 from hsr.errors import TensorError
 from hsr import generated  # each module imported at its first use
 
@@ -82,6 +82,21 @@ def chamfer_distance(x, y, x_lengths=None, y_lengths=None, x_normals=None, y_nor
     an empty cloud is at distance 0 and passes no gradient. Differentiable in x
     and y (and in weights).
     """
+    flags = (batch_reduction, point_reduction, norm, single_directional, abs_cosine, return_tuple, backward)
+    inputs = (x, y, x_lengths, y_lengths, x_normals, y_normals, weights, x_sizes, y_sizes)
+    if torch.compiler.is_compiling() or not all(f is None or isinstance(f, (str, int, bool)) for f in flags) or (
+            torch.is_grad_enabled() and any(getattr(t, "requires_grad", False) for t in inputs)):
+        return _chamfer_distance(*inputs, *flags)  # autograd is not replayed
+    key = kept.signature(inputs, *flags)  # None (as written) where a cloud is a list or Pointclouds
+    return kept.call(_KEPT, key, inputs, _chamfer_distance, *inputs, *flags)
+
+
+_KEPT = kept.Table()  # chamfer_distance's calls by signature: a repeated inference call replays (hsr.kept)
+
+
+def _chamfer_distance(x, y, x_lengths, y_lengths, x_normals, y_normals, weights, x_sizes, y_sizes,
+                      batch_reduction, point_reduction, norm, single_directional, abs_cosine, return_tuple, backward):
+    """chamfer_distance, as written."""
     if point_reduction not in POINT_REDUCTIONS:
         raise ValueError('point_reduction must be one of ["mean", "sum", "max"] or None')
     if batch_reduction not in BATCH_REDUCTIONS:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from hsr import kept
 from hsr.errors import TensorError
 from hsr import generated  # each module imported at its first use
 
@@ -31,6 +32,19 @@ def splade_max(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | 
     Differentiable in hidden, weight and bias; weight and bias are cast to
     hidden's dtype. backward: "atomic", "deterministic" or "auto".
     """
+    if torch.compiler.is_compiling() or not isinstance(activation, str) or not isinstance(backward, str) or (
+            torch.is_grad_enabled() and any(getattr(t, "requires_grad", False) for t in (hidden, weight, bias))):
+        return _splade_max(hidden, weight, bias, attention_mask, activation, backward)  # autograd: not replayed
+    inputs = (hidden, weight, bias, attention_mask)
+    key = kept.signature(inputs, activation, backward)
+    return kept.call(_KEPT, key, inputs, _splade_max, hidden, weight, bias, attention_mask, activation, backward)
+
+
+_KEPT = kept.Table()  # splade_max's calls by signature: a repeated inference call replays its launches (hsr.kept)
+
+
+def _splade_max(hidden, weight, bias, attention_mask, activation, backward):
+    """splade_max, as written."""
     module = getattr(generated, ACTIVATIONS[activation]) if activation in ACTIVATIONS else None
     if module is None:
         raise ValueError(f"splade_max: activation must be one of {', '.join(map(repr, ACTIVATIONS))}, "

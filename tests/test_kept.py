@@ -321,3 +321,42 @@ def test_the_maxsim_front_end_is_kept(device, form):
     got = front(*again)
     want = module._maxsim(*again, False, "auto", "float")
     assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["chamfer", "chamfer lengths", "chamfer one way, tuple", "chamfer per point",
+                                  "splade", "splade bias and mask"])
+def test_the_chamfer_and_splade_front_ends_are_kept(device, case):
+    """chamfer_distance and splade_max replay their whole path on a repeated
+    signature without gradients: on new values, what the path as written gives."""
+    import sys
+    gen = torch.Generator().manual_seed(6)
+    r = lambda *shape: torch.randn(*shape, generator=gen).to(device)  # noqa: E731
+    lens = lambda n, top: torch.randint(0, top + 1, (n,), generator=gen).to(device)  # noqa: E731
+    chamfer = sys.modules["hsr.ops.chamfer"]
+    splade = sys.modules["hsr.ops.splade"]
+    calls = {
+        "chamfer": (chamfer, lambda: ((r(2, 9, 3), r(2, 7, 3)), {})),
+        "chamfer lengths": (chamfer, lambda: ((r(2, 9, 3), r(2, 7, 3), lens(2, 9), lens(2, 7)), {})),
+        "chamfer one way, tuple": (chamfer, lambda: ((r(2, 9, 3), r(2, 7, 3)),
+                                                     dict(single_directional=True, return_tuple=True))),
+        "chamfer per point": (chamfer, lambda: ((r(2, 9, 3), r(2, 7, 3)),
+                                                dict(point_reduction=None, batch_reduction=None))),
+        "splade": (splade, lambda: ((r(2, 5, 16), r(40, 16)), {})),
+        "splade bias and mask": (splade, lambda: ((r(2, 5, 16), r(40, 16).half(), r(40)),
+                                                  dict(attention_mask=(lens(10, 1).view(2, 5) > 0).int()))),
+    }
+    module, make = calls[case]
+    front = module.chamfer_distance if module is chamfer else module.splade_max
+    module._KEPT.entries.clear()
+    args, kwargs = make()
+    front(*args, **kwargs)
+    assert any(isinstance(v, kept.Replay) for v in module._KEPT.entries.values())
+    args, kwargs = make()
+    got = front(*args, **kwargs)
+    kept.forget()
+    want = front(*args, **kwargs)  # as written: the table was just emptied
+    got, want = (x if isinstance(x, tuple) else (x,) for x in (got, want))
+    for g, w in zip(got, want):
+        assert (g is None) == (w is None)
+        if g is not None:
+            assert g.shape == w.shape and torch.allclose(g, w, rtol=1e-5, atol=1e-5)
