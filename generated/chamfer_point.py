@@ -2416,18 +2416,24 @@ def _dist_both_forward(ctx, sizes, sizes_sw, mode, fused, inputs):
     return out, out_sw
 
 
+def _dist_both_saved(ctx):
+    """(t, saved, t_sw, saved_sw) of the two calls, as _dist_both_forward saved them."""
+    stored = ctx.saved_tensors
+    n, k = len(NAMES), ctx.n_aux
+    return (dict(zip(NAMES, stored[:n])), (*stored[2 * n:2 * n + 3], list(stored[2 * n + 6:2 * n + 6 + k])),
+            dict(zip(NAMES, stored[n:2 * n])), (*stored[2 * n + 3:2 * n + 6], list(stored[2 * n + 6 + k:])))
+
+
 def _dist_both_backward(ctx, grad_out, grad_out_sw, first_input):
     """The gradients of the inputs (given twice: as the first call and as the
     swapped call takes them) from the two backwards; autograd adds each input's
     two. first_input: the index of the first input among the node's arguments."""
-    stored = ctx.saved_tensors
-    n, k = len(NAMES), ctx.n_aux
-    aux = list(stored[2 * n + 6:2 * n + 6 + k])
-    aux_sw = list(stored[2 * n + 6 + k:])
+    t, saved, t_sw, saved_sw = _dist_both_saved(ctx)
+    n = len(NAMES)
     out = [None] * (2 * n)
-    for first, sizes, saved, grad in ((0, ctx.sizes, (*stored[2 * n:2 * n + 3], aux), grad_out),
-                                     (n, ctx.sizes_sw, (*stored[2 * n + 3:2 * n + 6], aux_sw), grad_out_sw)):
-        grads = _dist_backward(dict(zip(NAMES, stored[first:first + n])), sizes, saved, grad, ctx.mode)
+    for first, t_call, sizes, saved_call, grad in ((0, t, ctx.sizes, saved, grad_out),
+                                                   (n, t_sw, ctx.sizes_sw, saved_sw, grad_out_sw)):
+        grads = _dist_backward(t_call, sizes, saved_call, grad, ctx.mode)
         for name, g in grads.items():
             if ctx.needs_input_grad[first_input + first + NAMES.index(name)]:
                 out[first + NAMES.index(name)] = g
@@ -2473,19 +2479,14 @@ def _dist_both_backward_shared(ctx, grad_out, grad_out_sw):
     """_dist_both_backward with one fp32 buffer per operand, zeroed once: each
     way's gather adds into its rows' buffer and its atomics scatter into the
     other's, so no second buffer and no addition (atomic mode only)."""
-    stored = ctx.saved_tensors
-    n, k = len(NAMES), ctx.n_aux
-    X_, Y_ = stored[NAMES.index("X")], stored[NAMES.index("Y")]
+    t, saved, t_sw, saved_sw = _dist_both_saved(ctx)
+    X_, Y_ = t["X"], t["Y"]
     flat = torch.zeros(X_.numel() + Y_.numel(), dtype=torch.float32, device=X_.device)
     grad_X_ = flat[:X_.numel()].view(X_.shape)
     grad_Y_ = flat[X_.numel():].view(Y_.shape)
-    aux = list(stored[2 * n + 6:2 * n + 6 + k])
-    aux_sw = list(stored[2 * n + 6 + k:])
-    _dist_backward(dict(zip(NAMES, stored[:n])), ctx.sizes, (*stored[2 * n:2 * n + 3], aux), grad_out, "atomic",
-                   into=(grad_X_, grad_Y_))
-    _dist_backward(dict(zip(NAMES, stored[n:2 * n])), ctx.sizes_sw, (*stored[2 * n + 3:2 * n + 6], aux_sw),
-                   grad_out_sw, "atomic", into=(grad_Y_, grad_X_))
-    out = [None] * (2 * n)
+    _dist_backward(t, ctx.sizes, saved, grad_out, "atomic", into=(grad_X_, grad_Y_))
+    _dist_backward(t_sw, ctx.sizes_sw, saved_sw, grad_out_sw, "atomic", into=(grad_Y_, grad_X_))
+    out = [None] * (2 * len(NAMES))
     out[NAMES.index("X")] = grad_X_.to(X_.dtype) if ctx.needs_input_grad[5 + NAMES.index("X")] else None
     out[NAMES.index("Y")] = grad_Y_.to(Y_.dtype) if ctx.needs_input_grad[5 + NAMES.index("Y")] else None
     return out
