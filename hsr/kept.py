@@ -273,11 +273,12 @@ def _without_idle_views(program, result):
     Under the interpreter (Triton's own launch reads dtypes) views stay."""
     needed: set = set()
     _slots_read(result, needed)
+    returned = set(needed)  # the result's own tensors: made by their steps, whoever else reads them
     kept_steps = []
     for step in reversed(program):
         if step.__class__ is _Op and step.func in _PURE and not needed.intersection(step.outs):
             continue  # nothing reads what it makes
-        if step.__class__ is _Op and step.alias and step.flat:
+        if step.__class__ is _Op and step.alias and step.flat and step.outs[0] not in returned:
             out = step.outs[0]
             readers = [s for s in kept_steps if out in _reads(s)]
             if readers and all(s.__class__ is _Launch and s.compiled is not None

@@ -276,7 +276,9 @@ def test_a_replay_launches_on_the_bases_of_views_only_a_launch_reads(monkeypatch
         out = torch.empty(4)
         m.view(torch.uint8)  # made and never read
         hsr.launcher.launch(kernel, (1,), x.view(-1), m.view(torch.uint8), out, x.view(-1)[1:], 5)
-        return out.view(2, 2)
+        flat = out.view(-1)  # a view a launch reads and the result holds: replayed
+        hsr.launcher.launch(kernel, (1,), x, m, flat, x, 6)
+        return out.view(2, 2), flat
 
     table = kept.Table()
     x, m = torch.arange(6.0).reshape(2, 3), torch.ones(6, dtype=torch.bool)
@@ -284,13 +286,14 @@ def test_a_replay_launches_on_the_bases_of_views_only_a_launch_reads(monkeypatch
     replay = table.get(kept.signature((x, m)))
     assert isinstance(replay, kept.Replay)
     ops = [s.func.__name__ for s in replay.program if isinstance(s, kept._Op)]
-    assert ops == ["empty", "view", "__getitem__", "view"]  # x.view(-1) for x[1:], out's view
+    assert ops == ["empty", "view", "__getitem__", "view", "view"]  # x.view(-1) for x[1:], the result's views
     x2, m2 = torch.arange(6.0, 12.0).reshape(2, 3), torch.zeros(6, dtype=torch.bool)
     got = kept.call(table, kept.signature((x2, m2)), (x2, m2), path, x2, m2)
-    args = log[-1]
+    args = log[-2]
     assert args[0] is x2 and args[1] is m2  # the bases, not views
     assert args[3].data_ptr() == x2.data_ptr() + 4 and args[4:] == (5, 16)
-    assert got.shape == (2, 2) and got.data_ptr() == args[2].data_ptr()
+    assert got[0].shape == (2, 2) and got[0].data_ptr() == args[2].data_ptr()
+    assert got[1].shape == (4,) and log[-1][2] is got[1]
 
 
 @pytest.mark.parametrize("form", ["one query, 1-D mask", "batch, 2-D masks", "one document", "K candidates",
