@@ -1335,11 +1335,12 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     qmask_arg_ = qmask_.view(torch.uint8) if qmask_ is not None else out
     dmask_ = t["dmask"]
     dmask_arg_ = dmask_.view(torch.uint8) if dmask_ is not None else out
+    blocks = None
     if True:
-        blocks = dispatch.lean_blocks(Q_, D_, sizes["s"], sizes["t"], sizes["i"])
-        if blocks is not None:
-            _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_)
-            return out, saved
+        blocks = dispatch.lean_blocks(Q_, D_, sizes["s"], sizes["t"], sizes["i"], True)
+    if blocks is not None:
+        _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_)
+        return out, saved
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"])
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell

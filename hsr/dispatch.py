@@ -7,7 +7,7 @@ Two kinds of rule live here:
   `stacking_axis`, `lean_blockers`, `both_ways_blockers`, `split_form`,
   `tma_blockers`;
 - **what a call is** (sizes, dtype, device, layout) decides which of them runs:
-  `contraction` (DOT_MODE), `precision`, `lean_blocks`, `long_tma`, `split_pass`,
+  `contraction` (DOT_MODE), `precision`, `lean_blocks`, `offsets_check_fold`, `long_tma`, `split_pass`,
   `both_ways_fused`, `split_rows`, `outer_split`, and the backward's `auto_backward` and
   `deterministic_scatter`.
 
@@ -389,7 +389,10 @@ LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 128))
 # LEAN_FEW_CELLS row sets (one or two queries against many documents). Measured on an H200
 # (bench/results/h200-lean-short-rows-2026-11-26): at 32 x 300, 1.16x the general loop at
 # Nq = 1, 1.23x at 2, 0.67x from 4 (its stacking shares each document tile among queries),
-# 0.71x on 512 packed pairs; 1.20x on the packed rerank; a training step at Nq = 1 the same.
+# 0.71x on 512 packed pairs (public calls then host-bound); 1.20x on the packed rerank; a training
+# step at Nq = 1 the same. Row sets that share no columns (columns_shared: packed pairs) run lean at
+# any count: do_bench, check launch patched out, 128 / 512 pairs 10.6 / 15.6 us lean against
+# 13.2 / 21.9 general (bench/results/h200-varlen-small-2026-11-26).
 LEAN_FEW_CELLS = 2
 LEAN_INTERPRET_LOAD = 1
 # (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
@@ -422,16 +425,27 @@ def row_matrix(x: torch.Tensor) -> torch.Tensor | None:
         return None
 
 
-def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, cells: int = 1) -> list[str]:
+def columns_shared(term) -> bool:
+    """Whether several row sets read the same columns: the rows' operand has a grid
+    axis that the columns' does not (in-batch MaxSim's queries share each
+    document). Where not (N packed pairs, each query its own document), the
+    general loop's stacking has nothing to share, and short rows run lean too."""
+    return bool(set(term.a.grid_axes) - set(term.b.grid_axes))
+
+
+def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, cells: int = 1,
+                       shared: bool = True) -> list[str]:
     """Why a call of a lean-form term does not run the lean forward; empty where it
     does. machine (see `where`): "interpreter", "cpu" (no kernels), or "cuda" with
     the compute capability's major number ("cuda9"); cells: how many row sets
-    the rows' operand holds (its grid axes' sizes multiplied)."""
+    the rows' operand holds (its grid axes' sizes multiplied); shared: whether
+    they share columns (columns_shared)."""
     why = []
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
-    elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS:
-        why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS})")
+    elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared:
+        why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
+                   "columns")
     if cols < 1:
         why.append("no columns")
     if dtype not in ("float16", "bfloat16"):
@@ -455,12 +469,13 @@ def where(device: torch.device) -> str:
     return "interpreter" if interpreting() else "cpu"
 
 
-def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: int = 1):
+def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: int = 1, shared: bool = True):
     """(BLOCK rows, BLOCK cols, warps, stages, LOAD, a rows, b rows) for the lean
-    forward of a [.., rows, k] (cells row sets) and b [.., cols, k], or None where
-    it does not apply (lean_call_blockers, or a layout that is not one row matrix each)."""
+    forward of a [.., rows, k] (cells row sets, sharing columns or not) and b
+    [.., cols, k], or None where it does not apply (lean_call_blockers, or a
+    layout that is not one row matrix each)."""
     if b.dtype != a.dtype or lean_call_blockers(rows, cols, a.shape[-1], str(a.dtype).removeprefix("torch."),
-                                                where(a.device), cells):
+                                                where(a.device), cells, shared):
         return None
     a_rows, b_rows = row_matrix(a), row_matrix(b)
     if a_rows is None or b_rows is None:
@@ -476,6 +491,21 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS else 0  # (a descriptor's block is a power of two)
     return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, load, a_rows, b_rows
+
+
+def offsets_check_fold(owed: bool, lean: bool, programs: int, device: torch.device) -> int:
+    """How a packed call's owed offsets' check runs (ragged.OWED): folded into the
+    lean forward's kernel, where every program checks its own sequences before it
+    reads them (1: a device assert, the kernel compiled with debug on; 2: under
+    the interpreter, which skips asserts, a flag that torch._assert_async reads),
+    or 0: one check launch before the forward (ragged.check_on_device). Folding
+    needs a program for every sequence: a grid of none (no rows) checks nothing.
+    It spares a launch: 4-5 us of a small call's GPU time (bench/results/
+    h200-varlen-small-2026-11-26: the check launch patched out, 28.7 -> 24.7 us on the
+    packed rerank)."""
+    if not owed or not lean or programs <= 0:
+        return 0
+    return 1 if device.type == "cuda" and not interpreting() else 2
 
 
 # The long contraction (DOT_MODE 1, Splade's H = 768) through TMA loads on Hopper: both
@@ -572,9 +602,10 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     if sizes is None:
         if not f["lean"]:
             lines.append(f"  forward kernel: lean ({FAMILIES['lean']}) for fp16/bf16 rows, {term.k} in "
-                         f"{LEAN_DIMS}, at least {LEAN_MIN_ROWS} rows of {term.r!r} or at most {LEAN_FEW_CELLS} "
-                         f"row sets of {term.a.name} (then any {term.k} from {LEAN_DIMS[0]} to {LEAN_DIMS[-1]}), "
-                         f"on sm90; else {general}")
+                         f"{LEAN_DIMS}, at least {LEAN_MIN_ROWS} rows of {term.r!r} or "
+                         + (f"at most {LEAN_FEW_CELLS} row sets of {term.a.name} " if columns_shared(term) else
+                            f"any number of row sets of {term.a.name} (they share no {term.b.name} rows) ")
+                         + f"(then any {term.k} from {LEAN_DIMS[0]} to {LEAN_DIMS[-1]}), on sm90; else {general}")
         else:
             more = []
             if not f["both"]:
@@ -591,7 +622,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         cells = 1  # the row sets of the rows' operand
         for g in term.a.grid_axes:
             cells *= sizes.get(g, 1)
-        lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells) if not f["lean"] else []
+        lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells, columns_shared(term)) \
+            if not f["lean"] else []
         place = "cuda" if machine.startswith("cuda") else machine
         if not f["lean"] and not lean_call:
             family = "lean"
@@ -613,6 +645,10 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):
         lines.append(f"  not lean: {'; '.join(f['lean'])}")
+    if term.packing:
+        lines.append("  offsets' checks (max_seqlen given, on a GPU): " + (
+            "in the lean forward's kernel (a device assert), else one check launch before the forward"
+            if not f["lean"] else "one check launch before the forward (the lean forward's kernel folds them in)"))
     if f["stacked"]:
         lines.append(f"  stacking (general loop): values of {f['stacked']!r} share each {term.b.name} tile")
     elif term.outer in ("sum", "mean", "max", "min"):

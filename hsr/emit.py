@@ -184,7 +184,17 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
         else:
             starts[key] = f"({cell}) * size_{axis}"
             ends[key] = f"size_{axis}"
-    return dict(a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes), a_cells=_py_sizes(t.a.grid_axes),
+    # the offsets' checks folded into the kernel (dispatch.offsets_check_fold): each program checks
+    # its own sequences, so each offsets' axis must be a grid axis and its ragged axis a loop's
+    from . import ragged  # (Triton: only where a spec packs)
+
+    checks = [dict(cu=cu, axis=axis, outer=outer) for cu, (axis, outer) in
+              {cu: (axis, outer) for _n, axis, outer, cu in t.packing}.items()]
+    fold = bool(checks) and all(c["outer"] in t.grid and c["axis"] in (t.r, t.c) for c in checks)
+    return dict(checks=checks if fold else [], fold=fold,
+                offsets_message=ragged.message(plan.out, [c["cu"] for c in checks]),
+                shared=dispatch.columns_shared(t),
+                a_cell=_flat(t.a.grid_axes), b_cell=_flat(t.b.grid_axes), a_cells=_py_sizes(t.a.grid_axes),
                 a_start=starts["a"], b_start=starts["b"], end_r=ends["a"], end_c=ends["b"],
                 ragged_r=ends["a"] != f"size_{t.r}", ragged_c=ends["b"] != f"size_{t.c}",
                 offsets=list(dict.fromkeys(cu for _n, _x, _o, cu in t.packing)),

@@ -18,18 +18,35 @@ from .errors import TensorError
 from .runtime import interpreting
 
 
+# The key of runtime.bind's sizes that says the offsets' device check is owed: the
+# caller's forward folds it into its kernel or launches it first (settle).
+OWED = "offsets owed"
+# Devices whose offsets are checked on the device where max_seqlen is given (tests add
+# "cpu" to take the device path through the interpreter).
+DEVICE_TYPES = ("cuda",)
+
+
 def rows_key(offsets: str) -> str:
     """The key of runtime.bind's sizes that holds the rows packed by these offsets."""
     return f"{offsets} rows"
 
 
-def bind(op_name, packing, tensors, sizes, totals, max_seqlen, check=True):
+def message(op_name: str, names) -> str:
+    """The text of a failed device check of these offsets (by name)."""
+    listed = ", ".join(repr(name) for name in names)
+    return (f"{op_name}: offsets {listed} must start at 0, not decrease, end at the packed rows and hold no "
+            "sequence longer than max_seqlen")
+
+
+def bind(op_name, packing, tensors, sizes, totals, max_seqlen, check=True, defer=False):
     """Each ragged axis's size (its longest sequence) and the offsets' checks:
     they start at 0, never decrease, end at the packed rows, and no sequence is
     longer than a given max_seqlen. Where every ragged axis has a max_seqlen and
     the tensors are on a GPU, the checks run on the device (one launch and an
-    asynchronous assert: the call never waits); else one host sync reads the
-    offsets and a failed check is a TensorError naming them.
+    asynchronous assert: the call never waits), or with defer are left owed
+    (sizes[OWED]) to the caller's forward, which folds them into its kernel or
+    settles them first; else one host sync reads the offsets and a failed check
+    is a TensorError naming them.
     Under torch.compile (tracing) and where check is False (a custom op's fake, or
     its backward), the sizes come from max_seqlen alone, which every ragged axis
     then needs; the custom op checks the offsets when it runs."""
@@ -53,8 +70,10 @@ def bind(op_name, packing, tensors, sizes, totals, max_seqlen, check=True):
         raise TensorError(f"{op_name}: under torch.compile, give max_seqlen for every ragged axis "
                           f"(missing: {', '.join(repr(a) for a in missing)}): inside a graph the sizes cannot "
                           "come from the offsets' values")
-    if tracing or (all(limit is not None for *_x, limit, _t in entries) and entries[0][2].device.type == "cuda"):
-        if not tracing:
+    if tracing or (all(limit is not None for *_x, limit, _t in entries) and entries[0][2].device.type in DEVICE_TYPES):
+        if not tracing and defer:
+            sizes[OWED] = True
+        elif not tracing:
             check_on_device(op_name, [(cu_name, cu, limit, total) for _a, cu_name, cu, limit, total in entries])
         for axis, cu_name, _cu, limit, total in entries:
             sizes[axis] = limit if total is None else min(limit, total)  # no sequence is longer than all the rows
@@ -121,6 +140,25 @@ def _offsets_good(cu_ptr, n_entries, total, limit, HAS_TOTAL: tl.constexpr, BLOC
     return good
 
 
+def owed(op_name: str, packing, tensors, sizes) -> list:
+    """The entries of check_on_device for offsets whose check bind left owed (none
+    where it did not): each ragged axis's size stands for its max_seqlen (the
+    smaller of it and the packed rows, the same test where the offsets end there)."""
+    if not sizes.get(OWED):
+        return []
+    entries = {}
+    for _name, axis, _outer, cu in packing:
+        entries.setdefault(cu, (cu, tensors[cu], sizes[axis], sizes.get(rows_key(cu))))
+    return list(entries.values())
+
+
+def settle(op_name: str, packing, tensors, sizes) -> None:
+    """Launch the owed offsets' check (a forward whose kernel does not fold it in)."""
+    entries = owed(op_name, packing, tensors, sizes)
+    if entries:
+        check_on_device(op_name, entries)
+
+
 def check_on_device(op_name: str, entries) -> None:
     """The offsets' checks without a host sync (entries: (name, offsets,
     max_seqlen, packed rows or None)), one launch for two tensors of offsets:
@@ -128,9 +166,7 @@ def check_on_device(op_name: str, entries) -> None:
     call's stream and the process's CUDA context, as torch._assert_async does);
     elsewhere (the interpreter, which skips device asserts) a flag that
     torch._assert_async reads."""
-    names = ", ".join(repr(name) for name, *_x in entries)
-    message = (f"{op_name}: offsets {names} must start at 0, not decrease, end at the packed rows and hold no "
-               "sequence longer than max_seqlen")
+    text = message(op_name, [name for name, *_x in entries])
     for n in range(0, len(entries), 2):
         pair = entries[n:n + 2]
         args = []
@@ -138,11 +174,11 @@ def check_on_device(op_name: str, entries) -> None:
             args += [cu, cu.shape[0], total if total is not None else 0, limit]
         flags = dict(A_TOTAL=pair[0][3] is not None, TWO=len(pair) == 2, B_TOTAL=pair[-1][3] is not None, BLOCK=1024)
         if pair[0][1].device.type == "cuda" and not interpreting():
-            launcher.launch(_offsets_assert, (1,), *args, **flags, MESSAGE=message)
+            launcher.launch(_offsets_assert, (1,), *args, **flags, MESSAGE=text)
             continue
         ok = torch.empty(1, dtype=torch.bool, device=pair[0][1].device)
         launcher.launch(_offsets_check, (1,), ok, *args, **flags)
-        torch._assert_async(ok, message)
+        torch._assert_async(ok, text)
 
 
 def strides(x, axes, ragged) -> tuple:

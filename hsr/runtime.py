@@ -36,7 +36,8 @@ def interpreting() -> bool:
 
 def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
          float_dtypes=KERNEL_FLOAT_DTYPES, one_float_dtype: bool = True,
-         packing: tuple = (), max_seqlen: dict | None = None, check: bool = True) -> tuple[dict, dict]:
+         packing: tuple = (), max_seqlen: dict | None = None, check: bool = True,
+         defer: bool = False) -> tuple[dict, dict]:
     """Match call arguments to the spec's inputs and bind the axis sizes.
 
     Returns ({name: tensor or None}, {axis: size}). Raises TensorError naming
@@ -45,7 +46,8 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
     tensor comes without the outer axis); a ragged axis's size is its longest
     sequence, `max_seqlen[axis]` where given (then checked on the device, with no
     host sync), else read from the offsets (one sync for all of them);
-    check=False: from max_seqlen alone, the offsets not read (ragged.bind).
+    check=False: from max_seqlen alone, the offsets not read (ragged.bind);
+    defer: a device check is left owed to the caller's forward (ragged.OWED).
     """
     names = [entry[0] for entry in signature]
     if len(args) > len(names):
@@ -109,7 +111,7 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
     if packing:
         from . import ragged  # (Triton, for the device check: only where a spec packs)
 
-        ragged.bind(op_name, packing, tensors, sizes, totals, max_seqlen or {}, check)
+        ragged.bind(op_name, packing, tensors, sizes, totals, max_seqlen or {}, check, defer)
     for name, axes, kind, default in signature:
         missing = [a for a in axes if a not in sizes]
         if missing:

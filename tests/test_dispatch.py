@@ -139,6 +139,41 @@ def test_a_call_says_why_it_is_not_lean():
     assert "not lean for this call: a contraction of 96" in text
 
 
+PAIRS = """
+Q[n, s, d]: float
+D[n, t, d]: float
+score[n] = sum_s max_t <Q_s, D_t>
+"""
+
+
+def test_row_sets_that_share_no_columns_run_lean(monkeypatch, device):
+    """Short rows in many row sets: the general loop where its stacking shares each
+    column tile among them (MaxSim's queries), lean where every row set has its own
+    columns (pairs): what explain() says and what runs."""
+    if device != "cpu":
+        pytest.skip("interpreter only")
+    for spec, sizes, family in ((MAXSIM, dict(i=5, j=3, s=8, t=5, d=16), "tiles"),
+                                (PAIRS, dict(n=5, s=8, t=5, d=16), "lean")):
+        op = hsr.compile(spec)
+        assert dispatch.columns_shared(op.plan.terms[0]) == (family == "tiles")
+        seen = _launched(monkeypatch)
+        op(*_inputs(op, sizes, torch.float16, device))
+        assert seen[0] == family == _said(op, sizes, torch.float16)
+        monkeypatch.undo()
+    assert "in 5 row sets (more than 2) that share columns" in hsr.compile(MAXSIM).explain(dict(i=5, j=3, s=8, t=5, d=16), "float16")
+    assert "any number of row sets of Q (they share no D rows)" in hsr.compile(PAIRS).explain()
+
+
+def test_the_offsets_check_folds_into_a_lean_grid_only():
+    cpu, cuda = torch.device("cpu"), torch.device("cuda")
+    assert dispatch.offsets_check_fold(False, True, 10, cuda) == 0  # nothing owed
+    assert dispatch.offsets_check_fold(True, False, 10, cuda) == 0  # not the lean kernel: a launch first
+    assert dispatch.offsets_check_fold(True, True, 0, cuda) == 0  # no program to check anything
+    assert dispatch.offsets_check_fold(True, True, 10, cpu) == 2  # the interpreter: a flag
+    if not dispatch.interpreting():
+        assert dispatch.offsets_check_fold(True, True, 10, cuda) == 1  # a device assert
+
+
 def test_forms_follow_what_a_spec_is_not_its_name():
     """The same spec under other names and axis letters gets the same families."""
     renamed = MAXSIM.replace("Q", "Left").replace("D", "Right").replace("score", "sim")

@@ -70,6 +70,41 @@ def test_bad_offsets_fail_a_device_assert_on_a_gpu(device):
                 done.stderr[-2000:]
 
 
+def test_bad_offsets_fail_the_folded_assert_on_a_gpu(device):
+    """A packed call on the lean forward checks its offsets in that kernel (a device
+    assert compiled with debug on): run apart, bad offsets fail the process, good
+    ones not, and the lean kernel ran with the check folded in."""
+    if device != "cuda":
+        pytest.skip("a device-side assert: CUDA only (the interpreter's flag: test_select_reduce_ragged)")
+    code = textwrap.dedent("""
+        import sys, torch
+        from hsr import launcher, ragged
+        from hsr.ops import maxsim_pairs
+        seen, plain = [], launcher.launch
+        def spy(kernel, grid, *args, **kwargs):
+            seen.append((getattr(kernel, "fn", kernel).__name__, kwargs.get("CHECK_OFFSETS"), kwargs.get("debug")))
+            return plain(kernel, grid, *args, **kwargs)
+        launcher.launch = spy
+        cd = torch.tensor([int(v) for v in sys.argv[1].split(",")], dtype=torch.int32, device="cuda")
+        cq = torch.tensor([0, 2, 3, 5], dtype=torch.int32, device="cuda")
+        Q = torch.randn(5, 64, device="cuda", dtype=torch.float16)
+        D = torch.randn(7, 64, device="cuda", dtype=torch.float16)
+        out = maxsim_pairs(Q, D, cq, cd, 2, 5)
+        torch.cuda.synchronize()
+        assert [s for s in seen if s[0].endswith("_fwd_lean")] == [("score_fwd_lean", 1, True)], seen
+        assert not any(s[0].startswith("_offsets") for s in seen), seen
+        print("passed", out.tolist())
+    """)
+    for offsets, good in (("0,3,3,7", True), ("0,3,2,7", False), ("0,3,3,8", False), ("0,1,7,7", False)):
+        done = subprocess.run([sys.executable, "-c", code, offsets], capture_output=True, text=True, timeout=300)
+        if good:
+            assert done.returncode == 0 and "passed" in done.stdout, done.stderr[-2000:]
+        else:
+            assert done.returncode != 0 and "passed" not in done.stdout
+            assert "device-side assert" in done.stderr or "offsets 'cu_q', 'cu_d'" in done.stdout + done.stderr, \
+                done.stderr[-2000:]
+
+
 def test_strides_pack_unpack():
     cu = torch.tensor([0, 2, 2, 5])
     x = torch.arange(5 * 4, dtype=torch.float32).reshape(5, 4)        # packed [s, d] of Q[i, s by cu, d]

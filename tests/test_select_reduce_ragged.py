@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hsr
-from hsr import dispatch
+from hsr import dispatch, kept, launcher, ragged
 from hsr.errors import TensorError
 from test_dispatch import _launched
 from test_language import LAYOUTS, specs
@@ -314,6 +314,91 @@ def test_bad_packed_calls_raise(spec_cache):
         op(cq.float(), cd, Q, D, w)
     with pytest.raises(TensorError, match="'w' packs 4 rows"):
         op(cq, cd, Q, D, w[:4])
+
+
+def _device_checked(mp):
+    """Offsets checked on the device where max_seqlen is given, on the CPU too (the
+    interpreter): [(kernel name, CHECK_OFFSETS)] of each launch, and the separate
+    check launches (ragged.check_on_device) counted. Kept calls are forgotten, so
+    that each call runs as written (a replay launches without launcher.launch)."""
+    kept.forget()
+    mp.setattr(kept, "call", lambda table, key, inputs, fn, *args, **kwargs: fn(*args, **kwargs))
+    mp.setattr(ragged, "DEVICE_TYPES", ("cuda", "cpu"))
+    seen, plain, real = [], launcher.launch, ragged.check_on_device
+
+    def spy(kernel, grid, *args, **kwargs):
+        seen.append((getattr(kernel, "fn", kernel).__name__, kwargs.get("CHECK_OFFSETS")))
+        return plain(kernel, grid, *args, **kwargs)
+
+    def check(*args):
+        seen.append(("check_on_device", None))
+        return real(*args)
+    mp.setattr(launcher, "launch", spy)
+    mp.setattr(ragged, "check_on_device", check)
+    return seen
+
+
+BAD_OFFSETS = {  # a mutation of good offsets (and max_seqlen) -> what the check must refuse
+    "decreases": lambda cu, longest: (torch.cat([cu[:1], cu[2:3], cu[1:2], cu[3:]]) if len(cu) > 3 and cu[2] > cu[1]
+                                      else None, longest),
+    "ends past the rows": lambda cu, longest: (torch.cat([cu[:-1], cu[-1:] + 1]), longest + 1),
+    "ends before the rows": lambda cu, longest: (torch.cat([cu[:-1], cu[-1:] - 1]) if cu[-1] > cu[-2] else None,
+                                                 longest),
+    "starts past 0": lambda cu, longest: (cu + 1, longest),
+    "longer than max_seqlen": lambda cu, longest: (cu, longest - 1) if longest > 0 else (None, 0),
+}
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=5), st.lists(st.integers(0, 70), min_size=1, max_size=5),
+       st.sampled_from([torch.int32, torch.int64]), st.sampled_from(sorted(BAD_OFFSETS)), st.integers(0, 2**31 - 1))
+def test_offsets_check_folds_into_the_lean_kernel(spec_cache, device, lq, ld, dtype, bad, seed):
+    """Packed pairs on the lean forward with max_seqlen: each program checks its own
+    sequences' offsets in the kernel (no check launch). Good offsets give the host-checked
+    call's values; each kind of bad offsets fails the call."""
+    if device != "cpu":
+        pytest.skip("the interpreter's flag (a GPU's device assert: test_ragged, in a subprocess)")
+    n = min(len(lq), len(ld))
+    lq, ld = lq[:n], ld[:n]
+    op = hsr.compile(PAIRWISE, cache_dir=spec_cache)
+    cq, cd, Q, D = packed_inputs(op, {"d": 16}, {"cu_q": lq, "cu_d": ld}, seed, dtype)
+    Q, D = Q.half(), D.half()
+    limits = {"s": max(lq), "t": max(ld)}
+    want = op(cq, cd, Q, D, max_seqlen=limits)  # checked on the host
+    with pytest.MonkeyPatch.context() as mp:
+        seen = _device_checked(mp)
+        got = op(cq, cd, Q, D, max_seqlen=limits)
+        assert torch.equal(got, want)
+        if max(lq) > 0 and max(ld) > 0:  # (no rows or no columns: not lean, the check launched apart)
+            assert seen == [("score_fwd_lean", 2)], seen
+        else:
+            assert seen[0] == ("check_on_device", None), seen
+        cu, longest = BAD_OFFSETS[bad](cd, limits["t"])
+        if cu is not None:
+            with pytest.raises(RuntimeError, match="offsets 'cu_q', 'cu_d' must start at 0"):
+                op(cq, cu.to(dtype), Q, D, max_seqlen=dict(limits, t=longest))
+
+
+def test_an_owed_check_off_the_lean_kernel_runs_first(spec_cache):
+    """Where the lean forward does not run (fp32 rows), the owed check is one launch
+    before the forward kernel, once for a spec of two terms."""
+    op = hsr.compile(PAIRWISE, cache_dir=spec_cache)
+    both = hsr.compile(PAIRWISE.replace("sum_s max_t <Q_s, D_t>", "sum_s max_t <Q_s, D_t> + sum_t max_s <D_t, Q_s>"),
+                       cache_dir=spec_cache)
+    cq, cd, Q, D = packed_inputs(op, {"d": 16}, {"cu_q": [3, 0, 5], "cu_d": [4, 2, 6]}, 2)
+    limits = {"s": 5, "t": 6}
+    with pytest.MonkeyPatch.context() as mp:
+        seen = _device_checked(mp)
+        assert torch.allclose(op(cq, cd, Q, D, max_seqlen=limits).double(),
+                              op.reference(cq, cd, Q.double(), D.double()), atol=1e-4)
+        assert seen[0] == ("check_on_device", None) and [s[0] for s in seen].count("check_on_device") == 1, seen
+        assert all(name != "score_fwd_lean" for name, _ in seen)
+        seen.clear()
+        assert torch.allclose(both(cq, cd, Q, D, max_seqlen=limits).double(),
+                              both.reference(cq, cd, Q.double(), D.double()), atol=1e-4)
+        assert [s[0] for s in seen].count("check_on_device") == 1, seen
+        with pytest.raises(RuntimeError, match="offsets 'cu_q', 'cu_d' must start at 0"):
+            op(cq, torch.tensor([0, 4, 3, 12], dtype=torch.int32), Q, D, max_seqlen=limits)
 
 
 def test_per_point_output_comes_packed(spec_cache, device, backward):
