@@ -493,6 +493,14 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
     return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, load, a_rows, b_rows
 
 
+def offsets_foldable(term) -> bool:
+    """Whether the lean forward's programs can check a packed term's offsets: every
+    offsets' axis is a grid axis (each sequence has its programs) and its ragged
+    axis is the rows' or the columns' (whose ends the programs take from them)."""
+    return bool(term.packing) and all(outer in term.grid and axis in (term.r, term.c)
+                                      for _name, axis, outer, _cu in term.packing)
+
+
 def offsets_check_fold(owed: bool, lean: bool, programs: int, device: torch.device) -> int:
     """How a packed call's owed offsets' check runs (ragged.OWED): folded into the
     lean forward's kernel, where every program checks its own sequences before it
@@ -648,7 +656,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     if term.packing:
         lines.append("  offsets' checks (max_seqlen given, on a GPU): " + (
             "in the lean forward's kernel (a device assert), else one check launch before the forward"
-            if not f["lean"] else "one check launch before the forward (the lean forward's kernel folds them in)"))
+            if not f["lean"] and offsets_foldable(term) else "one check launch before the forward"))
     if f["stacked"]:
         lines.append(f"  stacking (general loop): values of {f['stacked']!r} share each {term.b.name} tile")
     elif term.outer in ("sum", "mean", "max", "min"):

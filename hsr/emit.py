@@ -184,13 +184,13 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
         else:
             starts[key] = f"({cell}) * size_{axis}"
             ends[key] = f"size_{axis}"
-    # the offsets' checks folded into the kernel (dispatch.offsets_check_fold): each program checks
-    # its own sequences, so each offsets' axis must be a grid axis and its ragged axis a loop's
+    # the offsets' checks folded into the kernel (dispatch.offsets_foldable, offsets_check_fold):
+    # each program checks its own sequences
     from . import ragged  # (Triton: only where a spec packs)
 
     checks = [dict(cu=cu, axis=axis, outer=outer) for cu, (axis, outer) in
               {cu: (axis, outer) for _n, axis, outer, cu in t.packing}.items()]
-    fold = bool(checks) and all(c["outer"] in t.grid and c["axis"] in (t.r, t.c) for c in checks)
+    fold = dispatch.offsets_foldable(t)
     return dict(checks=checks if fold else [], fold=fold,
                 offsets_message=ragged.message(plan.out, [c["cu"] for c in checks]),
                 shared=dispatch.columns_shared(t),

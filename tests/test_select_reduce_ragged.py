@@ -285,8 +285,10 @@ def test_explain_names_the_packing(spec_cache):
     op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
     text = op.explain()
     assert "'s' ragged by cu_q" in text and "forward kernel: lean" in text and "not lean" not in text
+    assert "offsets' checks (max_seqlen given, on a GPU): in the lean forward's kernel" in text
     mean = hsr.compile(WEIGHTED.replace("sum_s", "mean_s"), cache_dir=spec_cache).explain()
     assert "not lean: an outer mean over a ragged 's'" in mean
+    assert "offsets' checks (max_seqlen given, on a GPU): one check launch before the forward" in mean
 
 
 @pytest.mark.parametrize("cq, why", [
