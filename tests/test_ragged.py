@@ -60,14 +60,19 @@ def test_bad_offsets_fail_a_device_assert_on_a_gpu(device):
         torch.cuda.synchronize()
         print("passed")
     """)
-    for offsets, good in (("0,3,3,7", True), ("0,3,2,7", False), ("0,3,3,8", False)):
+    _run_apart(code, (("0,3,3,7", True), ("0,3,2,7", False), ("0,3,3,8", False)), "offsets 'cu'")
+
+
+def _run_apart(code: str, cases, message: str) -> None:
+    """Run code in a process of its own per (offsets, good) case: a good case prints
+    "passed", a bad one fails the process by a device-side assert (its message)."""
+    for offsets, good in cases:
         done = subprocess.run([sys.executable, "-c", code, offsets], capture_output=True, text=True, timeout=300)
         if good:
             assert done.returncode == 0 and "passed" in done.stdout, done.stderr[-2000:]
         else:
             assert done.returncode != 0 and "passed" not in done.stdout
-            assert "device-side assert" in done.stderr or "offsets 'cu'" in done.stdout + done.stderr, \
-                done.stderr[-2000:]
+            assert "device-side assert" in done.stderr or message in done.stdout + done.stderr, done.stderr[-2000:]
 
 
 def test_bad_offsets_fail_the_folded_assert_on_a_gpu(device):
@@ -95,14 +100,8 @@ def test_bad_offsets_fail_the_folded_assert_on_a_gpu(device):
         assert not any(s[0].startswith("_offsets") for s in seen), seen
         print("passed", out.tolist())
     """)
-    for offsets, good in (("0,3,3,7", True), ("0,3,2,7", False), ("0,3,3,8", False), ("0,1,7,7", False)):
-        done = subprocess.run([sys.executable, "-c", code, offsets], capture_output=True, text=True, timeout=300)
-        if good:
-            assert done.returncode == 0 and "passed" in done.stdout, done.stderr[-2000:]
-        else:
-            assert done.returncode != 0 and "passed" not in done.stdout
-            assert "device-side assert" in done.stderr or "offsets 'cu_q', 'cu_d'" in done.stdout + done.stderr, \
-                done.stderr[-2000:]
+    _run_apart(code, (("0,3,3,7", True), ("0,3,2,7", False), ("0,3,3,8", False), ("0,1,7,7", False)),
+               "offsets 'cu_q', 'cu_d'")
 
 
 def test_strides_pack_unpack():
