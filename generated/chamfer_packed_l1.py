@@ -810,7 +810,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     xsel = None
     aux = _dist_aux(t, need_idx, launch)
     saved = (idx, stat, xsel, aux)
-    owed = ragged.owed(OUTPUT, PACKING, t, sizes) if launch else []  # the offsets' device check, left to this forward
+    owed = ragged.owed(PACKING, t, sizes) if launch else []  # the offsets' device check, left to this forward
     if out.numel() == 0 or not launch:
         if owed:
             ragged.check_on_device(OUTPUT, owed)

@@ -19,7 +19,7 @@ from .runtime import interpreting
 
 
 # The key of runtime.bind's sizes that says the offsets' device check is owed: the
-# caller's forward folds it into its kernel or launches it first (settle).
+# caller's forward folds it into its kernel or launches check_on_device first.
 OWED = "offsets owed"
 # Devices whose offsets are checked on the device where max_seqlen is given (tests add
 # "cpu" to take the device path through the interpreter).
@@ -45,7 +45,7 @@ def bind(op_name, packing, tensors, sizes, totals, max_seqlen, check=True, defer
     the tensors are on a GPU, the checks run on the device (one launch and an
     asynchronous assert: the call never waits), or with defer are left owed
     (sizes[OWED]) to the caller's forward, which folds them into its kernel or
-    settles them first; else one host sync reads the offsets and a failed check
+    launches them first; else one host sync reads the offsets and a failed check
     is a TensorError naming them.
     Under torch.compile (tracing) and where check is False (a custom op's fake, or
     its backward), the sizes come from max_seqlen alone, which every ragged axis
@@ -140,7 +140,7 @@ def _offsets_good(cu_ptr, n_entries, total, limit, HAS_TOTAL: tl.constexpr, BLOC
     return good
 
 
-def owed(op_name: str, packing, tensors, sizes) -> list:
+def owed(packing, tensors, sizes) -> list:
     """The entries of check_on_device for offsets whose check bind left owed (none
     where it did not): each ragged axis's size stands for its max_seqlen (the
     smaller of it and the packed rows, the same test where the offsets end there)."""
@@ -150,13 +150,6 @@ def owed(op_name: str, packing, tensors, sizes) -> list:
     for _name, axis, _outer, cu in packing:
         entries.setdefault(cu, (cu, tensors[cu], sizes[axis], sizes.get(rows_key(cu))))
     return list(entries.values())
-
-
-def settle(op_name: str, packing, tensors, sizes) -> None:
-    """Launch the owed offsets' check (a forward whose kernel does not fold it in)."""
-    entries = owed(op_name, packing, tensors, sizes)
-    if entries:
-        check_on_device(op_name, entries)
 
 
 def check_on_device(op_name: str, entries) -> None:
