@@ -18,7 +18,7 @@ import triton
 
 from . import tuned
 from .launcher import launch as launch_kernel, pause_recording
-from .runtime import autotuning, next_pow2, tuning_on_call
+from .basics import autotuning, next_pow2, tuning_on_call
 
 # (block of the outer axis, block of the selected axis, warps, stages)
 POOLS = {

@@ -22,7 +22,7 @@ import os
 
 import torch
 
-from .runtime import interpreting, next_pow2
+from .basics import interpreting, next_pow2
 
 FAMILIES = {
     "lean": "the lean tile loop (MaxSim's forward: nothing carried but the running selection)",

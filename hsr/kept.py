@@ -69,10 +69,14 @@ class Table:
         self.entries[key] = value
 
 
-def forget() -> None:
-    """Drop every kept call (after changing an HSR_* switch, or a tuned config)."""
+def forget(launches: bool = False) -> None:
+    """Drop every kept call (after changing an HSR_* switch, or a tuned config);
+    launches=True drops hsr.launcher's kept launches too (a kernel recompiled
+    under the same key)."""
     for table in _tables:
         table.entries.clear()
+    if launches:
+        launcher.forget()
 
 
 def signature(values, *flags):

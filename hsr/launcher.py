@@ -22,7 +22,7 @@ import contextlib
 import torch
 import triton
 
-from .runtime import interpreting
+from .basics import interpreting
 
 MAX_KEPT = 4096  # launch keys kept before the table starts again (shapes that never repeat)
 
@@ -176,8 +176,6 @@ def pause_recording():
 
 
 def forget() -> None:
-    """Drop every kept launch (tests; a kernel recompiled under the same key), and
-    every kept call (hsr.kept), which holds compiled kernels too."""
+    """Drop every kept launch (tests; a kernel recompiled under the same key).
+    Kept calls hold compiled kernels too: hsr.kept.forget(launches=True) drops both."""
     _kept.clear()
-    from . import kept
-    kept.forget()

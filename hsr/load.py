@@ -13,17 +13,20 @@ a warning.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 import tempfile
 import warnings
 from pathlib import Path
 
 from . import __version__
+from .errors import SpecError
 from .op import Op
-from .runtime import cache_dir
+from .basics import cache_dir
 
 _CHECKSUM = "# hsr-checksum: "
 
@@ -33,18 +36,47 @@ def bundled_spec_dir() -> Path:
     return Path(importlib.util.find_spec(f"{__package__}.ops").submodule_search_locations[0])
 
 
+def bundled_names() -> list[str]:
+    """The bundled specs' names, sorted."""
+    return sorted(p.stem for p in bundled_spec_dir().glob("*.hsr"))
+
+
+def _did_you_mean(name: str) -> str:
+    close = difflib.get_close_matches(name, bundled_names(), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def spec_path(name: str) -> Path:
     """The file of a bundled spec by name ("maxsim", "chamfer_point", ...); a
     ValueError naming the bundled specs where there is none of that name."""
     path = bundled_spec_dir() / f"{name}.hsr"
     if not path.is_file():
-        names = ", ".join(sorted(p.stem for p in bundled_spec_dir().glob("*.hsr")))
-        raise ValueError(f"no bundled spec {name!r}; bundled: {names}")
+        raise ValueError(f"no bundled spec {name!r}{_did_you_mean(str(name)) or ';'} "
+                         f"bundled: {', '.join(bundled_names())}")
     return path
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def is_word(text: str) -> bool:
+    """A single identifier-like word: never spec text (a spec declares its inputs
+    with brackets), so a bundled spec's name, or a misspelled one."""
+    return _WORD.fullmatch(text.strip()) is not None
+
+
+def unknown_bundled(name: str) -> SpecError:
+    """The error of a single word that names no bundled spec: the closest names, and all of them."""
+    name = name.strip()
+    return SpecError(f"unknown bundled spec {name!r}{_did_you_mean(name) or ';'} bundled specs: "
+                     f"{', '.join(bundled_names())}", source=name, filename="<spec>",
+                     hint="give a bundled spec's name, a path to a .hsr file, or spec text "
+                          "(declarations and a definition, as Q[i, s, d]: float ...)")
+
+
 def read_spec(spec) -> tuple[str, str]:
-    """(source, filename) from a path, from spec text, or from a bundled spec's name."""
+    """(source, filename) from a path, from spec text, or from a bundled spec's name;
+    a single word that names no bundled spec is a SpecError naming the close ones."""
     text = str(spec)
     if isinstance(spec, Path) or ("\n" not in text and text.endswith(".hsr")):
         path = Path(spec)
@@ -52,6 +84,8 @@ def read_spec(spec) -> tuple[str, str]:
     if "\n" not in text and text.isidentifier() and (bundled_spec_dir() / f"{text}.hsr").is_file():
         path = bundled_spec_dir() / f"{text}.hsr"
         return path.read_text(), path.name
+    if is_word(text):
+        raise unknown_bundled(text)
     return text, "<spec>"
 
 

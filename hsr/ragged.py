@@ -2,7 +2,7 @@
 
 A packed input comes without the axis it is ragged in: sequence n of that axis
 is its rows cu[n] .. cu[n + 1] - 1. Here: the offsets' checks and the ragged
-axes' sizes (`bind`, for runtime.bind), the packed tensor seen over its
+axes' sizes (`bind`, for binding.bind), the packed tensor seen over its
 declared axes (`view`: the kernels add cu[n] rows to its base), and packing
 or unpacking a tensor laid out over the declared axes (`pack`, `unpack`).
 """
@@ -15,10 +15,10 @@ import triton.language as tl
 
 from . import launcher
 from .errors import TensorError
-from .runtime import interpreting
+from .basics import interpreting
 
 
-# The key of runtime.bind's sizes that says the offsets' device check is owed: the
+# The key of binding.bind's sizes that says the offsets' device check is owed: the
 # caller's forward folds it into its kernel or launches check_on_device first.
 OWED = "offsets owed"
 # Devices whose offsets are checked on the device where max_seqlen is given (tests add
@@ -27,7 +27,7 @@ DEVICE_TYPES = ("cuda",)
 
 
 def rows_key(offsets: str) -> str:
-    """The key of runtime.bind's sizes that holds the rows packed by these offsets."""
+    """The key of binding.bind's sizes that holds the rows packed by these offsets."""
     return f"{offsets} rows"
 
 

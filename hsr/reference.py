@@ -16,7 +16,7 @@ import torch
 from . import ir
 from .errors import TensorError
 from .ragged import pack, rows_key, unpack
-from .runtime import bind
+from .binding import bind
 
 _CHUNK_BYTES = 1 << 28
 _FNS = {

@@ -23,7 +23,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from .runtime import cache_dir
+from .basics import cache_dir
 
 SHIPPED = Path(__file__).with_name("tuned.json")
 _warned: set = set()

@@ -324,8 +324,8 @@ def test_kept_launches_follow_alignment_and_shape():
     signature seen before: calls that alternate between 16-byte aligned and
     unaligned inputs (Triton compiles each apart) and between two shapes must each
     get their own kernel, forward and backward, whichever path launches them."""
-    from hsr import launcher
-    launcher.forget()
+    from hsr import kept
+    kept.forget(launches=True)
     g = _gen(650)
     cases = []
     for nq, nd, lq, ld in ((2, 3, 10, 60), (3, 2, 7, 33)):

@@ -11,7 +11,7 @@ import inspect
 import pytest
 import torch
 
-from hsr import launcher
+from hsr import kept, launcher
 
 
 class FakeCompiled:
@@ -50,9 +50,9 @@ def on_gpu(monkeypatch):
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(launcher, "current_device", lambda: 0)
     monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 7, raising=False)
-    launcher.forget()
+    kept.forget(launches=True)
     yield
-    launcher.forget()
+    kept.forget(launches=True)
 
 
 def _paths(kernel):
