@@ -12,13 +12,23 @@ from importlib import resources
 import jinja2
 
 from . import __version__
+from .basics import cache_dir
 from .errors import source_lines
 from .plan import Plan, TermPlan, lowering_id
 from . import dispatch
 from .dispatch import SMALL_D_MAX, SPLIT_K
 
 
+_environments: list = []
+
+
 def _environment() -> jinja2.Environment:
+    """One Jinja environment a process, so that each template is compiled once;
+    compiled templates are kept on disk too (under the cache directory, checked
+    against the template's text), so that a new process renders without
+    recompiling them."""
+    if _environments:
+        return _environments[0]
     root = resources.files("hsr.templates")
 
     def load(name: str) -> str:  # "select_reduce/forward.py.jinja": a folder's, a segment at a time
@@ -28,8 +38,21 @@ def _environment() -> jinja2.Environment:
         return node.read_text()
 
     loader = jinja2.FunctionLoader(load)
-    return jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True,
-                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    environment = jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True,
+                                     keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
+                                     bytecode_cache=_bytecode_cache(), auto_reload=False)
+    _environments.append(environment)
+    return environment
+
+
+def _bytecode_cache():
+    """Compiled templates under <cache>/templates, or none where it cannot be made."""
+    folder = cache_dir() / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def emit(plan: Plan, source: str, filename: str) -> str:
