@@ -1401,7 +1401,7 @@ def dist_fwd_both(
             if NEED_IDX:
                 # value and lowest row from one reduction (a recomputed key may round apart). Every tile:
                 # Triton 3.6 miscompiled a block-wide `if any improves` around it (the rows' indices came
-                # back as float bits; bench/experiments/both_ways_index_variants.py)
+                # back as float bits; bench/NOTES.md, experiment both_ways_index_variants)
                 rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                 cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                 ckey = _dist_order(cval + 0.0).to(tl.int64)
@@ -1515,7 +1515,7 @@ def dist_fwd_both(
             if NEED_IDX:
                 # value and lowest row from one reduction (a recomputed key may round apart). Every tile:
                 # Triton 3.6 miscompiled a block-wide `if any improves` around it (the rows' indices came
-                # back as float bits; bench/experiments/both_ways_index_variants.py)
+                # back as float bits; bench/NOTES.md, experiment both_ways_index_variants)
                 rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                 cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                 ckey = _dist_order(cval + 0.0).to(tl.int64)
@@ -1617,7 +1617,7 @@ def dist_fwd_both(
                 if NEED_IDX:
                     # value and lowest row from one reduction (a recomputed key may round apart). Every tile:
                     # Triton 3.6 miscompiled a block-wide `if any improves` around it (the rows' indices came
-                    # back as float bits; bench/experiments/both_ways_index_variants.py)
+                    # back as float bits; bench/NOTES.md, experiment both_ways_index_variants)
                     rows_at = tl.broadcast_to(offs_n[:, None], [BLOCK_N, BLOCK_M])
                     cval, cidx = tl.reduce((tl.where(rows_sw[:, None], s, float("inf")), rows_at), 0, _dist_argsel)
                     ckey = _dist_order(cval + 0.0).to(tl.int64)

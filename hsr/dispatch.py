@@ -259,7 +259,7 @@ def split_pass(device, d: int, pairs: int) -> bool:
     the tensor cores, each tile reduced to its rows' min, then each row's
     candidate tiles (its best, a close runner-up, the first near-tied one)
     searched with the exact fp32 key
-    (bench/experiments/chamfer_mma.py; bench/NOTES.md, session 15: 100K points on an H100,
+    (bench/NOTES.md, session 15, experiment chamfer_mma, in git history at c3907b4: 100K points on an H100,
     1.52 ms against 3.52 with the index and 1.46 against 2.04 without). On CUDA for
     3 d + 3 <= SPLIT_K and at least SPLIT_MIN_PAIRS pairs. HSR_SPLIT=1 or 0
     forces it (the interpreter's tests force it on)."""
@@ -305,7 +305,7 @@ def both_ways_shared_grads(mode: str, differentiable, operands) -> bool:
 def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int, int]:
     """(BLOCK_R, BLOCK_C, warps) of a both-ways forward (a few coordinates on the
     CUDA cores). HSR_BOTH_BLOCKS="r,c,w" (or "r,c,w;r,c,w": without;with the
-    saved index) overrides, for block sweeps (bench/experiments/both_ways_blocks.py)."""
+    saved index) overrides, for block sweeps (experiment both_ways_blocks, in git history at c3907b4)."""
     override = os.environ.get("HSR_BOTH_BLOCKS")
     if override:
         parts = override.split(";")
@@ -322,7 +322,7 @@ def both_ways_blocks(size_r: int, size_c: int, need_idx: bool) -> tuple[int, int
 # program per (cell, chunk), 0 for none (HSR_SPLIT_ROWS overrides). In a hand-written kernel at
 # ColPali's 1024 x 1024 (H100) 128-row chunks with each cell's chunks neighbours in
 # launch order took 0.52 ms against 0.61 for one program looping over the chunks
-# (bench/results/h100-forward-variants-2026-11-24, bench/experiments/forward_variants.py "split"); in the generated
+# (bench/results/h100-forward-variants-2026-11-24, experiment forward_variants "split", in git history at c3907b4); in the generated
 # kernel, whose registers allow one program per SM, it did not pay (bench/NOTES.md, v15).
 SPLIT_ROWS = 0
 

@@ -80,7 +80,7 @@ def count_blocks() -> tuple[int, int]:
     comparison a step, not 64 x 64, is what makes it fast, and larger blocks
     hold fewer per-block counts (bins / block * 8 bytes an entry: counts and
     offsets, int32). Measured on an H200 (bench/NOTES.md, session 13;
-    bench/experiments/deterministic_blocks.py --quick), deterministic steps, (1024, 64) ->
+    experiment deterministic_blocks, in git history at c3907b4), deterministic steps, (1024, 64) ->
     (2048, 32): Splade 1.875 -> 1.814 ms, ColBERT B=512 5.660 -> 5.106,
     ColPali B=64 3.677 -> 3.303 at 0.039 -> 0.023 GiB; (1024, 32) within 0.1%
     of it but at ColPali (3.377), (512, 32) and (256, 32) slower and larger.
