@@ -10,14 +10,20 @@ from pathlib import Path
 from .errors import HsrError
 
 
-def _build(spec_path: Path) -> tuple[str, object]:
+def _plan(spec_path: Path) -> tuple[object, str]:
+    """(the kernel plan, the spec's text) of a spec file."""
     from .check import check
-    from .emit import emit
     from .parse import parse
     from .plan import plan
 
     source = spec_path.read_text()
-    kernel_plan = plan(check(parse(source, spec_path.name)))
+    return plan(check(parse(source, spec_path.name))), source
+
+
+def _build(spec_path: Path) -> tuple[str, object]:
+    from .emit import emit
+
+    kernel_plan, source = _plan(spec_path)
     return emit(kernel_plan, source, spec_path.name), kernel_plan
 
 
@@ -64,23 +70,32 @@ def _shapes(text: str | None) -> dict | None:
 
 
 def cmd_explain(args) -> int:
-    source, kernel_plan = _build(bundled_spec(args.spec))
+    """The plan and the forward kernel's choice; with --source, the generated module too."""
+    spec = bundled_spec(args.spec)
+    kernel_plan, source = _plan(spec)
     print(kernel_plan.explain(_shapes(args.shapes), args.dtype))
-    if not args.plan_only:
+    if args.source:
+        from .emit import emit
+
         print()
-        print(source, end="")
+        print(emit(kernel_plan, source, spec.name), end="")
     return 0
 
 
 def bundled_spec(name: str) -> Path:
-    """A spec path as given, or a bundled spec by name (maxsim, chamfer, splade, ...)."""
+    """A spec path as given, or a bundled spec by name (maxsim, chamfer, splade, ...);
+    a single word that is neither is a SpecError naming the bundled specs."""
     path = Path(name)
     if path.is_file():
         return path
-    from .load import bundled_spec_dir
+    from .load import bundled_spec_dir, is_word, unknown_bundled
 
     bundled = bundled_spec_dir() / f"{name}.hsr"
-    return bundled if bundled.is_file() else path
+    if bundled.is_file():
+        return bundled
+    if is_word(name):
+        raise unknown_bundled(name)
+    return path
 
 
 def cmd_tune(args) -> int:
@@ -146,14 +161,16 @@ def main(argv=None) -> int:
     p.add_argument("-o", "--output", metavar="DIR", help="where to write (default: generated/ beside ops/)")
     p.add_argument("--check", action="store_true", help="fail if the written modules differ from the specs")
     p.set_defaults(func=cmd_compile)
-    p = sub.add_parser("explain", help="print the plan and the Triton source of a spec")
-    p.add_argument("spec", metavar="SPEC")
+    p = sub.add_parser("explain", help="print the plan of a spec and the forward kernel it runs")
+    p.add_argument("spec", metavar="SPEC", help="a .hsr file or a bundled spec's name (maxsim, ...)")
     p.add_argument("--shapes", metavar="AXIS=N,...", help="sizes of the spec's axes: name the forward kernel a call "
-                   "of these sizes takes on an sm90 GPU, and what keeps a faster one out")
+                   "of these sizes takes on an sm90 GPU, and what keeps a faster one out (an axis left out takes "
+                   "a default that the plan names)")
     p.add_argument("--dtype", default="float16", choices=("float16", "bfloat16", "float32"),
                    help="the rows' dtype for --shapes (default float16)")
+    p.add_argument("--source", action="store_true", help="print the generated Triton module too")
     p.add_argument("--plan", "--plan-only", dest="plan_only", action="store_true",
-                   help="print the plan alone, not the generated source")
+                   help=argparse.SUPPRESS)  # the plan alone: what explain prints without --source
     p.set_defaults(func=cmd_explain)
     p = sub.add_parser("tune", help="tune a spec's forward for given sizes on this GPU; export or import the picks",
                        description="Calls never wait for tuning: a size without a kept or shipped config runs a "

@@ -43,4 +43,6 @@ class PlanError(SpecError):
 
 class TensorError(HsrError, ValueError):
     """A tensor argument that does not fit the spec: the message names the
-    argument and, where it applies, the spec's axis."""
+    argument and, where it applies, the spec's axis. Sizes given by axis name
+    (``op.explain(sizes)``, ``hsr explain --shapes``) that name an axis the spec
+    does not have raise it too, naming the spec's axes."""

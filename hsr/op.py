@@ -65,7 +65,9 @@ class Op:
         """The plan in words, with the forward kernel that runs and what keeps a
         faster one out. With ``shapes`` ({axis: size}), a dtype (a torch dtype or
         its name, default float16) and a device (default: an sm90 GPU): the
-        kernel a call of those sizes takes there."""
+        kernel a call of those sizes takes there. An axis left out is taken as
+        hsr.plan.EXPLAIN_SIZE (the text names it); an axis the spec does not
+        have is a TensorError naming the spec's axes."""
         where = "cuda9" if device is None else dispatch.where(torch.device(device))
         text = self.plan.explain(shapes, str(dtype or "float16").removeprefix("torch."), where)
         return text + "\n" + _runs_here()

@@ -17,7 +17,7 @@ _TOKEN_WORDS = {
     "LSQB": "'['", "RSQB": "']'", "LPAR": "'('", "RPAR": "')'", "COMMA": "','",
     "COLON": "':'", "EQUAL": "'='", "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'",
     "SLASH": "'/'", "LESSTHAN": "'<'", "MORETHAN": "'>'", "_NL": "end of line",
-    "TYPE": "a type (float, bool, int, offsets)", "BY": "'by'", "WHERE": "'where'", "CIRCUMFLEX": "'^'",
+    "TYPE": "a type (float, bool, int, int8, fp8, offsets)", "BY": "'by'", "WHERE": "'where'", "CIRCUMFLEX": "'^'",
     "__ANON_0": "'||'", "NORM1": "'_1'", "$END": "end of input",
 }
 

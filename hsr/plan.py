@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import operator
 import re
 from dataclasses import dataclass, field, replace
 
@@ -28,13 +29,57 @@ import sympy as sp
 
 from . import dispatch, ir
 from . import symbolic as S
-from .errors import PlanError
+from .errors import PlanError, TensorError
 
 NORMAL_FORM = "out[G] = OUTER_r post(SELECT_c pre(pair(A_r, B_c)))"
 OUTERS = ("sum", "mean", "max", "min", "none")
 PAIR_TEXT = {"dot": "<{a}, {b}>", "cos": "cos({a}, {b})", "sqdist": "||{a} - {b}||^2",
              "dist": "||{a} - {b}||", "l1": "||{a} - {b}||_1"}
 FLIP = {"max": "min", "min": "max"}
+EXPLAIN_SIZE = 128  # explain(sizes): an axis the sizes leave out is taken as this many
+
+
+def spec_axes(signature, terms=()) -> tuple[str, ...]:
+    """The axes of a spec's declarations (and of its terms'), in order of first appearance."""
+    axes = [a for _name, decl_axes, *_ in signature for a in decl_axes]
+    for t in terms:
+        axes += [*t.out_axes, *t.a.axes, *t.b.axes, *t.grid, t.r, t.c, t.k]
+    return tuple(dict.fromkeys(axes))
+
+
+def explain_sizes(axes, sizes) -> tuple[dict | None, str | None]:
+    """explain()'s sizes ({axis: n}) checked against the spec's axes: (a size for
+    every axis, a line naming the axes they leave out, taken as EXPLAIN_SIZE, or
+    None). An axis the spec does not have, or a size that is not a whole number
+    >= 0, is a TensorError naming the spec's axes. None stays None (the rule,
+    without sizes)."""
+    if sizes is None:
+        return None, None
+    known = ", ".join(axes)
+    try:
+        given = dict(sizes)
+    except (TypeError, ValueError):
+        raise TensorError(f"explain: sizes map the spec's axes ({known}) to sizes, as {{{axes[0]!r}: 8}}; "
+                          f"got {type(sizes).__name__}") from None
+    full = {}
+    for name, n in given.items():
+        if name not in axes:
+            raise TensorError(f"explain: no axis {name!r} in this spec; its axes are {known}")
+        try:
+            if isinstance(n, bool):
+                raise TypeError
+            full[name] = operator.index(n)
+        except TypeError:
+            full[name] = -1
+        if full[name] < 0:
+            raise TensorError(f"explain: the size of axis {name!r} must be a whole number >= 0, got {n!r}")
+    missing = [a for a in axes if a not in full]
+    full.update(dict.fromkeys(missing, EXPLAIN_SIZE))
+    if not missing:
+        return full, None
+    if len(missing) == 1:
+        return full, f"  axis {missing[0]} not given: taken as {EXPLAIN_SIZE}"
+    return full, f"  axes {', '.join(missing)} not given: taken as {EXPLAIN_SIZE} each"
 
 
 @dataclass(frozen=True)
@@ -123,6 +168,7 @@ class TermPlan:
 
     def explain(self, signature=(), sizes: dict | None = None, dtype: str = "float16",
                 where: str = "cuda9") -> list[str]:
+        sizes, unsized = explain_sizes(spec_axes(signature, (self,)), sizes)
         pair = PAIR_TEXT[self.pair].format(a=self.a.name, b=self.b.name)
         grid = ", ".join(self.grid) or "(scalar)"
         tiled = f" x blocks of {self.r!r}" if self.outer == "none" else ""
@@ -132,6 +178,8 @@ class TermPlan:
                     ", int8 rows on the int8 tensor cores (exact int32 products, fp32 sums)" if self.a.quantized == "int8"
                     else ", fp8 (e4m3) rows on the fp8 tensor cores (fp32 accumulation)" if self.a.quantized else
                     ", tl.dot with fp32 accumulation (the tensor cores on a GPU)")]
+        if unsized:
+            lines.insert(0, unsized)
         if self.aux:
             lines.append("  norms: the forward forms them from its tiles; the backward takes them once per row, "
                          "before its kernels")
@@ -196,11 +244,21 @@ class Plan:
     def family(self) -> str:
         return "select_reduce"
 
+    @property
+    def spec_axes(self) -> tuple[str, ...]:
+        """Every axis of the spec, in order of first appearance: the names explain(sizes) takes."""
+        return spec_axes(self.signature, self.terms)
+
     def explain(self, sizes: dict | None = None, dtype: str = "float16", where: str = "cuda9") -> str:
         """The plan in words; with sizes ({axis: n}), a dtype and where it runs
-        (dispatch.where), the forward kernel a call of those sizes takes."""
+        (dispatch.where), the forward kernel a call of those sizes takes. An axis
+        the sizes leave out is taken as EXPLAIN_SIZE (and the text says so); one
+        the spec does not have is a TensorError."""
+        sizes, unsized = explain_sizes(self.spec_axes, sizes)
         lines = [f"{self.out}[{', '.join(self.axes)}]  (spec line {self.line}: {self.spec_line})",
                  "  family: select_reduce"]
+        if unsized:
+            lines.append(unsized)
         if len(self.terms) > 1:
             lines.append(f"  {len(self.terms)} normal forms, combined on the host: {self.combine}")
         for n, term in enumerate(self.terms):

@@ -68,6 +68,10 @@ def chamfer_distance(x, y, x_lengths=None, y_lengths=None, x_normals=None, y_nor
     or [N, P] per point). A negative weight is a ValueError "weights cannot be
     negative." (checked on the host, one synchronisation, as pytorch3d).
 
+    Shape errors are TensorErrors (ValueErrors) that begin with pytorch3d's
+    wording where it makes the same check ("Expected points to be of shape
+    (N, P, D)", "y does not have the correct shape.", ...), then hsr's own.
+
     x_normals, y_normals: not supported (a NotImplementedError): hsr computes
     the distance term only, never pytorch3d's loss_normals. Normals that a
     Pointclouds carries are not read, and return_tuple=True with normals on
@@ -120,7 +124,7 @@ def _chamfer_distance(x, y, x_lengths, y_lengths, x_normals, y_normals, weights,
             "chamfer_distance: both Pointclouds carry normals, but normals are not supported: hsr computes "
             "the distance term only, not pytorch3d's loss_normals (return_tuple=False gives the loss alone)")
     if x.shape[0] != y.shape[0] or x.shape[2] != y.shape[2]:
-        raise TensorError(f"chamfer_distance: y does not have the correct shape: x {tuple(x.shape)} and "
+        raise TensorError(f"chamfer_distance: y does not have the correct shape. x {tuple(x.shape)} and "
                           f"y {tuple(y.shape)} must share the batch size N and the dimension D")
     if y.dtype != x.dtype:
         raise TensorError(f"chamfer_distance: x is {x.dtype} but y is {y.dtype}")
@@ -169,7 +173,7 @@ def _chamfer_packed(x, y, x_sizes, y_sizes, weights, batch_reduction, point_redu
     cu_x, len_x, max_x = _offsets(x, x_sizes, "x")
     cu_y, len_y, max_y = _offsets(y, y_sizes, "y")
     if cu_x.shape != cu_y.shape or x.shape[1] != y.shape[1]:
-        raise TensorError(f"chamfer_distance: y does not have the correct shape: x has {cu_x.shape[0] - 1} clouds "
+        raise TensorError(f"chamfer_distance: y does not have the correct shape. x has {cu_x.shape[0] - 1} clouds "
                           f"of dimension {x.shape[1]}, y {cu_y.shape[0] - 1} of dimension {y.shape[1]}; they "
                           "must share the batch size N and the dimension D")
     if y.dtype != x.dtype:
@@ -231,6 +235,11 @@ def _reduce_packed(dist, offsets, lengths, longest, point_reduction, batch_reduc
 
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 _SHAPES = "a [N, P, D] tensor, a list of [P_i, D] tensors, a packed [P_total, D] tensor with {0}_sizes, or a Pointclouds"
+# pytorch3d's wording of its shape errors, kept first in hsr's messages (code that matches them still does)
+_NOT_POINTS = "Expected points to be of shape (N, P, D)."
+_NOT_CLOUDS = "The input pointclouds should be either Pointclouds objects or torch.Tensor of shape " \
+              "(minibatch, num_points, 3)."
+_NOT_LENGTHS = "Expected lengths to be of shape (N,)."
 
 
 def _clouds(p, lengths, sizes, name):
@@ -263,7 +272,8 @@ def _clouds(p, lengths, sizes, name):
         _cloud(points, name)
         normals = getattr(p, "normals_padded", None)
         return points, counts, callable(normals) and normals() is not None
-    raise TensorError(f"chamfer_distance: {name} must be {_SHAPES.format(name)}, got {type(p).__name__}")
+    raise TensorError(f"chamfer_distance: {_NOT_CLOUDS} {name} must be {_SHAPES.format(name)}, "
+                      f"got {type(p).__name__}")
 
 
 def _listed(clouds, name):
@@ -341,7 +351,8 @@ def _pad(clouds, sizes, device):
 def _cloud(p, name):
     if not isinstance(p, torch.Tensor) or p.dim() != 3:
         shape = tuple(p.shape) if isinstance(p, torch.Tensor) else type(p).__name__
-        raise TensorError(f"chamfer_distance: {name} must be {_SHAPES.format(name)}, got {shape}")
+        said = _NOT_POINTS if isinstance(p, torch.Tensor) else _NOT_CLOUDS
+        raise TensorError(f"chamfer_distance: {said} {name} must be {_SHAPES.format(name)}, got {shape}")
     if p.dtype not in FLOAT_DTYPES:
         raise TensorError(f"chamfer_distance: {name} must be a float tensor (float16, bfloat16, float32, "
                           f"float64), got {p.dtype}")
@@ -352,7 +363,7 @@ def _weights(x, weights):
     n = x.shape[0]
     if not isinstance(weights, torch.Tensor) or weights.shape != (n,):
         got = tuple(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
-        raise TensorError(f"chamfer_distance: weights must be of shape (N,): one weight per cloud, N = {n}, "
+        raise TensorError(f"chamfer_distance: weights must be of shape (N,). One weight per cloud, N = {n}, "
                           f"got {got}")
     if weights.is_complex() or weights.dtype == torch.bool:
         raise TensorError(f"chamfer_distance: weights must be a real tensor, got {weights.dtype}")
@@ -369,7 +380,7 @@ def _lengths(p, lengths, name):
     size counts the P points there are). CPU lengths are moved to p's device."""
     if not isinstance(lengths, torch.Tensor) or lengths.shape != (p.shape[0],):
         got = tuple(lengths.shape) if isinstance(lengths, torch.Tensor) else type(lengths).__name__
-        raise TensorError(f"chamfer_distance: {name}_lengths must be a [{p.shape[0]}] tensor "
+        raise TensorError(f"chamfer_distance: {_NOT_LENGTHS} {name}_lengths must be a [{p.shape[0]}] tensor "
                           f"(one length per cloud of {name}), got {got}")
     if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool:
         raise TensorError(f"chamfer_distance: {name}_lengths must be an integer tensor, got {lengths.dtype}")

@@ -25,10 +25,12 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
        candidates) gives [Nq, K]; [Ld, d] (one document, as late-interaction-kernels
        takes it) gives [Nq], one score per query. A one-query Q drops the leading
        axis of the result: Q [Lq, d] with D [Ld, d] gives a 0-d tensor.
-    q_mask [Nq, Lq] ([Lq] for a one-query Q), d_mask [Nd, Ld], [Nq, K, Ld] or
-       [Ld]: True marks a real token. A 1-D d_mask [Ld] is shared by every
-       document (broadcast over Nd, or Nq and K), as late-interaction-kernels
-       reads it; with one document D [Ld, d] it is that document's mask.
+    q_mask [Nq, Lq] or [Lq], d_mask [Nd, Ld], [Nq, K, Ld] or [Ld]: True marks
+       a real token. A 1-D q_mask [Lq] is shared by every query (broadcast
+       over Nq; with a one-query Q [Lq, d] it is that query's mask), and a 1-D
+       d_mask [Ld] by every document (broadcast over Nd, or Nq and K), as
+       late-interaction-kernels reads it; with one document D [Ld, d] it is
+       that document's mask.
        Masked query tokens leave the sum; masked document tokens leave the max;
        a document with no real token scores 0 and passes no gradient.
     normalize: L2-normalise every token inside the kernel (cosine MaxSim).
@@ -72,6 +74,9 @@ def _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision):
     if one_doc:  # one document [Ld, d]: scores [Nq, 1], then [Nq]
         D = D.unsqueeze(0)
     q_mask, d_mask = _as_mask(q_mask, "q_mask"), _as_mask(d_mask, "d_mask")
+    if isinstance(q_mask, torch.Tensor) and q_mask.dim() == 1:
+        # one mask [Lq] for every query; a stride-0 view, no copy
+        q_mask = q_mask.expand(Q.shape[0], q_mask.shape[0])
     if isinstance(d_mask, torch.Tensor) and d_mask.dim() == 1 and D.dim() in (3, 4):
         # one mask [Ld] for every document; a stride-0 view, no copy
         d_mask = d_mask.expand(*D.shape[:-2], d_mask.shape[0])

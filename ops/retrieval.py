@@ -76,9 +76,10 @@ def maxsim_topk(Q: torch.Tensor, corpus: torch.Tensor, k: int, *, q_mask: torch.
        is scored by the float64 reference evaluator (for checking; the ranking
        and the returned scores still use the scores rounded to fp32).
     k: results per query (k > N pads with score -inf and index -1).
-    q_mask [Nq, Lq], corpus_mask [N, Ld]: True marks a real token (as in
-       :func:`hsr.ops.maxsim`; 0/1 integer masks are read as != 0);
-       corpus_mask lives where the corpus lives.
+    q_mask [Nq, Lq] (or [Lq], shared by every query), corpus_mask [N, Ld]:
+       True marks a real token (as in :func:`hsr.ops.maxsim`; 0/1 integer
+       masks are read as != 0); corpus_mask lives where the corpus lives.
+       A tensor on the meta device (no data) is a TensorError naming it.
     block_size: documents per block (default: about 64 MiB of a host corpus;
        see :func:`default_block_size`). Device memory is fixed by it, Nq and k.
     device: where to score (default: Q.device). With a CUDA device and a host
@@ -285,6 +286,12 @@ class _Plan:
 def _plan(Q, corpus, k, *, q_mask, corpus_mask, block_size, device, normalize) -> _Plan:
     if not isinstance(Q, torch.Tensor) or not isinstance(corpus, torch.Tensor):
         raise TensorError("maxsim_topk: Q and corpus must be torch.Tensors")
+    for name, x in (("Q", Q), ("corpus", corpus), ("q_mask", q_mask), ("corpus_mask", corpus_mask)):
+        if isinstance(x, torch.Tensor) and x.device.type == "meta":  # before any copy, which torch refuses
+            raise TensorError(f"maxsim_topk: {name} is on the meta device (a shape and a dtype, no data), so "
+                              f"it cannot be read; give {name} in host memory or on the GPU")
+    if device.type == "meta":
+        raise TensorError("maxsim_topk: device is meta (no data): scoring needs a CPU or a GPU")
     k = _check_k(k)
     single = Q.dim() == 2
     if single:
@@ -292,6 +299,8 @@ def _plan(Q, corpus, k, *, q_mask, corpus_mask, block_size, device, normalize) -
         q_mask = q_mask.unsqueeze(0) if q_mask is not None else None
     if Q.dim() != 3:
         raise TensorError(f"maxsim_topk: Q must be [Nq, Lq, d] or [Lq, d], got shape {tuple(Q.shape)}")
+    if isinstance(q_mask, torch.Tensor) and q_mask.dim() == 1:  # one mask [Lq] for every query, as maxsim
+        q_mask = q_mask.expand(Q.shape[0], q_mask.shape[0])
     if corpus.dim() != 3:
         raise TensorError(f"maxsim_topk: corpus must be [N, Ld, d], got shape {tuple(corpus.shape)}")
     if corpus.dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.float64):

@@ -18,6 +18,7 @@ import pytest
 import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from hsr.ops import chamfer_distance
 
@@ -201,7 +202,7 @@ cases = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(cases, st.data())
 def test_fp32_values_and_gradients_match_pytorch3d_semantics(device, case, data):
     point, batch = _reductions(data.draw)
@@ -215,7 +216,7 @@ def test_fp32_values_and_gradients_match_pytorch3d_semantics(device, case, data)
            batch_reduction=batch, single_directional=case["single"])
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(st.integers(1, 2), st.integers(1, 5), st.integers(1, 5), st.integers(1, 4),
        st.sampled_from([torch.float16, torch.bfloat16]), st.sampled_from([1, 2]), st.booleans(),
        st.integers(0, 2**31 - 1), st.data())
@@ -230,7 +231,7 @@ def test_half_precision_inputs(device, n, p1, p2, d, dtype, norm, single, seed, 
            single_directional=single)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.integers(1, 3), st.integers(1, 7), st.integers(1, 7), st.integers(1, 3), st.sampled_from([1, 2]),
        st.booleans(), st.integers(0, 2**31 - 1), st.data())
 def test_ties_go_to_the_lowest_index(device, n, p1, p2, d, norm, single, seed, data):
@@ -348,7 +349,7 @@ def test_padding_values_do_not_matter(device):
 
 # -- backward strategies, layouts, errors -------------------------------------------------------
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(cases, st.data())
 def test_atomic_and_deterministic_backwards_agree(device, scatter, case, data):
     point, batch = _reductions(data.draw)
@@ -570,7 +571,7 @@ def test_a_point_at_infinity_is_never_the_nearest(device):
            "distance to the nearest finite point")
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(st.lists(st.integers(0, 9), min_size=1, max_size=3), st.data(), st.sampled_from(POINT_REDUCTIONS),
        st.sampled_from([1, 2]), st.booleans(), st.integers(0, 2**31 - 1))
 def test_packed_clouds_run_unpadded_and_match_lists(device, sx, data, point_reduction, norm, single, seed):
@@ -599,3 +600,30 @@ def test_packed_clouds_run_unpadded_and_match_lists(device, sx, data, point_redu
     mine.sum().backward()
     want.sum().backward()
     assert torch.allclose(xa.grad, xb.grad, atol=1e-4) and torch.allclose(ya.grad, yb.grad, atol=1e-4)
+
+
+@pytest.mark.parametrize("args, kwargs, pytorch3d_says, hsr_says", [
+    ((torch.rand(3, 2), torch.rand(2, 4, 2)), {}, "Expected points to be of shape (N, P, D)", "x must be a [N, P, D]"),
+    ((torch.rand(2, 3, 2), torch.rand(2, 2, 4, 2)), {}, "Expected points to be of shape (N, P, D)", "y must be"),
+    ((torch.rand(2, 3, 2), {"points": 1}), {},
+     "The input pointclouds should be either Pointclouds objects or torch.Tensor of shape", "got dict"),
+    ((torch.rand(2, 3, 2), torch.rand(1, 4, 2)), {}, "y does not have the correct shape.", "batch size N"),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 3)), {}, "y does not have the correct shape.", "dimension D"),
+    ((torch.rand(5, 2), torch.rand(6, 3)), {"x_sizes": [2, 3], "y_sizes": [4, 2]},
+     "y does not have the correct shape.", "dimension"),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2), torch.tensor([1, 2, 3])), {},
+     "Expected lengths to be of shape (N,)", "x_lengths must be a [2] tensor"),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2)), {"weights": torch.ones(3)}, "weights must be of shape (N,).",
+     "one weight per cloud"),
+    ((torch.rand(2, 3, 2), torch.rand(2, 4, 2)), {"weights": torch.tensor([1.0, -1.0])},
+     "weights cannot be negative.", "chamfer_distance"),
+], ids=["x-rank", "y-rank", "not-a-cloud", "N", "D", "packed-D", "lengths", "weights", "negative-weights"])
+def test_shape_errors_carry_pytorch3d_wording(monkeypatch, args, kwargs, pytorch3d_says, hsr_says):
+    """Code written against pytorch3d matches its messages; hsr's own account follows
+    in the same message. A TensorError, which is a ValueError as pytorch3d raises."""
+    from hsr_subjects import forbid_kernels
+    forbid_kernels(monkeypatch)
+    with pytest.raises(ValueError) as err:
+        chamfer_distance(*args, **kwargs)
+    assert isinstance(err.value, TensorError)
+    assert pytorch3d_says in str(err.value) and hsr_says.lower() in str(err.value).lower(), str(err.value)

@@ -455,6 +455,36 @@ def test_a_bundled_spec_by_name(cache_dir):
     assert op.module.NAMES[:2] == ("Q", "D") and op.program.filename == "maxsim.hsr"
     with pytest.raises(ValueError, match="bundled: .*maxsim"):
         hsr.ops.spec_path("no_such_spec")
+    with pytest.raises(ValueError, match="did you mean 'maxsim'"):
+        hsr.ops.spec_path("maxsimm")
+
+
+@pytest.mark.parametrize("word, close", [("maxsimm", "maxsim"), ("  chamfr\n", "chamfer"), ("splade_rlu", "splade_relu"),
+                                         ("zzzz", None), ("Q", None)])
+def test_a_single_word_is_a_bundled_spec_or_an_error_naming_them(cache_dir, word, close):
+    """A single word is never spec text: one that names no bundled spec says which
+    are close and lists them all (a SpecError, as any spec that does not parse)."""
+    for compile_ in (hsr.compile, hsr.reference_evaluator):
+        with pytest.raises(SpecError) as err:
+            compile_(word)
+        text = str(err.value)
+        assert f"unknown bundled spec {word.strip()!r}" in text
+        assert (f"did you mean {close!r}?" in text) if close else ("did you mean" not in text)
+        assert "bundled specs: chamfer, " in text and "maxsim, " in text and "expected '['" not in text
+    assert not entries(cache_dir)
+
+
+def test_explain_checks_the_sizes_it_is_given(cache_dir):
+    """op.explain(sizes): an axis left out is taken as a stated default; one the
+    spec does not have is a TensorError naming the spec's axes."""
+    from hsr.errors import TensorError
+
+    op = hsr.compile(MAXSIM)
+    text = op.explain({"i": 8, "j": 10}, torch.float16)
+    assert "axes s, d, t not given: taken as 128 each" in text and "forward kernel:" in text
+    assert "not given" not in op.explain(dict(i=8, j=10, s=32, t=300, d=128), torch.bfloat16, "cpu")
+    with pytest.raises(TensorError, match="no axis 'zz' in this spec; its axes are i, s, d, j, t"):
+        op.explain({"i": 8, "zz": 3})
 
 
 def test_import_hsr_reaches_the_ops_lazily():

@@ -351,3 +351,25 @@ def test_strided_and_broadcast_inputs_values_and_gradients(specs, device, per_qu
     assert q_leaf.grad.shape == (1, lq, d)
     assert torch.allclose(q_leaf.grad.cpu().double(), q_ref.grad, rtol=1e-4, atol=1e-4)
     assert torch.allclose(d_leaf.grad.cpu().double(), d_ref.grad, rtol=1e-4, atol=1e-4)  # 0 in the gaps
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_a_1d_q_mask_is_shared_by_every_query(device, normalize):
+    """q_mask [Lq] with Q [Nq, Lq, d] masks the same tokens of every query, as a
+    1-D d_mask does for every document: the same scores and gradients as the
+    mask repeated [Nq, Lq]; a 1-D mask of another length names its axis."""
+    gen = torch.Generator().manual_seed(41)
+    Q, D = _ints((3, 5, 16), gen, torch.float32), _ints((2, 6, 16), gen, torch.float32)
+    qm = torch.tensor([True, False, True, True, False])
+    outs = []
+    for mask in (qm, qm.expand(3, 5).clone(), qm.to(torch.int64)):
+        q = Q.to(device).requires_grad_()
+        out = maxsim(q, D.to(device), q_mask=mask.to(device), normalize=normalize)
+        out.sum().backward()
+        outs.append((out.detach().cpu(), q.grad.cpu()))
+    assert outs[0][0].shape == (3, 2)
+    for out, grad in outs[1:]:
+        assert torch.equal(out, outs[0][0]) and torch.equal(grad, outs[0][1])
+    assert (outs[0][1][:, ~qm] == 0).all()  # masked tokens pass no gradient
+    with pytest.raises(TensorError, match="axis 's' of 'qmask'"):
+        maxsim(Q, D, q_mask=torch.ones(4, dtype=torch.bool))

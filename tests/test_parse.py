@@ -306,7 +306,19 @@ def test_syntax_error_hint_lists_what_was_expected():
     assert "'>'" in info.value.hint
     with pytest.raises(SpecError) as info:
         parse("Q[i, s, d]: \n", "bad.hsr")
-    assert "a type (float, bool, int, offsets)" in info.value.hint
+    assert "a type (float, bool, int, int8, fp8, offsets)" in info.value.hint
+
+
+def test_the_type_hint_lists_every_type_the_grammar_accepts():
+    """The hint's types are the grammar's TYPE terminal, each of which the checker takes."""
+    grammar = (ROOT / "hsr" / "grammar.lark").read_text()
+    declared = re.findall(r'"(\w+)"', re.search(r"^TYPE:(.*)$", grammar, re.M).group(1))
+    with pytest.raises(SpecError) as info:
+        parse("Q[i, s, d]: flaot\n", "bad.hsr")
+    listed = re.search(r"a type \(([^)]*)\)", info.value.hint).group(1).split(", ")
+    assert sorted(listed) == sorted(declared) and {"int8", "fp8", "offsets"} <= set(listed)
+    for kind in listed:
+        assert parse(f"x[i]: {kind}\n").declarations[0].type == kind
 
 
 def test_syntax_error_default_filename():

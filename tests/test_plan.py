@@ -410,3 +410,54 @@ def test_explain_names_the_lowering():
     p = plan_file("maxsim.hsr")
     lines = [x for x in p.explain().splitlines() if "tuned configs" in x]
     assert lines == [f"  tuned configs keyed by lowering {lowering_id(p.terms[0], p.signature)}"]
+
+
+# -- explain(sizes): the names are the spec's axes; a missing one takes a stated default --------
+
+SPEC_FILES = sorted((ROOT / "examples").glob("*.hsr")) + sorted((ROOT / "ops").glob("*.hsr"))
+
+
+def test_explain_takes_partial_sizes_of_every_spec():
+    """Every example and bundled spec, with no size, one, all but one, and all of
+    them, on each machine explain knows: the forward kernel is named, the axes
+    left out are named with the size they are taken as, and nothing raises."""
+    from hsr.plan import EXPLAIN_SIZE
+
+    for path in SPEC_FILES:
+        p = plan_of(path.read_text(), path.name)
+        axes = p.spec_axes
+        assert set(p.axes) <= set(axes) and all(a in axes for _, decl, *_ in p.signature for a in decl)
+        partial = [{}, *({a: 5} for a in axes), *({b: 7 for b in axes if b != a} for a in axes)]
+        for sizes in [*partial, dict.fromkeys(axes, 3)]:
+            missing = [a for a in axes if a not in sizes]
+            for dtype in ("float16", "float32"):
+                for where in ("cuda9", "interpreter", "cpu"):
+                    text = p.explain(sizes, dtype, where)
+                    assert text.count("forward kernel:") == len(p.terms), (path.name, sizes, text)
+                    if not missing:
+                        assert "not given" not in text, (path.name, sizes)
+                    elif len(missing) == 1:
+                        assert f"axis {missing[0]} not given: taken as {EXPLAIN_SIZE}" in text, (path.name, sizes)
+                    else:
+                        assert f"axes {', '.join(missing)} not given: taken as {EXPLAIN_SIZE} each" in text
+        assert "not given" not in p.explain()  # the rule, without sizes, says nothing of sizes
+
+
+def test_explain_refuses_an_axis_the_spec_does_not_have():
+    from hsr.errors import HsrError, TensorError
+
+    p = plan_file("maxsim.hsr")
+    with pytest.raises(TensorError) as err:
+        p.explain({"i": 8, "zz": 3})
+    assert isinstance(err.value, HsrError) and isinstance(err.value, ValueError)
+    assert "'zz'" in str(err.value) and "i, s, d, j, t" in str(err.value)
+    for bad in (-1, 2.5, "8", True):
+        with pytest.raises(TensorError, match="axis 'd' must be a whole number >= 0"):
+            p.explain({"d": bad})
+    with pytest.raises(TensorError, match="sizes map the spec's axes"):
+        p.explain([1, 2])
+    # the same sizes given in full, or by a term on its own, name the same kernel
+    full = dict(i=8, j=10, s=128, t=128, d=128)
+    assert p.explain({"i": 8, "j": 10}).replace("  axes s, d, t not given: taken as 128 each\n", "") == p.explain(full)
+    term = p.terms[0]
+    assert term.explain(p.signature, {"i": 8, "j": 10})[0] == "  axes s, d, t not given: taken as 128 each"

@@ -16,8 +16,10 @@ The distributed test starts two gloo processes on this machine.
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -84,7 +86,13 @@ def _same(got, want):
 
 @pytest.fixture
 def reference_scoring(monkeypatch):
-    """CPU maxsim through hsr's float64 reference evaluator (fast), not the interpreter."""
+    """CPU maxsim through hsr's float64 reference evaluator (fast), not the interpreter.
+    The generated modules are imported first: triton.jit reads TRITON_INTERPRET when a
+    module is imported, and one imported without it could not run on the interpreter
+    in a later test of this process."""
+    import hsr.generated
+    for path in sorted(Path(hsr.generated.__file__).parent.glob("*.py")):
+        importlib.import_module(f"hsr.generated.{path.stem}")
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
 
 
@@ -363,3 +371,25 @@ def test_gpu_memory_does_not_grow_with_the_corpus(pinned):
     corpus_bytes = 8192 * 64 * 128 * 2
     assert peaks[8192] <= peaks[2048] + (64 << 10), peaks       # flat, to the allocator's rounding
     assert peaks[8192] < corpus_bytes / 8, peaks                  # and far from the corpus
+
+
+def test_tensors_without_data_are_refused_before_any_copy(reference_scoring):
+    """A meta tensor (a shape, no data) anywhere is a TensorError naming it, raised
+    before the block loop would try to copy it; and so is scoring on meta."""
+    Q, C, qm, cm = _problem(10, masks=True)
+    cases = [((Q, C.to("meta")), {}, "corpus"),
+             ((Q, C), {"corpus_mask": cm.to("meta")}, "corpus_mask"),
+             ((Q, C), {"q_mask": qm.to("meta")}, "q_mask"),
+             ((Q.to("meta"), C), {}, "Q")]
+    for args, kwargs, name in cases:
+        with pytest.raises(TensorError, match=f"maxsim_topk: {name} is on the meta device"):
+            maxsim_topk(*args, 3, **kwargs)
+    with pytest.raises(TensorError, match="device is meta"):
+        maxsim_topk(Q, C, 3, device="meta")
+
+
+def test_a_1d_q_mask_is_shared_by_every_query(reference_scoring):
+    Q, C, qm, cm = _problem(11)
+    one = qm[0]
+    _same(maxsim_topk(Q, C, 5, q_mask=one, corpus_mask=cm),
+          brute(Q, C, 5, one.expand(Q.shape[0], -1), cm))
