@@ -12,20 +12,10 @@ if os.environ.get("HSR_TEST_DEVICE", "cpu") == "cpu":
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import torch  # noqa: E402
-from hypothesis import HealthCheck, settings  # noqa: E402
 
-# "ci" (the default) draws the same examples on every run, so that CI and a
-# local run see the same cases; "thorough" draws new ones each time, to explore.
-settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                 HealthCheck.function_scoped_fixture])
-settings.register_profile("thorough", max_examples=200, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                 HealthCheck.function_scoped_fixture])
-settings.register_profile("gpu", max_examples=8, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                 HealthCheck.function_scoped_fixture])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+import profiles  # noqa: E402  (tests/profiles.py: hypothesis's profiles)
+
+profiles.register()
 
 
 SLOW_TESTS = os.path.join(os.path.dirname(__file__), "slow_tests.txt")

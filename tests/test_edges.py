@@ -26,6 +26,7 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis.control import currently_in_test_context
 from hypothesis import strategies as st
+from profiles import examples
 
 from hsr_subjects import ALL, subjects
 from hsr.ops import chamfer_distance, maxsim, splade_max
@@ -220,7 +221,7 @@ def test_reference_of_a_selection_over_an_empty_axis(ops, spec, shapes):
 
 # -- all-masked rows ----------------------------------------------------------------------------------
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(st.booleans(), st.integers(1, 3), st.integers(1, 6), st.integers(1, 9), st.data())
 def test_maxsim_all_masked_rows(ops, device, per_query, nq, lq, ld, data):
     """Drawn masks with whole rows masked: a query with no real token scores 0
@@ -405,7 +406,7 @@ def _masked_fill_check(subject, device, fill, seed, sides=("a", "b")):
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose: numpy warns in the interpreter
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(st.sampled_from(["maxsim", "maxsim_kd", "splade", "hausdorff", "soft_nearest", "chamfer_l1",
                         "weighted_maxsim", "col_term_bound", "maxsim_cos", "maxsim_kd_cos"]),
        st.sampled_from([float("nan"), float("inf"), -float("inf")]), st.integers(0, 2**31 - 1))

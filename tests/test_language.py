@@ -17,6 +17,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 import hsr
 
@@ -160,7 +161,7 @@ def spec_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("hsr-cache")
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(specs(), SIZES, st.integers(0, 2**31 - 1))
 def test_random_specs_match_the_reference(spec_cache, device, backward, spec, sizes, seed):
     text, index_out = spec

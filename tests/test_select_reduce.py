@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st
+from profiles import examples
 
 import hsr
 from hsr import kept
@@ -191,7 +192,7 @@ cd[b] = mean_n min_m ||P_n - R_m||^2  where pmask, rmask
 """
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(st.integers(1, 3), st.integers(1, 200), st.integers(1, 30), st.sampled_from([3, 24]), st.booleans(),
        st.integers(0, 10**6))
 def test_an_outer_mean_over_chunks_of_rows(device, nb, n, m, d, masked, seed):
@@ -497,7 +498,7 @@ def lean_ops():
     return ops
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.sampled_from(sorted(LEAN_EPILOGUES)), st.integers(1, 2), st.integers(1, 3), st.integers(1, 150),
        st.integers(1, 100), st.booleans(), st.integers(0, 10**6))
 def test_the_lean_forward_with_epilogues_and_row_terms(lean, lean_ops, device, name, ni, nj, s, t, masked, seed):
@@ -554,7 +555,7 @@ def short_lean(monkeypatch):
     return _watch_lean_blocks(monkeypatch)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(st.sampled_from(["maxsim", "maxsim_cos", "gaussian", "hausdorff"]), st.integers(1, 2), st.integers(1, 3),
        st.integers(1, 70), st.integers(1, 100), st.sampled_from([24, 48, 96, 136]),
        st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
@@ -606,7 +607,7 @@ def test_the_lean_forward(lean, lean_ops, device, ni, nj, s, t, d, dtype, seed):
     assert lean and all(b is not None for b in lean)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100), st.integers(0, 10**6))
 def test_the_lean_forward_with_indices(lean, lean_ops, device, ni, nj, s, t, seed):
     """The training forward through the lean kernel: indices (ties to the lowest, integer
@@ -654,7 +655,7 @@ def test_the_lean_forward_keeps_nan_in_its_own_cells(lean, lean_ops, device):
     assert (idx[0, :2].cpu() >= 0).all() and (idx[0, :2].cpu() < 40).all()
 
 
-@settings(max_examples=15)
+@settings(max_examples=examples(15))
 @given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100), st.booleans(),
        st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
 def test_the_lean_forward_of_a_cosine(lean, lean_ops, device, ni, nj, s, t, masked, dtype, seed):
@@ -694,7 +695,7 @@ def test_the_lean_forward_of_a_cosine(lean, lean_ops, device, ni, nj, s, t, mask
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered in exp:RuntimeWarning")  # exp of far-off (or masked) values on purpose: inf, as the reference
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(st.sampled_from(sorted(LEAN_L2)), st.integers(1, 2), st.integers(1, 3), st.integers(1, 150),
        st.integers(1, 100), st.booleans(), st.sampled_from([0.0, 200.0]), st.integers(0, 10**6))
 def test_the_lean_forward_of_an_l2_key(lean, lean_ops, device, name, ni, nj, s, t, masked, offset, seed):
@@ -799,7 +800,7 @@ def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, de
         assert all(b is None for b in lean), [(tuple(a.shape), a.stride()) for a in args]
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100), st.booleans(),
        st.booleans(), st.integers(0, 10**6))
 def test_the_lean_forward_with_masks(lean, lean_ops, device, ni, nj, s, t, with_q, with_d, seed):
@@ -925,7 +926,7 @@ TIES_SPECS = {
 }
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(st.sampled_from(sorted(TIES_SPECS)), st.integers(1, 70), st.integers(1, 100), st.sampled_from([3, 16, 40]),
        st.booleans(), st.integers(0, 10**6))
 def test_an_index_under_a_flat_epilogue_is_the_lowest_tied(monkeypatch, device, name, n, k, d, long, seed):

@@ -14,6 +14,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 import hsr
 from hsr.generated import chamfer_point
@@ -171,7 +172,7 @@ def test_a_column_term_and_a_decreasing_epilogue(device, offset, d):
     _within_naive(out, ref, naive, "gaussian similarity")
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(st.sampled_from(OFFSETS), st.integers(1, 6), st.integers(1, 30), st.integers(1, 40),
        st.integers(0, 2**31 - 1), st.floats(0.01, 100.0))
 def test_drawn_clouds_far_from_the_origin(device, offset, d, n, m, seed, extent):

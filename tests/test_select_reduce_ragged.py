@@ -12,6 +12,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 import hsr
 from hsr import dispatch, kept, launcher, ragged
@@ -97,7 +98,7 @@ def spec_cache(tmp_path_factory):
 LENGTHS = st.lists(st.integers(0, 11), min_size=1, max_size=3)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(specs(), st.sampled_from(["rows", "cols", "both"]), st.data(), st.integers(0, 2**31 - 1))
 def test_random_ragged_specs_match_the_reference(spec_cache, device, backward, spec, which, data, seed):
     text, _index_out = spec
@@ -121,7 +122,7 @@ def test_random_ragged_specs_match_the_reference(spec_cache, device, backward, s
 LEAN_PRES = ["{p}", "-{p}", "exp(-{p} / 4)", "log1p(relu({p}))"]  # monotone: the key stays the plain pair
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(specs(pairs=["dot", "cos", "sqdist", "dist"], outers=["sum", "max", "min"], pres=lambda select: LEAN_PRES,
              masks=False),
        st.sampled_from(["rows", "cols", "both"]), st.sampled_from([torch.float16, torch.bfloat16]), st.data(),
@@ -351,7 +352,7 @@ BAD_OFFSETS = {  # a mutation of good offsets (and max_seqlen) -> what the check
 }
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.lists(st.integers(0, 40), min_size=1, max_size=5), st.lists(st.integers(0, 70), min_size=1, max_size=5),
        st.sampled_from([torch.int32, torch.int64]), st.sampled_from(sorted(BAD_OFFSETS)), st.integers(0, 2**31 - 1))
 def test_offsets_check_folds_into_the_lean_kernel(spec_cache, device, lq, ld, dtype, bad, seed):

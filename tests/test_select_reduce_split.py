@@ -11,6 +11,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 import hsr
 from hsr import dispatch, runtime
@@ -44,7 +45,7 @@ def _nearest(x, y, ylen=None):
     return torch.where(v.isinf(), 0.0, v), torch.where(v.isinf(), -1, i)
 
 
-@settings(max_examples=30)  # two interpreter passes an example
+@settings(max_examples=examples(30))  # two interpreter passes an example
 @given(st.integers(1, 2), st.integers(1, 50), st.integers(0, 140), st.integers(1, 4), st.booleans(),
        st.sampled_from([torch.float32, torch.float16, torch.bfloat16]), st.integers(0, 2**31 - 1))
 def test_split_pass_matches_the_cuda_core_pass_and_float64(monkeypatch, device, b, n, m, d, ragged, dtype, seed):

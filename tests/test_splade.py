@@ -14,6 +14,7 @@ import pytest
 import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from hsr.ops import SpladeMaxPooling, splade_max
 
@@ -114,7 +115,7 @@ shapes = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(shapes)
 def test_fp32_values_and_gradients(device, case):
     gen = torch.Generator().manual_seed(case["seed"])
@@ -123,7 +124,7 @@ def test_fp32_values_and_gradients(device, case):
     _check(hidden, weight, bias, mask, case["activation"], device, TOL[torch.float32], 1e-4)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(shapes, st.sampled_from([torch.float16, torch.bfloat16]))
 def test_half_precision_inputs(device, case, dtype):
     gen = torch.Generator().manual_seed(case["seed"])
@@ -183,7 +184,7 @@ def test_odd_vocabulary_size(device):
     assert out.shape == (2, 37)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(shapes)
 def test_atomic_and_deterministic_backwards_agree(device, scatter, case):
     gen = torch.Generator().manual_seed(case["seed"])

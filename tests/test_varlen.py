@@ -8,6 +8,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from hsr.errors import TensorError
 from hsr.ops import maxsim, maxsim_pairs, maxsim_varlen
@@ -37,7 +38,7 @@ def _grads(out, inputs, seed):
     return torch.autograd.grad((out * w).sum(), inputs)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(st.lists(st.integers(0, 9), min_size=1, max_size=4), st.lists(st.integers(0, 13), min_size=1, max_size=4),
        st.booleans(), st.integers(0, 2**31 - 1))
 def test_varlen_matches_padded_maxsim(device, lq, ld, normalize, seed):

@@ -1,0 +1,37 @@
+"""Hypothesis's profiles for this suite, and how many examples a test draws
+under each. Not a test module: conftest.py loads the profile, and tests that
+set their own count import ``examples`` (pytest puts tests/ on sys.path).
+
+"ci" (the default) draws the same examples on every run, so that CI and a local
+run see the same cases, and few of them: every kernel runs through Triton's
+interpreter, and each example costs seconds. "thorough" draws ten times as many,
+new ones each time, to explore before a release (HYPOTHESIS_PROFILE=thorough).
+tests/README.md records the faults the ci profile was shown to catch.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
+# Each profile's share of a test's nominal count (the count a test names is for
+# a thorough-ish run of 60 a test): ci a third, thorough ten thirds, gpu (real
+# kernels, few compiles) a seventh.
+SHARE = {"ci": 1 / 3, "thorough": 10 / 3, "gpu": 2 / 15}
+NOMINAL = 60
+
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+
+
+def examples(nominal: int) -> int:
+    """The examples a test whose nominal count is ``nominal`` draws under this run's profile."""
+    return max(3, round(nominal * SHARE.get(PROFILE, 1.0)))
+
+
+def register() -> None:
+    settings.register_profile("ci", max_examples=examples(NOMINAL), deadline=None, derandomize=True,
+                              suppress_health_check=_QUIET)
+    settings.register_profile("thorough", max_examples=round(NOMINAL * SHARE["thorough"]), deadline=None,
+                              suppress_health_check=_QUIET)
+    settings.register_profile("gpu", max_examples=8, deadline=None, suppress_health_check=_QUIET)
+    settings.load_profile(PROFILE)
