@@ -19,7 +19,7 @@
 #     term t0:
 #     kernels cd_*: one program per (b)
 #     pair: ||X - Y||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot as three TF32 products on a GPU; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest'; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'n' (X rows in a tile), one store per cell
 #     where n < xlen: positions of 'n' left out
@@ -32,7 +32,7 @@
 #     term t1:
 #     kernels cd_t1_*: one program per (b)
 #     pair: ||Y - X||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot as three TF32 products on a GPU; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest'; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'n' (X rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'm' (Y rows in a tile), one store per cell
 #     where m < ylen: positions of 'm' left out
@@ -1059,7 +1059,9 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     xlen_arg_ = xlen_ if xlen_ is not None else out
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"])
+    precision = dispatch.precision(X_.dtype, True, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
+                                                      three_products=precision == "tf32x3")
     Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
     if dot_mode < 2 and X_.dtype == torch.float32:
         X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
@@ -1091,7 +1093,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(X_.dtype, True, device),        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
+        PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
     )
     grid = (n_cells * n_chunks,)
     if kernel is None:
@@ -2258,7 +2260,9 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     xlen_arg_ = xlen_ if xlen_ is not None else out
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"])
+    precision = dispatch.precision(Y_.dtype, True, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
+                                                      three_products=precision == "tf32x3")
     Ys_, Xs_ = Y_, X_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
     if dot_mode < 2 and Y_.dtype == torch.float32:
         Y_, X_, Ys_, Xs_ = runtime.l2_shift(Y_, X_, ['b', 'm', 'd'], ['b', 'n', 'd'],
@@ -2290,7 +2294,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(Y_.dtype, True, device),        DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
+        PRECISION=precision,        DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
     )
     grid = (n_cells * n_chunks,)
     if kernel is None:

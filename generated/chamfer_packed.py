@@ -16,7 +16,7 @@
 #     family: select_reduce
 #     kernels dist_*: one program per (b) x blocks of 'n'
 #     pair: ||X - Y||^2 over axis 'k', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot as three TF32 products on a GPU; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest'; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     no outer reduction: one value per 'n'
 #     'm' ragged by cu_y: packed rows, sequence b's cu_y[b] .. cu_y[b + 1] - 1 (no padding read, tiles end at its length)
@@ -1046,7 +1046,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     fold = dispatch.offsets_check_fold(bool(owed), False, n_cells * sizes["n"], device)
     if owed and not fold:
         ragged.check_on_device(OUTPUT, owed)
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["k"])
+    precision = dispatch.precision(X_.dtype, True, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["k"],
+                                                      three_products=precision == "tf32x3")
     Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
     if dot_mode < 2 and X_.dtype == torch.float32:
         # packed rows: shifted as passed (each cell's own shift)
@@ -1070,7 +1072,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     flags = dict(
         BLOCK_K=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(X_.dtype, True, device),        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
+        PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid

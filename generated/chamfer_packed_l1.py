@@ -821,7 +821,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     fold = dispatch.offsets_check_fold(bool(owed), False, n_cells * sizes["n"], device)
     if owed and not fold:
         ragged.check_on_device(OUTPUT, owed)
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["k"])
+    precision = dispatch.precision(X_.dtype, False, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["k"],
+                                                      three_products=precision == "tf32x3")
     kernel = _dist_kernel()
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
@@ -837,7 +839,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     flags = dict(
         BLOCK_K=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(X_.dtype, False, device),        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
+        PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid

@@ -14,7 +14,7 @@
 #     family: select_reduce
 #     kernels dist_*: one program per (b) x blocks of 'n'
 #     pair: ||X - Y||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot as three TF32 products on a GPU; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest'; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     no outer reduction: one value per 'n'
 #     where m < ylen: positions of 'm' left out
@@ -2094,7 +2094,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         return out, saved
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"])
+    precision = dispatch.precision(X_.dtype, True, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
+                                                      three_products=precision == "tf32x3")
     split_args = (out, out, out)
     if dispatch.split_pass(device, sizes["d"], n_cells * sizes["n"] * sizes["m"]):
         dot_mode = 3  # the nearest point on the tensor cores
@@ -2122,7 +2124,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(X_.dtype, True, device),        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
+        PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid

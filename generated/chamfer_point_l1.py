@@ -1303,7 +1303,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         return out, saved
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"])
+    precision = dispatch.precision(X_.dtype, False, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
+                                                      three_products=precision == "tf32x3")
     kernel = _dist_kernel()
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
@@ -1320,7 +1322,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(X_.dtype, False, device),        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
+        PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid

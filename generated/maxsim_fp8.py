@@ -697,7 +697,9 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     qmask_arg_ = qmask_.view(torch.uint8) if qmask_ is not None else out
     dmask_ = t["dmask"]
     dmask_arg_ = dmask_.view(torch.uint8) if dmask_ is not None else out
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"], quantized=True)
+    precision = dispatch.precision(Q_.dtype, False, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"], quantized=True,
+                                                      three_products=precision == "tf32x3")
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell
     split = dispatch.split_rows(n_cells, sizes["s"], sizes["t"], autotuned=kernel is not None)
@@ -720,7 +722,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_dmask=t["dmask"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(Q_.dtype, False, device),        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
+        PRECISION=precision,        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
     other_cells = n_cells // sizes["i"] * n_chunks
 

@@ -1337,7 +1337,9 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if blocks is not None:
         _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold)
         return out, saved
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"])
+    precision = dispatch.precision(Q_.dtype, False, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
+                                                      three_products=precision == "tf32x3")
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell
     split = dispatch.split_rows(n_cells, sizes["s"], sizes["t"], autotuned=kernel is not None)
@@ -1357,7 +1359,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     flags = dict(
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(Q_.dtype, False, device),        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
+        PRECISION=precision,        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
     grid = (n_cells * n_chunks,)
     if kernel is None:

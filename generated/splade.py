@@ -1175,7 +1175,9 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     bias_arg_ = t["bias"] if t["bias"] is not None else out
     mask_ = t["mask"]
     mask_arg_ = mask_.view(torch.uint8) if mask_ is not None else out
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["h"])
+    precision = dispatch.precision(W_.dtype, False, device)
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["h"],
+                                                      three_products=precision == "tf32x3")
     tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads
     if dot_mode == 1:
         a_view, b_view = W_.permute([0, 1]), H_.permute([0, 1, 2])
@@ -1202,7 +1204,7 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_bias=t["bias"] is not None,
         BLOCK_H=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
 
-        PRECISION=dispatch.precision(W_.dtype, False, device), TIES=ties,        DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, TMA=tma is not None,
+        PRECISION=precision, TIES=ties,        DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, TMA=tma is not None,
     )
 
     def grid(meta):  # one program per cell and block of v, on a flat grid

@@ -217,31 +217,74 @@ def deterministic_scatter(n_contenders: int, outer: int, selected: int) -> str:
 SMALL_D_MAX = 8  # contractions up to this length unroll on the CUDA cores, coordinates in registers
 
 
-def contraction(d: int, quantized: bool = False) -> tuple[int, int, int]:
+def contraction(d: int, quantized: bool = False, three_products: bool = False) -> tuple[int, int, int]:
     """(DOT_MODE, BLOCK_K, SMALL_D) of a forward for a contraction of length d:
     2, a few coordinates (point clouds) as exact fp32 products on the CUDA
     cores, unrolled over SMALL_D = d; 0, the whole row in one tensor-core tile
     (d <= 256; int8 and fp8 tiles take K >= 32, as Triton's dot requires); 1,
     chunks of 64 (Splade's 768). An L1 pair (elementwise at any d) unrolls when
-    SMALL_D > 0 and loops over d otherwise."""
+    SMALL_D > 0 and loops over d otherwise.
+
+    three_products (an fp32 key as three TF32 products, `precision` "tf32x3"): past
+    64 coordinates, chunks of 32: one 128-wide fp32 tile split three ways spills (the
+    k-means assignment, 1M x 1024 x 128 on an H200: 14.4 ms in one tile, 8.0 in chunks
+    of 32, 8.6 in chunks of 64; at 64 coordinates one tile, 2.7 ms against 4.7;
+    bench/NOTES.md). HSR_CONTRACTION="mode,block_k" overrides it (sweeps)."""
     if d <= SMALL_D_MAX:
         return 2, 16, d
+    override = os.environ.get("HSR_CONTRACTION")
+    if override:
+        mode, block_k = (int(x) for x in override.split(","))
+        return mode, block_k, 0
+    if three_products and d > THREE_PRODUCTS_ONE_TILE:
+        return 1, 32, 0
     if next_pow2(d) <= 256:
         return 0, next_pow2(d, 32 if quantized else 16), 0
     return 1, 64, 0
 
 
+THREE_PRODUCTS_ONE_TILE = 64  # the widest fp32 row whose three TF32 products take one tile
+
+
 def precision(dtype: torch.dtype, l2: bool, device) -> str:
     """The forward's tl.dot input precision: "tf32" for 16-bit rows (their products
-    are exact in fp32 either way); for fp32 rows the IEEE dot on the CUDA cores,
-    but for an L2 pair on a GPU three TF32 products on the tensor cores ("tf32x3",
-    about 2^-21 of the terms against the IEEE dot's 2^-24): its expansion, on rows
-    shifted near their data (runtime.l2_shift), only ranks the pairs, and the
-    selected pair's value comes from its differences. The k-means assignment
-    (1M x 1024 x 64, H100) spent its time in the IEEE dot (bench/NOTES.md)."""
+    are exact in fp32 either way). fp32 rows follow PyTorch's float32 matmul
+    precision (torch.set_float32_matmul_precision; allow_tf32 sets "high"):
+
+    - "highest": a dot key's value is the key itself, so the IEEE dot (CUDA cores);
+      an L2 pair on a GPU takes three TF32 products on the tensor cores ("tf32x3",
+      about 2^-21 of the terms against the IEEE dot's 2^-24);
+    - "high" and "medium": an L2 pair's key takes one TF32 product ("tf32"): its
+      expansion, on rows shifted near their data (runtime.l2_shift), only ranks the
+      pairs, and the selected pair's value comes from its differences, exact in fp32
+      whatever ranked it (the selection is within TF32's rounding of the nearest);
+      a dot key stays IEEE, since its value is the key.
+
+    Off a GPU (the interpreter) the IEEE dot. HSR_PRECISION overrides it for fp32
+    rows (sweeps). The k-means assignment (1M x 1024 x 64, H100) spent its time in
+    the IEEE dot (bench/NOTES.md)."""
     if dtype != torch.float32:
         return "tf32"
-    return "tf32x3" if l2 and getattr(device, "type", device) == "cuda" else "ieee"
+    override = os.environ.get("HSR_PRECISION")
+    if override:
+        return override
+    if not (l2 and getattr(device, "type", device) == "cuda"):
+        return "ieee"
+    return "tf32x3" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+
+
+def precision_words(l2: bool, machine: str = "cuda9") -> str:
+    """explain()'s line on an fp32 key: the precision that runs and why."""
+    mode = torch.get_float32_matmul_precision()
+    if not machine.startswith("cuda"):
+        return "  fp32 rows: the IEEE fp32 dot (not on a GPU)"
+    if not l2:
+        return (f"  fp32 rows: the IEEE fp32 dot (CUDA cores) under any float32 matmul precision (now {mode!r}): "
+                "a dot key's selected value is the key itself")
+    kind = "three TF32 products (tf32x3)" if precision(torch.float32, True, "cuda") == "tf32x3" else "one TF32 product"
+    return (f"  fp32 rows: the key's expansion as {kind} on the tensor cores (float32 matmul precision "
+            f"{mode!r}; 'highest' takes tf32x3, 'high' and 'medium' one TF32 product); "
+            "the selected pair's value comes from its exact differences")
 
 
 SPLIT_K = 16  # the split rows' width: 3 products of pieces a coordinate and 3 norm pieces fit d <= 4
@@ -603,7 +646,9 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     if term.pair == "l1":
         general = "elementwise"
     elif d is not None:
-        general = ("points", "tiles", "tiles-long")[(2, 0, 1).index(contraction(d)[0])]
+        three = dtype == "float32" and term.pair in ("sqdist", "dist") and machine.startswith("cuda") and \
+            torch.get_float32_matmul_precision() == "highest"
+        general = ("points", "tiles", "tiles-long")[(2, 0, 1).index(contraction(d, three_products=three)[0])]
     else:
         general = f"points (d <= {SMALL_D_MAX}), tiles (d <= 256) or tiles-long"
     lines = []
@@ -651,6 +696,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                 "" if place != "cuda" else " up to 1e8 pairs without indices"))
         if lean_call:
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
+    if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
+        lines.append(precision_words(term.pair in ("sqdist", "dist"), machine))
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):
         lines.append(f"  not lean: {'; '.join(f['lean'])}")
     if term.packing:

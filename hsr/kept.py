@@ -92,8 +92,9 @@ def signature(values, *flags):
             key.append(None)
         else:
             return None
-    if cuda:  # Triton launches on the current device
+    if cuda:  # Triton launches on the current device; fp32 keys follow the float32 matmul precision
         key.append(launcher.current_device())
+        key.append(torch.get_float32_matmul_precision())
     key.append(torch.is_grad_enabled())
     return tuple(key)
 

@@ -216,3 +216,57 @@ def test_explain_says_what_runs_on_this_machine():
     last = op.explain().splitlines()[-1]
     assert "on this machine" in last and "Triton's interpreter" in last
     assert "tensor cores (tl.dot" not in op.explain()  # the pair line does not claim a GPU
+
+
+KMEANS = """
+X[n, d]: float
+C[k, d]: float
+assign[n] = argmin_k ||X_n - C_k||^2
+"""
+
+
+@pytest.mark.parametrize("mode, l2_key", [("highest", "tf32x3"), ("high", "tf32"), ("medium", "tf32")])
+def test_fp32_keys_follow_the_float32_matmul_precision(monkeypatch, mode, l2_key):
+    """An L2 key's expansion only ranks (its value comes from the differences), so it
+    takes TF32 where PyTorch's float32 matmul precision allows; a dot key's value is
+    the key, so it stays IEEE; 16-bit rows and the interpreter are unaffected."""
+    monkeypatch.setattr(torch, "get_float32_matmul_precision", lambda: mode)
+    assert dispatch.precision(torch.float32, True, "cuda") == l2_key
+    assert dispatch.precision(torch.float32, False, "cuda") == "ieee"
+    assert dispatch.precision(torch.float16, True, "cuda") == "tf32"
+    assert dispatch.precision(torch.float32, True, torch.device("cpu")) == "ieee"
+    words = hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float32)
+    assert f"float32 matmul precision {mode!r}" in words
+    assert ("three TF32 products (tf32x3)" if l2_key == "tf32x3" else "one TF32 product on") in words
+    assert f"(now {mode!r})" in hsr.compile(MAXSIM).explain({"i": 1, "j": 8, "s": 32, "t": 64, "d": 128},
+                                                                torch.float32)
+    assert "  fp32 rows:" not in hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float16)
+
+
+def test_a_kept_call_follows_a_change_of_float32_matmul_precision(monkeypatch):
+    """A kept (replayed) call's key holds the precision, so a change takes effect at once."""
+    from hsr import kept
+    x = torch.zeros(2, 3)
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setattr(launcher, "current_device", lambda: 0)
+    keys = {}
+    for mode in ("highest", "high"):
+        monkeypatch.setattr(torch, "get_float32_matmul_precision", lambda mode=mode: mode)
+        keys[mode] = kept.signature((x,), "auto")
+    assert keys["highest"] != keys["high"]
+
+
+def test_three_tf32_products_loop_over_chunks_past_64_coordinates(monkeypatch):
+    """An fp32 key as three TF32 products keeps one tile up to 64 coordinates and
+    loops over chunks of 32 past it; other keys keep one tile up to 256; explain
+    names the family the rule gives."""
+    assert dispatch.contraction(64, three_products=True) == (0, 64, 0)
+    assert dispatch.contraction(128, three_products=True) == (1, 32, 0)
+    assert dispatch.contraction(128) == (0, 128, 0)
+    assert dispatch.contraction(3, three_products=True) == (2, 16, 3)
+    op = hsr.compile(KMEANS)
+    sizes = {"n": 4096, "k": 1024, "d": 128}
+    for mode, family in (("highest", "tiles-long"), ("high", "tiles")):
+        monkeypatch.setattr(torch, "get_float32_matmul_precision", lambda mode=mode: mode)
+        assert f"forward kernel: {family} (" in op.explain(sizes, torch.float32), mode
+        assert "forward kernel: tiles (" in op.explain(sizes, torch.float16), mode

@@ -324,7 +324,7 @@ def test_kept_launches_follow_alignment_and_shape():
     signature seen before: calls that alternate between 16-byte aligned and
     unaligned inputs (Triton compiles each apart) and between two shapes must each
     get their own kernel, forward and backward, whichever path launches them."""
-    from hsr import kept
+    from hsr import kept, launcher
     kept.forget(launches=True)
     g = _gen(650)
     cases = []
@@ -570,3 +570,35 @@ def test_a_serving_call_is_captured_in_a_cuda_graph():
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(scores, maxsim(q, docs, d_mask=mask))
+
+
+MIN_DISTANCE = """
+X[n, d]: float
+C[k, d]: float
+dist[n] = min_k ||X_n - C_k||^2
+"""
+
+
+@pytest.mark.parametrize("mode, tol", [("highest", 1e-5), ("high", 4e-3), ("medium", 4e-3)])
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+def test_fp32_l2_keys_under_each_float32_matmul_precision(mode, tol, offset):
+    """fp32 rows under each torch float32 matmul precision: the selected pair's value is
+    its exact fp32 differences' (whatever ranked it), and the selection is within the
+    documented tolerance of the nearest (TF32 ranks to about 2^-10 of the terms), near
+    the origin and far from it."""
+    import hsr
+    g = torch.Generator().manual_seed(41)
+    X = (torch.randn(20000, 128, generator=g) + offset).to(CUDA)
+    C = (torch.randn(1024, 128, generator=g) + offset).to(CUDA)
+    op = hsr.compile(MIN_DISTANCE)
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision(mode)
+    try:
+        out, idx = op.forward_with_indices(X, C)
+    finally:
+        torch.set_float32_matmul_precision(before)
+    sel = idx.reshape(-1).long()
+    exact = (X.double() - C.double()[sel]).square().sum(-1)
+    assert torch.allclose(out.reshape(-1).double(), exact, rtol=1e-5, atol=1e-5)
+    best = torch.cdist(X.double(), C.double()).square().min(dim=1).values
+    assert ((exact - best) <= tol * best + 1e-6).all(), (exact - best).max()
