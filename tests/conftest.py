@@ -15,6 +15,9 @@ import torch  # noqa: E402
 
 import profiles  # noqa: E402  (tests/profiles.py: hypothesis's profiles)
 
+if os.environ.get("PYTEST_XDIST_WORKER"):  # one thread a worker: -n auto already fills the cores
+    torch.set_num_threads(1)
+
 profiles.register()
 
 

@@ -234,9 +234,13 @@ def test_cli_writes_beside_a_spec_outside_ops(tmp_path):
 
 
 def test_cli_explain(capsys):
+    """hsr explain prints the plan; --source adds the generated module after it."""
+    explained = plan(check(parse((ROOT / "ops" / "maxsim.hsr").read_text(), "maxsim.hsr"))).explain()
     assert main(["explain", str(ROOT / "ops" / "maxsim.hsr")]) == 0
     out = capsys.readouterr().out
-    explained = plan(check(parse((ROOT / "ops" / "maxsim.hsr").read_text(), "maxsim.hsr"))).explain()
+    assert out.startswith(explained) and "@triton.jit" not in out
+    assert main(["explain", str(ROOT / "ops" / "maxsim.hsr"), "--source"]) == 0
+    out = capsys.readouterr().out
     assert out.startswith(explained + "\n\n")
     assert out.endswith((ROOT / "generated" / "maxsim.py").read_text())
 

@@ -137,6 +137,7 @@ def test_cosine_min_mean(ops, device, ni, nj, s, t, seed):
     _check(ops["cos_min_mean"], (A, B), {}, (0, 1), device, exact=False)
 
 
+@settings(max_examples=examples(30))
 @given(st.integers(1, 5), st.integers(1, 3), st.integers(1, 40), st.integers(1, 40), st.booleans(),
        st.integers(0, 10**6))
 def test_a_stacked_outer_max_or_min(ops, device, ni, nj, s, t, masked, seed):
@@ -289,6 +290,7 @@ def _indices_match(op, args, kwargs, device):
     assert torch.equal(got.clamp_min(-1), want), (got, want)
 
 
+@settings(max_examples=examples(36))
 @given(st.integers(1, 2), st.integers(1, 150), st.integers(9, 40), st.integers(1, 70), st.integers(0, 10**6))
 def test_long_contraction_max_with_mask_ties_and_bias(long_path, device, b, s, h, v, seed):
     """Splade's shape of spec on the chunked path: integer data (many ties across
@@ -353,6 +355,7 @@ def split_ops():
     return {name: hsr.compile(text) for name, text in SPLIT_SPECS.items()}
 
 
+@settings(max_examples=examples(24))
 @given(st.integers(1, 3), st.integers(1, 2), st.integers(65, 200), st.integers(1, 70), st.integers(0, 10**6))
 def test_an_outer_sum_split_over_programs(split_ops, device, ni, nj, s, t, seed):
     """Past one block of rows (64 with fixed blocks) an outer sum runs one
@@ -583,6 +586,7 @@ def test_the_lean_forward_of_other_contractions(short_lean, lean_ops, device, na
         assert ((mine.grad.cpu().double() - want.grad).abs() <= 2e-2 * scale).all(), name  # 16-bit gradients
 
 
+@settings(max_examples=examples(36))
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100),
        st.sampled_from([16, 32, 64]), st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
 def test_the_lean_forward(lean, lean_ops, device, ni, nj, s, t, d, dtype, seed):
@@ -607,7 +611,7 @@ def test_the_lean_forward(lean, lean_ops, device, ni, nj, s, t, d, dtype, seed):
     assert lean and all(b is not None for b in lean)
 
 
-@settings(max_examples=examples(20))
+@settings(max_examples=examples(12))
 @given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100), st.integers(0, 10**6))
 def test_the_lean_forward_with_indices(lean, lean_ops, device, ni, nj, s, t, seed):
     """The training forward through the lean kernel: indices (ties to the lowest, integer

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Plant faults by hand in the kernels, templates, rules, checker and backward,
+one at a time, and see whether the test suite catches each.
+
+    python tests/plant_faults.py [--only 3,7] [--profile ci] [--workers 2] [--out FILE]
+
+A fault is one exact text edit of one file. The script applies it, writes the
+bundled generated modules again where the edit reaches code generation (a
+template or a compiler module), runs the tests that exercise that part (a part
+of the suite: what it catches, the suite catches) with ``-x``, puts everything
+back (the file and generated/), and records whether the tests failed. It
+refuses to start on a work tree whose planted files or generated/ have
+uncommitted changes, since it restores them from git. tests/README.md records
+its last results.
+
+Not a test module (pytest collects test_*.py only): a run takes tens of minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    where: str  # the file, from the repository root
+    old: str  # text that occurs exactly once in it
+    new: str
+    tests: tuple  # pytest arguments: the tests that exercise this part
+
+
+FAULTS = (
+    Fault("ties go to the last index (the running max keeps a later equal key)",
+          "hsr/emit.py", 'better=">" if t.select == "max" else "<"', 'better=">=" if t.select == "max" else "<="',
+          ("tests/test_edges.py", "tests/test_maxsim.py")),
+    Fault("an optional where-mask is dropped (the mask's load is skipped)",
+          "templates/select_reduce/common.py.jinja",
+          "if HAS_{{ c.name }}:\n    {{ var }} = {{ var }} & (tl.load(",
+          "if HAS_{{ c.name }}:\n    {{ var }} = {{ var }} | (tl.load(",
+          ("tests/test_maxsim.py", "tests/test_select_reduce.py")),
+    Fault("off by one in a ragged sequence's length (offsets[n + 1] - offsets[n] - 1)",
+          "hsr/emit.py", 'return f"(tl.load({cu}_ptr + {at} + 1) - tl.load({cu}_ptr + {at}))"',
+          'return f"(tl.load({cu}_ptr + {at} + 1) - tl.load({cu}_ptr + {at}) - 1)"',
+          ("tests/test_varlen.py", "tests/test_select_reduce_ragged.py")),
+    Fault("a wrong epilogue derivative (d log1p(x) = 1 / (2 + x))",
+          "hsr/symbolic.py", "        return 1 / (1 + self.args[0])", "        return 1 / (2 + self.args[0])",
+          ("tests/test_splade.py", "tests/test_language.py")),
+    Fault("a sign in the L2 shift (rows plus their shift point, not minus: exact at the origin, not far from it)",
+          "hsr/runtime.py", "return x, torch.sub(x, view, out=out)", "return x, torch.add(x, view, out=out)",
+          ("tests/test_select_reduce_l2.py", "tests/test_chamfer.py")),
+    Fault("the checker accepts a non-bool where-mask",
+          "hsr/check.py", "            if t.kind != ir.BOOL:\n                raise self.error(f\"{c.name!r} is {t.kind}, but a where-mask",
+          "            if False and t.kind != ir.BOOL:\n                raise self.error(f\"{c.name!r} is {t.kind}, but a where-mask",
+          ("tests/test_check.py",)),
+    Fault("the backward passes gradient to a row that a mask leaves out",
+          "templates/select_reduce/backward.py.jinja", "g_row = tl.where(kept, g_row, 0.0)", "g_row = g_row + 0.0 * kept",
+          ("tests/test_maxsim.py", "tests/test_select_reduce.py")),
+    Fault("a dispatch rule drops a coordinate of a few-coordinate contraction (SMALL_D = d - 1)",
+          "hsr/dispatch.py", "    if d <= SMALL_D_MAX:\n        return 2, 16, d\n",
+          "    if d <= SMALL_D_MAX:\n        return 2, 16, max(d - 1, 1)\n",
+          ("tests/test_chamfer.py", "tests/test_select_reduce_l2.py")),
+    Fault("mean_s counts one position too many",
+          "templates/select_reduce/forward.py.jinja", "    n_kept = tl.sum(kept, axis=0)\n",
+          "    n_kept = tl.sum(kept, axis=0) + 1\n",
+          ("tests/test_select_reduce.py", "tests/test_examples.py")),
+    Fault("an empty selection is not 0 (every kept row counts as picked)",
+          "templates/select_reduce/tile.py.jinja", "picked = {{ R }}_ok & {{ C }}_any", "picked = {{ R }}_ok",
+          ("tests/test_edges.py", "tests/test_maxsim.py")),
+    Fault("NaN no longer propagates through the running max of the general loop",
+          "templates/select_reduce/tile.py.jinja",
+          "best2 = tl.{{ t.combine }}(best2, key, propagate_nan=tl.PropagateNan.ALL)",
+          "best2 = tl.{{ t.combine }}(best2, key, propagate_nan=tl.PropagateNan.NONE)",
+          ("tests/test_edges.py", "tests/test_select_reduce_l2.py")),
+    Fault("the deterministic one-hot scatter adds a row's gradient to the next column",
+          "templates/select_reduce/scatter.py.jinja", "onehot = offs_{{ C }}[:, None] == sel[None, :]",
+          "onehot = offs_{{ C }}[:, None] == sel[None, :] + 1",
+          ("tests/test_maxsim.py", "tests/test_splade.py")),
+    Fault("a spec error's caret one column to the right",
+          "hsr/errors.py", "{' ' * (col - 1)}^", "{' ' * col}^",
+          ("tests/test_parse.py", "tests/test_check.py")),
+)
+
+GENERATING = ("templates/", "hsr/emit.py", "hsr/plan.py", "hsr/dispatch.py", "hsr/symbolic.py", "hsr/check.py")
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, cwd=ROOT, **kw)
+
+
+def regenerate() -> None:
+    specs = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "ops").glob("*.hsr"))
+    run([sys.executable, "-m", "hsr.cli", "compile", *specs], stdout=subprocess.DEVNULL, check=True)
+
+
+def restore(fault: Fault) -> None:
+    run(["git", "checkout", "--", fault.where, "generated"], check=True)
+
+
+def plant(fault: Fault) -> None:
+    path = ROOT / fault.where
+    text = path.read_text()
+    if text.count(fault.old) != 1:
+        raise SystemExit(f"{fault.where}: the fault's text occurs {text.count(fault.old)} times, not once: "
+                         f"{fault.name}")
+    path.write_text(text.replace(fault.old, fault.new))
+    if fault.where.startswith(GENERATING):
+        regenerate()
+
+
+def try_fault(fault: Fault, args) -> dict:
+    plant(fault)
+    env = dict(os.environ, HYPOTHESIS_PROFILE=args.profile)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *fault.tests]
+    if args.workers > 1:
+        cmd[4:4] = ["-n", str(args.workers)]
+    start = time.monotonic()
+    try:
+        done = run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
+        rc, tail = done.returncode, (done.stdout + done.stderr).strip().splitlines()[-1:]
+    except subprocess.TimeoutExpired:
+        rc, tail = None, ["timed out"]
+    finally:
+        restore(fault)
+    # 1: tests failed (caught); 0: all passed (missed); anything else: an error of the run itself
+    return dict(fault=fault.name, where=fault.where, caught={1: True, 0: False}.get(rc),
+                seconds=round(time.monotonic() - start), last_line=tail[0] if tail else "")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="fault numbers, 1-based, comma separated")
+    parser.add_argument("--profile", default="ci", help="HYPOTHESIS_PROFILE for the test runs")
+    parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (1: none)")
+    parser.add_argument("--timeout", type=int, default=1800)
+    parser.add_argument("--out", help="also write the markdown table here")
+    args = parser.parse_args(argv)
+    chosen = [FAULTS[int(n) - 1] for n in args.only.split(",")] if args.only else list(FAULTS)
+    dirty = run(["git", "status", "--porcelain", "--", "generated", *{f.where for f in chosen}],
+                capture_output=True, text=True).stdout.strip()
+    if dirty:
+        raise SystemExit(f"uncommitted changes where faults are planted (they are restored from git):\n{dirty}")
+    rows = ["| # | fault | file | caught | s | last line |", "|---|---|---|---|---|---|"]
+    for fault in chosen:
+        r = try_fault(fault, args)
+        n = FAULTS.index(fault) + 1
+        verdict = {True: "yes", False: "**no**", None: "error"}[r["caught"]]
+        rows.append(f"| {n} | {r['fault']} | `{r['where']}` | {verdict} | {r['seconds']} | {r['last_line']} |")
+        print(rows[-1], flush=True)
+    table = "\n".join(rows) + "\n"
+    if args.out:
+        Path(args.out).write_text(table)
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
