@@ -33,6 +33,7 @@ import pstats
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -279,18 +280,24 @@ mark = lambda name: marks.append([name, time.time()])
 BODIES = {"hsr": "import hsr.ops\nmark('import')\nout = hsr.ops.maxsim(Q, D)",
           "flash_maxsim": "import flash_maxsim\nmark('import')\nout = flash_maxsim.flash_maxsim(Q, D)",
           "lik": "import late_interaction_kernels as lik\nmark('import')\nout = lik.maxsim(Q, D)",
-          "spec": "import hsr\nmark('import')\nop = hsr.compile(SPEC)\nmark('compile')\nout = op(Q=Q[None], D=D, w=W)"}
+          "spec": "import hsr\nmark('import')\nop = hsr.compile(SPEC)\nmark('compile')\nout = op(Q=Q[None], D=D, w=W)",
+          "gaussian": "import hsr\nmark('import')\nop = hsr.compile(GAUSSIAN)\nmark('compile')\nout = op(Q=Q[None], D=D)"}
+GAUSSIAN = ("Q[i, s, d]: float\nD[j, t, d]: float\n"
+            "score[i, j] = sum_s max_t exp(-||Q_s - D_t||^2)\n")  # bench/specs.py's gaussian MaxSim
 TAIL = "\ntorch.cuda.synchronize()\nmark('first_call')\nprint('HOST_JSON', json.dumps(marks))\n"
 
 
-def spawn(body, timeout=180):
+def spawn(body, timeout=180, caches=None):
     """body in a fresh interpreter: {"total_s": spawn to the synchronised result, "<phase>_s": ...} (phases
-    after torch's import and the inputs: import, compile, first_call), or an error string."""
-    code = CHILD + f"SPEC = {SPEC!r}\n" + body + TAIL
+    after torch's import and the inputs: import, compile, first_call), or an error string. caches: a folder
+    for Triton's and hsr's caches (TRITON_CACHE_DIR, HSR_CACHE_DIR); empty, the run is a cold one."""
+    code = CHILD + f"SPEC = {SPEC!r}\nGAUSSIAN = {GAUSSIAN!r}\n" + body + TAIL
+    env = None if caches is None else dict(os.environ, TRITON_CACHE_DIR=os.path.join(caches, "triton"),
+                                           HSR_CACHE_DIR=os.path.join(caches, "hsr"))
     cmd = [sys.executable] + (["-P"] if getattr(sys.flags, "safe_path", False) else []) + ["-c", code]
     t = time.time()
     try:
-        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return f"error: timed out after {timeout} s"
     line = next((s for s in p.stdout.splitlines() if s.startswith("HOST_JSON ")), None)
@@ -301,23 +308,30 @@ def spawn(body, timeout=180):
 
 
 def first_call_case(args, lib):
-    """Each body run cold, then warm (caches filled by the cold run); the warm run reported."""
+    """Each body run cold (empty Triton and hsr caches of its own), then warm (the caches the cold run
+    filled); the warm run reported in the first row, the cold one in the *_cold rows."""
     got, notes = {}, {}
     brief = lambda r: r if isinstance(r, str) else ", ".join(f"{k} {v:.2f}" for k, v in r.items())  # noqa: E731
     for name, body in BODIES.items():
         if over_budget(args):
             got[name] = "skipped: past the budget"
             continue
-        cold, got[name] = spawn(body), spawn(body)
+        caches = tempfile.mkdtemp(prefix=f"first-{name}-")
+        cold, got[name] = spawn(body, caches=caches), spawn(body, caches=caches)
+        got[name + "_cold"] = cold
         notes[name] = f"{name}: warm {brief(got[name])}; cold {brief(cold)}"
         print(f"  {notes[name]}", flush=True)
-    pick = lambda k, key: got[k] if isinstance(got[k], str) else got[k].get(key)  # noqa: E731
+    pick = lambda k, key: got.get(k, "skipped") if isinstance(got.get(k, "skipped"), str) else got[k].get(key)  # noqa: E731
     peers = ("hsr", "flash_maxsim", "lik")
     rows = [row("first_call", "first_result_s", {k: pick(k, "total_s") for k in peers},
                 note=" / ".join(notes[k] for k in peers if k in notes))]
-    rows += [row("first_call_spec", m, {"hsr": pick("spec", key)}, note=n) for m, key, n in (
-        ("first_result_s", "total_s", notes.get("spec", "")), ("compile_s", "compile_s", "hsr.compile(text)"),
-        ("first_call_s", "first_call_s", "the compiled op's first call, synchronised"))]
+    rows.append(row("first_call_cold", "first_result_s", {k: pick(k + "_cold", "total_s") for k in peers},
+                    note="empty caches"))
+    for spec in ("spec", "gaussian"):
+        for run in (spec, spec + "_cold"):
+            rows += [row(f"first_call_{run}", m, {"hsr": pick(run, key)}, note=n) for m, key, n in (
+                ("first_result_s", "total_s", notes.get(spec, "")), ("compile_s", "compile_s", "hsr.compile(text)"),
+                ("first_call_s", "first_call_s", "the compiled op's first call, synchronised"))]
     return rows, None
 
 
