@@ -6,7 +6,15 @@ from .quantize import quantize_fp8, quantize_int8
 from .retrieval import maxsim_topk, maxsim_topk_distributed
 from .splade import SpladeMaxPooling, splade_max
 from .varlen import maxsim_pairs, maxsim_varlen
-from hsr.load import spec_path  # a bundled spec's file by name: hsr.compile(spec_path("maxsim"))
+
+
+def spec_path(name: str):
+    """A bundled spec's file by name: hsr.compile(spec_path("maxsim")). (hsr.load, the
+    compiler's loader, is imported at the first call: not on the bundled ops' path.)"""
+    from hsr.load import spec_path as path
+
+    return path(name)
+
 
 # Integrations, reached as hsr.ops.pylate / hsr.ops.sentence_transformers (kept out
 # of __all__: a star import must not shadow the real pylate / sentence_transformers).

@@ -275,8 +275,8 @@ def long_path(monkeypatch):
     from hsr import dispatch
     plain = dispatch.contraction
 
-    def forced(d, quantized=False):
-        return (1, 16, 0) if d > dispatch.SMALL_D_MAX else plain(d, quantized)
+    def forced(d, quantized=False, three_products=False):
+        return (1, 16, 0) if d > dispatch.SMALL_D_MAX else plain(d, quantized, three_products)
     monkeypatch.setattr(dispatch, "contraction", forced)
     return {name: hsr.compile(text) for name, text in LONG_SPECS.items()}
 
@@ -942,7 +942,8 @@ def test_an_index_under_a_flat_epilogue_is_the_lowest_tied(monkeypatch, device, 
     if long:
         plain = dispatch.contraction
         monkeypatch.setattr(dispatch, "contraction",
-                            lambda d, quantized=False: (1, 16, 0) if d > dispatch.SMALL_D_MAX else plain(d, quantized))
+                            lambda d, quantized=False, three_products=False:
+                            (1, 16, 0) if d > dispatch.SMALL_D_MAX else plain(d, quantized, three_products))
     op = hsr.compile(TIES_SPECS[name])
     term = op.plan.terms[0]
     assert term.ties and "relu" not in term.key  # selected on the raw key
