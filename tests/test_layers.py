@@ -80,3 +80,22 @@ def test_the_ground_floor_imports_nothing_of_hsr():
     graph = import_graph()
     for ground in ("errors", "basics", "syntax"):
         assert not graph[ground], f"hsr/{ground}.py imports {graph[ground]}"
+
+
+def test_no_template_over_700_lines():
+    """A template past 700 lines is split into included pieces (templates/select_reduce/)."""
+    root = PACKAGE.parent / "templates"
+    long = {p.relative_to(root).as_posix(): n for p in root.rglob("*.jinja")
+            if (n := len(p.read_text().splitlines())) > 700}
+    assert not long, f"templates over 700 lines: {long}"
+
+
+def test_bench_is_no_larger_than_the_package():
+    """bench/'s scripts (results aside) stay no larger than hsr/: experiments whose
+    question is answered leave, their findings kept in bench/NOTES.md."""
+    def lines(paths):
+        return sum(len(p.read_text().splitlines()) for p in paths)
+    bench = PACKAGE.parent / "bench"
+    scripts = [p for p in bench.rglob("*") if p.suffix in (".py", ".sh") and "results" not in p.parts]
+    package = [*PACKAGE.glob("*.py"), *PACKAGE.glob("*.lark")]
+    assert lines(scripts) <= lines(package), (lines(scripts), lines(package))
