@@ -120,7 +120,7 @@ def plant(fault: Fault) -> None:
 
 def try_fault(fault: Fault, args) -> dict:
     plant(fault)
-    env = dict(os.environ, HYPOTHESIS_PROFILE=args.profile)
+    env = dict(os.environ, HYPOTHESIS_PROFILE=args.profile, HSR_NO_SHRINK="1")
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *fault.tests]
     if args.workers > 1:
         cmd[4:4] = ["-n", str(args.workers)]
