@@ -62,9 +62,12 @@ FAULTS = (
           "hsr/check.py", "            if t.kind != ir.BOOL:\n                raise self.error(f\"{c.name!r} is {t.kind}, but a where-mask",
           "            if False and t.kind != ir.BOOL:\n                raise self.error(f\"{c.name!r} is {t.kind}, but a where-mask",
           ("tests/test_check.py",)),
-    Fault("the backward passes gradient to a row that a mask leaves out",
-          "templates/select_reduce/backward.py.jinja", "g_row = tl.where(kept, g_row, 0.0)", "g_row = g_row + 0.0 * kept",
-          ("tests/test_maxsim.py", "tests/test_select_reduce.py")),
+    # (An earlier fault here, "g_row = tl.where(kept, g_row, 0.0)" -> "g_row = g_row", was an equivalent
+    # mutant: every use of g_row is masked by `picked` or `kept` again. No test can catch it.)
+    Fault("the backward of mean_s divides by one position too many",
+          "templates/select_reduce/backward.py.jinja", "g_row / tl.maximum(n_kept, 1.0), 0.0)",
+          "g_row / tl.maximum(n_kept + 1.0, 1.0), 0.0)",
+          ("tests/test_select_reduce.py", "tests/test_examples.py")),
     Fault("a dispatch rule drops a coordinate of a few-coordinate contraction (SMALL_D = d - 1)",
           "hsr/dispatch.py", "    if d <= SMALL_D_MAX:\n        return 2, 16, d\n",
           "    if d <= SMALL_D_MAX:\n        return 2, 16, max(d - 1, 1)\n",
