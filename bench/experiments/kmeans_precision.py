@@ -43,6 +43,16 @@ def bad_fraction(x, c, assign):
     return float(((got - best) > 1e-3 * best + 1e-9).float().mean())
 
 
+def measure(row, name, call, x, c):
+    """row[name_ms]: do_bench of call; row[name_bad]: its picks' bad share (or the error)."""
+    try:
+        assign = call()
+        row[f"{name}_ms"] = triton.testing.do_bench(call)
+        row[f"{name}_bad"] = bad_fraction(x, c, assign)
+    except Exception as e:  # noqa: BLE001 - one variant must not end the run
+        row[f"{name}_ms"] = f"error: {type(e).__name__}: {str(e)[:160]}"
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", required=True)
@@ -77,29 +87,13 @@ def main():
                 kept.forget()
                 row = dict(n=n, k=k, f=f, dtype=dt, mode=mode, contraction=contraction or "default",
                            offset=args.offset)
-                try:
-                    a = op(x, c)
-                    row["hsr_ms"] = triton.testing.do_bench(lambda: op(x, c))
-                    row["hsr_bad"] = bad_fraction(x, c, a)
-                except Exception as e:  # noqa: BLE001
-                    row["hsr_ms"] = f"error: {type(e).__name__}: {str(e)[:160]}"
+                measure(row, "hsr", lambda: op(x, c), x, c)
                 if contraction is None:
-                    try:
-                        a = eager(x, c)
-                        row["eager_ms"] = triton.testing.do_bench(lambda: eager(x, c))
-                        row["eager_bad"] = bad_fraction(x, c, a)
-                    except Exception as e:  # noqa: BLE001
-                        row["eager_ms"] = f"error: {type(e).__name__}"
+                    measure(row, "eager", lambda: eager(x, c), x, c)
                     if euclid_assign_triton is not None and dt != "bf16":
-                        try:
-                            xb, cb = x[None], c[None]
-                            xsq, csq = xb.float().square().sum(-1), cb.float().square().sum(-1)
-                            a = euclid_assign_triton(xb, cb, xsq, c_sq=csq)[0]
-                            row["flash_kmeans_ms"] = triton.testing.do_bench(
-                                lambda: euclid_assign_triton(xb, cb, xsq, c_sq=csq))
-                            row["flash_kmeans_bad"] = bad_fraction(x, c, a)
-                        except Exception as e:  # noqa: BLE001
-                            row["flash_kmeans_ms"] = f"error: {type(e).__name__}: {str(e)[:120]}"
+                        xb, cb = x[None], c[None]
+                        xsq, csq = xb.float().square().sum(-1), cb.float().square().sum(-1)
+                        measure(row, "flash_kmeans", lambda: euclid_assign_triton(xb, cb, xsq, c_sq=csq)[0], x, c)
                 print(json.dumps(row), flush=True)
                 rows.append(row)
         del x32, c32
