@@ -646,8 +646,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     if term.pair == "l1":
         general = "elementwise"
     elif d is not None:
-        three = dtype == "float32" and term.pair in ("sqdist", "dist") and machine.startswith("cuda") and \
-            torch.get_float32_matmul_precision() == "highest"
+        three = dtype == "float32" and precision(torch.float32, term.pair in ("sqdist", "dist"),
+                                                 "cuda" if machine.startswith("cuda") else "cpu") == "tf32x3"
         general = ("points", "tiles", "tiles-long")[(2, 0, 1).index(contraction(d, three_products=three)[0])]
     else:
         general = f"points (d <= {SMALL_D_MAX}), tiles (d <= 256) or tiles-long"
