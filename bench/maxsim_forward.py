@@ -3,7 +3,7 @@
 
 Run on the GPU machine from the repository root:
 
-    python3 bench/maxsim_forward.py --out DIR [--dtype fp16|bf16|fp32] [--quick]
+    python3 bench/maxsim_forward.py --out DIR [--dtype fp16|bf16|fp32] [--quick] [--table off-grid [--big]]
 
 In one run it
 
@@ -26,6 +26,15 @@ out of them. Inputs are L2-normalised random tokens, as ColBERT and ColPali
 produce; shapes whose inputs could sit in L2 rotate among several input sets.
 The physical limit of a shape is max(FLOPs / matmul rate, bytes / copy rate)
 with FLOPs = 2 Nq B Lq Ld d and bytes = (Nq Lq + B Ld) d elem + 4 Nq B.
+
+``--table off-grid`` times, the same way, hsr, eager and the peers on shapes
+off that grid (``OFF_GRID``): other widths d, LateOn's long documents, and 64
+queries against 10000 documents of 150 to 300 tokens padded to 300 with a
+document mask (``--big``: 200000 of them). The padded tokens count in the
+floor, and the mask's bytes (one a token) in its bytes; writes
+maxsim_forward_off_grid.{json,md}. ``--dry`` builds each row's inputs at tiny
+sizes on the CPU and checks hsr (its float64 evaluator there) and eager against
+the float64 reference.
 """
 
 from __future__ import annotations
@@ -54,16 +63,34 @@ DEVICE = "cuda"
 MATMUL_N = 8192  # the matmul ceiling's size
 SWEEP_LQ = SWEEP_LD = 1024  # the corpus sweep's shape (ColPali)
 COPY_NUMEL = 1 << 28  # the copy ceiling's fp32 elements (1 GiB)
+CHUNK_NUMEL = 1 << 28  # fp32 elements of random tokens drawn at once
+LONG_DOCS = {f"long-{nq}x{nd}x{ld // 1024}k": (nq, nd, 32, ld)  # LateOn's published shapes: Nq, Nd, Lq, Ld
+             for nq, nd, ld in ((8, 16, 2048), (16, 32, 4096), (8, 16, 8192), (1, 256, 8192), (1, 32, 16384))}
+OFF_GRID = (  # name, Nq, Nd, Lq, Ld, d, ragged (lengths in [Ld / 2, Ld], padded to Ld, a document mask)
+    ("wide-768", 1, 1000, 32, 512, 768, False),
+    ("narrow-96", 1, 1000, 128, 1024, 96, False),
+    ("wide-256", 1, 1000, 32, 300, 256, False),
+    *((name, nq, nd, lq, ld, DIM, False) for name, (nq, nd, lq, ld) in LONG_DOCS.items()),
+    ("ragged-64x10k", 64, 10000, 32, 300, DIM, True),
+)
+BIG = ("ragged-64x200k", 64, 200000, 32, 300, DIM, True)  # behind --big: 14.3 GiB of padded documents
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default="bench/results", help="directory for maxsim_forward.{json,md} (default: %(default)s)")
+    p.add_argument("--out", default="bench/results",
+                   help="directory for maxsim_forward[_off_grid].{json,md} (default: %(default)s)")
     p.add_argument("--dtype", default="fp16", choices=DTYPE_NAMES, help="input dtype (default: %(default)s)")
     p.add_argument("--quick", action="store_true", help="shorter timing windows, one timing per variant")
-    p.add_argument("--shapes", default=",".join(s[0] for s in SHAPES),
-                   help="comma-separated subset of: " + ", ".join(s[0] for s in SHAPES))
+    p.add_argument("--table", default="grid", choices=("grid", "off-grid"),
+                   help="grid: the five reference shapes; off-grid: other widths, long documents, batched ragged "
+                        "queries (default: %(default)s)")
+    p.add_argument("--shapes", help="comma-separated subset of the table's rows (default: all): "
+                                    + ", ".join(s[0] for s in SHAPES + OFF_GRID + (BIG,)))
+    p.add_argument("--big", action="store_true", help=f"off-grid: also {BIG[0]} (needs its documents' memory free)")
+    p.add_argument("--dry", action="store_true", help="build each row's inputs at tiny sizes on the CPU, check hsr "
+                                                      "and eager against the float64 reference, and exit")
     p.add_argument("--no-peers", action="store_true", help="skip flash_maxsim and late_interaction_kernels")
     p.add_argument("--budget-s", type=float, default=float(os.environ.get("HSR_BENCH_BUDGET_S", "330")),
                    help="wall-clock budget; work left when it runs out is skipped and noted (default: %(default)s)")
@@ -72,36 +99,42 @@ def parse_args(argv=None):
                    help="also the corpus sweep at the ColPali shape (Lq = Ld = 1024): time and peak memory per B")
     p.add_argument("--sweep-b", default="1000,2000,5000,10000,20000", help="the sweep's corpus sizes (default: %(default)s)")
     p.add_argument("--eager-gib", type=float, default=40.0,
-                   help="in the sweep, skip eager where its fp16 scores would pass this many GiB (default: %(default)s)")
+                   help="in the sweep and off-grid, skip eager where its scores would pass this many GiB "
+                        "(default: %(default)s)")
     p.add_argument("--plan", action="store_true", help="print the shapes, FLOPs and bytes, and exit (no GPU needed)")
     args = p.parse_args(argv)
     try:
         args.sweep_sizes = [int(x) for x in args.sweep_b.split(",") if x.strip()]
     except ValueError:
         p.error(f"--sweep-b takes comma-separated integers, got {args.sweep_b!r}")
-    names = [s.strip() for s in args.shapes.split(",") if s.strip()]
-    known = {s[0] for s in SHAPES}
-    bad = [n for n in names if n not in known]
+    rows = [(n, NQ, B, lq, ld, DIM, False) for n, lq, ld in SHAPES] if args.table == "grid" else \
+        [*OFF_GRID, *((BIG,) if args.big else ())]
+    names = [s.strip() for s in (args.shapes or ",".join(r[0] for r in rows)).split(",") if s.strip()]
+    bad = [n for n in names if n not in {r[0] for r in rows}]
     if bad:
-        p.error(f"unknown shape(s) {', '.join(bad)}; choose from {', '.join(sorted(known))}")
-    args.shape_list = [s for s in SHAPES if s[0] in names]
+        p.error(f"unknown shape(s) {', '.join(bad)} in the {args.table} table; choose from "
+                f"{', '.join(r[0] for r in rows)}")
+    args.shape_list = [r for r in rows if r[0] in names]  # name, Nq, Nd, Lq, Ld, d, ragged
     return args
 
 
-def shape_cost(lq, ld, dtype_name, nq=None, b=None, d=None):
-    """(FLOPs, bytes) of one forward: every input read once, the fp32 output written once."""
+def shape_cost(lq, ld, dtype_name, nq=None, b=None, d=None, ragged=False):
+    """(FLOPs, bytes) of one forward: every input read once (a document mask one byte a
+    token), the fp32 output written once; padded tokens count in both."""
     nq, b, d = nq or NQ, b or B, d or DIM
     flops = 2 * nq * b * lq * ld * d
-    nbytes = (nq * lq + b * ld) * d * ELEM_BYTES[dtype_name] + nq * b * 4
+    nbytes = (nq * lq + b * ld) * d * ELEM_BYTES[dtype_name] + nq * b * 4 + (b * ld if ragged else 0)
     return flops, nbytes
 
 
 def print_plan(args):
-    print(f"Nq={NQ} B={B} d={DIM} dtype={args.dtype}")
-    print(f"{'shape':10s} {'Lq':>5s} {'Ld':>5s} {'GFLOP':>9s} {'MB':>9s} {'FLOP/byte':>10s}")
-    for name, lq, ld in args.shape_list:
-        f, b = shape_cost(lq, ld, args.dtype)
-        print(f"{name:10s} {lq:5d} {ld:5d} {f / 1e9:9.2f} {b / 1e6:9.1f} {f / b:10.1f}")
+    print(f"{args.table} table, dtype={args.dtype}; ragged: lengths in [Ld / 2, Ld], padded to Ld, masked")
+    print(f"{'shape':16s} {'Nq':>4s} {'Nd':>7s} {'Lq':>5s} {'Ld':>6s} {'d':>4s} {'GFLOP':>9s} {'MB':>9s} "
+          f"{'FLOP/byte':>10s} {'eager GiB':>10s}")
+    for name, nq, nd, lq, ld, d, ragged in args.shape_list:
+        f, b = shape_cost(lq, ld, args.dtype, nq, nd, d, ragged)
+        print(f"{name:16s} {nq:4d} {nd:7d} {lq:5d} {ld:6d} {d:4d} {f / 1e9:9.2f} "
+              f"{b / 1e6:9.1f} {f / b:10.1f} {eager_scores_gib(nd, args.dtype, nq, lq, ld):10.2f}")
     if args.sweep:
         print(f"sweep at the ColPali shape ({SWEEP_LQ} x {SWEEP_LD}), eager skipped past {args.eager_gib:g} GiB of scores:")
         print(f"{'B':>7s} {'GFLOP':>9s} {'input MB':>9s} {'eager scores GiB':>17s}")
@@ -110,21 +143,34 @@ def print_plan(args):
             print(f"{b:7d} {f / 1e9:9.1f} {nbytes / 1e6:9.1f} {eager_scores_gib(b, args.dtype):17.1f}")
 
 
-def eager_scores_gib(b, dtype_name):
-    """The [Nq, B, Lq, Ld] score tensor eager einsum materialises at the sweep's shape."""
-    return NQ * b * SWEEP_LQ * SWEEP_LD * ELEM_BYTES[dtype_name] / 2**30
+def eager_scores_gib(b, dtype_name, nq=NQ, lq=SWEEP_LQ, ld=SWEEP_LD):
+    """The [Nq, B, Lq, Ld] score tensor eager einsum materialises (default: the sweep's shape)."""
+    return nq * b * lq * ld * ELEM_BYTES[dtype_name] / 2**30
+
+
+def skip_reason(name, args, D, nq, lq):
+    """Why a variant is not run on documents D, or None: eager's scores past --eager-gib, and
+    late_interaction_kernels at 2^31 elements of D or more, where its kernel met an illegal
+    memory access (B = 20000 at the ColPali shape, results/h100-forward-2026-11-24-first-sweep),
+    which ends the process's CUDA context: every later number lost."""
+    gib = eager_scores_gib(D.shape[0], args.dtype, nq, lq, D.shape[1])
+    if name == "eager" and gib > args.eager_gib:
+        return f"scores {gib:.0f} GiB > --eager-gib"
+    if name == "late_interaction_kernels" and D.numel() >= 2**31:
+        return "D has 2^31 elements or more: an illegal memory access there"
+    return None
 
 
 # --------------------------------------------------------------------------- GPU part
 
 class Bench:
-    def __init__(self, args):
+    def __init__(self, args, device=DEVICE):
         import torch
         import triton
         import triton.testing
 
         self.torch, self.triton = torch, triton
-        self.args = args
+        self.args, self.device = args, device
         self.t0 = time.monotonic()
         self.dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[args.dtype]
         self.warmup_ms, self.rep_ms = (10, 30) if args.quick else (25, 150)
@@ -220,17 +266,43 @@ class Bench:
 
     # ---- inputs and references
 
-    def inputs(self, lq, ld, n_sets, seed, b=B):
-        torch = self.torch
-        g = torch.Generator(device=DEVICE).manual_seed(seed)
+    def inputs(self, lq, ld, n_sets, seed, b=B, nq=NQ, d=DIM):
+        """n_sets of (Q, D); D drawn in chunks of CHUNK_NUMEL fp32 elements, so that its fp32
+        draw never doubles a large corpus's memory."""
+        torch, dev = self.torch, self.device
+        g = torch.Generator(device=dev).manual_seed(seed)
+        step = max(1, CHUNK_NUMEL // (ld * d))
         sets = []
         for _ in range(n_sets):
-            q = torch.nn.functional.normalize(torch.randn(NQ, lq, DIM, device=DEVICE, generator=g), dim=-1)
-            d = torch.randn(b, ld, DIM, device=DEVICE, generator=g)
-            d = torch.nn.functional.normalize(d, dim=-1, out=d)
-            sets.append((q.to(self.dtype), d.to(self.dtype)))
-            del q, d
+            q = torch.nn.functional.normalize(torch.randn(nq, lq, d, device=dev, generator=g), dim=-1)
+            docs = torch.empty(b, ld, d, device=dev, dtype=self.dtype)
+            for lo in range(0, b, step):
+                x = torch.randn(min(step, b - lo), ld, d, device=dev, generator=g)
+                docs[lo:lo + step] = torch.nn.functional.normalize(x, dim=-1, out=x)
+                del x
+            sets.append((q.to(self.dtype), docs))
+            del q, docs
         return sets
+
+    def row_inputs(self, row, n_sets, seed):
+        """A row's input sets; a ragged row's also carry its document mask [Nd, Ld] and
+        lengths [Nd] (int32), lengths drawn in [Ld / 2, Ld] from the row's seed."""
+        torch = self.torch
+        _, nq, nd, lq, ld, d, ragged = row
+        sets = self.inputs(lq, ld, n_sets, seed, b=nd, nq=nq, d=d)
+        if not ragged:
+            return sets
+        lengths = torch.randint(ld // 2, ld + 1, (nd,), generator=torch.Generator().manual_seed(seed))
+        mask = (torch.arange(ld)[None] < lengths[:, None]).to(self.device)
+        return [(q, docs, mask, lengths.to(self.device, torch.int32)) for q, docs in sets]
+
+    def memory_short(self, row):
+        """Why a row's inputs cannot be made in the free device memory, or None: its documents,
+        their mask, and 2 GiB for the fp32 draw and the float64 reference's chunk."""
+        _, nq, nd, lq, ld, d, ragged = row
+        need = nd * ld * (d * ELEM_BYTES[self.args.dtype] + ragged) + (2 << 30)
+        free = self.torch.cuda.mem_get_info()[0]
+        return f"needs {need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free" if need > free else None
 
     def n_sets_for(self, nbytes):
         """Rotate among several input sets when the inputs could sit in L2."""
@@ -239,8 +311,9 @@ class Bench:
             return 1
         return max(2, min(8, math.ceil(4 * l2 / nbytes)))
 
-    def reference64(self, Q, D):
-        """float64 scores [Nq, B], in document chunks of at most ~1 GiB of scores."""
+    def reference64(self, Q, D, d_mask=None, lengths=None):
+        """float64 scores [Nq, B], in document chunks of at most ~1 GiB of scores; masked
+        document tokens leave the max."""
         torch = self.torch
         nq, lq, _ = Q.shape
         b, ld, _ = D.shape
@@ -249,6 +322,8 @@ class Bench:
         out = torch.empty(nq, b, dtype=torch.float64, device=Q.device)
         for lo in range(0, b, chunk):
             s = torch.einsum("qsd,ntd->qnst", q64, D[lo:lo + chunk].double())
+            if d_mask is not None:
+                s.masked_fill_(~d_mask[None, lo:lo + chunk, None, :], float("-inf"))
             out[:, lo:lo + chunk] = s.amax(-1).sum(-1)
             del s
         return out
@@ -297,8 +372,24 @@ def fp32_baseline(torch, dtype):
     return einsum_fp32, "einsum on fp32-cast inputs (IEEE fp32, tf32 off): fp32 scores, then max, sum"
 
 
+def hsr_and_eager(torch, maxsim, dtype_name):
+    """hsr's public call and the eager baseline in the input dtype, both taking a ragged row's mask:
+    {name: (callable(Q, D, d_mask=None, lengths=None) -> [Nq, B], description)}."""
+    def eager(Q, D, d_mask=None, lengths=None):
+        s = torch.einsum("qsd,ntd->qnst", Q, D)
+        if d_mask is not None:
+            s.masked_fill_(~d_mask[None, :, None, :], float("-inf"))
+        return s.max(-1).values.sum(-1)
+
+    return {"hsr": (lambda Q, D, d_mask=None, lengths=None: maxsim(Q, D, d_mask=d_mask),
+                    "hsr.ops.maxsim(Q, D, d_mask=), generated Triton kernel, fp32 accumulate"),
+            "eager": (eager, f"torch.einsum('qsd,ntd->qnst', Q, D).max(-1).values.sum(-1) in {dtype_name} "
+                             "(masked document tokens filled with -inf first)")}
+
+
 def load_peers(torch):
-    """Optional peer libraries: {name: (callable(Q, D) -> [Nq, B], description)}."""
+    """Optional peer libraries: {name: (callable(Q, D, d_mask=None, lengths=None) -> [Nq, B],
+    description)}; flash_maxsim takes a ragged row's lengths, late_interaction_kernels its mask."""
     peers = {}
     try:
         import flash_maxsim as fm
@@ -309,14 +400,15 @@ def load_peers(torch):
         single = getattr(fm, "flash_maxsim", None)
         batched = getattr(fm, "flash_maxsim_batched", None)
         if callable(single):
-            def run_fm(Q, D, _f=single, _b=batched):
-                if Q.shape[0] == 1 or not callable(_b):
-                    return torch.stack([_f(q, D) for q in Q])  # flash_maxsim(Q [Lq, d], D [B, Ld, d]) -> [B]
-                return _b(Q, D)
-            peers["flash_maxsim"] = (run_fm, f"flash_maxsim {ver}: flash_maxsim(Q[Lq,d], D[B,Ld,d]) -> [B]")
+            def run_fm(Q, D, d_mask=None, lengths=None, _f=single, _b=batched):
+                if Q.shape[0] == 1 or not callable(_b):  # flash_maxsim(Q [Lq, d], D [B, Ld, d]) -> [B]
+                    return torch.stack([_f(q, D, doc_lengths=lengths) for q in Q])
+                return _b(Q, D, doc_lengths=lengths)
+            peers["flash_maxsim"] = (run_fm, f"flash_maxsim {ver}: flash_maxsim(Q[Lq,d], D[B,Ld,d], doc_lengths=) "
+                                             "-> [B], flash_maxsim_batched for Nq > 1")
         elif callable(batched):
-            peers["flash_maxsim"] = (lambda Q, D, _b=batched: _b(Q, D),
-                                     f"flash_maxsim {ver}: flash_maxsim_batched(Q, D) -> [Nq,B]")
+            peers["flash_maxsim"] = (lambda Q, D, d_mask=None, lengths=None, _b=batched: _b(Q, D, doc_lengths=lengths),
+                                     f"flash_maxsim {ver}: flash_maxsim_batched(Q, D, doc_lengths=) -> [Nq,B]")
         else:
             print("peer flash_maxsim imported but has no flash_maxsim/flash_maxsim_batched; skipped")
     try:
@@ -327,8 +419,9 @@ def load_peers(torch):
         ver = getattr(lik, "__version__", "?")
         fn = getattr(lik, "maxsim", None)
         if callable(fn):
-            peers["late_interaction_kernels"] = (lambda Q, D, _f=fn: _f(Q, D),
-                                                 f"late_interaction_kernels {ver}: maxsim(Q[Nq,Lq,d], D[B,Ld,d]) -> [Nq,B]")
+            peers["late_interaction_kernels"] = (lambda Q, D, d_mask=None, lengths=None, _f=fn: _f(Q, D, d_mask=d_mask),
+                                                 f"late_interaction_kernels {ver}: maxsim(Q[Nq,Lq,d], D[B,Ld,d], "
+                                                 "d_mask=) -> [Nq,B]")
         else:
             print("peer late_interaction_kernels imported but has no maxsim; skipped")
     return peers
@@ -340,13 +433,17 @@ def fmt_ms(x):
     return f"{x:.3f}" if x >= 0.1 else f"{x * 1000:.1f}us"
 
 
-def markdown(result):
+def ceilings_line(result):
     c = result["ceilings"]
+    return (f"Ceilings measured in this run: matmul {c['matmul']['tflops']:.0f} TFLOP/s ({c['matmul']['what']}), "
+            f"copy {c['copy']['tb_per_s']:.2f} TB/s (read + write).")
+
+
+def markdown(result):
     lines = [
         f"MaxSim forward, Nq={NQ}, B={B}, d={DIM}, {result['dtype']}, on {result['device']} "
         f"(torch {result['versions']['torch']}, triton {result['versions']['triton']}).",
-        f"Ceilings measured in this run: matmul {c['matmul']['tflops']:.0f} TFLOP/s ({c['matmul']['what']}), "
-        f"copy {c['copy']['tb_per_s']:.2f} TB/s (read + write).",
+        ceilings_line(result),
         f"Eager: einsum in {result['dtype']}; fp32-acc: {result['baselines']['eager_fp32acc']}.",
         "",
     ]
@@ -401,6 +498,43 @@ def markdown(result):
     return "\n".join(lines) + "\n"
 
 
+def markdown_off_grid(result):
+    """The off-grid table: each variant's time, the share of the row's floor it reaches, its time over hsr's."""
+    names = ["hsr", "eager", *result["peers"]]
+    lines = [f"MaxSim forward off the grid, {result['dtype']}, under no_grad, on {result['device']} "
+             f"(torch {result['versions']['torch']}, triton {result['versions']['triton']}).", ceilings_line(result),
+             "Each cell: ms (% of the floor reached, and the time over hsr's); - (why): not run. Ragged rows: "
+             "lengths in [Ld / 2, Ld] padded to Ld with a document mask (flash_maxsim gets the lengths); their "
+             "floor counts the padded tokens.", "",
+             "| row | Nq x Nd | Lq x Ld | d | floor (bound) | " + " | ".join(names) + " | hsr rel err (vs fp64) |",
+             "|" + "---|" * (len(names) + 6)]
+    for s in result["shapes"]:
+        err = s["rel_err_vs_fp64"].get("hsr")
+        lines.append(f"| {s['name']} | {s['Nq']} x {s['B']} | {s['Lq']} x {s['Ld']} | {s['d']} | "
+                     f"{fmt_ms(s['limit_ms'])} ({s['bound']}) | " + " | ".join(off_grid_cell(s, n) for n in names)
+                     + f" | {'-' if err is None else f'{err:.1e}'}{' FLAG' if s['flags'] else ''} |")
+    if result["notes"]:
+        lines += ["", "Notes:"] + [f"- {n}" for n in result["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def not_run(status):
+    """The cell of a variant that did not run: - and why (the whole status is in the JSON)."""
+    why = status or "not run"
+    if why.startswith("skipped ("):
+        why = why[len("skipped ("):].removesuffix(")")
+    return f"- ({why.replace('|', '/')[:80]})"
+
+
+def off_grid_cell(s, name):
+    status = s["status"].get(name)
+    if status != "ok":
+        return not_run(status)
+    t, hsr_ms = s["times_ms"][name], s["times_ms"].get("hsr")
+    x = f", {t / hsr_ms:.2f}x" if hsr_ms and name != "hsr" else ""
+    return f"{fmt_ms(t)} ({100 * s['limit_ms'] / t:.0f}%{x})"
+
+
 def plot_sweep(result, path):
     """ms against B for each variant of the sweep, log-log, with the physical limit; False without matplotlib."""
     try:
@@ -446,18 +580,13 @@ def run_sweep(bench, result, fns, save):
         (Q, D), = made
         ref64, _ = bench.guarded(f"fp64 reference at B={b}", lambda: bench.reference64(Q, D))
         for name, fn in fns.items():
-            if name == "eager" and eager_scores_gib(b, args.dtype) > args.eager_gib:
-                rec["status"][name] = f"skipped (scores {eager_scores_gib(b, args.dtype):.0f} GiB > --eager-gib)"
+            why = skip_reason(name, args, D, NQ, SWEEP_LQ)
+            if why:
+                rec["status"][name] = f"skipped ({why})"
+                print(f"  sweep B={b:6d} {name}: {rec['status'][name]}", flush=True)
                 continue
             if bench.over_budget(f"{name} at B={b}"):
                 rec["status"][name] = "skipped (budget)"
-                continue
-            if name == "late_interaction_kernels" and D.numel() >= 2**31:
-                # its kernel met an illegal memory access at B = 20000 (2.7e9 elements of D,
-                # results/h100-forward-2026-11-24-first-sweep), which ends the process's CUDA context:
-                # every later number lost
-                rec["status"][name] = "skipped (D has 2^31 elements or more: an illegal memory access there)"
-                print(f"  sweep B={b:6d} {name}: {rec['status'][name]}", flush=True)
                 continue
 
             def go(fn=fn):
@@ -491,11 +620,36 @@ def tuned_configs():
         return {"error": repr(e)}
 
 
+def dry_run(args):
+    """Each row's inputs at tiny sizes (Nd / 500, Ld / 32) on the CPU, hsr (its float64 evaluator
+    there) and eager against the float64 reference, and a ragged row's reference against its
+    documents cut to their lengths: the row builders and the masks run without a GPU."""
+    import torch
+    from hsr.ops import maxsim
+
+    bench, fns, bad = Bench(args, device="cpu"), hsr_and_eager(torch, maxsim, args.dtype), 0
+    for si, (name, nq, nd, lq, ld, d, ragged) in enumerate(args.shape_list):
+        row = (name, nq, max(2, nd // 500), lq, max(4, ld // 32), d, ragged)
+        (inputs,) = bench.row_inputs(row, 1, 1000 + si)
+        ref = bench.reference64(*inputs)
+        errs = {k: bench.rel_err(fn(*inputs), ref) for k, (fn, _) in fns.items()}
+        if ragged:
+            q, docs, _, lengths = inputs
+            errs["cut"] = bench.rel_err(torch.cat([bench.reference64(q, docs[j:j + 1, :n])
+                                                   for j, n in enumerate(lengths.tolist())], 1), ref)
+        bad += not max(errs.values()) <= FLAG_REL_ERR
+        print(f"{name:16s} Nq, Nd, Lq, Ld, d = {row[1:6]}{' ragged' * ragged}: rel err vs fp64 "
+              + ", ".join(f"{k} {v:.1e}" for k, v in errs.items()), flush=True)
+    return 1 if bad else 0
+
+
 def main(argv=None):
     args = parse_args(argv)
     if args.plan:
         print_plan(args)
         return 0
+    if args.dry:
+        return dry_run(args)
     import torch
     import triton
 
@@ -514,14 +668,15 @@ def main(argv=None):
         "memory_bytes": props.total_memory,
         "versions": {"torch": torch.__version__, "triton": triton.__version__, "python": platform.python_version(),
                      "cuda": torch.version.cuda},
-        "dtype": args.dtype, "quick": args.quick, "Nq": NQ, "B": B, "d": DIM,
+        "table": args.table, "dtype": args.dtype, "quick": args.quick, "Nq": NQ, "B": B, "d": DIM,
         "inputs": "L2-normalised random normal tokens (torch.randn, then F.normalize), cast to the dtype",
         "timing": f"triton.testing.do_bench median (L2 flushed before each run), warmup {bench.warmup_ms} ms, "
                   f"rep {bench.rep_ms} ms, {bench.repeats} timing(s) per variant, median of those",
         "ceilings": {}, "baselines": {}, "peers": {}, "shapes": [], "notes": bench.notes,
     }
-    json_path = os.path.join(args.out, "maxsim_forward.json")
-    md_path = os.path.join(args.out, "maxsim_forward.md")
+    stem = os.path.join(args.out, "maxsim_forward" + ("_off_grid" if args.table == "off-grid" else ""))
+    json_path, md_path = stem + ".json", stem + ".md"
+    render = markdown if args.table == "grid" else markdown_off_grid
 
     def save():
         """Write what is known so far (a run cut off by a time limit still leaves results)."""
@@ -529,7 +684,7 @@ def main(argv=None):
             json.dump(result, f, indent=2, default=str)
         if isinstance(result["ceilings"].get("copy"), dict) and result["baselines"]:
             with open(md_path, "w") as f:
-                f.write(markdown(result))
+                f.write(render(result))
 
     print(f"device: {result['device']} ({result['sm_count']} SMs, L2 {result['l2_bytes']} B); "
           f"torch {torch.__version__}, triton {triton.__version__}, python {platform.python_version()}", flush=True)
@@ -548,7 +703,6 @@ def main(argv=None):
     save()
 
     # 2. variants
-    eager_desc = f"torch.einsum('qsd,ntd->qnst', Q, D).max(-1).values.sum(-1) in {args.dtype}"
     fp32_fn, fp32_desc = fp32_baseline(torch, bench.dtype)
     def hsr_graph():
         """hsr replayed from a CUDA graph: the kernel's time without Python launch overhead."""
@@ -587,20 +741,20 @@ def main(argv=None):
         with torch.enable_grad():
             return maxsim(Q.detach().requires_grad_(), D).detach()
 
-    def eager(Q, D):
-        return torch.einsum("qsd,ntd->qnst", Q, D).max(-1).values.sum(-1)
-
+    base = hsr_and_eager(torch, maxsim, args.dtype)
     variants = {
-        "hsr": (lambda Q, D: maxsim(Q, D), "hsr.ops.maxsim(Q, D), generated Triton kernel, fp32 accumulate"),
+        "hsr": base["hsr"],
         "hsr_graph": (hsr_graph(), "hsr.ops.maxsim replayed from a CUDA graph (no host overhead)"),
         "hsr_lean": (hsr_lean_rows(1), "hsr.ops.maxsim with the lean forward at every row count"),
         "hsr_general": (hsr_lean_rows(0), "hsr.ops.maxsim with the general forward only (lean off)"),
         "hsr_train_fwd": (hsr_train_forward, "hsr.ops.maxsim forward with Q requiring grad (writes the argmax)"),
-        "eager": (eager, eager_desc),
+        "eager": base["eager"],
         "eager_fp32acc": (fp32_fn, fp32_desc),
     }
-    if not args.no_compile:
-        variants["torch_compile"] = (torch.compile(eager, dynamic=False),
+    if args.table == "off-grid":
+        variants = base
+    elif not args.no_compile:
+        variants["torch_compile"] = (torch.compile(base["eager"][0], dynamic=False),
                                      "torch.compile (inductor, dynamic=False) of the eager einsum; compiled per shape "
                                      "in the untimed warm-up")
     result["baselines"] = {k: v[1] for k, v in variants.items()}
@@ -612,6 +766,11 @@ def main(argv=None):
 
     def run_shape_variants(rec, sets, ref64, fp32_out, names_fns):
         for name, fn in names_fns:
+            why = skip_reason(name, args, sets[0][1], rec["Nq"], rec["Lq"])
+            if why:
+                rec["status"][name] = f"skipped ({why})"
+                print(f"  {rec['name']:9s} {name:26s} - ({why})", flush=True)
+                continue
             if bench.over_budget(f"{name} at {rec['name']}"):
                 rec["status"][name] = "skipped (budget)"
                 continue
@@ -644,7 +803,8 @@ def main(argv=None):
                 rec["rel_err_hsr_vs_fp32acc"] = err_fp32
             if not (err <= FLAG_REL_ERR):  # NaN fails the comparison too
                 rec["flags"].append(f"{name}: rel err {err:.3e} vs fp64 > {FLAG_REL_ERR}")
-            print(f"  {rec['name']:9s} {name:26s} {ms:9.4f} ms  rel err vs fp64 {err:.2e}"
+            print(f"  {rec['name']:9s} {name:26s} {ms:9.4f} ms  {100 * rec['limit_ms'] / ms:3.0f}% of floor  "
+                  f"rel err vs fp64 {err:.2e}"
                   + (f", vs fp32-acc {err_fp32:.2e}" if name == "hsr" and err_fp32 is not None else ""), flush=True)
             torch.cuda.empty_cache()
 
@@ -653,6 +813,7 @@ def main(argv=None):
         hsr_ms = t.get("hsr")
         rec["speedup_vs_hsr"] = {k: (v / hsr_ms if hsr_ms else None) for k, v in t.items() if k != "hsr"}
         rec["fraction_of_limit"] = rec["limit_ms"] / hsr_ms if hsr_ms else None
+        rec["fraction_of_floor"] = {k: rec["limit_ms"] / v for k, v in t.items()}
         e = rec.get("rel_err_hsr_vs_fp32acc")
         msg = f"hsr: rel err {e:.3e} vs fp32-acc > {FLAG_REL_ERR}" if e is not None else None
         if msg and not (e <= FLAG_REL_ERR) and msg not in rec["flags"]:
@@ -662,14 +823,20 @@ def main(argv=None):
         if not names:
             continue
         print(f"\n== {phase}: {', '.join(names)}", flush=True)
-        for si, (sname, lq, ld) in enumerate(args.shape_list):
+        for si, row in enumerate(args.shape_list):
+            sname, nq, nd, lq, ld, d, ragged = row
             if bench.over_budget(f"{phase} at {sname}"):
                 break
-            flops, nbytes = shape_cost(lq, ld, args.dtype)
-            if phase == "core":
+            flops, nbytes = shape_cost(lq, ld, args.dtype, nq, nd, d, ragged)
+            short = bench.memory_short(row) if phase == "core" else None
+            if short:
+                bench.notes.append(f"skipped {sname}: {short}")
+                print(f"  skipped {sname}: {short}", flush=True)
+            elif phase == "core":
                 t_c = flops / (mm["tflops"] * 1e12) * 1e3
                 t_m = nbytes / (cp["tb_per_s"] * 1e12) * 1e3
-                rec = {"name": sname, "Nq": NQ, "B": B, "Lq": lq, "Ld": ld, "d": DIM, "flops": flops, "bytes": nbytes,
+                rec = {"name": sname, "Nq": nq, "B": nd, "Lq": lq, "Ld": ld, "d": d, "ragged": ragged,
+                       "flops": flops, "bytes": nbytes,
                        "compute_ms": t_c, "memory_ms": t_m, "limit_ms": max(t_c, t_m),
                        "bound": "compute" if t_c >= t_m else "memory", "n_input_sets": bench.n_sets_for(nbytes),
                        "times_ms": {}, "runs_ms": {}, "status": {}, "rel_err_vs_fp64": {}, "flags": [],
@@ -677,9 +844,10 @@ def main(argv=None):
                 result["shapes"].append(rec)
             else:
                 rec = next((r for r in result["shapes"] if r["name"] == sname), None)
-                if rec is None:
-                    continue
-            made, st = bench.guarded(f"inputs at {sname}", lambda: bench.inputs(lq, ld, rec["n_input_sets"], 1000 + si))
+            if short or rec is None:
+                continue
+            made, st = bench.guarded(f"inputs at {sname}",
+                                     lambda: bench.row_inputs(row, rec["n_input_sets"], 1000 + si))
             if made is None:
                 for name in names:
                     rec["status"][name] = f"inputs: {st}"
@@ -691,7 +859,7 @@ def main(argv=None):
                     rec["status"][name] = "no fp64 reference"
                 continue
             fp32_out = None
-            if phase == "core":
+            if phase == "core" and "eager_fp32acc" in variants:
                 fp32_out, _ = bench.guarded(f"fp32-acc output at {sname}", lambda: fp32_fn(*sets[0]).double())
             with torch.no_grad():
                 fns = [(n, variants[n][0]) for n in names] if phase == "core" else [(n, peers[n][0]) for n in names]
@@ -703,7 +871,7 @@ def main(argv=None):
                 rec["autotuned"] = tuned_configs()
             save()
 
-    if args.sweep:
+    if args.sweep and args.table == "grid":
         print("\n== corpus sweep at the ColPali shape", flush=True)
         result["sweep"] = []
         run_sweep(bench, result, {"hsr": variants["hsr"][0], "eager": variants["eager"][0],
@@ -712,7 +880,7 @@ def main(argv=None):
             print(f"wrote {os.path.join(args.out, 'maxsim_sweep.png')}")
     result["elapsed_s"] = bench.elapsed()
     save()
-    table = markdown(result)
+    table = render(result)
     with open(md_path, "w") as f:
         f.write(table)
     flags = [f"{s['name']}: {fl}" for s in result["shapes"] for fl in s["flags"]]

@@ -8,6 +8,18 @@ peers when they import. Each variant's loss and gradients are checked against
 an fp32 autograd reference on the same inputs.
 
     python bench/maxsim_train.py --out DIR [--shapes colbert128,colpali32] [--no-peers] [--variants a,b]
+    python bench/maxsim_train.py --table off-grid --out DIR
+
+``--table off-grid`` runs the same step at LateOn's long-document shapes
+(maxsim_forward.LONG_DOCS: Nq queries of 32 tokens against Nd documents,
+labels arange(Nq)) for hsr, late_interaction_kernels and eager autograd, and
+measures the machine's matmul and copy ceilings first (maxsim_forward.Bench):
+each row's floor is max(FLOPs / matmul rate, bytes / copy rate) with FLOPs =
+2 Nq Nd Lq Ld d (the scores) + 4 Nq Nd Lq d (each query token's chosen
+document row, gathered for grad Q and scattered into grad D) and bytes = Q
+and D read once, grad Q and grad D written once, the fp32 scores written and
+their gradient read; writes maxsim_train_off_grid.{json,md}. ``--plan``
+prints the shapes and their floors' counts without a GPU.
 """
 
 from __future__ import annotations
@@ -20,25 +32,68 @@ import statistics
 import sys
 import time
 
-SHAPES = {  # name: (B, Lq, Ld)
-    "colbert128": (128, 32, 300),
-    "colbert512": (512, 32, 300),
-    "colpali32": (32, 1024, 1024),
-    "colpali64": (64, 1024, 1024),
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # maxsim_forward, also under python -P
+from maxsim_forward import ELEM_BYTES, LONG_DOCS, Bench, ceilings_line, fmt_ms, not_run  # noqa: E402
+
+SHAPES = {  # name: (Nq, Nd, Lq, Ld); in-batch: Nq = Nd = B
+    "colbert128": (128, 128, 32, 300),
+    "colbert512": (512, 512, 32, 300),
+    "colpali32": (32, 32, 1024, 1024),
+    "colpali64": (64, 64, 1024, 1024),
 }
+TABLES = {"grid": SHAPES, "off-grid": LONG_DOCS}
+OFF_GRID_VARIANTS = "naive,hsr_atomic,hsr_deterministic,late_interaction_kernels"
 DIM = 128
 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="bench/results")
-    p.add_argument("--shapes", default=",".join(SHAPES))
+    p.add_argument("--table", default="grid", choices=tuple(TABLES),
+                   help="grid: in-batch Nq = Nd; off-grid: LateOn's long documents (default: %(default)s)")
+    p.add_argument("--shapes", help="comma-separated subset of the table's shapes (default: all): "
+                                    + ", ".join(n for t in TABLES.values() for n in t))
     p.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     p.add_argument("--no-peers", action="store_true")
-    p.add_argument("--variants", default="", help="comma-separated variant names to run (default: all)")
+    p.add_argument("--variants", default="", help="comma-separated variant names to run (default: all; "
+                                                  f"off-grid: {OFF_GRID_VARIANTS})")
     p.add_argument("--budget-s", type=float, default=400.0, help="start no new variant after this many seconds")
     p.add_argument("--rounds", type=int, default=3, help="timing rounds, the variants interleaved in each")
-    return p.parse_args(argv)
+    p.add_argument("--plan", action="store_true", help="print the shapes and their floors' counts, and exit")
+    args = p.parse_args(argv)
+    table = TABLES[args.table]
+    args.shape_list = (args.shapes or ",".join(table)).split(",")
+    bad = [n for n in args.shape_list if n not in table]
+    if bad:
+        p.error(f"unknown shape(s) {', '.join(bad)} in the {args.table} table; choose from {', '.join(table)}")
+    if args.table == "off-grid" and not args.variants:
+        args.variants = OFF_GRID_VARIANTS
+    return args
+
+
+def step_cost(nq, nd, lq, ld, dtype_name):
+    """(FLOPs, bytes) of one step at least: the scores' products, one gathered and one scattered
+    row per (query token, document); Q and D read, their gradients written, the fp32 scores
+    written and their gradient read, once each."""
+    flops = 2 * nq * nd * lq * ld * DIM + 4 * nq * nd * lq * DIM
+    return flops, 2 * (nq * lq + nd * ld) * DIM * ELEM_BYTES[dtype_name] + 8 * nq * nd
+
+
+def ceilings(args):
+    """The matmul (in the dtype) and copy ceilings, measured once, as maxsim_forward measures them."""
+    bench = Bench(argparse.Namespace(dtype=args.dtype, quick=False, budget_s=float("inf")))
+    (mm, st), (cp, st2) = bench.guarded("matmul ceiling", bench.matmul_ceiling), \
+        bench.guarded("copy ceiling", bench.copy_ceiling)
+    if mm and cp:
+        print(f"matmul: {mm['tflops']:.1f} TFLOP/s ({mm['what']}); copy: {cp['tb_per_s']:.3f} TB/s", flush=True)
+    return {"matmul": mm or st, "copy": cp or st2}
+
+
+def floor_ms(rec, ceil):
+    """max(FLOPs / matmul rate, bytes / copy rate) in ms, and which bound it is."""
+    t_c = rec["flops"] / (ceil["matmul"]["tflops"] * 1e12) * 1e3
+    t_m = rec["bytes"] / (ceil["copy"]["tb_per_s"] * 1e12) * 1e3
+    return max(t_c, t_m), "compute" if t_c >= t_m else "memory"
 
 
 def variants(torch, peers: bool):
@@ -81,8 +136,46 @@ def reference_scores(torch, Q, D, dtype, chunk=8):
                       for i in range(0, Q.shape[0], chunk)])
 
 
+def cell(rec, name, floors):
+    """ms / peak GiB (and the share of the floor reached); a variant not run: its status (- and why, off-grid)."""
+    status = rec["status"].get(name)
+    if status != "ok":
+        return not_run(status) if floors else (status or "-").split(":")[0]
+    share = f" ({100 * rec['floor_ms'] / rec['ms'][name]:.0f}%)" if floors else ""
+    return f"{rec['ms'][name]:.3f} / {rec['peak_gib'][name]:.3f}{share}"
+
+
+def markdown(result, names, floors):
+    lines = [f"MaxSim contrastive training step (forward + backward), {result['dtype']}, d={DIM}, on "
+             f"{result['device']} (torch {result['versions']['torch']}, triton {result['versions']['triton']}).",
+             "Each cell: ms / peak GiB beyond the inputs" + (" (% of the row's floor reached); - (why): not run"
+                                                              if floors else "") + ".", "",
+             "| shape | " + "floor (bound) | " * floors + " | ".join(names) + " |",
+             "|---|" + "---|" * (len(names) + floors)]
+    if floors:
+        lines[1:1] = [ceilings_line(result)]
+    for rec in result["shapes"]:
+        shape = f"B={rec['B']}" if rec["Nq"] == rec["B"] else f"Nq={rec['Nq']}, Nd={rec['B']}"
+        floor = f"{fmt_ms(rec['floor_ms'])} ({rec['bound']}) | " if floors else ""
+        lines.append(f"| {rec['name']} ({shape}, {rec['Lq']}x{rec['Ld']}) | {floor}"
+                     + " | ".join(cell(rec, n, floors) for n in names) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def print_plan(args):
+    print(f"{args.table} table, {args.dtype}, d={DIM}; a step: forward, cross_entropy over arange(Nq), backward")
+    for name in args.shape_list:
+        nq, nd, lq, ld = TABLES[args.table][name]
+        f, b = step_cost(nq, nd, lq, ld, args.dtype)
+        print(f"{name:14s} Nq={nq:4d} Nd={nd:4d} Lq={lq:5d} Ld={ld:6d} {f / 1e9:9.2f} GFLOP {b / 1e6:8.1f} MB "
+              f"{f / b:7.1f} FLOP/byte")
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.plan:
+        print_plan(args)
+        return 0
     import torch
     import torch.nn.functional as F
     import triton
@@ -97,14 +190,16 @@ def main(argv=None) -> int:
     result = {
         "device": torch.cuda.get_device_name(0),
         "versions": {"torch": torch.__version__, "triton": triton.__version__, "python": platform.python_version()},
-        "dtype": args.dtype, "d": DIM,
-        "step": "scores = f(Q, D) [B, B]; loss = cross_entropy(scores, arange(B)); loss.backward()",
+        "table": args.table, "dtype": args.dtype, "d": DIM,
+        "step": "scores = f(Q, D) [Nq, Nd]; loss = cross_entropy(scores, arange(Nq)); loss.backward()",
         "inputs": "unit-norm random tokens (randn, normalised), requires_grad on Q and D",
         "timing": f"triton.testing.do_bench median, grads reset to None each run; the median of {args.rounds} "
                   "rounds that interleave the variants",
         "memory": "torch.cuda.max_memory_allocated during one step, minus what was allocated before it",
-        "variants": {}, "shapes": [],
+        "variants": {}, "shapes": [], "ceilings": ceilings(args) if args.table == "off-grid" else {},
     }
+    floors = all(isinstance(c, dict) for c in result["ceilings"].values()) and bool(result["ceilings"])
+    stem = os.path.join(args.out, "maxsim_train" + ("_off_grid" if args.table == "off-grid" else ""))
     fns = variants(torch, not args.no_peers)
     if args.variants:
         fns = {k: v for k, v in fns.items() if k in args.variants.split(",")}
@@ -116,17 +211,20 @@ def main(argv=None) -> int:
         loss.backward()
         return loss
 
-    for name in args.shapes.split(","):
-        B, lq, ld = SHAPES[name]
+    for name in args.shape_list:
+        nq, nd, lq, ld = TABLES[args.table][name]
         gen = torch.Generator(device="cuda").manual_seed(0)
-        Q0 = F.normalize(torch.randn(B, lq, DIM, device="cuda", generator=gen), dim=-1)
-        D0 = F.normalize(torch.randn(B, ld, DIM, device="cuda", generator=gen), dim=-1)
+        Q0 = F.normalize(torch.randn(nq, lq, DIM, device="cuda", generator=gen), dim=-1)
+        D0 = F.normalize(torch.randn(nd, ld, DIM, device="cuda", generator=gen), dim=-1)
         Qr, Dr = Q0.clone().requires_grad_(), D0.clone().requires_grad_()
         ref_loss = step(lambda q, d: reference_scores(torch, q, d, dtype), Qr, Dr)
         ref = (ref_loss.item(), Qr.grad, Dr.grad)
         del Qr, Dr
-        rec = {"name": name, "B": B, "Lq": lq, "Ld": ld, "flops_fwd": 2 * B * B * lq * ld * DIM,
+        rec = {"name": name, "Nq": nq, "B": nd, "Lq": lq, "Ld": ld, "flops_fwd": 2 * nq * nd * lq * ld * DIM,
                "ms": {}, "ms_rounds": {}, "peak_gib": {}, "rel_err": {}, "status": {}}
+        if floors:
+            rec["flops"], rec["bytes"] = step_cost(nq, nd, lq, ld, args.dtype)
+            rec["floor_ms"], rec["bound"] = floor_ms(rec, result["ceilings"])
         ready = {}
         result["shapes"].append(rec)
         for vname, (fn, _) in fns.items():
@@ -179,24 +277,16 @@ def main(argv=None) -> int:
             if times and vname not in rec["status"]:
                 rec["ms"][vname], rec["ms_rounds"][vname] = statistics.median(times), times
                 rec["status"][vname] = "ok"
+                share = f", {100 * rec['floor_ms'] / rec['ms'][vname]:.0f}% of floor" if floors else ""
                 print(f"{name:11s} {vname:26s} {rec['ms'][vname]:9.3f} ms (rounds: "
-                      f"{', '.join(f'{t:.3f}' for t in times)})", flush=True)
+                      f"{', '.join(f'{t:.3f}' for t in times)}){share}", flush=True)
         del ready
         torch.cuda.empty_cache()
-        with open(os.path.join(args.out, "maxsim_train.json"), "w") as f:
+        with open(stem + ".json", "w") as f:
             json.dump(result, f, indent=2)
 
-    names = list(fns)
-    lines = [f"MaxSim contrastive training step (forward + backward), {args.dtype}, d={DIM}, on "
-             f"{result['device']} (torch {torch.__version__}, triton {triton.__version__}).",
-             "Each cell: ms / peak GiB beyond the inputs.", "",
-             "| shape | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    for rec in result["shapes"]:
-        cells = [f"{rec['ms'][n]:.3f} / {rec['peak_gib'][n]:.3f}" if rec["status"].get(n) == "ok"
-                 else (rec["status"].get(n) or "-").split(":")[0] for n in names]
-        lines.append(f"| {rec['name']} (B={rec['B']}, {rec['Lq']}x{rec['Ld']}) | " + " | ".join(cells) + " |")
-    table = "\n".join(lines) + "\n"
-    with open(os.path.join(args.out, "maxsim_train.md"), "w") as f:
+    table = markdown(result, list(fns), floors)
+    with open(stem + ".md", "w") as f:
         f.write(table)
     print()
     print(table)

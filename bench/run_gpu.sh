@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|parts|lang|langtests|rel|edges|scatter|quant|exact|base|specs|host|varlen|none]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|offgrid|lang|langtests|rel|edges|scatter|quant|exact|base|specs|host|varlen|none]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
 # A failing test run does not stop the benchmark; the script's exit status
 # is non-zero if either failed. Time: tests <= 200 s, benchmark <= 290 s (it
 # starts no new work after 230 s), about 8 minutes at the very most.
-# Stages run alone: train (MaxSim training step, <= 520 s), parts (its
-# per-kernel times, <= 520 s), lang (the other bundled ops: Chamfer distance,
+# Stages run alone: train (MaxSim training step, <= 520 s), offgrid (the off-grid tables
+# of maxsim_forward.py and maxsim_train.py, maxsim_*_off_grid.json/md, <= 560 s; arguments
+# after the stage name, e.g. --big, go to the forward), lang (the other bundled ops: Chamfer distance,
 # chamfer.log/json/md, <= 280 s with no new work after 230 s; then the Splade
 # head, splade.log/json/md, <= 250 s with no new work after 200 s), rel (GPU
 # tests of reliability and the custom ops, then the forward benchmark, <= 660 s:
 # give it the whole 600 s call and expect the benchmark to stop early).
-# scatter: the backward suites on CUDA, then bench/experiments/scatter.py (<= 470 s). quant: int8/fp8 suites
+# scatter: the backward suites on CUDA (<= 270 s). quant: int8/fp8 suites
 # and bench/int8_accuracy.py --time (<= 290 s). exact: the L2 suites on CUDA and
 # bench/offsets.py (<= 560 s). base: offsets' k-means rows, then bench/chamfer.py with this
 # checkout and with a carried .base/pkg (an earlier commit's package tree), <= 560 s.
@@ -117,15 +118,13 @@ fi
 if [ "$STAGE" = scatter ]; then
 # 4f. The backwards on CUDA (every strategy: atomic, deterministic through the inverse
 #     index and through one-hot tiles), one suite at a time with its own limit and its
-#     slowest tests listed (session 6: the three together ran past 240 s), then the
-#     scatter experiment (bench/experiments/scatter.py: which deterministic backward).
+#     slowest tests listed (the three together ran past 240 s).
 for suite in maxsim:110 splade:90 chamfer:70; do
     name=${suite%%:*}; limit=${suite##*:}
     HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout "$limit" $PY -m pytest -q -x -p no:cacheprovider \
         --durations=5 "tests/test_$name.py" 2>&1 | tee "$OUT/scatter_tests_$name.log" || rc_tests=$?
     echo "$name suite: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 done
-timeout 200 $PY bench/experiments/scatter.py --out "$OUT" --budget-s 150 2>&1 | tee "$OUT/scatter.log" || rc_bench=$?
 fi
 if [ "$STAGE" = quant ]; then
 # 4g. int8 and fp8 on CUDA: the quantized suites, then accuracy against fp32 and the forward's time.
@@ -173,8 +172,9 @@ HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 300 $PY -m py
 echo "ragged suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 timeout 250 $PY bench/varlen.py --out "$OUT" --budget-s 200 2>&1 | tee "$OUT/varlen.log" || rc_bench=$?
 fi
-if [ "$STAGE" = parts ]; then
-timeout 520 $PY bench/experiments/maxsim_train_parts.py --out "$OUT" 2>&1 | tee "$OUT/parts.log" || rc_bench=$?
+if [ "$STAGE" = offgrid ]; then
+timeout 320 $PY bench/maxsim_forward.py --table off-grid --out "$OUT" --budget-s 250 "${@:2}" 2>&1 | tee "$OUT/offgrid.log" || rc_bench=$?
+timeout 220 $PY bench/maxsim_train.py --table off-grid --out "$OUT" --budget-s 160 2>&1 | tee "$OUT/offgrid_train.log" || rc_bench=$?
 fi
 if [ "$STAGE" = train ]; then
 timeout 520 $PY bench/maxsim_train.py --out "$OUT" --budget-s 420 2>&1 | tee "$OUT/train.log" || rc_bench=$?

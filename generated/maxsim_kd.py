@@ -584,14 +584,16 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
 
 @triton.jit
 def score_fwd_lean(
-    Q_ptr, D_ptr, a_desc, b_desc, out_ptr, idx_ptr, qmask_ptr, dmask_ptr,
-    size_i, size_k, size_s, size_t, row_stride_Q, row_stride_D, scale,
+    Q_ptr, D_ptr, a_desc, b_desc, out_ptr, idx_ptr, qmask_ptr, dmask_ptr, part_val_ptr, part_idx_ptr,
+
+    size_i, size_k, size_s, size_t, row_stride_Q, row_stride_D, scale, part_len, n_parts,
     stride_qmask_i, stride_qmask_s,
     stride_dmask_i, stride_dmask_k, stride_dmask_t,
     HAS_qmask: tl.constexpr,
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
     SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,
+    PHASE: tl.constexpr,
 ):
     """Forward of score in its common case (16-bit rows, d a power of two, masks as given):
     one program per (cell, chunk of BLOCK_S rows), a cell's chunks neighbours in
@@ -599,11 +601,21 @@ def score_fwd_lean(
     running max (and with NEED_IDX its index) (bench/NOTES.md, v16).
     Q and D are read as [cells x s, d] and [cells x t, d] row matrices:
     LOAD=1 through TMA descriptors (a_desc, b_desc), LOAD=0 through pointers.
-    Each program stores its chunk's share times `scale` into out [cells, chunks]."""
+    Each program stores its chunk's share times `scale` into out [cells, chunks].
+
+    Few cells, long rows (dispatch.column_parts): PHASE 1 splits t in n_parts parts of
+    part_len columns across programs, each storing its rows' partial max and index into
+    part_val/part_idx [cells x s, n_parts] (index -1: the part kept no column); PHASE 2 merges
+    a row's parts in order (the earlier part keeps a tie: the lowest index wins) and finishes
+    as PHASE 0 does, which runs the whole row in one program."""
     # spec line 8: score[i, k] = sum_s max_t <Q_s, D_t>  where qmask, dmask
     n_chunks = tl.cdiv(size_s, BLOCK_S)
-    chunk = tl.program_id(0) % n_chunks
-    cell = tl.program_id(0) // n_chunks
+    pid = tl.program_id(0)
+    if PHASE == 1:  # a cell's parts are neighbours in launch order: they share its Q tile
+        part = pid % n_parts
+        pid = pid // n_parts
+    chunk = pid % n_chunks
+    cell = pid // n_chunks
     pid_k = cell % size_k
     rest_k = cell // size_k
     pid_i = rest_k
@@ -626,88 +638,117 @@ def score_fwd_lean(
                     mask=s_in[:, None] & (offs_d < SIZE_D)[None, :], other=0.0)
     if DOT_FP32:
         a = a.to(tl.float32)
-    best = tl.full([BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
-    if NEED_IDX:
-        idx2 = tl.zeros([BLOCK_S, BLOCK_T], tl.int32)
-    t_seen = tl.zeros([BLOCK_T], tl.int32)
-    offs_t = tl.arange(0, BLOCK_T)
-    dmask_next = tl.zeros([BLOCK_T], dmask_ptr.dtype.element_ty)
-    # spec line 8: where dmask
-    if HAS_dmask:
-        dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
-
-    t_full = (size_t // BLOCK_T) * BLOCK_T
-    for t0 in range(0, t_full, BLOCK_T):
-        dmask_cur = dmask_next
-        offs_t = t0 + BLOCK_T + tl.arange(0, BLOCK_T)  # the next tile's masks load during this tile's dot
-        # spec line 8: where dmask
-        if HAS_dmask:
-            dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
-
-        offs_t = t0 + tl.arange(0, BLOCK_T)
-        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
-                            BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
-        if HAS_dmask:  # the conditions on t, where a mask is given
-            t_ok = offs_t < size_t
-            if HAS_dmask:
-                t_ok = t_ok & (dmask_cur != 0)
-            t_seen += t_ok.to(tl.int32)
-            dot = tl.where(t_ok[None, :], dot, float("-inf"))
-        if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
-            idx2 = tl.where(dot > best, offs_t[None, :], idx2)
-        best = _score_select(best, dot)  # a running max per slot, NaN-keeping
-    if t_full < size_t:  # the last, partial tile
-        t0 = t_full
-        dmask_cur = dmask_next
-        offs_t = t0 + BLOCK_T + tl.arange(0, BLOCK_T)  # the next tile's masks load during this tile's dot
-        # spec line 8: where dmask
-        if HAS_dmask:
-            dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
-
-        offs_t = t0 + tl.arange(0, BLOCK_T)
-        dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
-                            BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
-        if HAS_dmask:  # the conditions on t, where a mask is given
-            t_ok = offs_t < size_t
-            if HAS_dmask:
-                t_ok = t_ok & (dmask_cur != 0)
-            t_seen += t_ok.to(tl.int32)
-            dot = tl.where(t_ok[None, :], dot, float("-inf"))
-        if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
-            idx2 = tl.where(dot > best, offs_t[None, :], idx2)
-        best = _score_select(best, dot)  # a running max per slot, NaN-keeping
-    row_best = tl.reduce(best, 1, _score_select)
-    # spec line 8: an empty selection is 0 and passes no gradient
-    if HAS_dmask:
-        picked = s_ok & (tl.sum(t_seen, axis=0) > 0)
+    if PHASE == 2:  # a row's parts, merged in order
+        row_best = tl.full([BLOCK_S], float("-inf"), tl.float32)
+        best_idx = tl.zeros([BLOCK_S], tl.int32)
+        kept = tl.zeros([BLOCK_S], tl.int32)
+        at = (cell.to(tl.int64) * size_s + offs_s) * n_parts
+        for p in range(0, n_parts):
+            v = tl.load(part_val_ptr + at + p, mask=s_in, other=float("-inf"))
+            i = tl.load(part_idx_ptr + at + p, mask=s_in, other=-1)
+            # strictly better, a NaN over a number, or the first part that kept a column: a tie keeps the earlier part
+            take = (i >= 0) & ((kept == 0) | (v > row_best) | ((v != v) & (row_best == row_best)))
+            row_best = tl.where(take, v, row_best)
+            best_idx = tl.where(take, i, best_idx)
+            kept = tl.maximum(kept, (i >= 0).to(tl.int32))
+        picked = s_ok & (kept > 0)
     else:
-        picked = s_ok
-    if NEED_IDX:
-        # the lowest index holding the best; a NaN best: the row's first NaN, from a second pass
-        best_idx = tl.min(tl.where(best == row_best[:, None], idx2, size_t), axis=1)
-        row_nan = (row_best != row_best) & picked
-        if tl.sum(row_nan.to(tl.int32), axis=0) > 0:
-            nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
-            for t0 in range(0, size_t, BLOCK_T):
-                offs_t = t0 + tl.arange(0, BLOCK_T)
-                dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
-                                    BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
-                if HAS_dmask:  # the conditions on t, where a mask is given
-                    t_in = offs_t < size_t
-                    t_ok = t_in
-                    # spec line 8: where dmask
-                    if HAS_dmask:
-                        t_ok = t_ok & (tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+        t_lo = 0
+        t_hi = size_t
+        if PHASE == 1:  # this program's part of t
+            t_lo = part * part_len
+            t_hi = tl.maximum(tl.minimum(t_lo + part_len, size_t), t_lo)
+        best = tl.full([BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
+        if NEED_IDX:
+            idx2 = tl.zeros([BLOCK_S, BLOCK_T], tl.int32)
+        t_seen = tl.zeros([BLOCK_T], tl.int32)
+        offs_t = t_lo + tl.arange(0, BLOCK_T)
+        dmask_next = tl.zeros([BLOCK_T], dmask_ptr.dtype.element_ty)
+        # spec line 8: where dmask
+        if HAS_dmask:
+            dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
-                    dot = tl.where(t_ok[None, :], dot, float("-inf"))
-                nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, offs_t[None, :], size_t), axis=1))
-            best_idx = tl.where(row_nan, nan_idx, best_idx)
-        # -1: nothing to select; -2: the row itself is left out
-        tl.store(idx_ptr + cell.to(tl.int64) * size_s + offs_s,
-                 tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
-    # spec line 8: the outer sum of this chunk's rows (where, not a product: a padding row's NaN stays out)
-    share = tl.sum(tl.where(picked, row_best, 0.0), axis=0) * scale
-    tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
+        t_full = t_lo + ((t_hi - t_lo) // BLOCK_T) * BLOCK_T
+        for t0 in range(t_lo, t_full, BLOCK_T):
+            dmask_cur = dmask_next
+            offs_t = t0 + BLOCK_T + tl.arange(0, BLOCK_T)  # the next tile's masks load during this tile's dot
+            # spec line 8: where dmask
+            if HAS_dmask:
+                dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
+
+            offs_t = t0 + tl.arange(0, BLOCK_T)
+            dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
+                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
+            if HAS_dmask:  # the conditions on t, where a mask is given
+                t_ok = offs_t < t_hi
+                if HAS_dmask:
+                    t_ok = t_ok & (dmask_cur != 0)
+                t_seen += t_ok.to(tl.int32)
+                dot = tl.where(t_ok[None, :], dot, float("-inf"))
+            if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
+                idx2 = tl.where(dot > best, offs_t[None, :], idx2)
+            best = _score_select(best, dot)  # a running max per slot, NaN-keeping
+        if t_full < t_hi:  # the last, partial tile
+            t0 = t_full
+            dmask_cur = dmask_next
+            offs_t = t0 + BLOCK_T + tl.arange(0, BLOCK_T)  # the next tile's masks load during this tile's dot
+            # spec line 8: where dmask
+            if HAS_dmask:
+                dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
+
+            offs_t = t0 + tl.arange(0, BLOCK_T)
+            dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
+                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
+            if HAS_dmask:  # the conditions on t, where a mask is given
+                t_ok = offs_t < t_hi
+                if HAS_dmask:
+                    t_ok = t_ok & (dmask_cur != 0)
+                t_seen += t_ok.to(tl.int32)
+                dot = tl.where(t_ok[None, :], dot, float("-inf"))
+            if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
+                idx2 = tl.where(dot > best, offs_t[None, :], idx2)
+            best = _score_select(best, dot)  # a running max per slot, NaN-keeping
+        row_best = tl.reduce(best, 1, _score_select)
+        # spec line 8: an empty selection is 0 and passes no gradient
+        if HAS_dmask:
+            picked = s_ok & (tl.sum(t_seen, axis=0) > 0)
+        else:
+            picked = s_ok
+        if NEED_IDX:
+            # the lowest index holding the best; a NaN best: the row's first NaN, from a second pass
+            best_idx = tl.min(tl.where(best == row_best[:, None], idx2, size_t), axis=1)
+            row_nan = (row_best != row_best) & picked
+            if tl.sum(row_nan.to(tl.int32), axis=0) > 0:
+                nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
+                for t0 in range(t_lo, t_hi, BLOCK_T):
+                    offs_t = t0 + tl.arange(0, BLOCK_T)
+                    dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
+                                        BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
+                    if HAS_dmask:  # the conditions on t, where a mask is given
+                        t_in = offs_t < size_t
+                        t_ok = t_in
+                        # spec line 8: where dmask
+                        if HAS_dmask:
+                            t_ok = t_ok & (tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                        dot = tl.where(t_ok[None, :], dot, float("-inf"))
+                    nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, offs_t[None, :], size_t), axis=1))
+                best_idx = tl.where(row_nan, nan_idx, best_idx)
+    if PHASE == 1:  # this part's rows: their max and its index (-1: the part kept no column)
+        at = (cell.to(tl.int64) * size_s + offs_s) * n_parts + part
+        tl.store(part_val_ptr + at, row_best, mask=s_in)
+        if NEED_IDX:
+            tl.store(part_idx_ptr + at, tl.where(picked, best_idx, -1), mask=s_in)
+        else:
+            tl.store(part_idx_ptr + at, tl.where(picked, 0, -1), mask=s_in)
+    else:
+        if NEED_IDX:
+            # -1: nothing to select; -2: the row itself is left out
+            tl.store(idx_ptr + cell.to(tl.int64) * size_s + offs_s,
+                     tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
+        # spec line 8: the outer sum of this chunk's rows (where, not a product: a padding row's NaN stays out)
+        share = tl.sum(tl.where(picked, row_best, 0.0), axis=0) * scale
+        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
 
 
 @triton.jit
@@ -1006,16 +1047,29 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
     if load:
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
-    launcher.launch(
-        score_fwd_lean, (target.numel(),), a_rows, b_rows, a_desc, b_desc, target, idx if idx is not None else target, qmask_.view(torch.uint8) if qmask_ is not None else target, dmask_.view(torch.uint8) if dmask_ is not None else target,
+    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
+    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
+                                            dispatch.multiprocessors(out.device))
+    part_val = part_idx = target
+    if parts > 1:
+        part_val = torch.empty((sizes["i"] * sizes["k"] * sizes["s"], parts), dtype=torch.float32, device=out.device)
+        part_idx = torch.empty_like(part_val, dtype=torch.int32)
+    args = (
+        a_rows, b_rows, a_desc, b_desc, target, idx if idx is not None else target, qmask_.view(torch.uint8) if qmask_ is not None else target, dmask_.view(torch.uint8) if dmask_ is not None else target, part_val, part_idx,
+
         sizes["i"], sizes["k"], sizes["s"], sizes["t"], a_rows.stride(0), b_rows.stride(0),
-        1.0, *_strides(qmask_, 2), *_strides(dmask_, 3),
+        1.0, part_len, parts, *_strides(qmask_, 2), *_strides(dmask_, 3),
+    )
+    meta = dict(
         HAS_qmask=qmask_ is not None,
         HAS_dmask=dmask_ is not None,
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,
         num_warps=warps, num_stages=stages)
+    if parts > 1:
+        launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)
+    launcher.launch(score_fwd_lean, (target.numel(),), *args, PHASE=2 if parts > 1 else 0, **meta)
     if n_chunks > 1:  # each cell's chunks summed in a fixed order: the same bits every run
         torch.sum(target, dim=1, out=out.view(-1))
 

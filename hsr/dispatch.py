@@ -190,6 +190,7 @@ def auto_backward(n_contenders: int, outer: int, selected: int, ragged_selected:
     return "deterministic" if n_contenders * outer >= 48 * selected else "atomic"
 
 
+
 def deterministic_scatter(n_contenders: int, outer: int, selected: int) -> str:
     """How backward="deterministic" owns the selection side's gradient:
     "inverse" (the saved index sorted by selected row, each row's entries
@@ -438,6 +439,7 @@ LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 128))
 # 13.2 / 21.9 general (bench/results/h200-varlen-small-2026-11-26).
 LEAN_FEW_CELLS = 2
 LEAN_INTERPRET_LOAD = 1
+LEAN_INTERPRET_COLS = 64  # columns a tile under the interpreter
 # (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
 # rows; 64 rows and 4 warps at or below. From the hand-written kernel's best at ColPali
 # and visual (bench/results/h100-forward-variants-2026-11-24: 128 x 64, 8 warps, 3 stages, with TMA).
@@ -445,7 +447,57 @@ LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
 LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
 LEAN_DIMS = (16, 32, 64, 128, 256)
+# Few cells, long rows (bench/NOTES.md, session 28): where a lean forward's programs
+# (cells x chunks of rows) are fewer than PART_PROGRAMS_PER_SM per multiprocessor, its
+# selected axis splits into parts of at least PART_MIN_COLS columns, a program each, and a
+# second launch merges a row's parts in order. The interpreter counts INTERPRET_SMS.
+PART_MIN_COLS = 1024
+PART_PROGRAMS_PER_SM = 2
+INTERPRET_SMS = 4
+EXPLAIN_SMS = 132  # explain(sizes) on "cuda9": an H100 SXM's multiprocessors
 _capability: dict = {}
+_sm_count: dict = {}
+
+
+def multiprocessors(device: torch.device) -> int:
+    """The device's streaming multiprocessors, asked once per device (INTERPRET_SMS off a GPU)."""
+    if device.type != "cuda":
+        return INTERPRET_SMS
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    n = _sm_count.get(index)
+    if n is None:
+        n = _sm_count[index] = torch.cuda.get_device_properties(index).multi_processor_count
+    return n
+
+
+def column_parts(programs: int, cols: int, block_c: int, sms: int) -> tuple[int, int]:
+    """(parts, columns a part, a multiple of block_c) of a lean forward's selected axis:
+    one part where its programs fill the sms multiprocessors or the row is short; else enough parts to
+    fill it, none shorter than PART_MIN_COLS. A part's partial (value, index) merge in
+    order, so the result is the one-part result, bit for bit."""
+    want = PART_PROGRAMS_PER_SM * sms
+    if programs >= want or cols < 2 * PART_MIN_COLS:
+        return 1, cols
+    parts = min(-(-want // programs), cols // PART_MIN_COLS)
+    part_len = -(-(-(-cols // parts)) // block_c) * block_c
+    return -(-cols // part_len), part_len
+
+
+def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str) -> str:
+    """explain()'s line on the lean forward's split of its selected axis (column_parts),
+    for `cells` output cells of `rows` rows on `machine` (an sm90 GPU counts EXPLAIN_SMS)."""
+    on_gpu = machine.startswith("cuda")
+    block_r = _gpu_chunk_rows(rows) if on_gpu else min(64, next_pow2(rows))
+    block_c = LEAN_BLOCKS[1] if on_gpu else min(LEAN_INTERPRET_COLS, next_pow2(cols))
+    programs = cells * -(-rows // block_r)
+    sms = EXPLAIN_SMS if on_gpu else INTERPRET_SMS
+    parts, part_len = column_parts(programs, cols, block_c, sms)
+    if parts == 1:
+        return (f"  selected axis {axis!r}: whole in each of {programs} programs (split where they are fewer "
+                f"than {PART_PROGRAMS_PER_SM * sms}, {PART_PROGRAMS_PER_SM} a multiprocessor, and it has at least "
+                f"{2 * PART_MIN_COLS} columns)")
+    return (f"  selected axis {axis!r}: {parts} parts of {part_len} columns across programs ({programs} x {parts}: "
+            f"few cells, long rows, {sms} multiprocessors), each part's (value, index) merged in order")
 
 
 def _major(device: torch.device) -> int:
@@ -477,18 +529,21 @@ def columns_shared(term) -> bool:
 
 
 def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, cells: int = 1,
-                       shared: bool = True) -> list[str]:
+                       shared: bool = True, out_cells: int | None = None, sms: int = EXPLAIN_SMS) -> list[str]:
     """Why a call of a lean-form term does not run the lean forward; empty where it
     does. machine (see `where`): "interpreter", "cpu" (no kernels), or "cuda" with
     the compute capability's major number ("cuda9"); cells: how many row sets
     the rows' operand holds (its grid axes' sizes multiplied); shared: whether
-    they share columns (columns_shared)."""
+    they share columns (columns_shared); out_cells: the output cells (default
+    cells), on a GPU of sms multiprocessors."""
     why = []
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
-    elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared:
+    elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(rows, cols, out_cells or cells,
+                                                                                      sms):
         why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
-                   "columns")
+                   f"columns, with {out_cells or cells} cells enough to fill the GPU or rows shorter than "
+                   f"{2 * PART_MIN_COLS}")
     if cols < 1:
         why.append("no columns")
     if dtype not in ("float16", "bfloat16"):
@@ -504,6 +559,18 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     return why
 
 
+def _few_long(rows: int, cols: int, out_cells: int, sms: int) -> bool:
+    """Few cells, long rows: the lean forward splits the selected axis in parts
+    (column_parts), which beats the general loop's stacking of row sets there
+    (bench/NOTES.md, session 28: 8 x 16 documents of 2048 and 8192 tokens)."""
+    return column_parts(out_cells * -(-rows // _gpu_chunk_rows(rows)), cols, LEAN_BLOCKS[1], sms)[0] > 1
+
+
+def _gpu_chunk_rows(rows: int) -> int:
+    """Rows a lean program takes on a GPU (lean_blocks)."""
+    return (LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS if rows > 32 else LEAN_TINY_BLOCKS)[0]
+
+
 def where(device: torch.device) -> str:
     """What runs a device's kernels, for the per-call rules: "interpreter", "cpu",
     or "cuda" and the compute capability's major number."""
@@ -517,8 +584,11 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
     forward of a [.., rows, k] (cells row sets, sharing columns or not) and b
     [.., cols, k], or None where it does not apply (lean_call_blockers, or a
     layout that is not one row matrix each)."""
+    b_cells = b.numel() // max(cols * b.shape[-1], 1)
+    out_cells = cells * b_cells if shared else max(cells, b_cells)
     if b.dtype != a.dtype or lean_call_blockers(rows, cols, a.shape[-1], str(a.dtype).removeprefix("torch."),
-                                                where(a.device), cells, shared):
+                                                where(a.device), cells, shared, out_cells,
+                                                multiprocessors(a.device)):
         return None
     a_rows, b_rows = row_matrix(a), row_matrix(b)
     if a_rows is None or b_rows is None:
@@ -529,11 +599,11 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
         # h200-lean-short-rows-2026-11-26/host.md): pointer loads there, as fast on the GPU
         load = int(rows >= LEAN_MIN_ROWS and a.shape[-1] in LEAN_DIMS and all(
             m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
-        block_r, block_c, warps, stages = LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS if rows > 32 \
-            else LEAN_TINY_BLOCKS
+        block_r, block_c, warps, stages = {b[0]: b for b in (LEAN_BLOCKS, LEAN_SMALL_BLOCKS, LEAN_TINY_BLOCKS)}[
+            _gpu_chunk_rows(rows)]
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS else 0  # (a descriptor's block is a power of two)
-    return min(64, next_pow2(rows)), min(64, next_pow2(cols)), 4, 2, load, a_rows, b_rows
+    return min(64, next_pow2(rows)), min(LEAN_INTERPRET_COLS, next_pow2(cols)), 4, 2, load, a_rows, b_rows
 
 
 def offsets_foldable(term) -> bool:
@@ -675,7 +745,9 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         cells = 1  # the row sets of the rows' operand
         for g in term.a.grid_axes:
             cells *= sizes.get(g, 1)
-        lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells, columns_shared(term)) \
+        out_cells = max(pairs // max(rows * cols, 1), 1)
+        lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells, columns_shared(term), out_cells,
+                                       EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS) \
             if not f["lean"] else []
         place = "cuda" if machine.startswith("cuda") else machine
         if not f["lean"] and not lean_call:
@@ -696,6 +768,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                 "" if place != "cuda" else " up to 1e8 pairs without indices"))
         if lean_call:
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
+        elif family == "lean":
+            lines.append(parts_words(term.c, out_cells, rows, cols, machine))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
         lines.append(precision_words(term.pair in ("sqdist", "dist"), machine))
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):

@@ -139,6 +139,25 @@ def test_a_call_says_why_it_is_not_lean():
     assert "not lean for this call: a contraction of 96" in text
 
 
+def test_few_cells_split_a_long_selected_axis_in_parts():
+    """dispatch.column_parts: a split only where the programs cannot fill the GPU and the
+    row is long; the parts cover the row, none empty, each a whole number of tiles and
+    at least PART_MIN_COLS long; explain(sizes) names the split that a call takes."""
+    sms, tile = 132, 64
+    assert dispatch.column_parts(2 * sms, 1 << 14, tile, sms) == (1, 1 << 14)  # the GPU is full
+    assert dispatch.column_parts(8, 2 * dispatch.PART_MIN_COLS - 1, tile, sms)[0] == 1  # too short to split
+    for programs, cols in ((1, 16384), (32, 16384), (32, 5000), (200, 8192), (1, 2048)):
+        parts, part_len = dispatch.column_parts(programs, cols, tile, sms)
+        assert parts > 1 and part_len % tile == 0 and part_len >= dispatch.PART_MIN_COLS
+        assert (parts - 1) * part_len < cols <= parts * part_len
+        assert programs * parts <= dispatch.PART_PROGRAMS_PER_SM * sms + programs
+    op = hsr.compile(MAXSIM)
+    text = op.explain(dict(i=1, j=32, s=32, t=16384, d=128), torch.float16)
+    assert "forward kernel: lean" in text and "selected axis 't': 9 parts of 1856 columns" in text
+    text = op.explain(dict(i=1, j=1000, s=32, t=300, d=128), torch.float16)
+    assert "selected axis 't': whole in each of 1000 programs" in text
+
+
 PAIRS = """
 Q[n, s, d]: float
 D[n, t, d]: float

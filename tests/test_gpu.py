@@ -286,6 +286,30 @@ def test_multi_tile_exact():
     check_exact(Q, D, _mask((nq, lq), g, 0.9), _mask((nd, ld), g, 0.8), seed=4)
 
 
+def test_long_documents_in_parts_exact(monkeypatch):
+    """Few cells, long rows (1 query x 6 documents of 5000 tokens): the selected axis
+    split in parts across programs (dispatch.column_parts) gives the whole row's
+    scores and indices bit for bit, and the reference's, ties to the lowest index."""
+    from hsr import dispatch, kept
+    g = _gen(450)
+    Q, D = _ints((1, 32, 128), g, torch.float16, -1, 1), _ints((6, 5000, 128), g, torch.float16, -1, 1)
+    dm = _mask((6, 5000), g, 0.8)
+    dm[2, :3000] = False  # the first parts of a document keep nothing
+    dm[5] = False
+    assert dispatch.column_parts(6, 5000, dispatch.LEAN_BLOCKS[1], dispatch.multiprocessors(torch.device(CUDA)))[0] > 1
+    got = []
+    for min_cols in (dispatch.PART_MIN_COLS, 10**9):
+        monkeypatch.setattr(dispatch, "PART_MIN_COLS", min_cols)
+        kept.forget(launches=True)
+        Qg = Q.to(CUDA).requires_grad_()
+        out = maxsim(Qg, D.to(CUDA), d_mask=dm.to(CUDA))
+        out.sum().backward()
+        got.append((out.detach().cpu(), Qg.grad.cpu()))
+    assert all(torch.equal(a, b) for a, b in zip(*got))
+    ref, _ = reference(Q.double(), D.double(), None, dm)
+    assert torch.equal(got[0][0].double(), ref)
+
+
 def test_single_query_and_int_masks():
     """Q [Lq, d] gives [Nd]; 0/1 integer masks read as != 0."""
     g = _gen(500)

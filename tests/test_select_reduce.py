@@ -466,14 +466,26 @@ class _Watched(list):
         kept.forget()
 
 
-@pytest.fixture(params=[1, 0], ids=["descriptors", "pointers"])
+@pytest.fixture(params=[1, 0], ids=["descriptors", "pointers-in-parts"])
 def lean(request, monkeypatch):
     """The lean forward at any row count (dispatch.LEAN_MIN_ROWS = 1), its tiles loaded
-    through TMA descriptors or pointers; yields the list of block choices it made."""
+    through TMA descriptors, or through pointers with the selected axis split in parts
+    of 16 columns wherever it has more (dispatch.column_parts, merged in order); yields
+    the list of block choices it made."""
     from hsr import dispatch
     monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1)
     monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", request.param)
+    if request.param == 0:
+        _in_parts(monkeypatch, 16)
     return _watch_lean_blocks(monkeypatch)
+
+
+def _in_parts(monkeypatch, cols):
+    """Tiles of `cols` columns under the interpreter, and as many parts as they make."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "LEAN_INTERPRET_COLS", cols)
+    monkeypatch.setattr(dispatch, "PART_MIN_COLS", 1)
+    monkeypatch.setattr(dispatch, "INTERPRET_SMS", 10**6)
 
 
 def _watch_lean_blocks(monkeypatch):
@@ -841,6 +853,53 @@ def test_the_lean_forward_with_masks(lean, lean_ops, device, ni, nj, s, t, with_
     op.reference(Qr, Dr, **kw).backward(grad.double())
     for mine, want in ((Qg.grad, Qr.grad), (Dg.grad, Dr.grad)):
         assert torch.allclose(mine.cpu().double(), want, rtol=1e-2, atol=1e-2)  # fp16 gradients
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # a NaN fed on purpose
+def test_the_lean_forward_in_parts_is_the_whole_row_bit_for_bit(monkeypatch, lean_ops, device):
+    """Few cells, long rows: the selected axis in parts of 16 columns, each part's
+    (value, index) merged in order. A best value tied across parts goes to the lowest
+    index, a part with no kept column (masked, or past a short document) is skipped, a
+    NaN in a later part wins its row: values and indices are the whole row's, bit for
+    bit, and the reference's; the packed layout's short sequences too."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1)
+    monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", 0)
+    gen = torch.Generator().manual_seed(8)
+    Q, D = _ints((2, 10, 16), gen).half(), _ints((4, 90, 16), gen).half()
+    Q[:, :3] = 1.0
+    D[0, 5] = D[0, 33] = D[0, 70] = 3.0  # the best of Q's first rows, in parts 0, 2 and 4: index 5
+    dmask = torch.ones(4, 90, dtype=torch.bool)
+    dmask[1, 16:48] = False  # parts 1 and 2 of document 1 keep no column
+    dmask[3] = False  # no part of document 3 keeps one: 0, index -1
+    dmask[1, 80:] = False
+    D[2, 60, 3] = float("nan")  # every row of document 2: the NaN at 60, in part 3
+    D[2, 20, 0] = float("nan")
+    dmask[2, 20] = False  # ... not the masked one at 20
+    cu_q, cu_d = torch.tensor([0, 10, 13]), torch.tensor([0, 90, 95, 185])  # a 5-token document
+    packed = (cu_q, cu_d, Q.reshape(20, 16)[:13], torch.cat([D[0], D[1, :5], D[1]]))  # not D[2]'s NaN
+    varlen = hsr.compile(OPS / "maxsim_varlen.hsr")
+
+    def run(parts):
+        if parts:
+            _in_parts(monkeypatch, 16)
+        else:
+            monkeypatch.setattr(dispatch, "LEAN_INTERPRET_COLS", 16)
+            monkeypatch.setattr(dispatch, "PART_MIN_COLS", 10**9)
+        got = lean_ops["maxsim"].forward_with_indices(Q.to(device), D.to(device), dmask=dmask.to(device))
+        return got + varlen.forward_with_indices(*(x.to(device) for x in packed))
+
+    whole, split = run(False), run(True)
+    for a, b in zip(whole, split):
+        assert torch.equal(a.nan_to_num(7.0), b.nan_to_num(7.0))
+    out, idx = split[:2]
+    assert torch.allclose(out.cpu().double(), lean_ops["maxsim"].reference(Q.double(), D.double(), dmask=dmask),
+                          equal_nan=True)
+    assert (idx[:, 0, :3] == 5).all() and (idx[:, 2] == 60).all() and (idx[:, 3] == -1).all()
+    dots = torch.einsum("isd,jtd->ijst", Q.double(), D.double()).masked_fill(~dmask[None, :, None, :], -float("inf"))
+    first = (dots == dots.amax(-1, keepdim=True)).double().argmax(-1)
+    assert torch.equal(idx[:, :2].cpu().long(), first[:, :2])
+    assert torch.equal(split[2].cpu().double(), varlen.reference(*packed))
 
 
 def _spy_tma(monkeypatch):
