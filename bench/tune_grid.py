@@ -9,8 +9,10 @@ Ld 128 / 512 / 1024, d 64 / 96 / 128, with Nd documents such that a call stays
 short (the key holds the lengths' buckets and d, not Nd). Training (bf16, the
 forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 1024 x 1024, d = 128. Calls that take the lean forward (fixed blocks) tune nothing.
-Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into hsr/tuned.json:
-the entries there already win) and DIR/tuned_grid.log.
+`--grid wide`: wide rows instead (fp16 serving, Nq 1 against 1000 documents, d 384 / 512 /
+640 / 1024, Lq x Ld 32 x 300, 32 x 1024, 128 x 1024); d = 768 and 32 x 512 stay out, to judge
+the prediction on. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
+hsr/tuned.json: the entries there already win) and DIR/tuned_grid.log.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import torch
 SERVING = [(nq, lq, ld, d) for nq in (1, 8, 64, 512) for lq in (32, 128, 1024)
            for ld in (128, 512, 1024) for d in (64, 96, 128)]
 TRAINING = [(b, lq, ld, 128) for b in (32, 128, 512) for lq, ld in ((32, 300), (1024, 1024))]
+WIDE = [(1, lq, ld, d) for d in (384, 512, 640, 1024) for lq, ld in ((32, 300), (32, 1024), (128, 1024))]
 
 
 def documents(nq: int, lq: int, ld: int) -> int:
@@ -38,6 +41,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
+    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
     from hsr import autotune, tune, tuned
@@ -48,7 +52,8 @@ def main():
     log = open(out / "tuned_grid.log", "w")
     spec = str(bundled_spec("maxsim"))
     t0 = time.monotonic()
-    cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING]
+    cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING] \
+        if args.grid == "bundled" else [("serve", c, "float16", False) for c in WIDE]
     for kind, (nq, lq, ld, d), dtype, grad in cases:
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)

@@ -24,7 +24,7 @@
 #     outer: mean over 'n' (X rows in a tile), one store per cell
 #     where n < xlen: positions of 'n' left out
 #     where m < ylen: positions of 'm' left out
-#     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
+#     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'n' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
@@ -37,7 +37,7 @@
 #     outer: mean over 'm' (Y rows in a tile), one store per cell
 #     where m < ylen: positions of 'm' left out
 #     where n < xlen: positions of 'n' left out
-#     backward: Y by gather, X by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
+#     backward: Y by gather, X by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'm' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
@@ -944,13 +944,13 @@ def cd_inverse_place(
 @triton.jit
 def cd_bwd_Y_csr(
     X_ptr, Y_ptr,
-    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_Y_ptr,
-    size_b, size_n, size_m, size_d, c0,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, keys_ptr, grad_Y_ptr,
+    size_b, size_n, size_m, size_d, c0, n_rows,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b,
-    BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, SPARSE: tl.constexpr,
 ):
     """grad_Y of cd, destination-owned ("deterministic")
     through an inverse index: one program per Y row of the chunk that starts at
@@ -959,16 +959,31 @@ def cd_bwd_Y_csr(
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_N at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
-    one-hot tiles make."""
+    one-hot tiles make.
+
+    SPARSE (dispatch.sparse_rows: far fewer entries than rows): one program per
+    entry of the sorted keys instead; the first entry of a row sums the row's
+    entries (up to starts[entry], the end of its run of keys) and writes it, the
+    others write nothing: rows no entry selected keep the zeros they start with."""
     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
-    row = tl.program_id(0).to(tl.int64)
+    if SPARSE:
+        at = tl.program_id(0).to(tl.int64)
+        row = tl.load(keys_ptr + at).to(tl.int64)
+        before = tl.load(keys_ptr + tl.maximum(at - 1, 0)).to(tl.int64)
+        first = ((row < n_rows) & ((at == 0) | (before != row))).to(tl.int32)  # (int: the interpreter's masks)
+        start = at
+        end = tl.where(first > 0, tl.load(starts_ptr + at), at)
+        row = tl.where(first > 0, row, 0)
+    else:
+        row = tl.program_id(0).to(tl.int64)
+        first = 1
+        start = tl.load(starts_ptr + row)
+        end = tl.load(starts_ptr + row + 1)
     b_cell = c0 + row // size_m
     offs_m = row % size_m
     pid_b = b_cell
     offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
-    start = tl.load(starts_ptr + row)
-    end = tl.load(starts_ptr + row + 1)
     acc = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
     # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
     for block_start in range(start, end, BLOCK_N):
@@ -1003,6 +1018,7 @@ def cd_bwd_Y_csr(
         contrib -= (2.0 * w_sq)[:, None] * diff
 
         acc += contrib
+    d_in = d_in & (offs_d * 0 + first > 0)  # SPARSE: the row's first entry writes it
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + offs_m * dstride_Y_m + offs_d * dstride_Y_d,
              tl.sum(acc, axis=0).to(grad_Y_ptr.dtype.element_ty), mask=d_in)
 
@@ -1012,7 +1028,7 @@ def _cd_kernel():
     return autotune.forward(cd_fwd, lowering="mean_min_sqdist-3ce706d1106e",
                             operand="X_ptr", block_r="BLOCK_N",
                             block_c="BLOCK_M", block_k="BLOCK_D",
-                            size_r="size_n", size_c="size_m",
+                            size_r="size_n", size_c="size_m", size_k="size_d",
                             block_g=None, size_g=None,
                             split="SPLIT_N")
 
@@ -1158,12 +1174,15 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
             **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic,
             ACCUMULATE=into is not None, num_warps=8,
         )
-        if not atomic and cd_scatter(sizes) == "inverse":
+        scatter = None if atomic else cd_scatter(sizes)
+        if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:
-            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]];
+            # sparse: a program per sorted entry, starts[entry] the end of its row's run
+            sparse = scatter == "sparse"
             per_cell = 1 * sizes["n"]
             n_cells, rows = sizes["b"], sizes["m"]
-            bins = runtime.counting_bins(rows)
+            bins = 0 if sparse else runtime.counting_bins(rows)
             chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
             for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
@@ -1193,14 +1212,17 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
                     launcher.launch(cd_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
-                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-                    del keys
-                launcher.launch(cd_bwd_Y_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
-                    X_, Y_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_Y_,
-                    sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0,
+                    starts = torch.searchsorted(keys, keys if sparse else torch.arange(n_rows + 1, dtype=key_dtype,
+                                                device=idx.device), right=sparse)
+                    if not sparse:
+                        del keys
+                launcher.launch(cd_bwd_Y_csr, (n_here * per_cell if sparse else n_rows,
+                                                          max(1, triton.cdiv(sizes["d"], block_k))),
+                    X_, Y_, *aux, *side_args, grad, idx, stat, xsel, order, starts, keys if sparse else starts, grad_Y_,
+                    sizes["b"], sizes["n"], sizes["m"], sizes["d"], c0, n_rows,
                     *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
                     *grad_Y_.stride(), *grad.stride(),
-                    **has, BLOCK_N=block_e, BLOCK_D=block_k, num_warps=warps,
+                    **has, BLOCK_N=block_e, BLOCK_D=block_k, SPARSE=sparse, num_warps=warps,
                 )
                 del order, starts
         elif not atomic:
@@ -1226,12 +1248,14 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
 
 def cd_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return dispatch.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"])
+    return dispatch.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"],
+                                  cells=sizes["b"], width=sizes["d"])
 
 
 def cd_scatter(sizes) -> str:
-    """How "deterministic" owns grad_Y at these sizes: "inverse" or "onehot"."""
-    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["n"], selected=sizes["m"])
+    """How "deterministic" owns grad_Y at these sizes: "inverse", "onehot" or "sparse"."""
+    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["n"], selected=sizes["m"],
+                                          cells=sizes["b"], width=sizes["d"])
 
 
 class _cd_Function(torch.autograd.Function):
@@ -2145,13 +2169,13 @@ def cd_t1_inverse_place(
 @triton.jit
 def cd_t1_bwd_X_csr(
     Y_ptr, X_ptr,
-    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_X_ptr,
-    size_b, size_m, size_n, size_d, c0,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, keys_ptr, grad_X_ptr,
+    size_b, size_m, size_n, size_d, c0, n_rows,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_X_b, stride_X_n, stride_X_d,
     dstride_X_b, dstride_X_n, dstride_X_d,
     ostride_b,
-    BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, SPARSE: tl.constexpr,
 ):
     """grad_X of cd_t1, destination-owned ("deterministic")
     through an inverse index: one program per X row of the chunk that starts at
@@ -2160,16 +2184,31 @@ def cd_t1_bwd_X_csr(
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_M at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
-    one-hot tiles make."""
+    one-hot tiles make.
+
+    SPARSE (dispatch.sparse_rows: far fewer entries than rows): one program per
+    entry of the sorted keys instead; the first entry of a row sums the row's
+    entries (up to starts[entry], the end of its run of keys) and writes it, the
+    others write nothing: rows no entry selected keep the zeros they start with."""
     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
-    row = tl.program_id(0).to(tl.int64)
+    if SPARSE:
+        at = tl.program_id(0).to(tl.int64)
+        row = tl.load(keys_ptr + at).to(tl.int64)
+        before = tl.load(keys_ptr + tl.maximum(at - 1, 0)).to(tl.int64)
+        first = ((row < n_rows) & ((at == 0) | (before != row))).to(tl.int32)  # (int: the interpreter's masks)
+        start = at
+        end = tl.where(first > 0, tl.load(starts_ptr + at), at)
+        row = tl.where(first > 0, row, 0)
+    else:
+        row = tl.program_id(0).to(tl.int64)
+        first = 1
+        start = tl.load(starts_ptr + row)
+        end = tl.load(starts_ptr + row + 1)
     b_cell = c0 + row // size_n
     offs_n = row % size_n
     pid_b = b_cell
     offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
-    start = tl.load(starts_ptr + row)
-    end = tl.load(starts_ptr + row + 1)
     acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
     # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
     for block_start in range(start, end, BLOCK_M):
@@ -2204,6 +2243,7 @@ def cd_t1_bwd_X_csr(
         contrib -= (2.0 * w_sq)[:, None] * diff
 
         acc += contrib
+    d_in = d_in & (offs_d * 0 + first > 0)  # SPARSE: the row's first entry writes it
     tl.store(grad_X_ptr + pid_b * dstride_X_b + offs_n * dstride_X_n + offs_d * dstride_X_d,
              tl.sum(acc, axis=0).to(grad_X_ptr.dtype.element_ty), mask=d_in)
 
@@ -2213,7 +2253,7 @@ def _cd_t1_kernel():
     return autotune.forward(cd_t1_fwd, lowering="mean_min_sqdist-3ce706d1106e",
                             operand="Y_ptr", block_r="BLOCK_M",
                             block_c="BLOCK_N", block_k="BLOCK_D",
-                            size_r="size_m", size_c="size_n",
+                            size_r="size_m", size_c="size_n", size_k="size_d",
                             block_g=None, size_g=None,
                             split="SPLIT_M")
 
@@ -2359,12 +2399,15 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
             **has, BLOCK_M=block_r, BLOCK_D=block_k, SCATTER=atomic,
             ACCUMULATE=into is not None, num_warps=8,
         )
-        if not atomic and cd_t1_scatter(sizes) == "inverse":
+        scatter = None if atomic else cd_t1_scatter(sizes)
+        if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of X cells at a time (its memory is the chunk's:
-            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]];
+            # sparse: a program per sorted entry, starts[entry] the end of its row's run
+            sparse = scatter == "sparse"
             per_cell = 1 * sizes["m"]
             n_cells, rows = sizes["b"], sizes["n"]
-            bins = runtime.counting_bins(rows)
+            bins = 0 if sparse else runtime.counting_bins(rows)
             chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
             for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
@@ -2394,14 +2437,17 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
                     launcher.launch(cd_t1_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["b"], sizes["m"], sizes["n"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
-                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-                    del keys
-                launcher.launch(cd_t1_bwd_X_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
-                    Y_, X_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_X_,
-                    sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0,
+                    starts = torch.searchsorted(keys, keys if sparse else torch.arange(n_rows + 1, dtype=key_dtype,
+                                                device=idx.device), right=sparse)
+                    if not sparse:
+                        del keys
+                launcher.launch(cd_t1_bwd_X_csr, (n_here * per_cell if sparse else n_rows,
+                                                          max(1, triton.cdiv(sizes["d"], block_k))),
+                    Y_, X_, *aux, *side_args, grad, idx, stat, xsel, order, starts, keys if sparse else starts, grad_X_,
+                    sizes["b"], sizes["m"], sizes["n"], sizes["d"], c0, n_rows,
                     *Y_.stride(), *X_.stride(), *aux_strides, *side_strides,
                     *grad_X_.stride(), *grad.stride(),
-                    **has, BLOCK_M=block_e, BLOCK_D=block_k, num_warps=warps,
+                    **has, BLOCK_M=block_e, BLOCK_D=block_k, SPARSE=sparse, num_warps=warps,
                 )
                 del order, starts
         elif not atomic:
@@ -2427,12 +2473,14 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
 
 def cd_t1_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return dispatch.auto_backward(n_contenders=1, outer=sizes["m"], selected=sizes["n"])
+    return dispatch.auto_backward(n_contenders=1, outer=sizes["m"], selected=sizes["n"],
+                                  cells=sizes["b"], width=sizes["d"])
 
 
 def cd_t1_scatter(sizes) -> str:
-    """How "deterministic" owns grad_X at these sizes: "inverse" or "onehot"."""
-    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["m"], selected=sizes["n"])
+    """How "deterministic" owns grad_X at these sizes: "inverse", "onehot" or "sparse"."""
+    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["m"], selected=sizes["n"],
+                                          cells=sizes["b"], width=sizes["d"])
 
 
 class _cd_t1_Function(torch.autograd.Function):

@@ -20,7 +20,7 @@
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     no outer reduction: one value per 'n'
 #     'm' ragged by cu_y: packed rows, sequence b's cu_y[b] .. cu_y[b + 1] - 1 (no padding read, tiles end at its length)
-#     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
+#     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     auto backward: atomic ('m' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     not lean: no outer reduction; the output's axes are not the grid's
@@ -924,13 +924,13 @@ def dist_inverse_place(
 @triton.jit
 def dist_bwd_Y_csr(
     X_ptr, Y_ptr, cu_x_ptr, cu_y_ptr,
-    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_Y_ptr,
-    size_b, size_n, size_m, size_k, c0,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, keys_ptr, grad_Y_ptr,
+    size_b, size_n, size_m, size_k, c0, n_rows,
     stride_X_b, stride_X_n, stride_X_k,
     stride_Y_b, stride_Y_m, stride_Y_k,
     dstride_Y_b, dstride_Y_m, dstride_Y_k,
     ostride_b, ostride_n,
-    BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SPARSE: tl.constexpr,
 ):
     """grad_Y of dist, destination-owned ("deterministic")
     through an inverse index: one program per Y row of the chunk that starts at
@@ -939,16 +939,31 @@ def dist_bwd_Y_csr(
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_N at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
-    one-hot tiles make."""
+    one-hot tiles make.
+
+    SPARSE (dispatch.sparse_rows: far fewer entries than rows): one program per
+    entry of the sorted keys instead; the first entry of a row sums the row's
+    entries (up to starts[entry], the end of its run of keys) and writes it, the
+    others write nothing: rows no entry selected keep the zeros they start with."""
     # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-    row = tl.program_id(0).to(tl.int64)
+    if SPARSE:
+        at = tl.program_id(0).to(tl.int64)
+        row = tl.load(keys_ptr + at).to(tl.int64)
+        before = tl.load(keys_ptr + tl.maximum(at - 1, 0)).to(tl.int64)
+        first = ((row < n_rows) & ((at == 0) | (before != row))).to(tl.int32)  # (int: the interpreter's masks)
+        start = at
+        end = tl.where(first > 0, tl.load(starts_ptr + at), at)
+        row = tl.where(first > 0, row, 0)
+    else:
+        row = tl.program_id(0).to(tl.int64)
+        first = 1
+        start = tl.load(starts_ptr + row)
+        end = tl.load(starts_ptr + row + 1)
     b_cell = c0 + row // size_m
     offs_m = row % size_m
     pid_b = b_cell
     offs_k = tl.program_id(1) * BLOCK_K + tl.arange(0, BLOCK_K)
     k_in = offs_k < size_k
-    start = tl.load(starts_ptr + row)
-    end = tl.load(starts_ptr + row + 1)
     acc = tl.zeros([BLOCK_N, BLOCK_K], tl.float32)
     # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
     for block_start in range(start, end, BLOCK_N):
@@ -983,6 +998,7 @@ def dist_bwd_Y_csr(
         acc += contrib
     # m is ragged: a row past its sequence's end is another sequence's (or past the packed rows)
     k_in = k_in & (offs_k * 0 + offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32))
+    k_in = k_in & (offs_k * 0 + first > 0)  # SPARSE: the row's first entry writes it
     tl.store(grad_Y_ptr + pid_b * dstride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * dstride_Y_m + offs_m * dstride_Y_m + offs_k * dstride_Y_k,
              tl.sum(acc, axis=0).to(grad_Y_ptr.dtype.element_ty), mask=k_in)
 
@@ -992,7 +1008,7 @@ def _dist_kernel():
     return autotune.forward(dist_fwd, lowering="min_sqdist-41be5807b715",
                             operand="X_ptr", block_r="BLOCK_N",
                             block_c="BLOCK_M", block_k="BLOCK_K",
-                            size_r="size_n", size_c="size_m",
+                            size_r="size_n", size_c="size_m", size_k="size_k",
                             block_g=None, size_g=None)
 
 
@@ -1132,12 +1148,15 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
             **has, BLOCK_N=block_r, BLOCK_K=block_k, SCATTER=atomic,
             ACCUMULATE=False, num_warps=8,
         )
-        if not atomic and dist_scatter(sizes) == "inverse":
+        scatter = None if atomic else dist_scatter(sizes)
+        if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:
-            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]];
+            # sparse: a program per sorted entry, starts[entry] the end of its row's run
+            sparse = scatter == "sparse"
             per_cell = 1 * sizes["n"]
             n_cells, rows = sizes["b"], sizes["m"]
-            bins = runtime.counting_bins(rows)
+            bins = 0 if sparse else runtime.counting_bins(rows)
             chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["k"])
             for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
@@ -1167,14 +1186,17 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
                     launcher.launch(dist_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["b"], sizes["n"], sizes["m"], sizes["k"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
-                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-                    del keys
-                launcher.launch(dist_bwd_Y_csr, (n_rows, max(1, triton.cdiv(sizes["k"], block_k))),
-                    X_, Y_, t["cu_x"], t["cu_y"], *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_Y_,
-                    sizes["b"], sizes["n"], sizes["m"], sizes["k"], c0,
+                    starts = torch.searchsorted(keys, keys if sparse else torch.arange(n_rows + 1, dtype=key_dtype,
+                                                device=idx.device), right=sparse)
+                    if not sparse:
+                        del keys
+                launcher.launch(dist_bwd_Y_csr, (n_here * per_cell if sparse else n_rows,
+                                                          max(1, triton.cdiv(sizes["k"], block_k))),
+                    X_, Y_, t["cu_x"], t["cu_y"], *aux, *side_args, grad, idx, stat, xsel, order, starts, keys if sparse else starts, grad_Y_,
+                    sizes["b"], sizes["n"], sizes["m"], sizes["k"], c0, n_rows,
                     *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *aux_strides, *side_strides,
                     *ragged.strides(grad_Y_, ["b", "m", "k"], RAGGED.get("Y")), *grad.stride(),
-                    **has, BLOCK_N=block_e, BLOCK_K=block_k, num_warps=warps,
+                    **has, BLOCK_N=block_e, BLOCK_K=block_k, SPARSE=sparse, num_warps=warps,
                 )
                 del order, starts
         elif not atomic:
@@ -1198,12 +1220,14 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
 
 def dist_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return dispatch.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"], ragged_selected=True)
+    return dispatch.auto_backward(n_contenders=1, outer=sizes["n"], selected=sizes["m"], ragged_selected=True,
+                                  cells=sizes["b"], width=sizes["k"])
 
 
 def dist_scatter(sizes) -> str:
-    """How "deterministic" owns grad_Y at these sizes: "inverse" or "onehot"."""
-    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["n"], selected=sizes["m"])
+    """How "deterministic" owns grad_Y at these sizes: "inverse", "onehot" or "sparse"."""
+    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["n"], selected=sizes["m"],
+                                          cells=sizes["b"], width=sizes["k"])
 
 
 class _dist_Function(torch.autograd.Function):

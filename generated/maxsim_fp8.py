@@ -648,7 +648,7 @@ def _score_kernel():
     return autotune.forward(score_fwd, lowering="sum_max_dot_fp8-fc2ad62a6e3d",
                             operand="Q_ptr", block_r="BLOCK_S",
                             block_c="BLOCK_T", block_k="BLOCK_D",
-                            size_r="size_s", size_c="size_t",
+                            size_r="size_s", size_c="size_t", size_k="size_d",
                             block_g="BLOCK_I", size_g="size_i",
                             split="SPLIT_S")
 

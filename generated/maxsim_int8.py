@@ -646,7 +646,7 @@ def _score_kernel():
     return autotune.forward(score_fwd, lowering="sum_max_dot_int8-883c67b34160",
                             operand="Q_ptr", block_r="BLOCK_S",
                             block_c="BLOCK_T", block_k="BLOCK_D",
-                            size_r="size_s", size_c="size_t",
+                            size_r="size_s", size_c="size_t", size_k="size_d",
                             block_g="BLOCK_I", size_g="size_i",
                             split="SPLIT_S")
 

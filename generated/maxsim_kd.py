@@ -19,7 +19,7 @@
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     where mask qmask: positions of 's' left out
 #     where mask dmask: positions of 't' left out
-#     backward: Q by gather, D by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
+#     backward: Q by gather, D by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: lean (the lean tile loop (MaxSim's forward: nothing carried but the running selection)) for fp16/bf16 rows, d in (16, 32, 64, 128, 256), at least 128 rows of 's' or any number of row sets of Q (they share no D rows) (then any d from 16 to 256), on sm90; else points (d <= 8), tiles (d <= 256) or tiles-long
 #     outer sum: rows of 's' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering sum_max_dot-7cdf28304d81
@@ -961,13 +961,13 @@ def score_inverse_place(
 @triton.jit
 def score_bwd_D_csr(
     Q_ptr, D_ptr,
-    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_D_ptr,
-    size_i, size_k, size_s, size_t, size_d, c0,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, keys_ptr, grad_D_ptr,
+    size_i, size_k, size_s, size_t, size_d, c0, n_rows,
     stride_Q_i, stride_Q_s, stride_Q_d,
     stride_D_i, stride_D_k, stride_D_t, stride_D_d,
     dstride_D_i, dstride_D_k, dstride_D_t, dstride_D_d,
     ostride_i, ostride_k,
-    BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SPARSE: tl.constexpr,
 ):
     """grad_D of score, destination-owned ("deterministic")
     through an inverse index: one program per D row of the chunk that starts at
@@ -976,9 +976,26 @@ def score_bwd_D_csr(
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_S at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
-    one-hot tiles make."""
+    one-hot tiles make.
+
+    SPARSE (dispatch.sparse_rows: far fewer entries than rows): one program per
+    entry of the sorted keys instead; the first entry of a row sums the row's
+    entries (up to starts[entry], the end of its run of keys) and writes it, the
+    others write nothing: rows no entry selected keep the zeros they start with."""
     # spec line 8: score[i, k] = sum_s max_t <Q_s, D_t>  where qmask, dmask
-    row = tl.program_id(0).to(tl.int64)
+    if SPARSE:
+        at = tl.program_id(0).to(tl.int64)
+        row = tl.load(keys_ptr + at).to(tl.int64)
+        before = tl.load(keys_ptr + tl.maximum(at - 1, 0)).to(tl.int64)
+        first = ((row < n_rows) & ((at == 0) | (before != row))).to(tl.int32)  # (int: the interpreter's masks)
+        start = at
+        end = tl.where(first > 0, tl.load(starts_ptr + at), at)
+        row = tl.where(first > 0, row, 0)
+    else:
+        row = tl.program_id(0).to(tl.int64)
+        first = 1
+        start = tl.load(starts_ptr + row)
+        end = tl.load(starts_ptr + row + 1)
     b_cell = c0 + row // size_t
     offs_t = row % size_t
     pid_k = b_cell % size_k
@@ -986,8 +1003,6 @@ def score_bwd_D_csr(
     pid_i = rest_k
     offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
-    start = tl.load(starts_ptr + row)
-    end = tl.load(starts_ptr + row + 1)
     acc = tl.zeros([BLOCK_S, BLOCK_D], tl.float32)
     # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
     for block_start in range(start, end, BLOCK_S):
@@ -1015,6 +1030,7 @@ def score_bwd_D_csr(
         contrib += w_dot[:, None] * a_use
 
         acc += contrib
+    d_in = d_in & (offs_d * 0 + first > 0)  # SPARSE: the row's first entry writes it
     tl.store(grad_D_ptr + pid_i * dstride_D_i + pid_k * dstride_D_k + offs_t * dstride_D_t + offs_d * dstride_D_d,
              tl.sum(acc, axis=0).to(grad_D_ptr.dtype.element_ty), mask=d_in)
 
@@ -1024,7 +1040,7 @@ def _score_kernel():
     return autotune.forward(score_fwd, lowering="sum_max_dot-7cdf28304d81",
                             operand="Q_ptr", block_r="BLOCK_S",
                             block_c="BLOCK_T", block_k="BLOCK_D",
-                            size_r="size_s", size_c="size_t",
+                            size_r="size_s", size_c="size_t", size_k="size_d",
                             block_g=None, size_g=None,
                             split="SPLIT_S")
 
@@ -1198,12 +1214,15 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic,
             ACCUMULATE=into is not None, num_warps=8,
         )
-        if not atomic and score_scatter(sizes) == "inverse":
+        scatter = None if atomic else score_scatter(sizes)
+        if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of D cells at a time (its memory is the chunk's:
-            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]];
+            # sparse: a program per sorted entry, starts[entry] the end of its row's run
+            sparse = scatter == "sparse"
             per_cell = 1 * sizes["s"]
             n_cells, rows = sizes["i"] * sizes["k"], sizes["t"]
-            bins = runtime.counting_bins(rows)
+            bins = 0 if sparse else runtime.counting_bins(rows)
             chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
             for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
@@ -1233,14 +1252,17 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
                     launcher.launch(score_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
-                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-                    del keys
-                launcher.launch(score_bwd_D_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
-                    Q_, D_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_D_,
-                    sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"], c0,
+                    starts = torch.searchsorted(keys, keys if sparse else torch.arange(n_rows + 1, dtype=key_dtype,
+                                                device=idx.device), right=sparse)
+                    if not sparse:
+                        del keys
+                launcher.launch(score_bwd_D_csr, (n_here * per_cell if sparse else n_rows,
+                                                          max(1, triton.cdiv(sizes["d"], block_k))),
+                    Q_, D_, *aux, *side_args, grad, idx, stat, xsel, order, starts, keys if sparse else starts, grad_D_,
+                    sizes["i"], sizes["k"], sizes["s"], sizes["t"], sizes["d"], c0, n_rows,
                     *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
                     *grad_D_.stride(), *grad.stride(),
-                    **has, BLOCK_S=block_e, BLOCK_D=block_k, num_warps=warps,
+                    **has, BLOCK_S=block_e, BLOCK_D=block_k, SPARSE=sparse, num_warps=warps,
                 )
                 del order, starts
         elif not atomic:
@@ -1265,12 +1287,14 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
 
 def score_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return dispatch.auto_backward(n_contenders=1, outer=sizes["s"], selected=sizes["t"])
+    return dispatch.auto_backward(n_contenders=1, outer=sizes["s"], selected=sizes["t"],
+                                  cells=sizes["i"] * sizes["k"], width=sizes["d"])
 
 
 def score_scatter(sizes) -> str:
-    """How "deterministic" owns grad_D at these sizes: "inverse" or "onehot"."""
-    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["s"], selected=sizes["t"])
+    """How "deterministic" owns grad_D at these sizes: "inverse", "onehot" or "sparse"."""
+    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["s"], selected=sizes["t"],
+                                          cells=sizes["i"] * sizes["k"], width=sizes["d"])
 
 
 class _score_Function(torch.autograd.Function):

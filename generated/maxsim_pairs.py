@@ -19,7 +19,7 @@
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     's' ragged by cu_q: packed rows, sequence n's cu_q[n] .. cu_q[n + 1] - 1 (no padding read, tiles end at its length)
 #     't' ragged by cu_d: packed rows, sequence n's cu_d[n] .. cu_d[n + 1] - 1 (no padding read, tiles end at its length)
-#     backward: Q by gather, D by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
+#     backward: Q by gather, D by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     auto backward: atomic ('t' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
 #     forward kernel: lean (the lean tile loop (MaxSim's forward: nothing carried but the running selection)) for fp16/bf16 rows, d in (16, 32, 64, 128, 256), at least 128 rows of 's' or any number of row sets of Q (they share no D rows) (then any d from 16 to 256), on sm90; else points (d <= 8), tiles (d <= 256) or tiles-long
 #     offsets' checks (max_seqlen given, on a GPU): in the lean forward's kernel (a device assert), else one check launch before the forward
@@ -952,13 +952,13 @@ def score_inverse_place(
 @triton.jit
 def score_bwd_D_csr(
     Q_ptr, D_ptr, cu_q_ptr, cu_d_ptr,
-    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_D_ptr,
-    size_n, size_s, size_t, size_d, c0,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, keys_ptr, grad_D_ptr,
+    size_n, size_s, size_t, size_d, c0, n_rows,
     stride_Q_n, stride_Q_s, stride_Q_d,
     stride_D_n, stride_D_t, stride_D_d,
     dstride_D_n, dstride_D_t, dstride_D_d,
     ostride_n,
-    BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr,
+    BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SPARSE: tl.constexpr,
 ):
     """grad_D of score, destination-owned ("deterministic")
     through an inverse index: one program per D row of the chunk that starts at
@@ -967,16 +967,31 @@ def score_bwd_D_csr(
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_S at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
-    one-hot tiles make."""
+    one-hot tiles make.
+
+    SPARSE (dispatch.sparse_rows: far fewer entries than rows): one program per
+    entry of the sorted keys instead; the first entry of a row sums the row's
+    entries (up to starts[entry], the end of its run of keys) and writes it, the
+    others write nothing: rows no entry selected keep the zeros they start with."""
     # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
-    row = tl.program_id(0).to(tl.int64)
+    if SPARSE:
+        at = tl.program_id(0).to(tl.int64)
+        row = tl.load(keys_ptr + at).to(tl.int64)
+        before = tl.load(keys_ptr + tl.maximum(at - 1, 0)).to(tl.int64)
+        first = ((row < n_rows) & ((at == 0) | (before != row))).to(tl.int32)  # (int: the interpreter's masks)
+        start = at
+        end = tl.where(first > 0, tl.load(starts_ptr + at), at)
+        row = tl.where(first > 0, row, 0)
+    else:
+        row = tl.program_id(0).to(tl.int64)
+        first = 1
+        start = tl.load(starts_ptr + row)
+        end = tl.load(starts_ptr + row + 1)
     b_cell = c0 + row // size_t
     offs_t = row % size_t
     pid_n = b_cell
     offs_d = tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
-    start = tl.load(starts_ptr + row)
-    end = tl.load(starts_ptr + row + 1)
     acc = tl.zeros([BLOCK_S, BLOCK_D], tl.float32)
     # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
     for block_start in range(start, end, BLOCK_S):
@@ -1006,6 +1021,7 @@ def score_bwd_D_csr(
         acc += contrib
     # t is ragged: a row past its sequence's end is another sequence's (or past the packed rows)
     d_in = d_in & (offs_d * 0 + offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32))
+    d_in = d_in & (offs_d * 0 + first > 0)  # SPARSE: the row's first entry writes it
     tl.store(grad_D_ptr + pid_n * dstride_D_n + tl.load(cu_d_ptr + tl.minimum(pid_n, size_n)).to(tl.int64) * dstride_D_t + offs_t * dstride_D_t + offs_d * dstride_D_d,
              tl.sum(acc, axis=0).to(grad_D_ptr.dtype.element_ty), mask=d_in)
 
@@ -1015,7 +1031,7 @@ def _score_kernel():
     return autotune.forward(score_fwd, lowering="sum_max_dot-3ec7d57a28b0",
                             operand="Q_ptr", block_r="BLOCK_S",
                             block_c="BLOCK_T", block_k="BLOCK_D",
-                            size_r="size_s", size_c="size_t",
+                            size_r="size_s", size_c="size_t", size_k="size_d",
                             block_g=None, size_g=None,
                             split="SPLIT_S")
 
@@ -1199,12 +1215,15 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic,
             ACCUMULATE=False, num_warps=8,
         )
-        if not atomic and score_scatter(sizes) == "inverse":
+        scatter = None if atomic else score_scatter(sizes)
+        if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of D cells at a time (its memory is the chunk's:
-            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]];
+            # sparse: a program per sorted entry, starts[entry] the end of its row's run
+            sparse = scatter == "sparse"
             per_cell = 1 * sizes["s"]
             n_cells, rows = sizes["n"], sizes["t"]
-            bins = runtime.counting_bins(rows)
+            bins = 0 if sparse else runtime.counting_bins(rows)
             chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["d"])
             for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
@@ -1234,14 +1253,17 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
                     launcher.launch(score_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["n"], sizes["s"], sizes["t"], sizes["d"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
-                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-                    del keys
-                launcher.launch(score_bwd_D_csr, (n_rows, max(1, triton.cdiv(sizes["d"], block_k))),
-                    Q_, D_, t["cu_q"], t["cu_d"], *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_D_,
-                    sizes["n"], sizes["s"], sizes["t"], sizes["d"], c0,
+                    starts = torch.searchsorted(keys, keys if sparse else torch.arange(n_rows + 1, dtype=key_dtype,
+                                                device=idx.device), right=sparse)
+                    if not sparse:
+                        del keys
+                launcher.launch(score_bwd_D_csr, (n_here * per_cell if sparse else n_rows,
+                                                          max(1, triton.cdiv(sizes["d"], block_k))),
+                    Q_, D_, t["cu_q"], t["cu_d"], *aux, *side_args, grad, idx, stat, xsel, order, starts, keys if sparse else starts, grad_D_,
+                    sizes["n"], sizes["s"], sizes["t"], sizes["d"], c0, n_rows,
                     *ragged.strides(Q_, ["n", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["n", "t", "d"], RAGGED.get("D")), *aux_strides, *side_strides,
                     *ragged.strides(grad_D_, ["n", "t", "d"], RAGGED.get("D")), *grad.stride(),
-                    **has, BLOCK_S=block_e, BLOCK_D=block_k, num_warps=warps,
+                    **has, BLOCK_S=block_e, BLOCK_D=block_k, SPARSE=sparse, num_warps=warps,
                 )
                 del order, starts
         elif not atomic:
@@ -1264,12 +1286,14 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
 
 def score_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return dispatch.auto_backward(n_contenders=1, outer=sizes["s"], selected=sizes["t"], ragged_selected=True)
+    return dispatch.auto_backward(n_contenders=1, outer=sizes["s"], selected=sizes["t"], ragged_selected=True,
+                                  cells=sizes["n"], width=sizes["d"])
 
 
 def score_scatter(sizes) -> str:
-    """How "deterministic" owns grad_D at these sizes: "inverse" or "onehot"."""
-    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["s"], selected=sizes["t"])
+    """How "deterministic" owns grad_D at these sizes: "inverse", "onehot" or "sparse"."""
+    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["s"], selected=sizes["t"],
+                                          cells=sizes["n"], width=sizes["d"])
 
 
 class _score_Function(torch.autograd.Function):

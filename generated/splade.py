@@ -21,7 +21,7 @@
 #     epilogue hoisted after the selection (monotone, sympy): Log1p(Relu(key + row_bias))
 #     no outer reduction: one value per 'v'
 #     where mask mask: positions of 's' left out
-#     backward: W by gather, H by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles), from the saved int32 index
+#     backward: W by gather, H by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long; tiles-tma for h > 256 (fp16/bf16, sm90)
 #     not lean: no outer reduction; the output's axes are not the grid's
 #     tuned configs keyed by lowering max_dot-b27aa4ab46f1
@@ -1061,15 +1061,15 @@ def rep_inverse_place(
 @triton.jit
 def rep_bwd_H_csr(
     W_ptr, H_ptr, bias_ptr,
-    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, grad_H_ptr,
-    size_b, size_v, size_s, size_h, c0,
+    grad_ptr, idx_ptr, stat_ptr, xsel_ptr, order_ptr, starts_ptr, keys_ptr, grad_H_ptr,
+    size_b, size_v, size_s, size_h, c0, n_rows,
     stride_W_v, stride_W_h,
     stride_H_b, stride_H_s, stride_H_h,
     stride_bias_v,
     dstride_H_b, dstride_H_s, dstride_H_h,
     ostride_b, ostride_v,
     HAS_bias: tl.constexpr,
-    BLOCK_V: tl.constexpr, BLOCK_H: tl.constexpr,
+    BLOCK_V: tl.constexpr, BLOCK_H: tl.constexpr, SPARSE: tl.constexpr,
 ):
     """grad_H of rep, destination-owned ("deterministic")
     through an inverse index: one program per H row of the chunk that starts at
@@ -1078,16 +1078,31 @@ def rep_bwd_H_csr(
     sorted by row, stably) and sums their contributions in that order, in
     fp32, BLOCK_V at a time; each row is written once, no atomics, bitwise
     reproducible. Work follows the entries, not the scan of every index that
-    one-hot tiles make."""
+    one-hot tiles make.
+
+    SPARSE (dispatch.sparse_rows: far fewer entries than rows): one program per
+    entry of the sorted keys instead; the first entry of a row sums the row's
+    entries (up to starts[entry], the end of its run of keys) and writes it, the
+    others write nothing: rows no entry selected keep the zeros they start with."""
     # spec line 9: rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))  where mask
-    row = tl.program_id(0).to(tl.int64)
+    if SPARSE:
+        at = tl.program_id(0).to(tl.int64)
+        row = tl.load(keys_ptr + at).to(tl.int64)
+        before = tl.load(keys_ptr + tl.maximum(at - 1, 0)).to(tl.int64)
+        first = ((row < n_rows) & ((at == 0) | (before != row))).to(tl.int32)  # (int: the interpreter's masks)
+        start = at
+        end = tl.where(first > 0, tl.load(starts_ptr + at), at)
+        row = tl.where(first > 0, row, 0)
+    else:
+        row = tl.program_id(0).to(tl.int64)
+        first = 1
+        start = tl.load(starts_ptr + row)
+        end = tl.load(starts_ptr + row + 1)
     b_cell = c0 + row // size_s
     offs_s = row % size_s
     pid_b = b_cell
     offs_h = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
     h_in = offs_h < size_h
-    start = tl.load(starts_ptr + row)
-    end = tl.load(starts_ptr + row + 1)
     acc = tl.zeros([BLOCK_V, BLOCK_H], tl.float32)
     # (names of this loop cannot be an axis's: no offs_ / pid_ prefix, no _in or 0 suffix)
     for block_start in range(start, end, BLOCK_V):
@@ -1121,6 +1136,7 @@ def rep_bwd_H_csr(
         contrib += w_dot[:, None] * a_use
 
         acc += contrib
+    h_in = h_in & (offs_h * 0 + first > 0)  # SPARSE: the row's first entry writes it
     tl.store(grad_H_ptr + pid_b * dstride_H_b + offs_s * dstride_H_s + offs_h * dstride_H_h,
              tl.sum(acc, axis=0).to(grad_H_ptr.dtype.element_ty), mask=h_in)
 
@@ -1130,7 +1146,7 @@ def _rep_kernel():
     return autotune.forward(rep_fwd, lowering="max_dot-b27aa4ab46f1",
                             operand="W_ptr", block_r="BLOCK_V",
                             block_c="BLOCK_S", block_k="BLOCK_H",
-                            size_r="size_v", size_c="size_s",
+                            size_r="size_v", size_c="size_s", size_k="size_h",
                             block_g=None, size_g=None)
 
 
@@ -1269,12 +1285,15 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
             **has, BLOCK_V=block_r, BLOCK_H=block_k, SCATTER=atomic,
             ACCUMULATE=into is not None, num_warps=8,
         )
-        if not atomic and rep_scatter(sizes) == "inverse":
+        scatter = None if atomic else rep_scatter(sizes)
+        if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of H cells at a time (its memory is the chunk's:
-            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]]
+            # runtime.inverse_chunk): each row's entries in order[starts[row]:starts[row + 1]];
+            # sparse: a program per sorted entry, starts[entry] the end of its row's run
+            sparse = scatter == "sparse"
             per_cell = 1 * sizes["v"]
             n_cells, rows = sizes["b"], sizes["s"]
-            bins = runtime.counting_bins(rows)
+            bins = 0 if sparse else runtime.counting_bins(rows)
             chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))
             block_e, block_k, warps = runtime.inverse_blocks(sizes["h"])
             for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):
@@ -1304,14 +1323,17 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
                     keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)
                     launcher.launch(rep_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, sizes["b"], sizes["v"], sizes["s"], sizes["h"], n_entries, n_rows, c0, BLOCK=1024)
                     keys, order = torch.sort(keys, stable=True)
-                    starts = torch.searchsorted(keys, torch.arange(n_rows + 1, dtype=key_dtype, device=idx.device))
-                    del keys
-                launcher.launch(rep_bwd_H_csr, (n_rows, max(1, triton.cdiv(sizes["h"], block_k))),
-                    W_, H_, *aux, *side_args, grad, idx, stat, xsel, order, starts, grad_H_,
-                    sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0,
+                    starts = torch.searchsorted(keys, keys if sparse else torch.arange(n_rows + 1, dtype=key_dtype,
+                                                device=idx.device), right=sparse)
+                    if not sparse:
+                        del keys
+                launcher.launch(rep_bwd_H_csr, (n_here * per_cell if sparse else n_rows,
+                                                          max(1, triton.cdiv(sizes["h"], block_k))),
+                    W_, H_, *aux, *side_args, grad, idx, stat, xsel, order, starts, keys if sparse else starts, grad_H_,
+                    sizes["b"], sizes["v"], sizes["s"], sizes["h"], c0, n_rows,
                     *W_.stride(), *H_.stride(), *aux_strides, *side_strides,
                     *grad_H_.stride(), *grad.stride(),
-                    **has, BLOCK_V=block_e, BLOCK_H=block_k, num_warps=warps,
+                    **has, BLOCK_V=block_e, BLOCK_H=block_k, SPARSE=sparse, num_warps=warps,
                 )
                 del order, starts
         elif not atomic:
@@ -1339,12 +1361,14 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
 
 def rep_auto_backward(sizes) -> str:
     """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""
-    return dispatch.auto_backward(n_contenders=1, outer=sizes["v"], selected=sizes["s"])
+    return dispatch.auto_backward(n_contenders=1, outer=sizes["v"], selected=sizes["s"],
+                                  cells=sizes["b"], width=sizes["h"])
 
 
 def rep_scatter(sizes) -> str:
-    """How "deterministic" owns grad_H at these sizes: "inverse" or "onehot"."""
-    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["v"], selected=sizes["s"])
+    """How "deterministic" owns grad_H at these sizes: "inverse", "onehot" or "sparse"."""
+    return dispatch.deterministic_scatter(n_contenders=1, outer=sizes["v"], selected=sizes["s"],
+                                          cells=sizes["b"], width=sizes["h"])
 
 
 class _rep_Function(torch.autograd.Function):

@@ -18,7 +18,7 @@ import triton
 
 from . import tuned
 from .launcher import launch as launch_kernel, pause_recording
-from .basics import autotuning, next_pow2, tuning_on_call
+from .basics import autotuning, length_bucket, next_pow2, tuning_on_call
 
 # (block of the outer axis, block of the selected axis, warps, stages)
 POOLS = {
@@ -127,12 +127,15 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
 
 
 def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
-            size_c: str, block_g: str | None = None, size_g: str | None = None, split: str | None = None):
+            size_c: str, block_g: str | None = None, size_g: str | None = None, split: str | None = None,
+            size_k: str | None = None):
     """The autotuned version of a select_reduce forward kernel, or None when
     blocks are fixed (the interpreter, or HSR_AUTOTUNE=0). lowering: what the
     kernel is (hsr.plan.lowering_id), which keys its kept and shipped configs.
 
-    Keys: the bucketed lengths, the padded contraction block, NEED_IDX, the
+    Keys: the bucketed lengths, the padded contraction block and the contraction's
+    bucketed length (size_k: a long contraction loops over chunks of one block, and
+    its best tile depends on how many; bench/NOTES.md, session 28), NEED_IDX, the
     unrolled coordinates (SMALL_D), the contraction's path (DOT_MODE), the rows
     per chunk of a split outer axis (split: its flag's name, for kernels with an
     outer sum) and the operand's dtype; never the loop bounds."""
@@ -155,9 +158,9 @@ def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, 
                     pools.setdefault(_identity(cfg), set()).add(path)
         prune = _pruner(operand, block_r, block_c, block_k, size_r, size_c, block_g, size_g, pools, split)
         keys = KEY + (["g_bucket"] if block_g else []) + ([split] if split else []) \
-            + [block_k, "NEED_IDX", "SMALL_D", "DOT_MODE"]
+            + [block_k] + ([size_k] if size_k else []) + ["NEED_IDX", "SMALL_D", "DOT_MODE"]
         blocks = (block_r, block_c) + ((block_g,) if block_g else ())
-        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split)
+        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k)
     return _tuned[key]
 
 
@@ -179,8 +182,9 @@ class Tuned:
     Kept and shipped configs are found by lowering (hsr.plan.lowering_id) and name
     blocks by role (ROLES; blocks: this kernel's names for them, in that order)."""
 
-    def __init__(self, kernel, keys, operand, pool, prune, lowering, blocks=(), split=None):
+    def __init__(self, kernel, keys, operand, pool, prune, lowering, blocks=(), split=None, size_k=None):
         self.kernel, self.keys, self.operand = kernel, keys, operand
+        self.size_k = size_k  # a key read as its length bucket
         self.arg_names = list(kernel.arg_names)
         self.pool, self.prune, self.n_configs = pool, prune, len(pool)
         self.lowering, self.roles = lowering, dict(zip(ROLES, blocks))
@@ -198,6 +202,7 @@ class Tuned:
             names = self.arg_names
             self._positions = [(k, names.index(k)) for k in self.keys + [self.operand]]
         got = [kwargs[k] if k in kwargs else args[i] for k, i in self._positions]
+        got = [length_bucket(v) if k == self.size_k else v for (k, _), v in zip(self._positions, got)]
         return tuple(got[:-1]) + (str(got[-1].dtype),)
 
     def lookup(self, key: tuple):
@@ -296,7 +301,7 @@ class Tuned:
             return None
         far = 0.0
         for name, a, b in zip(self.keys + ["dtype"], key, other):
-            if name in ("r_bucket", "c_bucket", "g_bucket") or name.startswith("BLOCK_"):
+            if name in ("r_bucket", "c_bucket", "g_bucket", self.size_k) or name.startswith("BLOCK_"):
                 far += abs(math.log2(max(int(a), 1)) - math.log2(max(int(b), 1)))
             elif name == "NEED_IDX":
                 far += 0.5 * (bool(a) != bool(b))

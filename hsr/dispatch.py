@@ -161,7 +161,8 @@ def tma_blockers(term, stacked: bool, both: bool) -> list[str]:
 
 # -- what a call is ---------------------------------------------------------------
 
-def auto_backward(n_contenders: int, outer: int, selected: int, ragged_selected: bool = False) -> str:
+def auto_backward(n_contenders: int, outer: int, selected: int, ragged_selected: bool = False,
+                  cells: int = 1, width: int = 1) -> str:
     """backward="auto": fp32 atomics where few outer rows compete for each
     selected row, the destination-owned backward (through the inverse index)
     where many do: contributions per selected row, n_contenders * outer /
@@ -187,15 +188,35 @@ def auto_backward(n_contenders: int, outer: int, selected: int, ragged_selected:
     So atomic there."""
     if ragged_selected:
         return "atomic"
+    if sparse_rows(n_contenders, outer, selected, cells, width):
+        return "deterministic"
     return "deterministic" if n_contenders * outer >= 48 * selected else "atomic"
 
 
+# Few contributions, a large selection side (bench/NOTES.md, session 28): where a selected row gets at
+# most 1 / SPARSE_ROWS_PER_ENTRY contributions and the selection side holds SPARSE_MIN_ELEMENTS or
+# more, its gradient is mostly zeros: written zero once in its own dtype, then only the selected rows
+# (the sorted index, a program per entry), not fp32 atomics into a buffer cast after (10 bytes an
+# element against 2). Smaller, the sort's launches cost more than the traffic saved (H200: 1 x 256
+# documents of 8192 tokens, d = 128, 0.94 ms against atomic 1.09; 1 x 32 x 16384 0.90 against 0.75).
+SPARSE_ROWS_PER_ENTRY = 8
+SPARSE_MIN_ELEMENTS = 1 << 28
 
-def deterministic_scatter(n_contenders: int, outer: int, selected: int) -> str:
+
+def sparse_rows(n_contenders: int, outer: int, selected: int, cells: int = 1, width: int = 1) -> bool:
+    """Whether the selection side's gradient goes row by selected row (see SPARSE_ROWS_PER_ENTRY):
+    cells: the selection side's row sets; width: its rows' length."""
+    return n_contenders * outer * SPARSE_ROWS_PER_ENTRY <= selected and \
+        cells * selected * width >= SPARSE_MIN_ELEMENTS
+
+
+def deterministic_scatter(n_contenders: int, outer: int, selected: int, cells: int = 1, width: int = 1) -> str:
     """How backward="deterministic" owns the selection side's gradient:
     "inverse" (the saved index sorted by selected row, each row's entries
-    summed by one program) or "onehot" (one-hot tiles over every saved index,
-    on the tensor cores where the pair is a dot).
+    summed by one program), "onehot" (one-hot tiles over every saved index,
+    on the tensor cores where the pair is a dot) or "sparse" (the sorted index,
+    a program per selected row that has entries, the others left zero:
+    sparse_rows).
 
     One-hot tiles scan every outer row's index once per block of selected
     rows: they win only where few rows contribute to each selected row (at
@@ -204,13 +225,15 @@ def deterministic_scatter(n_contenders: int, outer: int, selected: int) -> str:
     Chamfer at 10K points 2.57 against 3.18 (H100, whole training steps,
     bench/results/h100-scatter-2026-11-23-inverse-index). The inverse index everywhere else: Splade
     2.2 vs 3.95 ms, ColBERT B=512 5.4 vs 11.6, ColPali B=64 4.6 vs 9.2,
-    Chamfer at 100K points 24.0 vs 33.7. HSR_SCATTER=inverse|onehot
+    Chamfer at 100K points 24.0 vs 33.7. HSR_SCATTER=inverse|onehot|sparse
     overrides, for measuring and testing."""
     env = os.environ.get("HSR_SCATTER")
     if env:
-        if env not in ("inverse", "onehot"):
-            raise ValueError(f"HSR_SCATTER must be 'inverse' or 'onehot', got {env!r}")
+        if env not in ("inverse", "onehot", "sparse"):
+            raise ValueError(f"HSR_SCATTER must be 'inverse', 'onehot' or 'sparse', got {env!r}")
         return env
+    if sparse_rows(n_contenders, outer, selected, cells, width):
+        return "sparse"
     few = n_contenders * outer <= 16 * selected
     return "onehot" if few and n_contenders * outer * selected // 32 <= 1 << 24 else "inverse"
 

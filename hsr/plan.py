@@ -219,7 +219,8 @@ class TermPlan:
         elif not self.index_out:
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
                          f"or destination-owned (\"deterministic\": the index sorted by selected row, or "
-                         f"one-hot tiles), from the saved int32 index")
+                         f"one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "
+                         f"\"auto\" takes), from the saved int32 index")
             if any(c.ragged and c.axis == self.c for c in self.conds):
                 lines.append(f"  auto backward: atomic ({self.c!r} is ragged: a short sequence's rows collect many "
                              f"contributions, which would set the inverse index's time)")

@@ -79,9 +79,10 @@ def backward(request, monkeypatch):
     return mode
 
 
-@pytest.fixture(params=["inverse", "onehot"])
+@pytest.fixture(params=["inverse", "onehot", "sparse"])
 def scatter(request, monkeypatch):
-    """The scatter that backward="deterministic" uses in this test."""
+    """The scatter that backward="deterministic" uses in this test (sparse: a program per
+    selected row, the rows nothing selected left zero)."""
     monkeypatch.setenv("HSR_SCATTER", request.param)
     return request.param
 

@@ -158,6 +158,18 @@ def test_few_cells_split_a_long_selected_axis_in_parts():
     assert "selected axis 't': whole in each of 1000 programs" in text
 
 
+def test_few_contributions_to_many_rows_write_only_the_selected_rows():
+    """dispatch.sparse_rows: at most one contribution in SPARSE_ROWS_PER_ENTRY rows of a
+    large selection side: "auto" takes the deterministic backward, which writes the
+    selected rows only; in-batch ColBERT and Chamfer keep their backwards."""
+    assert dispatch.auto_backward(1, 32, 8192, cells=256, width=128) == "deterministic"  # a long-document rerank
+    assert dispatch.deterministic_scatter(1, 32, 8192, cells=256, width=128) == "sparse"
+    assert dispatch.auto_backward(128, 32, 300, cells=128, width=128) == "atomic"  # ColBERT in-batch
+    assert dispatch.deterministic_scatter(128, 32, 300, cells=128, width=128) == "onehot"
+    assert dispatch.auto_backward(1, 32, 16384, cells=32, width=128) == "atomic"  # too small to be worth its sort
+    assert dispatch.auto_backward(1, 100_000, 100_000) == "atomic"  # Chamfer's 100K points
+
+
 PAIRS = """
 Q[n, s, d]: float
 D[n, t, d]: float

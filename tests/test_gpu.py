@@ -289,7 +289,8 @@ def test_multi_tile_exact():
 def test_long_documents_in_parts_exact(monkeypatch):
     """Few cells, long rows (1 query x 6 documents of 5000 tokens): the selected axis
     split in parts across programs (dispatch.column_parts) gives the whole row's
-    scores and indices bit for bit, and the reference's, ties to the lowest index."""
+    scores and indices bit for bit, and the reference's, ties to the lowest index;
+    grad D written row by selected row (dispatch.sparse_rows) is the atomics'."""
     from hsr import dispatch, kept
     g = _gen(450)
     Q, D = _ints((1, 32, 128), g, torch.float16, -1, 1), _ints((6, 5000, 128), g, torch.float16, -1, 1)
@@ -308,6 +309,16 @@ def test_long_documents_in_parts_exact(monkeypatch):
     assert all(torch.equal(a, b) for a, b in zip(*got))
     ref, _ = reference(Q.double(), D.double(), None, dm)
     assert torch.equal(got[0][0].double(), ref)
+    Q, D = Q.to(CUDA), D.to(CUDA).repeat(70, 1, 1)  # 420 x 5000 rows of 128: the sparse rows' size
+    assert dispatch.auto_backward(1, 32, 5000, cells=420, width=128) == "deterministic"
+    assert dispatch.deterministic_scatter(1, 32, 5000, cells=420, width=128) == "sparse"
+    grads = []
+    for mode in ("auto", "atomic"):
+        kept.forget(launches=True)
+        Dg = D.clone().requires_grad_()
+        maxsim(Q, Dg, backward=mode).sum().backward()
+        grads.append(Dg.grad)
+    assert torch.equal(grads[0], grads[1]) and grads[0].abs().sum() > 0
 
 
 def test_single_query_and_int_masks():

@@ -236,10 +236,11 @@ def test_a_config_tuned_for_one_spec_serves_a_renamed_one(store, monkeypatch):
     first.pool, first.prune = [picked], lambda configs, named: configs
     timed = _timing(monkeypatch, picked.kwargs)
     monkeypatch.setattr(autotune, "launch_kernel", lambda *args, **kwargs: None)
-    flags = dict(r_bucket=32, c_bucket=512, g_bucket=2, SPLIT_S=0, BLOCK_D=128, NEED_IDX=False, SMALL_D=0, DOT_MODE=0)
+    flags = dict(r_bucket=32, c_bucket=512, g_bucket=2, SPLIT_S=0, BLOCK_D=128, size_d=100, NEED_IDX=False,
+                 SMALL_D=0, DOT_MODE=0)
     first[(1,)](Q_ptr=_Tensor(), **flags)
     assert len(timed) == 1
-    key = (32, 512, 2, 0, 128, False, 0, 0, "torch.float16")
+    key = (32, 512, 2, 0, 128, 128, False, 0, 0, "torch.float16")  # size_d 100 keyed as its bucket, 128
     assert tuned.measured()[tuned.entry_key(first.lowering, key, "test device / triton x")]["kwargs"] == \
         {"BLOCK_R": 128, "BLOCK_C": 64, "BLOCK_G": 2}
     assert second.lookup(key) == {"kwargs": {"BLOCK_QT": 128, "BLOCK_TOK": 64, "BLOCK_Q": 2},

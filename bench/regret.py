@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The config predictor's regret: on shapes drawn from a fixed seed, none of them in the
+grids the shipped configs were tuned on, the public call's time with the predicted config
+over its time after exhaustive tuning of that shape.
+
+    python3 bench/regret.py --out DIR [--n 40] [--budget-s 400]
+
+Families: the bundled MaxSim (serving, fp16 / bf16 / fp32, d from 48 to 1024, one to 64
+queries) and the k-means assignment (argmin over centres, fp16 / bf16 / fp32). A shape
+whose call runs a kernel of fixed blocks (the lean forward) predicts nothing and is drawn
+again. Predicted: a fresh cache directory, so only the shipped table and the rule serve.
+Tuned: `hsr.tune` with no time limit (every config the pruner allows), then the same
+call. Times are do_bench medians. Writes DIR/regret.json and DIR/regret.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+KMEANS = "X[n, f]: float\nC[k, f]: float\nassign[n] = argmin_k ||X_n - C_k||^2\n"
+DIMS = (48, 64, 96, 160, 192, 320, 384, 768, 1024)
+
+
+def draw(rng: random.Random) -> dict:
+    """One shape: family, dtype and sizes (axis -> n)."""
+    dtype = rng.choice(("float16", "bfloat16", "float32"))
+    if rng.random() < 0.75:
+        lq, ld = rng.choice((32, 64, 128, 200, 512, 1024)), rng.choice((100, 300, 700, 1024, 2000, 4096))
+        nq = rng.choice((1, 1, 8, 64))
+        nd = max(4, min(2000, int(4e9 // (nq * lq * ld * 128))))
+        return {"family": "maxsim", "dtype": dtype,
+                "sizes": {"i": nq, "j": nd, "s": lq, "t": ld, "d": rng.choice(DIMS)}}
+    return {"family": "kmeans", "dtype": dtype,
+            "sizes": {"n": rng.choice((50_000, 200_000, 1_000_000)), "k": rng.choice((100, 256, 1000, 3000)),
+                      "f": rng.choice((16, 32, 48, 64, 96, 128))}}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
+    ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=28)
+    ap.add_argument("--budget-s", type=float, default=400)
+    args = ap.parse_args()
+    os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
+    os.environ["HSR_TUNE_SECONDS"] = "1e9"
+    import torch
+    import triton.testing
+
+    import hsr
+    from hsr import kept, tune
+    from hsr.cli import bundled_spec
+
+    ops = {"maxsim": hsr.compile(bundled_spec("maxsim")), "kmeans": hsr.compile(KMEANS)}
+    rng, rows, t0 = random.Random(args.seed), [], time.monotonic()
+    while len(rows) < args.n and time.monotonic() - t0 < args.budget_s:
+        case = draw(rng)
+        op, sizes = ops[case["family"]], case["sizes"]
+        inputs = tune._inputs(op, sizes, getattr(torch, case["dtype"]))
+        lines = op.explain(sizes, case["dtype"]).splitlines()
+        if any("forward kernel: lean" in line for line in lines):
+            continue
+
+        def call():
+            with torch.no_grad():
+                return op(**inputs)
+        kept.forget()
+        call()
+        predicted = triton.testing.do_bench(call, warmup=10, rep=50)
+        tune.tune(op, sizes, case["dtype"])
+        call()
+        tuned = triton.testing.do_bench(call, warmup=10, rep=50)
+        rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
+                     "regret": round(predicted / tuned, 3)})
+        print(json.dumps(rows[-1]), flush=True)
+        del inputs
+        torch.cuda.empty_cache()
+    regrets = [r["regret"] for r in rows]
+    summary = {"shapes": len(rows), "median": statistics.median(regrets) if rows else None,
+               "worst": max(regrets) if rows else None, "device": torch.cuda.get_device_name(),
+               "seconds": round(time.monotonic() - t0)}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "regret.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    table = ["| family | dtype | sizes | predicted ms | tuned ms | regret |", "|---|---|---|---|---|---|"]
+    table += [f"| {r['family']} | {r['dtype']} | {r['sizes']} | {r['predicted_ms']} | {r['tuned_ms']} | "
+              f"{r['regret']} |" for r in rows]
+    (out / "regret.md").write_text(f"Regret on {summary['device']}: {summary}\n\n" + "\n".join(table) + "\n")
+    print(summary)
+
+
+if __name__ == "__main__":
+    main()
