@@ -793,8 +793,8 @@ def test_the_lean_outer_max_keeps_nan_and_the_lowest_tied_row(lean, lean_ops, de
 
 
 def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, device):
-    """A mean with a mask given, fp32 rows, a contraction that is not a power of
-    two, or rows that do not form one matrix: the general kernel, same values."""
+    """A mean with a mask given, fp32 rows, a contraction past 256, or rows that do
+    not form one matrix: the general kernel, same values."""
     gen = torch.Generator().manual_seed(5)
     op = lean_ops["maxsim"]
     Q, D = _ints((2, 20, 16), gen), _ints((4, 30, 16), gen)
@@ -803,7 +803,7 @@ def test_the_general_forward_runs_where_the_lean_one_does_not(lean, lean_ops, de
     cases = [  # views made on the device (a copy to the device would make them contiguous)
         ((Qh, Dh), {"amask": qmask.to(device)}),  # a mean with a mask (its count is per cell)
         ((Q.to(device), D.to(device)), {}),
-        ((_ints((2, 20, 24), gen).half().to(device), _ints((4, 30, 24), gen).half().to(device)), {}),
+        ((_ints((2, 20, 264), gen).half().to(device), _ints((4, 30, 264), gen).half().to(device)), {}),
         ((Qh, Dh[:, :25]), {}),  # every document's first 25 of 30 rows
         ((Qh.transpose(0, 1).contiguous().transpose(0, 1), Dh), {}),
     ]
