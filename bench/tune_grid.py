@@ -11,7 +11,8 @@ forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 1024 x 1024, d = 128. Calls that take the lean forward (fixed blocks) tune nothing.
 `--grid wide`: wide rows instead (fp16 serving, Nq 1 against 1000 documents, d 384 / 512 /
 640 / 1024, Lq x Ld 32 x 300, 32 x 1024, 128 x 1024); d = 768 and 32 x 512 stay out, to judge
-the prediction on. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
+the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1024, Nq 1 / 6 /
+40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
 hsr/tuned.json: the entries there already win) and DIR/tuned_grid.log.
 """
 
@@ -29,6 +30,8 @@ SERVING = [(nq, lq, ld, d) for nq in (1, 8, 64, 512) for lq in (32, 128, 1024)
            for ld in (128, 512, 1024) for d in (64, 96, 128)]
 TRAINING = [(b, lq, ld, 128) for b in (32, 128, 512) for lq, ld in ((32, 300), (1024, 1024))]
 WIDE = [(1, lq, ld, d) for d in (384, 512, 640, 1024) for lq, ld in ((32, 300), (32, 1024), (128, 1024))]
+BROAD = [(nq, lq, ld, d) for d in (450, 900, 40, 80, 200) for nq in (40, 6, 1) for lq in (24, 100, 400)
+         for ld in (250, 1500)]
 
 
 def documents(nq: int, lq: int, ld: int) -> int:
@@ -41,7 +44,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
-    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide"))
+    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide", "broad"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
     from hsr import autotune, tune, tuned
@@ -53,7 +56,7 @@ def main():
     spec = str(bundled_spec("maxsim"))
     t0 = time.monotonic()
     cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING] \
-        if args.grid == "bundled" else [("serve", c, "float16", False) for c in WIDE]
+        if args.grid == "bundled" else [("serve", c, "float16", False) for c in (WIDE if args.grid == "wide" else BROAD)]
     for kind, (nq, lq, ld, d), dtype, grad in cases:
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)

@@ -23,7 +23,7 @@
 #     't' ragged by cu_d: packed rows, sequence n's cu_d[n] .. cu_d[n + 1] - 1 (no padding read, tiles end at its length)
 #     backward: Q by gather, D by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     auto backward: atomic ('t' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
-#     forward kernel: lean (the lean tile loop (MaxSim's forward: nothing carried but the running selection)) for fp16/bf16 rows, d in (16, 32, 64, 128, 256), at least 128 rows of 's' or any number of row sets of Q (they share no D rows) (then any d from 16 to 256), on sm90; else points (d <= 8), tiles (d <= 256) or tiles-long
+#     forward kernel: lean (the lean tile loop (MaxSim's forward: nothing carried but the running selection)) for fp16/bf16 rows, d from 16 to 256 (TMA loads at (16, 32, 64, 128, 256)), at least 128 rows of 's' or any number of row sets of Q (they share no D rows) on sm90; else points (d <= 8), tiles (d <= 256) or tiles-long
 #     offsets' checks (max_seqlen given, on a GPU): in the lean forward's kernel (a device assert), else one check launch before the forward
 #     outer sum: rows of 's' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering sum_max_cos-bd8aa11c5af9

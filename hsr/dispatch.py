@@ -210,6 +210,22 @@ def sparse_rows(n_contenders: int, outer: int, selected: int, cells: int = 1, wi
         cells * selected * width >= SPARSE_MIN_ELEMENTS
 
 
+def backward_words(term, sizes: dict) -> str:
+    """explain(sizes)'s line on the backward a call of those sizes takes: what "auto"
+    picks and how "deterministic" owns the selection side's gradient (the rules above)."""
+    contenders = cells = 1
+    for g in term.grid:
+        contenders *= sizes.get(g, 1) if g not in term.b.grid_axes else 1
+    for g in term.b.grid_axes:
+        cells *= sizes.get(g, 1)
+    args = (contenders, sizes.get(term.r, 1), sizes.get(term.c, 1))
+    rule = dict(cells=cells, width=sizes.get(term.k, 1))
+    per_row = args[0] * args[1] / max(args[2], 1)
+    return (f"  backward at these sizes: \"auto\" takes {auto_backward(*args, **rule)}; \"deterministic\" "
+            f"scatters through {deterministic_scatter(*args, **rule)} ({per_row:.3g} contributions a selected row, "
+            f"{cells * args[2]} selected rows)")
+
+
 def deterministic_scatter(n_contenders: int, outer: int, selected: int, cells: int = 1, width: int = 1) -> str:
     """How backward="deterministic" owns the selection side's gradient:
     "inverse" (the saved index sorted by selected row, each row's entries

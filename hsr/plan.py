@@ -224,6 +224,8 @@ class TermPlan:
             if any(c.ragged and c.axis == self.c for c in self.conds):
                 lines.append(f"  auto backward: atomic ({self.c!r} is ragged: a short sequence's rows collect many "
                              f"contributions, which would set the inverse index's time)")
+            elif sizes:
+                lines.append(dispatch.backward_words(self, sizes))
         lines.extend(dispatch.forward_kernel(self, signature, sizes, dtype, where))
         lines.append(f"  tuned configs keyed by lowering {lowering_id(self, signature)}")
         return lines

@@ -170,6 +170,11 @@ def test_few_contributions_to_many_rows_write_only_the_selected_rows():
     assert dispatch.deterministic_scatter(128, 32, 300, cells=128, width=128) == "onehot"
     assert dispatch.auto_backward(1, 32, 16384, cells=32, width=128) == "atomic"  # too small to be worth its sort
     assert dispatch.auto_backward(1, 100_000, 100_000) == "atomic"  # Chamfer's 100K points
+    op = hsr.compile(MAXSIM)
+    assert '"auto" takes deterministic; "deterministic" scatters through sparse' in \
+        op.explain(dict(i=1, j=256, s=32, t=8192, d=128))
+    assert '"auto" takes atomic; "deterministic" scatters through onehot' in \
+        op.explain(dict(i=128, j=128, s=32, t=300, d=128))
 
 
 PAIRS = """
