@@ -60,6 +60,8 @@ def main():
 
     ops = {"maxsim": hsr.compile(bundled_spec("maxsim")), "kmeans": hsr.compile(KMEANS)}
     rng, rows, t0 = random.Random(args.seed), [], time.monotonic()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     while len(rows) < args.n and time.monotonic() - t0 < args.budget_s:
         case = draw(rng)
         op, sizes = ops[case["family"]], case["sizes"]
@@ -80,14 +82,13 @@ def main():
         rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
                      "regret": round(predicted / tuned, 3)})
         print(json.dumps(rows[-1]), flush=True)
+        (out / "regret_rows.json").write_text(json.dumps(rows, indent=1))  # kept if the run is cut
         del inputs
         torch.cuda.empty_cache()
     regrets = [r["regret"] for r in rows]
     summary = {"shapes": len(rows), "median": statistics.median(regrets) if rows else None,
                "worst": max(regrets) if rows else None, "device": torch.cuda.get_device_name(),
                "seconds": round(time.monotonic() - t0)}
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     (out / "regret.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     table = ["| family | dtype | sizes | predicted ms | tuned ms | regret |", "|---|---|---|---|---|---|"]
     table += [f"| {r['family']} | {r['dtype']} | {r['sizes']} | {r['predicted_ms']} | {r['tuned_ms']} | "
