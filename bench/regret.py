@@ -52,6 +52,7 @@ def main():
     os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
     os.environ["HSR_TUNE_SECONDS"] = "1e9"
     import torch
+    import triton
     import triton.testing
 
     import hsr
@@ -88,6 +89,7 @@ def main():
     regrets = [r["regret"] for r in rows]
     summary = {"shapes": len(rows), "median": statistics.median(regrets) if rows else None,
                "worst": max(regrets) if rows else None, "device": torch.cuda.get_device_name(),
+               "versions": f"torch {torch.__version__}, triton {triton.__version__}",
                "seconds": round(time.monotonic() - t0)}
     (out / "regret.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     table = ["| family | dtype | sizes | predicted ms | tuned ms | regret |", "|---|---|---|---|---|---|"]

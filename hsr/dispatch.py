@@ -498,11 +498,16 @@ _capability: dict = {}
 _sm_count: dict = {}
 
 
+def _index(device: torch.device) -> int:
+    """A CUDA device's index (the current one where it names none)."""
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
 def multiprocessors(device: torch.device) -> int:
     """The device's streaming multiprocessors, asked once per device (INTERPRET_SMS off a GPU)."""
     if device.type != "cuda":
         return INTERPRET_SMS
-    index = device.index if device.index is not None else torch.cuda.current_device()
+    index = _index(device)
     n = _sm_count.get(index)
     if n is None:
         n = _sm_count[index] = torch.cuda.get_device_properties(index).multi_processor_count
@@ -518,7 +523,8 @@ def column_parts(programs: int, cols: int, block_c: int, sms: int) -> tuple[int,
     if programs >= want or cols < 2 * PART_MIN_COLS:
         return 1, cols
     parts = min(-(-want // programs), cols // PART_MIN_COLS)
-    part_len = -(-(-(-cols // parts)) // block_c) * block_c
+    per_part = -(-cols // parts)
+    part_len = -(-per_part // block_c) * block_c  # whole tiles
     return -(-cols // part_len), part_len
 
 
@@ -526,7 +532,7 @@ def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str) -> st
     """explain()'s line on the lean forward's split of its selected axis (column_parts),
     for `cells` output cells of `rows` rows on `machine` (an sm90 GPU counts EXPLAIN_SMS)."""
     on_gpu = machine.startswith("cuda")
-    block_r = _gpu_chunk_rows(rows) if on_gpu else min(64, next_pow2(rows))
+    block_r = _gpu_lean_blocks(rows)[0] if on_gpu else min(64, next_pow2(rows))
     block_c = LEAN_BLOCKS[1] if on_gpu else min(LEAN_INTERPRET_COLS, next_pow2(cols))
     programs = cells * -(-rows // block_r)
     sms = EXPLAIN_SMS if on_gpu else INTERPRET_SMS
@@ -541,7 +547,7 @@ def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str) -> st
 
 def _major(device: torch.device) -> int:
     """The compute capability's major number of a CUDA device, asked once per device."""
-    index = device.index if device.index is not None else torch.cuda.current_device()
+    index = _index(device)
     major = _capability.get(index)
     if major is None:
         major = _capability[index] = torch.cuda.get_device_capability(index)[0]
@@ -602,12 +608,13 @@ def _few_long(rows: int, cols: int, out_cells: int, sms: int) -> bool:
     """Few cells, long rows: the lean forward splits the selected axis in parts
     (column_parts), which beats the general loop's stacking of row sets there
     (bench/NOTES.md, session 28: 8 x 16 documents of 2048 and 8192 tokens)."""
-    return column_parts(out_cells * -(-rows // _gpu_chunk_rows(rows)), cols, LEAN_BLOCKS[1], sms)[0] > 1
+    block_r, block_c = _gpu_lean_blocks(rows)[:2]
+    return column_parts(out_cells * -(-rows // block_r), cols, block_c, sms)[0] > 1
 
 
-def _gpu_chunk_rows(rows: int) -> int:
-    """Rows a lean program takes on a GPU (lean_blocks)."""
-    return (LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS if rows > 32 else LEAN_TINY_BLOCKS)[0]
+def _gpu_lean_blocks(rows: int) -> tuple[int, int, int, int]:
+    """(rows, columns, warps, stages) of a lean program on a GPU."""
+    return LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS if rows > 32 else LEAN_TINY_BLOCKS
 
 
 def where(device: torch.device) -> str:
@@ -638,8 +645,7 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
         # h200-lean-short-rows-2026-11-26/host.md): pointer loads there, as fast on the GPU
         load = int(rows >= LEAN_MIN_ROWS and a.shape[-1] in LEAN_DIMS and all(
             m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
-        block_r, block_c, warps, stages = {b[0]: b for b in (LEAN_BLOCKS, LEAN_SMALL_BLOCKS, LEAN_TINY_BLOCKS)}[
-            _gpu_chunk_rows(rows)]
+        block_r, block_c, warps, stages = _gpu_lean_blocks(rows)
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS else 0  # (a descriptor's block is a power of two)
     return min(64, next_pow2(rows)), min(LEAN_INTERPRET_COLS, next_pow2(cols)), 4, 2, load, a_rows, b_rows
