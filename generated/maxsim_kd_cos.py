@@ -121,18 +121,19 @@ def _score_select(x, y):
 
 @triton.jit
 def score_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
-    """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,
+    """Each row's squared norm, out [n_rows] in fp32, from x read as [n_rows, size_k] rows,
     in one launch: the lean forward's column norms (formed in every program's tiles they
-    cost more than the loop's dot, bench/NOTES.md, session 19) and the backward's row norms."""
+    cost more than the loop's dot, bench/NOTES.md, session 19) and the backward's row norms.
+    Summed in fp64 and rounded once, so that an L2 key's rounding bound counts one ulp for it."""
     # spec line 8: score[i, k] = sum_s max_t cos(Q_s, D_t)  where qmask, dmask
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    acc = tl.zeros([BLOCK], tl.float32)
+    acc = tl.zeros([BLOCK], tl.float64)
     for k0 in range(0, size_k, BLOCK_K):
         offs = k0 + tl.arange(0, BLOCK_K)
         x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],
-                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)
+                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float64)
         acc += tl.sum(x * x, axis=1)
-    tl.store(out_ptr + rows, acc, mask=rows < n_rows)
+    tl.store(out_ptr + rows, acc.to(tl.float32), mask=rows < n_rows)
 
 
 @triton.jit
