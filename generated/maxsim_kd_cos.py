@@ -786,7 +786,7 @@ def score_fwd_lean(
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
     SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,
-    PHASE: tl.constexpr,
+    PHASE: tl.constexpr, BSQ_AHEAD: tl.constexpr,
 ):
     """Forward of score in its common case (16-bit rows, d a power of two, masks as given):
     one program per (cell, chunk of BLOCK_S rows), a cell's chunks neighbours in
@@ -874,8 +874,11 @@ def score_fwd_lean(
                 dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-            bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < size_t, other=0.0)
+            if BSQ_AHEAD:
+                bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
+                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < size_t, other=0.0)
+            else:
+                bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < size_t, other=0.0)
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
             if HAS_dmask:  # the conditions on t, where a mask is given
@@ -896,8 +899,11 @@ def score_fwd_lean(
                 dmask_next = tl.load(dmask_ptr + pid_i * stride_dmask_i + pid_k * stride_dmask_k + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-            bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < size_t, other=0.0)
+            if BSQ_AHEAD:
+                bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
+                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < size_t, other=0.0)
+            else:
+                bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < size_t, other=0.0)
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
             if HAS_dmask:  # the conditions on t, where a mask is given
@@ -1357,6 +1363,7 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,
+        BSQ_AHEAD=dispatch.BSQ_AHEAD,
         num_warps=warps, num_stages=stages)
     if parts > 1:
         launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)

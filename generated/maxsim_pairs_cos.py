@@ -806,7 +806,7 @@ def score_fwd_lean(
     size_n, size_s, size_t, row_stride_Q, row_stride_D, scale, part_len, n_parts, rows_cu_q, rows_cu_d,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
     SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr, CHECK_OFFSETS: tl.constexpr,
-    PHASE: tl.constexpr,
+    PHASE: tl.constexpr, BSQ_AHEAD: tl.constexpr,
 ):
     """Forward of score in its common case (16-bit rows, d a power of two, no mask given):
     one program per (cell, chunk of BLOCK_S rows), a cell's chunks neighbours in
@@ -904,8 +904,11 @@ def score_fwd_lean(
         t_full = t_lo + ((t_hi - t_lo) // BLOCK_T) * BLOCK_T
         for t0 in range(t_lo, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-            bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+            if BSQ_AHEAD:
+                bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
+                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+            else:
+                bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < t_end, other=0.0)
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
@@ -914,8 +917,11 @@ def score_fwd_lean(
         if t_full < t_hi:  # the last, partial tile
             t0 = t_full
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-            bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+            if BSQ_AHEAD:
+                bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
+                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+            else:
+                bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < t_end, other=0.0)
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
@@ -1350,6 +1356,7 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, CHECK_OFFSETS=fold,
+        BSQ_AHEAD=dispatch.BSQ_AHEAD,
         num_warps=warps, num_stages=stages, **debug)
     if parts > 1:
         launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)

@@ -528,6 +528,7 @@ def column_parts(programs: int, cols: int, block_c: int, sms: int) -> tuple[int,
     return -(-cols // part_len), part_len
 
 
+BSQ_AHEAD = int(os.environ.get("HSR_BSQ_AHEAD", "1"))  # the lean loop's column norms: 1 a tile ahead, 0 at use
 CERTIFY = os.environ.get("HSR_CERTIFY", "1") != "0"  # 0: every L2 row's value from its differences
 CERTIFY_TIMES = 4  # the tolerance: this many times the naive fp32 sum's rounding bound
 
