@@ -1059,13 +1059,13 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
     target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["k"], n_chunks), dtype=torch.float32, device=out.device)
-    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
-    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
-                                            dispatch.multiprocessors(out.device))
     a_desc = b_desc = None
     if load:
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
+    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
+    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
+                                            dispatch.multiprocessors(out.device))
     part_val = part_idx = target
     if parts > 1:
         part_val = torch.empty((sizes["i"] * sizes["k"] * sizes["s"], parts), dtype=torch.float32, device=out.device)

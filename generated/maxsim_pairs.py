@@ -1051,9 +1051,6 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
     target = out if n_chunks == 1 else torch.empty((sizes["n"], n_chunks), dtype=torch.float32, device=out.device)
-    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
-    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
-                                            dispatch.multiprocessors(out.device))
     # a flag under the interpreter (fold 2); on a GPU a device assert (fold 1: debug on, no overflow checks)
     ok = torch.ones(1, dtype=torch.bool, device=out.device) if fold == 2 else target
     debug = dict(debug=True, sanitize_overflow=False) if fold == 1 else {}
@@ -1061,6 +1058,9 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     if load:
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
+    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
+    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
+                                            dispatch.multiprocessors(out.device))
     part_val = part_idx = target
     if parts > 1:
         part_val = torch.empty((sizes["n"] * sizes["s"], parts), dtype=torch.float32, device=out.device)

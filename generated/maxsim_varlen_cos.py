@@ -155,19 +155,18 @@ def _score_select(x, y):
 
 @triton.jit
 def score_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
-    """Each row's squared norm, out [n_rows] in fp32, from x read as [n_rows, size_k] rows,
+    """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,
     in one launch: the lean forward's column norms (formed in every program's tiles they
-    cost more than the loop's dot, bench/NOTES.md, session 19) and the backward's row norms.
-    Summed in fp64 and rounded once, so that an L2 key's rounding bound counts one ulp for it."""
+    cost more than the loop's dot, bench/NOTES.md, session 19) and the backward's row norms."""
     # spec line 8: score[i, j] = sum_s max_t cos(Q_s, D_t)
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    acc = tl.zeros([BLOCK], tl.float64)
+    acc = tl.zeros([BLOCK], tl.float32)
     for k0 in range(0, size_k, BLOCK_K):
         offs = k0 + tl.arange(0, BLOCK_K)
         x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],
-                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float64)
+                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)
         acc += tl.sum(x * x, axis=1)
-    tl.store(out_ptr + rows, acc.to(tl.float32), mask=rows < n_rows)
+    tl.store(out_ptr + rows, acc, mask=rows < n_rows)
 
 
 @triton.jit
@@ -818,7 +817,7 @@ def score_fwd_lean(
     size_i, size_j, size_s, size_t, row_stride_Q, row_stride_D, scale, part_len, n_parts, rows_cu_q, rows_cu_d,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
     SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr, CHECK_OFFSETS: tl.constexpr,
-    PHASE: tl.constexpr, BSQ_AHEAD: tl.constexpr,
+    PHASE: tl.constexpr,
 ):
     """Forward of score in its common case (16-bit rows, d a power of two, no mask given):
     one program per (cell, chunk of BLOCK_S rows), a cell's chunks neighbours in
@@ -918,11 +917,8 @@ def score_fwd_lean(
         t_full = t_lo + ((t_hi - t_lo) // BLOCK_T) * BLOCK_T
         for t0 in range(t_lo, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            if BSQ_AHEAD:
-                bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
-            else:
-                bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < t_end, other=0.0)
+            bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
+            bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
@@ -931,11 +927,8 @@ def score_fwd_lean(
         if t_full < t_hi:  # the last, partial tile
             t0 = t_full
             offs_t = t0 + tl.arange(0, BLOCK_T)
-            if BSQ_AHEAD:
-                bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
-            else:
-                bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < t_end, other=0.0)
+            bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
+            bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
@@ -1356,9 +1349,6 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
     target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["j"], n_chunks), dtype=torch.float32, device=out.device)
-    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
-    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
-                                            dispatch.multiprocessors(out.device))
     # D's squared row norms, once (every program reads them a tile at a time)
     bsq = _score_row_norms(b_rows)
     # a flag under the interpreter (fold 2); on a GPU a device assert (fold 1: debug on, no overflow checks)
@@ -1368,6 +1358,9 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     if load:
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
+    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
+    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
+                                            dispatch.multiprocessors(out.device))
     part_val = part_idx = target
     if parts > 1:
         part_val = torch.empty((sizes["i"] * sizes["j"] * sizes["s"], parts), dtype=torch.float32, device=out.device)
@@ -1382,7 +1375,6 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, CHECK_OFFSETS=fold,
-        BSQ_AHEAD=dispatch.BSQ_AHEAD,
         num_warps=warps, num_stages=stages, **debug)
     if parts > 1:
         launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)

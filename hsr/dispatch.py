@@ -528,30 +528,6 @@ def column_parts(programs: int, cols: int, block_c: int, sms: int) -> tuple[int,
     return -(-cols // part_len), part_len
 
 
-BSQ_AHEAD = int(os.environ.get("HSR_BSQ_AHEAD", "1"))  # the lean loop's column norms: 1 a tile ahead, 0 at use
-CERTIFY = os.environ.get("HSR_CERTIFY", "1") != "0"  # 0: every L2 row's value from its differences
-CERTIFY_TIMES = 4  # the tolerance: this many times the naive fp32 sum's rounding bound
-
-
-def certify(need_idx: bool, parts: int) -> bool:
-    """Whether the lean forward of an L2 key takes a row's value from the expansion
-    |a|^2 + min_t(|b_t|^2 - 2<a, b_t>) where the row's rounding bound vouches for it:
-    within CERTIFY_TIMES x the bound (f + 1) u v of the naive fp32 sum of squared
-    differences. The loop then carries no index (the dot's speed); a row the bound
-    cannot vouch for (near points, far from the origin, inf or NaN) runs the loop
-    again with its index and takes its value from the differences. Only where no
-    index is asked (no gradient, no index output) and the row runs in one program."""
-    return CERTIFY and not need_idx and parts == 1
-
-
-def certify_words() -> str:
-    """explain()'s line on an L2 key's certified value (certify)."""
-    where = "where no gradient or index is asked" if CERTIFY else "off: HSR_CERTIFY=0"
-    return (f"  L2 value without an index ({where}): the lean loop keeps no index; a row's value is the expansion's "
-            f"where its rounding bound is within {CERTIFY_TIMES}x the naive fp32 sum's bound (f + 1) u v, else "
-            f"(near points, far from the origin, inf or NaN) the loop again with the index and the differences")
-
-
 def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str) -> str:
     """explain()'s line on the lean forward's split of its selected axis (column_parts),
     for `cells` output cells of `rows` rows on `machine` (an sm90 GPU counts EXPLAIN_SMS)."""
@@ -841,8 +817,6 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
         elif family == "lean":
             lines.append(parts_words(term.c, out_cells, rows, cols, machine))
-            if term.pair in ("sqdist", "dist"):
-                lines.append(certify_words())
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
         lines.append(precision_words(term.pair in ("sqdist", "dist"), machine))
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):

@@ -25,7 +25,6 @@ def off_current_device(device: torch.device) -> bool:
 
 
 BACKWARDS = ("auto", "atomic", "deterministic")
-redone_rows = None  # tests: an int32 tensor [1] on the device that counts the L2 rows whose certified value was redone
 
 
 def check_backward(op_name: str, backward) -> None:

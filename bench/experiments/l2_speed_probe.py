@@ -3,7 +3,10 @@
 index-free L2 loop would cost: a dot key with a column term, <Q, D> - w_t, runs the
 general loop as |D|^2 - 2<Q, D> would without an index (one FMA a pair and the running
 selection), and cos(Q, D) the lean loop (one FMUL a pair, column norms from a pre-pass).
-Prints do_bench medians (ms) and each spec's forward-kernel line; writes probe.json.
+Also near rows (each document token a noisy copy of a query token, as real embeddings
+have them). Prints do_bench medians (ms) and each spec's forward-kernel line; writes
+probe.json. (The certified lean L2 value of commit e24b9a0 added HSR_CERTIFY,
+HSR_BSQ_AHEAD and a count of redone rows to this probe; bench/NOTES.md, session 29.)
 
     python3 bench/experiments/l2_speed_probe.py [--out DIR]
 """
@@ -41,33 +44,21 @@ def main():
         D = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda", generator=g), dim=-1).half()
         w = torch.rand(nd, ld, device="cuda", generator=g).half()
         sizes = dict(i=nq, j=nd, s=lq, t=ld, d=128)
-        row = {"shape": shape, "certify": os.environ.get("HSR_CERTIFY", "1"),
-               "maxsim": triton.testing.do_bench(lambda: maxsim(Q, D))}
+        row = {"shape": shape, "maxsim": triton.testing.do_bench(lambda: maxsim(Q, D))}
         for name, op in ops.items():
             call = (lambda op=op: op(Q, D, w)) if name == "dot_col_term" else (lambda op=op: op(Q, D))
             row[name] = triton.testing.do_bench(call)
             lines = [ln.strip() for ln in op.explain(sizes, torch.float16).splitlines() if "forward kernel" in ln]
             row[name + "_kernel"] = lines[0] if lines else ""
-        from hsr import kept, runtime
-        runtime.redone_rows = torch.zeros(1, dtype=torch.int32, device="cuda")
-        kept.forget()  # (a kept call replays its launches as recorded: without the counter)
-        ops["gaussian"](Q, D)
-        row["gaussian_redone_rows"] = f"{runtime.redone_rows.item()} of {nq * nd * lq}"
         # near rows, as real embeddings have them: each document token a noisy copy of a query token
         near = torch.nn.functional.normalize(Q[0].float()[torch.randint(0, lq, (nd, ld), device="cuda", generator=g)]
                                              + 0.05 * torch.randn(nd, ld, 128, device="cuda", generator=g), dim=-1).half()
-        runtime.redone_rows.zero_()
-        kept.forget()
-        ops["gaussian"](Q, near)
-        row["near_redone_rows"] = f"{runtime.redone_rows.item()} of {nq * nd * lq}"
-        runtime.redone_rows = None
-        kept.forget()
         row["gaussian_near"] = triton.testing.do_bench(lambda: ops["gaussian"](Q, near))
         row["maxsim_near"] = triton.testing.do_bench(lambda: maxsim(Q, near))
         rows.append(row)
         print(json.dumps(row), flush=True)
-        with open(os.path.join(args.out, f"probe_certify{os.environ.get('HSR_CERTIFY', '1')}_ahead{os.environ.get('HSR_BSQ_AHEAD', '1')}.json"), "w") as f:
-            json.dump({"certify": os.environ.get("HSR_CERTIFY", "1"), "torch": torch.__version__, "triton": triton.__version__,
+        with open(os.path.join(args.out, "probe.json"), "w") as f:
+            json.dump({"torch": torch.__version__, "triton": triton.__version__,
                        "device": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
 
 

@@ -60,5 +60,8 @@ print(f"{sys.argv[1]}: {time.perf_counter() - t0:.3f} s")
 for run in range(3):
     for mode in ("sequential", "threads"):
         env = dict(os.environ, TRITON_CACHE_DIR=tempfile.mkdtemp(prefix="pc-"))
-        done = subprocess.run([sys.executable, "-c", CHILD, mode], env=env, capture_output=True, text=True)
+        child = os.path.join(env["TRITON_CACHE_DIR"], "child.py")  # (@triton.jit needs its source in a file)
+        with open(child, "w") as f:
+            f.write(CHILD)
+        done = subprocess.run([sys.executable, child, mode], env=env, capture_output=True, text=True)
         print(done.stdout.strip() or done.stderr[-2000:], flush=True)
