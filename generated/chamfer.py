@@ -701,8 +701,10 @@ def cd_fwd(
                     sel_diff = _a7 - tl.load(sel_row + 7 * stride_Y_d, mask=sel_ok, other=0.0).to(tl.float32)
                     x_best = tl.fma(sel_diff, sel_diff, x_best)
             else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
-                for x0 in range(0, size_d, BLOCK_D):
-                    offs_x = x0 + tl.arange(0, BLOCK_D)
+                # (in chunks of 16 coordinates: the rows' whole tile in fp32 here held the kernel at 255
+                # registers, spilling, bench/NOTES.md, session 29)
+                for x0 in range(0, size_d, 16):
+                    offs_x = x0 + tl.arange(0, 16)
                     x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
                     sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32) - \
                         tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_d, mask=x_ok, other=0.0).to(tl.float32)
@@ -1926,8 +1928,10 @@ def cd_t1_fwd(
                     sel_diff = _a7 - tl.load(sel_row + 7 * stride_X_d, mask=sel_ok, other=0.0).to(tl.float32)
                     x_best = tl.fma(sel_diff, sel_diff, x_best)
             else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
-                for x0 in range(0, size_d, BLOCK_D):
-                    offs_x = x0 + tl.arange(0, BLOCK_D)
+                # (in chunks of 16 coordinates: the rows' whole tile in fp32 here held the kernel at 255
+                # registers, spilling, bench/NOTES.md, session 29)
+                for x0 in range(0, size_d, 16):
+                    offs_x = x0 + tl.arange(0, 16)
                     x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
                     sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_Y_d, mask=x_ok, other=0.0).to(tl.float32) - \
                         tl.load(sel_row[:, None] + offs_x[None, :] * stride_X_d, mask=x_ok, other=0.0).to(tl.float32)

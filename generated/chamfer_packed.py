@@ -697,8 +697,10 @@ def dist_fwd(
                 sel_diff = _a7 - tl.load(sel_row + 7 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
                 x_best = tl.fma(sel_diff, sel_diff, x_best)
         else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
-            for x0 in range(0, size_k, BLOCK_K):
-                offs_x = x0 + tl.arange(0, BLOCK_K)
+            # (in chunks of 16 coordinates: the rows' whole tile in fp32 here held the kernel at 255
+            # registers, spilling, bench/NOTES.md, session 29)
+            for x0 in range(0, size_k, 16):
+                offs_x = x0 + tl.arange(0, 16)
                 x_ok = sel_ok[:, None] & (offs_x < size_k)[None, :]
                 sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_k, mask=x_ok, other=0.0).to(tl.float32) - \
                     tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_k, mask=x_ok, other=0.0).to(tl.float32)

@@ -485,6 +485,13 @@ LEAN_INTERPRET_COLS = 64  # columns a tile under the interpreter
 LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
 LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
+# An L2 key carries its index through the loop (its value comes from the selected pair's differences): at
+# 128 x 64 and 8 warps that loop takes 254 registers a thread, MaxSim's 77. In 64-row chunks of 4 warps
+# its programs overlap better: H200, 1 query of 1024 tokens x 512 documents of 1024, the Gaussian MaxSim
+# 0.495 ms against 0.579; 128 x 1024, 1000 documents 0.207 against 0.221; 512 x 2048, 200 documents
+# 0.212 against 0.247; 96 x 300 0.104 against 0.107 (MaxSim itself slower so: 0.227 against 0.215;
+# bench/NOTES.md, session 29).
+LEAN_L2_BLOCKS = (64, 64, 4, 3)
 LEAN_DIMS = (16, 32, 64, 128, 256)
 # Few cells, long rows (bench/NOTES.md, session 28): where a lean forward's programs
 # (cells x chunks of rows) are fewer than PART_PROGRAMS_PER_SM per multiprocessor, its
@@ -528,11 +535,11 @@ def column_parts(programs: int, cols: int, block_c: int, sms: int) -> tuple[int,
     return -(-cols // part_len), part_len
 
 
-def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str) -> str:
+def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: bool = False) -> str:
     """explain()'s line on the lean forward's split of its selected axis (column_parts),
     for `cells` output cells of `rows` rows on `machine` (an sm90 GPU counts EXPLAIN_SMS)."""
     on_gpu = machine.startswith("cuda")
-    block_r = _gpu_lean_blocks(rows)[0] if on_gpu else min(64, next_pow2(rows))
+    block_r = _gpu_lean_blocks(rows, l2)[0] if on_gpu else min(64, next_pow2(rows))
     block_c = LEAN_BLOCKS[1] if on_gpu else min(LEAN_INTERPRET_COLS, next_pow2(cols))
     programs = cells * -(-rows // block_r)
     sms = EXPLAIN_SMS if on_gpu else INTERPRET_SMS
@@ -574,18 +581,19 @@ def columns_shared(term) -> bool:
 
 
 def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, cells: int = 1,
-                       shared: bool = True, out_cells: int | None = None, sms: int = EXPLAIN_SMS) -> list[str]:
+                       shared: bool = True, out_cells: int | None = None, sms: int = EXPLAIN_SMS,
+                       l2: bool = False) -> list[str]:
     """Why a call of a lean-form term does not run the lean forward; empty where it
     does. machine (see `where`): "interpreter", "cpu" (no kernels), or "cuda" with
     the compute capability's major number ("cuda9"); cells: how many row sets
     the rows' operand holds (its grid axes' sizes multiplied); shared: whether
     they share columns (columns_shared); out_cells: the output cells (default
-    cells), on a GPU of sms multiprocessors."""
+    cells), on a GPU of sms multiprocessors; l2: the key is an L2 pair's (its blocks)."""
     why = []
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
     elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(rows, cols, out_cells or cells,
-                                                                                      sms):
+                                                                                      sms, l2):
         why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
                    f"columns, with {out_cells or cells} cells enough to fill the GPU or rows shorter than "
                    f"{2 * PART_MIN_COLS}")
@@ -604,17 +612,19 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     return why
 
 
-def _few_long(rows: int, cols: int, out_cells: int, sms: int) -> bool:
+def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False) -> bool:
     """Few cells, long rows: the lean forward splits the selected axis in parts
     (column_parts), which beats the general loop's stacking of row sets there
     (bench/NOTES.md, session 28: 8 x 16 documents of 2048 and 8192 tokens)."""
-    block_r, block_c = _gpu_lean_blocks(rows)[:2]
+    block_r, block_c = _gpu_lean_blocks(rows, l2)[:2]
     return column_parts(out_cells * -(-rows // block_r), cols, block_c, sms)[0] > 1
 
 
-def _gpu_lean_blocks(rows: int) -> tuple[int, int, int, int]:
-    """(rows, columns, warps, stages) of a lean program on a GPU."""
-    return LEAN_BLOCKS if rows > 64 else LEAN_SMALL_BLOCKS if rows > 32 else LEAN_TINY_BLOCKS
+def _gpu_lean_blocks(rows: int, l2: bool = False) -> tuple[int, int, int, int]:
+    """(rows, columns, warps, stages) of a lean program on a GPU (l2: an L2 pair's key)."""
+    if rows > 64:
+        return LEAN_L2_BLOCKS if l2 else LEAN_BLOCKS
+    return LEAN_SMALL_BLOCKS if rows > 32 else LEAN_TINY_BLOCKS
 
 
 def where(device: torch.device) -> str:
@@ -625,16 +635,17 @@ def where(device: torch.device) -> str:
     return "interpreter" if interpreting() else "cpu"
 
 
-def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: int = 1, shared: bool = True):
+def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: int = 1, shared: bool = True,
+                l2: bool = False):
     """(BLOCK rows, BLOCK cols, warps, stages, LOAD, a rows, b rows) for the lean
     forward of a [.., rows, k] (cells row sets, sharing columns or not) and b
     [.., cols, k], or None where it does not apply (lean_call_blockers, or a
-    layout that is not one row matrix each)."""
+    layout that is not one row matrix each); l2: the key is an L2 pair's."""
     b_cells = b.numel() // max(cols * b.shape[-1], 1)
     out_cells = cells * b_cells if shared else max(cells, b_cells)
     if b.dtype != a.dtype or lean_call_blockers(rows, cols, a.shape[-1], str(a.dtype).removeprefix("torch."),
                                                 where(a.device), cells, shared, out_cells,
-                                                multiprocessors(a.device)):
+                                                multiprocessors(a.device), l2):
         return None
     a_rows, b_rows = row_matrix(a), row_matrix(b)
     if a_rows is None or b_rows is None:
@@ -645,7 +656,7 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
         # h200-lean-short-rows-2026-11-26/host.md): pointer loads there, as fast on the GPU
         load = int(rows >= LEAN_MIN_ROWS and a.shape[-1] in LEAN_DIMS and all(
             m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
-        block_r, block_c, warps, stages = _gpu_lean_blocks(rows)
+        block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2)
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS else 0  # (a descriptor's block is a power of two)
     return min(64, next_pow2(rows)), min(LEAN_INTERPRET_COLS, next_pow2(cols)), 4, 2, load, a_rows, b_rows
@@ -793,8 +804,9 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         for g in term.a.grid_axes:
             cells *= sizes.get(g, 1)
         out_cells = max(pairs // max(rows * cols, 1), 1)
+        l2 = term.pair in ("sqdist", "dist")
         lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells, columns_shared(term), out_cells,
-                                       EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS) \
+                                       EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS, l2) \
             if not f["lean"] else []
         place = "cuda" if machine.startswith("cuda") else machine
         if not f["lean"] and not lean_call:
@@ -816,7 +828,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         if lean_call:
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
         elif family == "lean":
-            lines.append(parts_words(term.c, out_cells, rows, cols, machine))
+            lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
         lines.append(precision_words(term.pair in ("sqdist", "dist"), machine))
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):

@@ -160,6 +160,18 @@ def test_few_cells_split_a_long_selected_axis_in_parts():
     assert "selected axis 't': whole in each of 1000 programs" in text
 
 
+def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
+    """An L2 key carries its index through the lean loop (dispatch.LEAN_L2_BLOCKS): 64-row
+    chunks of 4 warps where MaxSim's take 128 rows of 8; short rows keep the common blocks."""
+    assert dispatch._gpu_lean_blocks(1024, l2=True) == dispatch.LEAN_L2_BLOCKS
+    assert dispatch._gpu_lean_blocks(1024) == dispatch.LEAN_BLOCKS
+    assert dispatch._gpu_lean_blocks(32, l2=True) == dispatch._gpu_lean_blocks(32)
+    sizes = dict(i=1, j=1000, s=1024, t=300, d=128)
+    gaussian = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
+    assert "whole in each of 16000 programs" in gaussian.explain(sizes, torch.float16)
+    assert "whole in each of 8000 programs" in hsr.compile(MAXSIM).explain(sizes, torch.float16)
+
+
 def test_few_contributions_to_many_rows_write_only_the_selected_rows():
     """dispatch.sparse_rows: at most one contribution in SPARSE_ROWS_PER_ENTRY rows of a
     large selection side: "auto" takes the deterministic backward, which writes the

@@ -494,8 +494,8 @@ def _watch_lean_blocks(monkeypatch):
     chosen = _Watched()
     real = dispatch.lean_blocks
 
-    def spy(*args):
-        blocks = real(*args)
+    def spy(*args, **kwargs):
+        blocks = real(*args, **kwargs)
         chosen.append(blocks)
         return blocks
     monkeypatch.setattr(dispatch, "lean_blocks", spy)
