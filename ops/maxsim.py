@@ -41,6 +41,13 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
        quantize_fp8), dots on those tensor cores (maxsim_int8.hsr,
        maxsim_fp8.hsr; fp8 needs Hopper); for inference (no gradient),
        D [Nd, Ld, d] or [Ld, d] only. Their error against fp32: bench/int8_accuracy.py.
+       A float D is quantized on every call, which costs more than scoring it:
+       a corpus is quantized once and passed as stored, below.
+    D stored quantized: the pair (rows, scales) that quantize_int8 or quantize_fp8
+       returned, rows [Nd, Ld, d] or [Ld, d] (int8 or float8_e4m3fn), scales
+       [Nd, Ld] or [Ld]. Q stays float and is quantized per call to the rows'
+       format (precision may be left "float"); normalize the rows before they
+       are quantized (normalize=True needs float D).
     Inputs are fp16, bf16, fp32 or float64 (one dtype for both; float64 runs
     the float64 reference evaluator, not the kernels); ties go to the lowest
     document token.
@@ -48,7 +55,7 @@ def maxsim(Q: torch.Tensor, D: torch.Tensor, q_mask: torch.Tensor | None = None,
     if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (getattr(Q, "requires_grad", False)
                                                                      or getattr(D, "requires_grad", False))):
         return _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision)  # autograd: no replay of the whole
-    inputs = (Q, D, q_mask, d_mask)
+    inputs = (Q, *D, q_mask, d_mask) if isinstance(D, tuple) else (Q, D, q_mask, d_mask)
     key = kept.signature(inputs, normalize, backward, precision)
     return kept.call(_KEPT, key, inputs, _maxsim, Q, D, q_mask, d_mask, normalize, backward, precision)
 
@@ -58,8 +65,11 @@ _KEPT = kept.Table()  # maxsim's calls by signature: a repeated inference call r
 
 def _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision):
     """maxsim, as written."""
+    d_scale = None
+    if isinstance(D, tuple):  # a corpus stored quantized
+        D, d_scale, precision = _stored(D, precision, normalize)
     if not isinstance(Q, torch.Tensor) or not isinstance(D, torch.Tensor):
-        raise TensorError("maxsim: Q and D must be torch.Tensors")
+        raise TensorError("maxsim: Q and D must be torch.Tensors (or D the pair (rows, scales) of a quantized corpus)")
     single = Q.dim() == 2
     if single:
         Q = Q.unsqueeze(0)
@@ -73,6 +83,7 @@ def _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision):
     one_doc = D.dim() == 2
     if one_doc:  # one document [Ld, d]: scores [Nq, 1], then [Nq]
         D = D.unsqueeze(0)
+        d_scale = d_scale.unsqueeze(0) if d_scale is not None else None
     q_mask, d_mask = _as_mask(q_mask, "q_mask"), _as_mask(d_mask, "d_mask")
     if isinstance(q_mask, torch.Tensor) and q_mask.dim() == 1:
         # one mask [Lq] for every query; a stride-0 view, no copy
@@ -83,7 +94,7 @@ def _maxsim(Q, D, q_mask, d_mask, normalize, backward, precision):
     if precision not in ("float", "int8", "fp8"):
         raise TensorError(f"maxsim: precision must be 'float', 'int8' or 'fp8', got {precision!r}")
     if precision != "float":
-        return _squeeze(_quantized(precision, Q, D, q_mask, d_mask, normalize), single, one_doc)
+        return _squeeze(_quantized(precision, Q, D, q_mask, d_mask, normalize, d_scale), single, one_doc)
     if D.dim() == 3:
         module = generated.maxsim_cos if normalize else generated.maxsim
     elif D.dim() == 4:
@@ -100,7 +111,27 @@ def _squeeze(out, single, one_doc):
     return out[0] if single else out
 
 
-def _quantized(precision, Q, D, q_mask, d_mask, normalize):
+def _stored(D, precision, normalize):
+    """(rows, scales, precision) of a corpus stored quantized, checked."""
+    if len(D) != 2 or not all(isinstance(x, torch.Tensor) for x in D):
+        raise TensorError("maxsim: a quantized D is the pair (rows, scales) that hsr.ops.quantize_int8 or "
+                          "quantize_fp8 returns")
+    rows, scales = D
+    stored = {torch.int8: "int8", torch.float8_e4m3fn: "fp8"}.get(rows.dtype)
+    if stored is None:
+        raise TensorError(f"maxsim: the rows of a quantized D must be int8 or float8_e4m3fn, got {rows.dtype}")
+    if precision not in ("float", stored):
+        raise TensorError(f"maxsim: precision={precision!r} with D stored as {stored}")
+    if not scales.is_floating_point() or scales.shape != rows.shape[:-1]:
+        raise TensorError(f"maxsim: the scales of a quantized D must be float, one a token: shape "
+                          f"{tuple(rows.shape[:-1])}, got {scales.dtype} {tuple(scales.shape)}")
+    if normalize:
+        raise TensorError("maxsim: normalize=True needs float D; normalize the rows before quantizing them")
+    return rows, scales, stored
+
+
+def _quantized(precision, Q, D, q_mask, d_mask, normalize, d_scale=None):
+    """A float D quantized here (every call), or rows stored quantized with their d_scale."""
     if D.dim() != 3:
         raise TensorError(f"maxsim: precision={precision!r} takes D [Nd, Ld, d], got shape {tuple(D.shape)}")
     if torch.is_grad_enabled() and (Q.requires_grad or D.requires_grad):
@@ -110,7 +141,7 @@ def _quantized(precision, Q, D, q_mask, d_mask, normalize):
         Q, D = (torch.nn.functional.normalize(x.float(), dim=-1) for x in (Q, D))
     quantize, module = (quantize_int8, generated.maxsim_int8) if precision == "int8" \
         else (quantize_fp8, generated.maxsim_fp8)
-    (q8, qs), (d8, ds) = quantize(Q), quantize(D)
+    (q8, qs), (d8, ds) = quantize(Q), ((D, d_scale) if d_scale is not None else quantize(D))
     return module.apply(q8, d8, qs, ds, qmask=q_mask, dmask=d_mask)
 
 

@@ -130,3 +130,46 @@ def test_int8_maxsim_refuses_what_it_cannot_do(device):
         maxsim(Q.detach(), D, precision="fp4")
     with pytest.raises(TensorError, match="declared int8"):
         hsr.compile(OPS / "maxsim_int8.hsr")(Q.detach(), D, torch.ones(2, 4), torch.ones(3, 5))
+
+
+@pytest.mark.parametrize("precision", ["int8", "fp8"])
+def test_a_corpus_stored_quantized_is_not_quantized_again(device, precision, monkeypatch):
+    """maxsim(Q, (rows, scales)): D as quantize_int8 / quantize_fp8 stored it. The
+    scores are the float call's with precision=..., bit for bit, and only Q is
+    quantized per call (the quantizer runs once, on Q's rows)."""
+    if precision == "fp8" and device == "cuda" and torch.cuda.get_device_capability() < (8, 9):
+        pytest.skip("fp8 tensor cores need compute capability 8.9 or more")
+    import sys
+    front = sys.modules["hsr.ops.maxsim"]  # the module (hsr.ops.maxsim the name is the function)
+    gen = torch.Generator().manual_seed(3)
+    Q = torch.randn(2, 8, 32, generator=gen).to(device)
+    D = torch.randn(4, 12, 32, generator=gen).to(device)
+    dm = (torch.rand(4, 12, generator=gen) < 0.8).to(device)
+    quantize = quantize_int8 if precision == "int8" else quantize_fp8
+    stored = quantize(D)
+    want = maxsim(Q, D, d_mask=dm, precision=precision)
+    seen = []
+    name = "quantize_int8" if precision == "int8" else "quantize_fp8"
+    monkeypatch.setattr(front, name, lambda x, *a: seen.append(tuple(x.shape)) or quantize(x, *a))
+    got = maxsim(Q, stored, d_mask=dm)
+    assert seen == [tuple(Q.shape)] and torch.equal(got.cpu(), want.cpu())
+    assert torch.equal(maxsim(Q, stored, d_mask=dm, precision=precision).cpu(), want.cpu())
+    one = maxsim(Q[0], (stored[0][1], stored[1][1]))  # one query, one document [Ld, d] with its scales [Ld]
+    assert torch.equal(one.cpu(), maxsim(Q, D, precision=precision)[0, 1].cpu())
+
+
+def test_a_stored_corpus_refuses_what_it_cannot_be(device):
+    Q, D = torch.randn(2, 4, 16, device=device), torch.randn(3, 5, 16, device=device)
+    rows, scales = quantize_int8(D)
+    for bad, match in (((rows,), "pair"), ((rows, scales, scales), "pair"), ((D, scales), "int8 or float8"),
+                       ((rows, scales[:, :2]), r"one a token: shape \(3, 5\)"),
+                       ((rows, scales.to(torch.int32)), "must be float")):
+        with pytest.raises(TensorError, match=match):
+            maxsim(Q, bad)
+    with pytest.raises(TensorError, match="stored as int8"):
+        maxsim(Q, (rows, scales), precision="fp8")
+    with pytest.raises(TensorError, match="normalize"):
+        maxsim(Q, (rows, scales), normalize=True)
+    with pytest.raises(TensorError, match="no gradient"):
+        maxsim(Q.requires_grad_(), (rows, scales))
+
