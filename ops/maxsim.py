@@ -11,7 +11,7 @@ import torch
 
 from hsr import kept
 from hsr.errors import TensorError
-from hsr.ops.quantize import quantize_fp8, quantize_int8
+from hsr.ops.quantize import quantize_fp8, quantize_int8, stored_rows
 from hsr import generated  # each module imported at its first use
 
 
@@ -113,20 +113,9 @@ def _squeeze(out, single, one_doc):
 
 def _stored(D, precision, normalize):
     """(rows, scales, precision) of a corpus stored quantized, checked."""
-    if len(D) != 2 or not all(isinstance(x, torch.Tensor) for x in D):
-        raise TensorError("maxsim: a quantized D is the pair (rows, scales) that hsr.ops.quantize_int8 or "
-                          "quantize_fp8 returns")
-    rows, scales = D
-    stored = {torch.int8: "int8", torch.float8_e4m3fn: "fp8"}.get(rows.dtype)
-    if stored is None:
-        raise TensorError(f"maxsim: the rows of a quantized D must be int8 or float8_e4m3fn, got {rows.dtype}")
+    rows, scales, stored = stored_rows(D, "maxsim", normalize)
     if precision not in ("float", stored):
         raise TensorError(f"maxsim: precision={precision!r} with D stored as {stored}")
-    if not scales.is_floating_point() or scales.shape != rows.shape[:-1]:
-        raise TensorError(f"maxsim: the scales of a quantized D must be float, one a token: shape "
-                          f"{tuple(rows.shape[:-1])}, got {scales.dtype} {tuple(scales.shape)}")
-    if normalize:
-        raise TensorError("maxsim: normalize=True needs float D; normalize the rows before quantizing them")
     return rows, scales, stored
 
 

@@ -39,3 +39,22 @@ def _scaled(x, dim, top, name):
     x = x.detach().float()
     amax = x.abs().amax(dim=dim, keepdim=True)
     return x, torch.where(amax > 0, amax / top, torch.where(amax == 0, 1.0, amax))
+
+
+def stored_rows(pair, who: str, normalize: bool = False) -> tuple[torch.Tensor, torch.Tensor, str]:
+    """(rows, scales, "int8" or "fp8") of a corpus stored quantized, the pair that
+    quantize_int8 / quantize_fp8 returned, checked; errors name ``who``."""
+    if len(pair) != 2 or not all(isinstance(x, torch.Tensor) for x in pair):
+        raise TensorError(f"{who}: a quantized corpus is the pair (rows, scales) that hsr.ops.quantize_int8 "
+                          "or quantize_fp8 returns")
+    rows, scales = pair
+    kind = {torch.int8: "int8", torch.float8_e4m3fn: "fp8"}.get(rows.dtype)
+    if kind is None:
+        raise TensorError(f"{who}: the rows of a quantized corpus must be int8 or float8_e4m3fn, got {rows.dtype}")
+    if not scales.is_floating_point() or scales.shape != rows.shape[:-1]:
+        raise TensorError(f"{who}: the scales of a quantized corpus must be float, one a token: shape "
+                          f"{tuple(rows.shape[:-1])}, got {scales.dtype} {tuple(scales.shape)}")
+    if normalize:
+        raise TensorError(f"{who}: normalize=True needs float rows; normalize them before quantizing them")
+    return rows, scales, kind
+

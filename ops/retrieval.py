@@ -51,6 +51,7 @@ import torch
 from hsr.errors import TensorError
 
 from .maxsim import maxsim
+from .quantize import stored_rows
 
 __all__ = ["maxsim_topk", "maxsim_topk_distributed", "default_block_size"]
 
@@ -74,7 +75,11 @@ def maxsim_topk(Q: torch.Tensor, corpus: torch.Tensor, k: int, *, q_mask: torch.
     corpus: [N, Ld, d] fp16, bf16 or fp32, in host memory (pinned or not) or
        already on the device. Q is cast to the corpus dtype. A float64 corpus
        is scored by the float64 reference evaluator (for checking; the ranking
-       and the returned scores still use the scores rounded to fp32).
+       and the returned scores still use the scores rounded to fp32). Or a
+       corpus stored quantized: the pair (rows [N, Ld, d] int8 or float8_e4m3fn,
+       scales [N, Ld] fp32) that hsr.ops.quantize_int8 / quantize_fp8 returned,
+       both where the corpus lives: it streams half (or a quarter, from fp32)
+       of the bytes, and Q is quantized to its format (maxsim(Q, (rows, scales))).
     k: results per query (k > N pads with score -inf and index -1).
     q_mask [Nq, Lq] (or [Lq], shared by every query), corpus_mask [N, Ld]:
        True marks a real token (as in :func:`hsr.ops.maxsim`; 0/1 integer
@@ -107,7 +112,8 @@ def maxsim_topk_distributed(Q: torch.Tensor, corpus_shard: torch.Tensor, k: int,
     Every rank passes the same Q (and q_mask) and k, and its own shard of the
     corpus ([N_r, Ld, d], host memory or its device; shards may differ in size
     and be empty). Each rank streams its shard through :func:`maxsim_topk` on
-    its own device, then the per-rank top-k (keys of score and global index,
+    its own device (a shard may be a stored quantized pair, as for
+    :func:`maxsim_topk`), then the per-rank top-k (keys of score and global index,
     fixed [Nq, k] tensors) are all-gathered and merged. Every rank returns the
     same (scores [Nq, k] fp32, indices [Nq, k] int64): the global indices, same
     order and tie rule as :func:`maxsim_topk` (ties to the lower global index).
@@ -200,12 +206,13 @@ def default_block_size(corpus: torch.Tensor, nq: int = 1, *, resident: bool = Fa
     per-block scratch (scores and keys, about 32 bytes per query and
     document) to ``scratch_bytes`` (256 MiB). Either way at least one
     document and at most the corpus."""
-    n = corpus.shape[0]
+    parts = corpus if isinstance(corpus, tuple) else (corpus,)  # a stored corpus: its rows and scales
+    n = parts[0].shape[0]
     by_scratch = scratch_bytes // (_SCRATCH_PER_PAIR * max(1, nq))
     if resident:
         block = by_scratch
     else:
-        per_doc = max(1, corpus[0].numel() * corpus.element_size()) if n else 1
+        per_doc = max(1, sum(x[0].numel() * x.element_size() for x in parts)) if n else 1
         block = min(block_bytes // per_doc, by_scratch)
     return max(1, min(n, block))
 
@@ -284,9 +291,13 @@ class _Plan:
 
 
 def _plan(Q, corpus, k, *, q_mask, corpus_mask, block_size, device, normalize) -> _Plan:
-    if not isinstance(Q, torch.Tensor) or not isinstance(corpus, torch.Tensor):
-        raise TensorError("maxsim_topk: Q and corpus must be torch.Tensors")
-    for name, x in (("Q", Q), ("corpus", corpus), ("q_mask", q_mask), ("corpus_mask", corpus_mask)):
+    stored = isinstance(corpus, tuple)
+    rows, scales = _stored(corpus, normalize) if stored else (corpus, None)
+    if not isinstance(Q, torch.Tensor) or not isinstance(rows, torch.Tensor):
+        raise TensorError("maxsim_topk: Q and corpus must be torch.Tensors (or corpus the pair (rows, scales) "
+                          "of a corpus stored quantized)")
+    for name, x in (("Q", Q), ("corpus", rows), ("corpus scales", scales), ("q_mask", q_mask),
+                    ("corpus_mask", corpus_mask)):
         if isinstance(x, torch.Tensor) and x.device.type == "meta":  # before any copy, which torch refuses
             raise TensorError(f"maxsim_topk: {name} is on the meta device (a shape and a dtype, no data), so "
                               f"it cannot be read; give {name} in host memory or on the GPU")
@@ -301,11 +312,12 @@ def _plan(Q, corpus, k, *, q_mask, corpus_mask, block_size, device, normalize) -
         raise TensorError(f"maxsim_topk: Q must be [Nq, Lq, d] or [Lq, d], got shape {tuple(Q.shape)}")
     if isinstance(q_mask, torch.Tensor) and q_mask.dim() == 1:  # one mask [Lq] for every query, as maxsim
         q_mask = q_mask.expand(Q.shape[0], q_mask.shape[0])
-    if corpus.dim() != 3:
-        raise TensorError(f"maxsim_topk: corpus must be [N, Ld, d], got shape {tuple(corpus.shape)}")
-    if corpus.dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
-        raise TensorError(f"maxsim_topk: corpus must be fp16, bf16, fp32 or float64, got {corpus.dtype}")
-    n, ld, d = corpus.shape
+    if rows.dim() != 3:
+        raise TensorError(f"maxsim_topk: corpus must be [N, Ld, d], got shape {tuple(rows.shape)}")
+    if not stored and rows.dtype not in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        raise TensorError(f"maxsim_topk: corpus must be fp16, bf16, fp32 or float64 (or the pair (rows, scales) "
+                          f"of a corpus stored quantized), got {rows.dtype}")
+    n, ld, d = rows.shape
     if Q.shape[2] != d:
         raise TensorError(f"maxsim_topk: Q has d = {Q.shape[2]}, the corpus has d = {d}")
     if q_mask is not None and tuple(q_mask.shape) != tuple(Q.shape[:2]):
@@ -316,12 +328,12 @@ def _plan(Q, corpus, k, *, q_mask, corpus_mask, block_size, device, normalize) -
                               f"got {list(getattr(corpus_mask, 'shape', ()))}")
         if corpus_mask.is_complex():
             raise TensorError(f"maxsim_topk: corpus_mask must be a bool tensor, got {corpus_mask.dtype}")
-        if corpus_mask.device != corpus.device:
-            raise TensorError(f"maxsim_topk: corpus_mask is on {corpus_mask.device}, the corpus on {corpus.device}")
+        if corpus_mask.device != rows.device:
+            raise TensorError(f"maxsim_topk: corpus_mask is on {corpus_mask.device}, the corpus on {rows.device}")
     if n > MAX_DOCS:
         raise TensorError(f"maxsim_topk: indices must stay below 2**32 - 1, the corpus has {n} documents")
     if block_size is None:
-        block_size = default_block_size(corpus, Q.shape[0], resident=corpus.device == device)
+        block_size = default_block_size(corpus, Q.shape[0], resident=rows.device == device)
     else:
         try:
             if isinstance(block_size, bool):
@@ -331,7 +343,7 @@ def _plan(Q, corpus, k, *, q_mask, corpus_mask, block_size, device, normalize) -
             block_size = 0
         if block_size < 1:
             raise TensorError(f"maxsim_topk: block_size must be a positive int, got {block_size!r}")
-    Qd = Q.to(device=device, dtype=corpus.dtype)
+    Qd = Q.to(device=device) if stored else Q.to(device=device, dtype=rows.dtype)  # (stored: quantized per block)
     qm = q_mask.to(device) if q_mask is not None else None
     return _Plan(Q=Qd, q_mask=qm, corpus=corpus, corpus_mask=corpus_mask, k=k, n=n, nq=Qd.shape[0],
                  block=max(1, min(block_size, n)), device=device, normalize=normalize, single=single)
@@ -360,17 +372,26 @@ def _run(p: _Plan, offset: int, overlap: bool) -> torch.Tensor:
         running = _merge(running, _keys(scores, offset + start, low_base), p.k)
 
     with torch.no_grad():
-        if p.device.type == "cuda" and p.corpus.device.type == "cpu":
+        parts = p.corpus if isinstance(p.corpus, tuple) else (p.corpus,)
+        if p.device.type == "cuda" and parts[0].device.type == "cpu":
             with torch.cuda.device(p.device):
-                _stream(p.corpus, p.corpus_mask, p.block, p.device, overlap, score)
+                _stream(parts, p.corpus_mask, p.block, p.device, overlap, score)
         else:
             # Already on the device (sliced, no copy), a CPU run, or a device-to-device copy.
             for start in range(0, p.n, p.block):
                 end = min(p.n, start + p.block)
-                block = p.corpus[start:end].to(p.device)
+                block = tuple(x[start:end].to(p.device) for x in parts)
                 mask = _bool(p.corpus_mask[start:end]).to(p.device) if p.corpus_mask is not None else None
-                score(block, mask, start)
+                score(block if len(block) > 1 else block[0], mask, start)
     return running
+
+
+def _stored(corpus, normalize):
+    """(rows, scales) of a corpus stored quantized, checked before any block is copied."""
+    rows, scales, _ = stored_rows(corpus, "maxsim_topk", normalize)
+    if scales.device != rows.device:
+        raise TensorError(f"maxsim_topk: the corpus scales are on {scales.device}, its rows on {rows.device}")
+    return rows, scales
 
 
 def _bool(mask: torch.Tensor) -> torch.Tensor:
@@ -409,12 +430,13 @@ class _HostSource:
         return self.buffers[slot][:n]
 
 
-def _stream(corpus, corpus_mask, block, dev, overlap, score):
-    """Score a host corpus on a CUDA device, block by block, double-buffered."""
-    n = corpus.shape[0]
+def _stream(parts, corpus_mask, block, dev, overlap, score):
+    """Score a host corpus (its parts: the rows, and a stored corpus's scales) on a
+    CUDA device, block by block, double-buffered."""
+    n = parts[0].shape[0]
     compute = torch.cuda.current_stream(dev)
     copier = torch.cuda.Stream(dev) if overlap else compute
-    sources = [_HostSource(corpus, block, dev, corpus.dtype)]
+    sources = [_HostSource(x, block, dev, x.dtype) for x in parts]
     if corpus_mask is not None:
         sources.append(_HostSource(corpus_mask, block, dev, torch.bool))
     copied = [torch.cuda.Event(), torch.cuda.Event()]    # block in buffer `slot` has landed
@@ -436,7 +458,8 @@ def _stream(corpus, corpus_mask, block, dev, overlap, score):
             slot = i % 2
             compute.wait_event(copied[slot])
             data = views[slot]
-            score(data[0], _bool(data[1]) if len(data) > 1 else None, start)
+            rows = tuple(data[:len(parts)])
+            score(rows if len(parts) > 1 else rows[0], _bool(data[-1]) if corpus_mask is not None else None, start)
             consumed[slot].record(compute)
             if i + 1 < len(starts):
                 issue(i + 1)                   # runs on the copy stream while block i is scored

@@ -224,6 +224,38 @@ def test_kernel_path_one_query_bf16(kernel_scoring):
     _same((s[None], i[None]), brute(Q, C, 5, qm, cm))
 
 
+def _sorted_top(scores, k):
+    order = torch.sort(scores, dim=1, descending=True, stable=True)
+    return order.values[:, :k].float(), order.indices[:, :k]
+
+
+@pytest.mark.parametrize("fmt", ["int8", "fp8"])
+def test_kernel_path_stored_quantized_corpus(kernel_scoring, fmt):
+    """A corpus stored as (rows, scales): the top-k of maxsim(Q, (rows, scales)) over the
+    whole corpus, whatever the blocks; Q is quantized per block the same way each time."""
+    from hsr.ops import quantize_fp8, quantize_int8
+    Q, C, qm, cm = _problem(13, nq=2, n=11, d=16)
+    stored = (quantize_int8 if fmt == "int8" else quantize_fp8)(C)
+    want = _sorted_top(maxsim(Q, stored, qm, cm), 6)
+    for block in (1, 4, 11):
+        _same(maxsim_topk(Q, stored, 6, q_mask=qm, corpus_mask=cm, block_size=block), want)
+    # a block's bytes count the rows and the scales: 5 tokens of 16 + 4 bytes, 100 a document
+    assert retrieval.default_block_size(stored, block_bytes=160) == 1
+    assert retrieval.default_block_size(stored[0], block_bytes=160) == 2
+
+
+def test_a_stored_corpus_with_bad_parts(reference_scoring):
+    from hsr.ops import quantize_int8
+    Q, C, _, _ = _problem(14, nq=1, n=5)
+    rows, scales = quantize_int8(C)
+    for bad, match in (((rows,), "pair"), ((C, scales), "int8 or float8"), ((rows, scales[:, :2]), "one a token"),
+                       ((rows, scales.to(torch.float16).to("meta")), "meta")):
+        with pytest.raises(TensorError, match=match):
+            maxsim_topk(Q, bad, 3)
+    with pytest.raises(TensorError, match="normalize"):
+        maxsim_topk(Q, (rows, scales), 3, normalize=True)
+
+
 # --------------------------------------------------------------------------- several processes (gloo)
 
 def _dist_worker(rank, world, init, out_dir, shards, k):
@@ -330,6 +362,26 @@ def test_gpu_streaming_matches_brute_force(source, dtype):
     s, i = maxsim_topk(Q.cuda(), corpus, k, corpus_mask=mask, block_size=29, overlap=source != "no_overlap")
     assert s.device.type == "cuda" and i.device.type == "cuda"
     _same((s, i), want)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_GPU_SKIP is not None, reason=_GPU_SKIP or "")
+@pytest.mark.parametrize("source", ["pinned", "pageable", "on_device"])
+def test_gpu_stored_int8_corpus_streams_as_resident(source):
+    """A corpus stored as int8 rows and scales, streamed in blocks: bitwise the top-k of
+    maxsim(Q, (rows, scales)) on the resident corpus."""
+    from hsr.ops import quantize_int8
+    gen = torch.Generator().manual_seed(22)
+    Q = torch.randn(2, 32, 128, generator=gen).half()
+    rows, scales = quantize_int8(torch.randn(1500, 48, 128, generator=gen))
+    cm = torch.rand(1500, 48, generator=gen) < 0.9
+    want = _sorted_top(maxsim(Q.cuda(), (rows.cuda(), scales.cuda()), None, cm.cuda()), 40)
+    if source == "pinned":
+        rows, scales, cm = rows.pin_memory(), scales.pin_memory(), cm.pin_memory()
+    elif source == "on_device":
+        rows, scales, cm = rows.cuda(), scales.cuda(), cm.cuda()
+    s, i = maxsim_topk(Q.cuda(), (rows, scales), 40, corpus_mask=cm, block_size=97)
+    assert torch.equal(i, want[1]) and torch.equal(s, want[0])
 
 
 @pytest.mark.gpu
