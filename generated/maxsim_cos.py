@@ -956,18 +956,10 @@ def score_fwd_lean(
             tl.store(idx_ptr + cell.to(tl.int64) * size_s + offs_s,
                      tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
             # the dot at the selection, for the backward: the selected D row against the row
-            # in chunks of 16 coordinates, each row read again (L2 hits): the rows' whole tile in fp32 here held
-            # the kernel at 255 registers, spilling, where its loop needs half (bench/NOTES.md, session 29)
             sel_rows = (b_row0 + tl.maximum(best_idx, 0)).to(tl.int64)
-            a_at = (a_row0 + offs_s - s0).to(tl.int64) * row_stride_Q
-            x_sel = tl.zeros([BLOCK_S], tl.float32)
-            for x0 in range(0, SIZE_D, 16):
-                offs_x = x0 + tl.arange(0, 16)
-                x_ok = (picked != 0)[:, None] & (offs_x < SIZE_D)[None, :]  # (the interpreter may hold picked as int32)
-                a_x = tl.load(Q_ptr + a_at[:, None] + offs_x[None, :], mask=x_ok, other=0.0).to(tl.float32)
-                b_x = tl.load(D_ptr + sel_rows[:, None] * row_stride_D + offs_x[None, :], mask=x_ok, other=0.0).to(tl.float32)
-                x_sel += tl.sum(a_x * b_x, axis=1)
-
+            b_sel = tl.load(D_ptr + sel_rows[:, None] * row_stride_D + offs_d[None, :],
+                            mask=(picked != 0)[:, None] & (offs_d < SIZE_D)[None, :], other=0.0)  # (the interpreter may hold picked as int32)
+            x_sel = tl.sum(a.to(tl.float32) * b_sel.to(tl.float32), axis=1)
             tl.store(xsel_ptr + cell.to(tl.int64) * size_s + offs_s, x_sel, mask=s_in)
         # spec line 7: the epilogue, once a row at its selection, then the outer sum of this chunk's rows
         best = row_best

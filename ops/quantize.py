@@ -57,4 +57,3 @@ def stored_rows(pair, who: str, normalize: bool = False) -> tuple[torch.Tensor, 
     if normalize:
         raise TensorError(f"{who}: normalize=True needs float rows; normalize them before quantizing them")
     return rows, scales, kind
-
