@@ -490,7 +490,7 @@ LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SM
 # its programs overlap better: H200, 1 query of 1024 tokens x 512 documents of 1024, the Gaussian MaxSim
 # 0.495 ms against 0.579; 128 x 1024, 1000 documents 0.207 against 0.221; 512 x 2048, 200 documents
 # 0.212 against 0.247; 96 x 300 0.104 against 0.107 (MaxSim itself slower so: 0.227 against 0.215;
-# bench/NOTES.md, session 29).
+# bench/results/h200-l2-blocks-2026-11-27/variants.md, table 3; bench/NOTES.md, session 29).
 LEAN_L2_BLOCKS = (64, 64, 4, 3)
 LEAN_DIMS = (16, 32, 64, 128, 256)
 # Few cells, long rows (bench/NOTES.md, session 28): where a lean forward's programs

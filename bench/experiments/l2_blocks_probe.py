@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Probe: the Gaussian and min-distance MaxSim specs against the bundled MaxSim (fp16,
-d = 128, L2-normalised rows), do_bench medians of the public calls in one process,
-and the registers and spills of each forward kernel that ran. PROBE_SHAPES
-"nq,nd,lq,ld;..." picks the shapes. Run it once with this checkout and once with an
-earlier package tree first on PYTHONPATH to compare.
+"""Probe: the Gaussian, min-distance and cosine MaxSim specs against the bundled MaxSim
+(fp16, d = 128, L2-normalised rows), do_bench medians of the public calls in one
+process, and the registers and spills of each forward kernel that ran. PROBE_SHAPES
+"nq,nd,lq,ld;..." picks the shapes; PROBE_LEAN_BLOCKS "rows,cols,warps,stages" sets
+dispatch.LEAN_BLOCKS (and LEAN_L2_BLOCKS) for every lean call; HSR_CONTRACTION and
+HSR_AUTOTUNE=1 act as usual. Run it once with this checkout and once with an earlier
+package tree first on PYTHONPATH to compare.
 
     python3 bench/experiments/l2_blocks_probe.py [--out DIR] [--tag NAME]
 """
@@ -17,6 +19,7 @@ import triton
 from triton.runtime.jit import JITFunction
 
 import hsr
+from hsr import dispatch
 from hsr.ops import maxsim
 
 DECL = "Q[i, s, d]: float\nD[j, t, d]: float\n"
@@ -32,8 +35,11 @@ def main():
     shapes = SHAPES
     if os.environ.get("PROBE_SHAPES"):
         shapes = [tuple(int(x) for x in s.split(",")) for s in os.environ["PROBE_SHAPES"].split(";")]
+    if os.environ.get("PROBE_LEAN_BLOCKS"):
+        dispatch.LEAN_BLOCKS = dispatch.LEAN_L2_BLOCKS = tuple(int(x) for x in os.environ["PROBE_LEAN_BLOCKS"].split(","))
     ops = {"gaussian": hsr.compile(DECL + "score[i, j] = sum_s max_t exp(-||Q_s - D_t||^2)\n"),
-           "min_dist": hsr.compile(DECL + "score[i, j] = sum_s min_t ||Q_s - D_t||^2\n")}
+           "min_dist": hsr.compile(DECL + "score[i, j] = sum_s min_t ||Q_s - D_t||^2\n"),
+           "cos": hsr.compile(DECL + "score[i, j] = sum_s max_t cos(Q_s, D_t)\n")}
     rows = []
     g = torch.Generator(device="cuda").manual_seed(0)
     for nq, nd, lq, ld in shapes:
