@@ -3,19 +3,20 @@
 grids the shipped configs were tuned on, the public call's time with the predicted config
 over its time after exhaustive tuning of that shape.
 
-    python3 bench/regret.py --out DIR [--n 40] [--budget-s 400]
+    python3 bench/regret.py --out DIR [--n 40] [--budget-s 400] [--start K] [--weights 'L,D,F;...']
 
 Families: the bundled MaxSim (serving, fp16 / bf16 / fp32, d from 48 to 1024, one to 64
 queries) and the k-means assignment (argmin over centres, fp16 / bf16 / fp32). A shape
 whose call runs a kernel of fixed blocks (the lean forward) predicts nothing and is drawn
 again. Predicted: a fresh cache directory, so only the shipped table and the rule serve.
 Tuned: `hsr.tune` with no time limit (every config the pruner allows), then the same
-call. Times are do_bench medians. Writes DIR/regret.json and DIR/regret.md.
+call. Each shape starts from a fresh cache, so that no earlier shape's tuning serves it. Times are do_bench medians. Writes DIR/regret.json and DIR/regret.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -42,12 +43,22 @@ def draw(rng: random.Random) -> dict:
                       "f": rng.choice((16, 32, 48, 64, 96, 128))}}
 
 
+def forget_picks(autotune):
+    """Every autotuned kernel's configs of this process, kept and predicted, forgotten."""
+    for kernel in [k for k in gc.get_objects() if isinstance(k, autotune.Tuned)]:
+        kernel.configs.clear()
+        kernel.predicted.clear()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--seed", type=int, default=28)
     ap.add_argument("--budget-s", type=float, default=400)
+    ap.add_argument("--start", type=int, default=0, help="skip the first START shapes drawn (a run in parts)")
+    ap.add_argument("--weights", default="", help="also time the prediction under other distance weights: "
+                    "'length,d,fp32;...' (autotune.DISTANCE_WEIGHTS), as predicted_<length,d,fp32>_ms")
     args = ap.parse_args()
     os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
     os.environ["HSR_TUNE_SECONDS"] = "1e9"
@@ -56,11 +67,13 @@ def main():
     import triton.testing
 
     import hsr
-    from hsr import kept, tune
+    from hsr import autotune, kept, tune
     from hsr.cli import bundled_spec
 
     ops = {"maxsim": hsr.compile(bundled_spec("maxsim")), "kmeans": hsr.compile(KMEANS)}
-    rng, rows, t0 = random.Random(args.seed), [], time.monotonic()
+    rng, rows, t0, drawn = random.Random(args.seed), [], time.monotonic(), 0
+    others = [tuple(float(v) for v in w.split(",")) for w in args.weights.split(";") if w]
+    default = dict(autotune.DISTANCE_WEIGHTS)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     while len(rows) < args.n and time.monotonic() - t0 < args.budget_s:
@@ -70,18 +83,33 @@ def main():
         lines = op.explain(sizes, case["dtype"]).splitlines()
         if any("forward kernel: lean" in line for line in lines):
             continue
+        drawn += 1
+        if drawn <= args.start:
+            continue
 
         def call():
             with torch.no_grad():
                 return op(**inputs)
+        # nothing an earlier shape tuned serves this one: a fresh cache, each kernel's picks forgotten
+        os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")
+        forget_picks(autotune)
         kept.forget()
         call()
         predicted = triton.testing.do_bench(call, warmup=10, rep=50)
+        timed = {}
+        for w in others:  # each kernel's kept predictions forgotten, then predicted again under w
+            autotune.DISTANCE_WEIGHTS.update(zip(("length", "d", "fp32"), w))
+            forget_picks(autotune)
+            kept.forget()
+            call()
+            timed[w] = triton.testing.do_bench(call, warmup=10, rep=50)
+            autotune.DISTANCE_WEIGHTS.update(default)
         tune.tune(op, sizes, case["dtype"])
         call()
         tuned = triton.testing.do_bench(call, warmup=10, rep=50)
         rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
-                     "regret": round(predicted / tuned, 3)})
+                     "regret": round(predicted / tuned, 3),
+                     **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}})
         print(json.dumps(rows[-1]), flush=True)
         (out / "regret_rows.json").write_text(json.dumps(rows, indent=1))  # kept if the run is cut
         del inputs
@@ -89,6 +117,10 @@ def main():
     regrets = [r["regret"] for r in rows]
     summary = {"shapes": len(rows), "median": statistics.median(regrets) if rows else None,
                "worst": max(regrets) if rows else None, "device": torch.cuda.get_device_name(),
+               **{f"median_{w}": statistics.median(r[f"regret_{w}"] for r in rows)
+                  for w in ([k.removeprefix("regret_") for k in rows[0] if k.startswith("regret_")] if rows else [])},
+               **{f"worst_{w}": max(r[f"regret_{w}"] for r in rows)
+                  for w in ([k.removeprefix("regret_") for k in rows[0] if k.startswith("regret_")] if rows else [])},
                "versions": f"torch {torch.__version__}, triton {triton.__version__}",
                "seconds": round(time.monotonic() - t0)}
     (out / "regret.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))

@@ -12,7 +12,9 @@ forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 `--grid wide`: wide rows instead (fp16 serving, Nq 1 against 1000 documents, d 384 / 512 /
 640 / 1024, Lq x Ld 32 x 300, 32 x 1024, 128 x 1024); d = 768 and 32 x 512 stay out, to judge
 the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1024, Nq 1 / 6 /
-40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
+40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. `--grid fp32`:
+fp32 serving (IEEE dot keys) at d 80 / 200 / 900, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out
+of regret.py's draws. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
 hsr/tuned.json: the entries there already win) and DIR/tuned_grid.log.
 """
 
@@ -30,6 +32,7 @@ SERVING = [(nq, lq, ld, d) for nq in (1, 8, 64, 512) for lq in (32, 128, 1024)
            for ld in (128, 512, 1024) for d in (64, 96, 128)]
 TRAINING = [(b, lq, ld, 128) for b in (32, 128, 512) for lq, ld in ((32, 300), (1024, 1024))]
 WIDE = [(1, lq, ld, d) for d in (384, 512, 640, 1024) for lq, ld in ((32, 300), (32, 1024), (128, 1024))]
+FP32 = [(nq, lq, ld, d) for d in (80, 200, 900) for nq in (1, 40) for lq in (24, 400) for ld in (250, 1500)]
 BROAD = [(nq, lq, ld, d) for d in (450, 900, 40, 80, 200) for nq in (40, 6, 1) for lq in (24, 100, 400)
          for ld in (250, 1500)]
 
@@ -44,7 +47,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
-    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide", "broad"))
+    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide", "broad", "fp32"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
     from hsr import autotune, tune, tuned
@@ -56,7 +59,8 @@ def main():
     spec = str(bundled_spec("maxsim"))
     t0 = time.monotonic()
     cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING] \
-        if args.grid == "bundled" else [("serve", c, "float16", False) for c in (WIDE if args.grid == "wide" else BROAD)]
+        if args.grid == "bundled" else [("serve", c, "float32", False) for c in FP32] if args.grid == "fp32" \
+        else [("serve", c, "float16", False) for c in (WIDE if args.grid == "wide" else BROAD)]
     for kind, (nq, lq, ld, d), dtype, grad in cases:
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)

@@ -26,6 +26,7 @@
 #     where m < ylen: positions of 'm' left out
 #     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
+#     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'n' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e
@@ -39,6 +40,7 @@
 #     where n < xlen: positions of 'n' left out
 #     backward: Y by gather, X by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
+#     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'm' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e
@@ -152,7 +154,7 @@ def cd_fwd(
     HAS_xlen: tl.constexpr,
     HAS_ylen: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_N: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_N: tl.constexpr,
 ):
     """Forward of cd: one program per output cell (b), or with
     SPLIT_N (rows per chunk) one per (cell, chunk of n)."""
@@ -215,7 +217,7 @@ def cd_fwd(
         if SMALL_D > 7:
             _a7 = tl.load(a_row + 7 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
 
-        if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+        if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
             best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
@@ -310,14 +312,15 @@ def cd_fwd(
                 if SMALL_D > 7:
                     diff = _a7[:, None] - _b7[None, :]
                     sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                sq = bsq[None, :] - 2.0 * dot
 
             key = sq
-            if DOT_MODE == 1:
-                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
                 key_row = tl.reduce(key, 1, _cd_select)[:, None]
                 if NEED_IDX:
                     # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -418,15 +421,16 @@ def cd_fwd(
                 if SMALL_D > 7:
                     diff = _a7[:, None] - _b7[None, :]
                     sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                sq = bsq[None, :] - 2.0 * dot
 
             key = sq
             key = tl.where(m_ok[None, :], key, float("inf"))
-            if DOT_MODE == 1:
-                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
                 key_row = tl.reduce(key, 1, _cd_select)[:, None]
                 if NEED_IDX:
                     # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -534,9 +538,10 @@ def cd_fwd(
                         if SMALL_D > 7:
                             diff = _a7[:, None] - _b7[None, :]
                             sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                        sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                        sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                        sq = bsq[None, :] - 2.0 * dot
 
                     key = sq
                     # the first NaN of each row
@@ -625,9 +630,10 @@ def cd_fwd(
                         if SMALL_D > 7:
                             diff = _a7[:, None] - _b7[None, :]
                             sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                        sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                        sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                        sq = bsq[None, :] - 2.0 * dot
 
                     key = sq
                     key = tl.where(m_ok[None, :], key, float("inf"))
@@ -1110,6 +1116,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_xlen=t["xlen"] is not None,
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
     )
@@ -1379,7 +1386,7 @@ def cd_t1_fwd(
     HAS_xlen: tl.constexpr,
     HAS_ylen: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_M: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_M: tl.constexpr,
 ):
     """Forward of cd_t1: one program per output cell (b), or with
     SPLIT_M (rows per chunk) one per (cell, chunk of m)."""
@@ -1442,7 +1449,7 @@ def cd_t1_fwd(
         if SMALL_D > 7:
             _a7 = tl.load(a_row + 7 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
 
-        if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+        if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
             best2 = tl.full([BLOCK_M, 1], float("inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_M, 1], -1, tl.int32)
@@ -1537,14 +1544,15 @@ def cd_t1_fwd(
                 if SMALL_D > 7:
                     diff = _a7[:, None] - _b7[None, :]
                     sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                sq = bsq[None, :] - 2.0 * dot
 
             key = sq
-            if DOT_MODE == 1:
-                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
                 key_row = tl.reduce(key, 1, _cd_t1_select)[:, None]
                 if NEED_IDX:
                     # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -1645,15 +1653,16 @@ def cd_t1_fwd(
                 if SMALL_D > 7:
                     diff = _a7[:, None] - _b7[None, :]
                     sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                sq = bsq[None, :] - 2.0 * dot
 
             key = sq
             key = tl.where(n_ok[None, :], key, float("inf"))
-            if DOT_MODE == 1:
-                # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
                 key_row = tl.reduce(key, 1, _cd_t1_select)[:, None]
                 if NEED_IDX:
                     # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -1761,9 +1770,10 @@ def cd_t1_fwd(
                         if SMALL_D > 7:
                             diff = _a7[:, None] - _b7[None, :]
                             sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                        sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                        sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                        sq = bsq[None, :] - 2.0 * dot
 
                     key = sq
                     # the first NaN of each row
@@ -1852,9 +1862,10 @@ def cd_t1_fwd(
                         if SMALL_D > 7:
                             diff = _a7[:, None] - _b7[None, :]
                             sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                        sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                        sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                        sq = bsq[None, :] - 2.0 * dot
 
                     key = sq
                     key = tl.where(n_ok[None, :], key, float("inf"))
@@ -2337,6 +2348,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_xlen=t["xlen"] is not None,
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         PRECISION=precision,        DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
     )

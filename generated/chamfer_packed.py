@@ -23,6 +23,7 @@
 #     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     auto backward: atomic ('m' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
+#     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
 #     not lean: no outer reduction; the output's axes are not the grid's
 #     offsets' checks (max_seqlen given, on a GPU): one check launch before the forward
 #     tuned configs keyed by lowering min_sqdist-41be5807b715
@@ -170,7 +171,7 @@ def dist_fwd(
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
@@ -217,7 +218,7 @@ def dist_fwd(
     if SMALL_D > 7:
         _a7 = tl.load(a_row + 7 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
 
-    if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+    if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
         best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
         if NEED_IDX:
             idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
@@ -310,14 +311,15 @@ def dist_fwd(
             if SMALL_D > 7:
                 diff = _a7[:, None] - _b7[None, :]
                 sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-        if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-            sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-            sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+        if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+            # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+            # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+            sq = bsq[None, :] - 2.0 * dot
 
         key = sq
-        if DOT_MODE == 1:
-            # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-            # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+        if ROW_SLOT:
+            # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+            # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
             key_row = tl.reduce(key, 1, _dist_select)[:, None]
             if NEED_IDX:
                 # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -417,15 +419,16 @@ def dist_fwd(
             if SMALL_D > 7:
                 diff = _a7[:, None] - _b7[None, :]
                 sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-        if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-            sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-            sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+        if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+            # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+            # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+            sq = bsq[None, :] - 2.0 * dot
 
         key = sq
         key = tl.where(m_ok[None, :], key, float("inf"))
-        if DOT_MODE == 1:
-            # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-            # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+        if ROW_SLOT:
+            # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+            # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
             key_row = tl.reduce(key, 1, _dist_select)[:, None]
             if NEED_IDX:
                 # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -532,9 +535,10 @@ def dist_fwd(
                     if SMALL_D > 7:
                         diff = _a7[:, None] - _b7[None, :]
                         sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                    sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                    sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+                if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                    # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                    # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                    sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 # the first NaN of each row
@@ -622,9 +626,10 @@ def dist_fwd(
                     if SMALL_D > 7:
                         diff = _a7[:, None] - _b7[None, :]
                         sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                if DOT_MODE < 2:  # the expansion; the selected pair's value comes from its differences (row_finish)
-                    sq = asq[:, None] + bsq[None, :] - 2.0 * dot
-                    sq = tl.where(sq == sq, sq, asq[:, None] + bsq[None, :])  # inf - inf: an inf coordinate is inf away; NaN stays
+                if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                    # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                    # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                    sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
@@ -1089,6 +1094,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     )
     flags = dict(
         BLOCK_K=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )

@@ -125,7 +125,7 @@ def dist_fwd(
     r_bucket, c_bucket,  # autotune keys only
     HAS_ylen: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
@@ -163,7 +163,7 @@ def dist_fwd(
     if SMALL_D > 7:
         _a7 = tl.load(a_row + 7 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
 
-    if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+    if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
         best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
         if NEED_IDX:
             idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
@@ -229,9 +229,9 @@ def dist_fwd(
                 l1 += tl.abs(a_k[:, None] - b_k[None, :])
 
         key = l1
-        if DOT_MODE == 1:
-            # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-            # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+        if ROW_SLOT:
+            # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+            # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
             key_row = tl.reduce(key, 1, _dist_select)[:, None]
             if NEED_IDX:
                 # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -304,9 +304,9 @@ def dist_fwd(
 
         key = l1
         key = tl.where(m_ok[None, :], key, float("inf"))
-        if DOT_MODE == 1:
-            # a long contraction: the tile reduced to its rows' min at once (NaN-keeping),
-            # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+        if ROW_SLOT:
+            # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+            # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
             key_row = tl.reduce(key, 1, _dist_select)[:, None]
             if NEED_IDX:
                 # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -1337,6 +1337,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     flags = dict(
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
         PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )

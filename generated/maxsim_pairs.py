@@ -164,7 +164,7 @@ def score_fwd(
     ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_S: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
     """Forward of score: one program per output cell (n), or with
     SPLIT_S (rows per chunk) one per (cell, chunk of s)."""
@@ -220,7 +220,7 @@ def score_fwd(
         if SMALL_D > 7:
             _a7 = tl.load(a_row + 7 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
 
-        if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+        if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
             best2 = tl.full([BLOCK_S, 1], float("-inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_S, 1], -1, tl.int32)
@@ -299,9 +299,9 @@ def score_fwd(
                     dot += _a7[:, None] * _b7[None, :]
 
             key = dot
-            if DOT_MODE == 1:
-                # a long contraction: the tile reduced to its rows' max at once (NaN-keeping),
-                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            if ROW_SLOT:
+                # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
                 key_row = tl.reduce(key, 1, _score_select)[:, None]
                 if NEED_IDX:
                     # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -388,9 +388,9 @@ def score_fwd(
 
             key = dot
             key = tl.where(t_ok[None, :], key, float("-inf"))
-            if DOT_MODE == 1:
-                # a long contraction: the tile reduced to its rows' max at once (NaN-keeping),
-                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            if ROW_SLOT:
+                # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
                 key_row = tl.reduce(key, 1, _score_select)[:, None]
                 if NEED_IDX:
                     # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -1154,6 +1154,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     )
     flags = dict(
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
         PRECISION=precision,        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )

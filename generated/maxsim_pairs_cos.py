@@ -183,7 +183,7 @@ def score_fwd(
     ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_S: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
     """Forward of score: one program per output cell (n), or with
     SPLIT_S (rows per chunk) one per (cell, chunk of s)."""
@@ -268,7 +268,7 @@ def score_fwd(
             if SMALL_D > 7:
                 asq += _a7 * _a7
         ia = 1.0 / tl.maximum(tl.sqrt(asq), 1e-12)
-        if DOT_MODE == 1:  # one slot per row (a long contraction reduces each tile at once)
+        if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
             best2 = tl.full([BLOCK_S, 1], float("-inf"), tl.float32)
             if NEED_IDX:
                 idx2 = tl.full([BLOCK_S, 1], -1, tl.int32)
@@ -370,9 +370,9 @@ def score_fwd(
 
             ib = 1.0 / tl.maximum(tl.sqrt(bsq), 1e-12)  # the columns' norms, formed with the tile
             key = (dot * ib[None, :])
-            if DOT_MODE == 1:
-                # a long contraction: the tile reduced to its rows' max at once (NaN-keeping),
-                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            if ROW_SLOT:
+                # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
                 key_row = tl.reduce(key, 1, _score_select)[:, None]
                 if NEED_IDX:
                     # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -484,9 +484,9 @@ def score_fwd(
             ib = 1.0 / tl.maximum(tl.sqrt(bsq), 1e-12)  # the columns' norms, formed with the tile
             key = (dot * ib[None, :])
             key = tl.where(t_ok[None, :], key, float("-inf"))
-            if DOT_MODE == 1:
-                # a long contraction: the tile reduced to its rows' max at once (NaN-keeping),
-                # kept in one slot per row (bench/NOTES.md, v12: fewer registers than a slot per column)
+            if ROW_SLOT:
+                # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
                 key_row = tl.reduce(key, 1, _score_select)[:, None]
                 if NEED_IDX:
                     # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
@@ -1428,6 +1428,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     )
     flags = dict(
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
         PRECISION=precision,        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )

@@ -286,6 +286,34 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False) -
 THREE_PRODUCTS_ONE_TILE = 64  # the widest fp32 row whose three TF32 products take one tile
 
 
+def row_slot(dot_mode: int, need_idx: bool) -> bool:
+    """Whether the general forward keeps one running selection per row, each tile
+    reduced at once, rather than a slot per row and column of the tile reduced once
+    after the loop. A long contraction (DOT_MODE 1) always does (bench/NOTES.md, v12);
+    one tile (DOT_MODE 0) does where no index is carried. Measured on an H200, the
+    bundled MaxSim's stacked loop (bench/results/h200-l2-rank-2026-11-27/row_slot.json):
+    without an index, 4 and 8 queries x 1000 of 32 x 300 1.33-1.39x faster, masked
+    16-64 queries 1.14-1.23x, the rest level (within 4%); with an index, 2 and 4 queries
+    1.5-1.7x slower. The k-means assignment (an L2 key: always an index) was slower
+    with it at each key's best config. HSR_ROW_SLOT=0/1 overrides the rule for
+    DOT_MODE 0 (sweeps)."""
+    if dot_mode != 0:
+        return dot_mode == 1
+    override = os.environ.get("HSR_ROW_SLOT")
+    if override:
+        return override == "1"
+    return not need_idx
+
+
+def row_slot_words(l2: bool) -> str:
+    """explain()'s line on the general loop's running selection (row_slot)."""
+    return ("  running selection (general loop): " + (
+        "a slot per row and tile column (the index is always carried: the selected pair's value comes "
+        "from its differences)" if l2 else
+        "one per row, each tile reduced at once, where no index is carried (inference); a slot per row "
+        "and tile column, reduced after the loop, where one is (training, an index output)"))
+
+
 def precision(dtype: torch.dtype, l2: bool, device) -> str:
     """The forward's tl.dot input precision: "tf32" for 16-bit rows (their products
     are exact in fp32 either way). fp32 rows follow PyTorch's float32 matmul
@@ -795,6 +823,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             if not f["tma"] and term.pair != "l1":
                 more.append(f"tiles-tma for {term.k} > 256 (fp16/bf16, sm90)")
             lines.append(f"  forward kernel: {general}" + "".join(f"; {m}" for m in more))
+            if term.pair != "l1":
+                lines.append(row_slot_words(term.pair in ("sqdist", "dist")))
     else:
         rows, cols = sizes.get(term.r, 0), sizes.get(term.c, 0)
         pairs = rows * cols
@@ -822,6 +852,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                          f"given a mask: {general} ({FAMILIES[general]})")
         else:
             lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
+        if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
+            lines.append(row_slot_words(l2))
         if not f["both"] and family != "split":
             lines.append("  both directions in one call: both-ways" + (
                 "" if place != "cuda" else " up to 1e8 pairs without indices"))
