@@ -172,6 +172,34 @@ def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
     assert "whole in each of 8000 programs" in hsr.compile(MAXSIM).explain(sizes, torch.float16)
 
 
+def test_the_general_loop_keeps_one_slot_per_row_where_no_index_is_carried(monkeypatch):
+    """dispatch.row_slot: without an index the general loop's running max is one per row
+    (each tile reduced at once); with one (a gradient, an L2 key) a slot per tile column.
+    The flag a call launches is the rule's, and explain() says which."""
+    slots = []
+    plain = launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
+            slots.append((kwargs["DOT_MODE"], kwargs["NEED_IDX"], kwargs["ROW_SLOT"]))
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    monkeypatch.delenv("HSR_ROW_SLOT", raising=False)
+    sizes = dict(i=2, j=3, s=8, t=5, d=16)
+    op = hsr.compile(COLUMN_TERM)
+    Q, D, c = _inputs(op, sizes, torch.float16, "cpu")
+    with torch.no_grad():
+        op(Q, D, c)
+    op(Q.requires_grad_(True), D, c)
+    hsr.compile(NEAREST)(*_inputs(hsr.compile(NEAREST), dict(b=2, n=6, m=7, d=16), torch.float16, "cpu"))
+    assert slots == [(0, False, True), (0, True, False), (0, True, False)]
+    assert dispatch.row_slot(1, True) and not dispatch.row_slot(2, False)
+    monkeypatch.setenv("HSR_ROW_SLOT", "0")
+    assert not dispatch.row_slot(0, False)
+    assert "one per row, each tile reduced at once" in op.explain(sizes, torch.float16)
+    assert "index is always carried" in hsr.compile(NEAREST).explain(dict(b=2, n=6, m=7, d=16), torch.float16)
+
+
 def test_few_contributions_to_many_rows_write_only_the_selected_rows():
     """dispatch.sparse_rows: at most one contribution in SPARSE_ROWS_PER_ENTRY rows of a
     large selection side: "auto" takes the deterministic backward, which writes the
