@@ -1,0 +1,114 @@
+"""MaxSim scored from a document encoder's hidden states, through its projection.
+
+``maxsim_from_hidden(Q, H_d, W, b)`` is ``maxsim(Q, normalize(H_d @ W.T + b))``
+(late-interaction-kernels' argument order), with a backward that works only
+where MaxSim's gradient is: a document token's projected row gets a gradient
+only where some query token selected it, so the projection's backward (the
+normalisation, grad W, grad b and grad H_d) runs on those rows alone, gathered
+from H_d, instead of two GEMMs over every token.
+
+The forward projects every token with one GEMM (cuBLAS) and keeps the result,
+d_out / d_model of H_d's memory, which the MaxSim kernels then read.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from hsr.errors import TensorError
+from hsr.ops.maxsim import maxsim
+
+
+def maxsim_from_hidden(Q: torch.Tensor, H_d: torch.Tensor, W: torch.Tensor, b: torch.Tensor | None = None,
+                       d_mask: torch.Tensor | None = None, normalize: bool = True, *,
+                       backward: str = "auto") -> torch.Tensor:
+    """MaxSim scores, fp32, of Q against documents given as hidden states,
+    differentiable in Q, H_d, W and b.
+
+    Q: [Nq, Lq, d_out] or [Lq, d_out], already projected (and L2-normalised where
+       normalize is set: only the documents' rows are normalised here).
+    H_d: [Nd, Ld, d_model] (or [Ld, d_model], one document): the encoder's
+       hidden states, projected as torch.nn.Linear does: W [d_out, d_model],
+       b [d_out] or None.
+    d_mask: [Nd, Ld] or [Ld], True marks a real token (as maxsim takes it).
+    normalize: L2-normalise each projected token (eps 1e-12, as F.normalize).
+    backward: MaxSim's backward ("auto", "atomic" or "deterministic").
+    Q, H_d, W and b share one dtype (fp16, bf16, fp32 or float64). Scores are
+    [Nq, Nd] ([Nd] for a 2-D Q, [Nq] for a 2-D H_d), as maxsim gives them.
+    """
+    _check(Q, H_d, W, b)
+    D = _Projection.apply(H_d, W, b, normalize)
+    return maxsim(Q, D, d_mask=d_mask, backward=backward)
+
+
+def _check(Q, H_d, W, b):
+    """Shapes and dtypes, each error naming the argument."""
+    for name, x in (("Q", Q), ("H_d", H_d), ("W", W)) + ((("b", b),) if b is not None else ()):
+        if not isinstance(x, torch.Tensor):
+            raise TensorError(f"maxsim_from_hidden: {name} must be a torch.Tensor, got {type(x).__name__}")
+        if not x.is_floating_point():
+            raise TensorError(f"maxsim_from_hidden: {name} must be a float tensor, got {x.dtype}")
+    if H_d.dim() not in (2, 3):
+        raise TensorError(f"maxsim_from_hidden: H_d must be [Nd, Ld, d_model] or [Ld, d_model], "
+                          f"got shape {tuple(H_d.shape)}")
+    if W.dim() != 2 or W.shape[1] != H_d.shape[-1]:
+        raise TensorError(f"maxsim_from_hidden: W must be [d_out, d_model] with d_model = {H_d.shape[-1]} "
+                          f"(H_d's last axis), got shape {tuple(W.shape)}")
+    if b is not None and tuple(b.shape) != (W.shape[0],):
+        raise TensorError(f"maxsim_from_hidden: b must be [d_out] = [{W.shape[0]}] (W's first axis), "
+                          f"got shape {tuple(b.shape)}")
+    if Q.dim() not in (2, 3) or Q.shape[-1] != W.shape[0]:
+        raise TensorError(f"maxsim_from_hidden: Q must be [Nq, Lq, d_out] or [Lq, d_out] with d_out = "
+                          f"{W.shape[0]} (W's first axis), got shape {tuple(Q.shape)}")
+    for name, x in (("Q", Q), ("W", W)) + ((("b", b),) if b is not None else ()):
+        if x.dtype != H_d.dtype:
+            raise TensorError(f"maxsim_from_hidden: {name} is {x.dtype} and H_d {H_d.dtype}: give them one dtype")
+        if x.device != H_d.device:
+            raise TensorError(f"maxsim_from_hidden: {name} is on {x.device} and H_d on {H_d.device}")
+
+
+def _project(H, W, b, normalize):
+    """The projected rows [..., d_out] and, where normalised, their fp32 norms."""
+    x = torch.nn.functional.linear(H, W, b)
+    if not normalize:
+        return x, None
+    norm = x.float().norm(dim=-1, keepdim=True).clamp_min(1e-12)
+    return (x.float() / norm).to(x.dtype), norm
+
+
+def selected_rows(grad: torch.Tensor) -> torch.Tensor:
+    """The flat indices of the rows of grad [..., d] that are not all zero: the
+    rows MaxSim's backward reached (one host sync, for their count)."""
+    return (grad.reshape(-1, grad.shape[-1]) != 0).any(dim=1).nonzero().squeeze(1)
+
+
+class _Projection(torch.autograd.Function):
+    """D = normalize(linear(H, W, b)); its backward only at the rows that got a gradient."""
+
+    @staticmethod
+    def forward(ctx, H, W, b, normalize):
+        D, _ = _project(H, W, b, normalize)
+        ctx.save_for_backward(H, W, b)
+        ctx.normalize = normalize
+        return D
+
+    @staticmethod
+    def backward(ctx, grad_D):
+        H, W, b = ctx.saved_tensors
+        rows = selected_rows(grad_D)
+        h = H.reshape(-1, H.shape[-1]).index_select(0, rows)
+        g = grad_D.reshape(-1, grad_D.shape[-1]).index_select(0, rows).float()
+        if ctx.normalize:  # through y = x / max(|x|, eps), on the selected rows' projections again
+            x, norm = _project(h, W, b, False)[0].float(), None
+            norm = x.norm(dim=-1, keepdim=True)
+            y = x / norm.clamp_min(1e-12)
+            g = torch.where(norm > 1e-12, g - y * (y * g).sum(-1, keepdim=True), g) / norm.clamp_min(1e-12)
+        grad_H = grad_W = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_H = torch.zeros_like(H)
+            grad_H.view(-1, H.shape[-1]).index_copy_(0, rows, (g @ W.float()).to(H.dtype))
+        if ctx.needs_input_grad[1]:
+            grad_W = (g.T @ h.float()).to(W.dtype)
+        if b is not None and ctx.needs_input_grad[2]:
+            grad_b = g.sum(0).to(b.dtype)
+        return grad_H, grad_W, grad_b, None

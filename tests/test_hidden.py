@@ -1,0 +1,99 @@
+"""MaxSim from hidden states (ops/hidden.py): values and gradients of Q, H_d, W and b
+against float64 autograd through F.linear, F.normalize and MaxSim written out; the
+projection's backward on the selected rows only; errors naming the argument."""
+
+import pytest
+import torch
+from hypothesis import given, settings, strategies as st
+
+from hsr.errors import TensorError
+from hsr.ops import hidden, maxsim, maxsim_from_hidden
+from profiles import examples
+
+
+def _reference(Q, H, W, b, mask, normalize):
+    """float64 scores [Nq, Nd] of the formula, through autograd."""
+    D = torch.nn.functional.linear(H, W, b)
+    if normalize:
+        D = torch.nn.functional.normalize(D, dim=-1, eps=1e-12)
+    s = torch.einsum("isd,jtd->ijst", Q, D)
+    if mask is not None:
+        s = s.masked_fill(~mask[None, :, None, :], float("-inf"))
+    best = s.amax(-1)
+    return torch.where(torch.isinf(best), torch.zeros_like(best), best).sum(-1)
+
+
+@settings(max_examples=examples(12), deadline=None)
+@given(nq=st.integers(1, 3), nd=st.integers(1, 3), lq=st.integers(1, 5), ld=st.integers(1, 9),
+       d_out=st.sampled_from([16, 24]), d_model=st.integers(1, 20), bias=st.booleans(),
+       normalize=st.booleans(), masked=st.booleans(), seed=st.integers(0, 2**16))
+def test_values_and_gradients_match_the_formula_in_float64(device, nq, nd, lq, ld, d_out, d_model, bias,
+                                                          normalize, masked, seed):
+    gen = torch.Generator().manual_seed(seed)
+    Q = torch.randn(nq, lq, d_out, generator=gen)
+    H = torch.randn(nd, ld, d_model, generator=gen)
+    W = torch.randn(d_out, d_model, generator=gen) / d_model ** 0.5
+    b = torch.randn(d_out, generator=gen) if bias else None
+    mask = torch.rand(nd, ld, generator=gen) < 0.7 if masked else None
+    if masked:
+        mask[0] = False  # an empty document: 0, no gradient
+    args = [x for x in (Q, H, W, b) if x is not None]
+    ref = [x.double().requires_grad_(True) for x in args]
+    mine = [x.to(device).requires_grad_(True) for x in args]
+    bm, br = (mine[3], ref[3]) if bias else (None, None)
+    m = mask.to(device) if masked else None
+    out = maxsim_from_hidden(mine[0], mine[1], mine[2], bm, d_mask=m, normalize=normalize)
+    want = _reference(ref[0], ref[1], ref[2], br, mask, normalize)
+    assert out.dtype == torch.float32 and out.shape == (nq, nd)
+    torch.testing.assert_close(out.double().cpu(), want.detach(), rtol=1e-4, atol=1e-4)
+    g = torch.randn(nq, nd, generator=gen)
+    out.backward(g.to(device))
+    want.backward(g.double())
+    for name, x, y in zip("QHWb", mine, ref):
+        assert x.grad is not None, name
+        torch.testing.assert_close(x.grad.double().cpu(), y.grad, rtol=1e-3, atol=1e-3, msg=name)
+
+
+def test_the_projection_backward_runs_on_the_selected_rows_only(monkeypatch):
+    """One query of 2 tokens against 2 documents of 40 tokens: at most 4 rows of 80 get a
+    gradient, and only they are gathered and projected again."""
+    seen = []
+    plain = hidden.selected_rows
+
+    def spy(grad):
+        rows = plain(grad)
+        seen.append(rows.numel())
+        return rows
+    monkeypatch.setattr(hidden, "selected_rows", spy)
+    gen = torch.Generator().manual_seed(1)
+    Q = torch.randn(1, 2, 16, generator=gen)
+    H = torch.randn(2, 40, 32, generator=gen, requires_grad=True)
+    W = torch.randn(16, 32, generator=gen, requires_grad=True)
+    maxsim_from_hidden(Q, H, W).sum().backward()
+    assert seen and 1 <= seen[0] <= 4
+    touched = (H.grad != 0).any(-1).sum()
+    assert touched == seen[0] and W.grad.abs().sum() > 0
+
+
+def test_without_gradients_it_is_maxsim_on_the_projected_rows():
+    gen = torch.Generator().manual_seed(2)
+    Q, H, W = torch.randn(2, 3, 16, generator=gen), torch.randn(4, 5, 8, generator=gen), torch.randn(16, 8, generator=gen)
+    with torch.no_grad():
+        D = torch.nn.functional.normalize(torch.nn.functional.linear(H, W), dim=-1)
+        torch.testing.assert_close(maxsim_from_hidden(Q, H, W), maxsim(Q, D))
+        assert maxsim_from_hidden(Q[0], H, W).shape == (4,) and maxsim_from_hidden(Q, H[0], W).shape == (2,)
+
+
+@pytest.mark.parametrize("change, words", [
+    (dict(W=torch.randn(16, 9)), "W must be [d_out, d_model] with d_model = 8"),
+    (dict(b=torch.randn(15)), "b must be [d_out] = [16]"),
+    (dict(Q=torch.randn(2, 3, 12)), "Q must be [Nq, Lq, d_out] or [Lq, d_out] with d_out = 16"),
+    (dict(H=torch.randn(5, 8)[None, None]), "H_d must be [Nd, Ld, d_model] or [Ld, d_model]"),
+    (dict(W=torch.randn(16, 8, dtype=torch.float64)), "W is torch.float64 and H_d torch.float32"),
+    (dict(H=torch.ones(4, 5, 8, dtype=torch.int32)), "H_d must be a float tensor"),
+])
+def test_bad_input_names_the_argument(change, words):
+    args = dict(Q=torch.randn(2, 3, 16), H=torch.randn(4, 5, 8), W=torch.randn(16, 8), b=None)
+    args.update(change)
+    with pytest.raises(TensorError, match=words.replace("[", r"\[").replace("]", r"\]")):
+        maxsim_from_hidden(args["Q"], args["H"], args["W"], args["b"])
