@@ -5,7 +5,8 @@
 where MaxSim's gradient is: a document token's projected row gets a gradient
 only where some query token selected it, so the projection's backward (the
 normalisation, grad W, grad b and grad H_d) runs on those rows alone, gathered
-from H_d, instead of two GEMMs over every token.
+from H_d, instead of two GEMMs over every token (where few rows are selected:
+past a quarter of them, the GEMMs over every row cost less than the gathers).
 
 The forward projects every token with one GEMM (cuBLAS) and keeps the result,
 d_out / d_model of H_d's memory, which the MaxSim kernels then read.
@@ -68,12 +69,13 @@ def _check(Q, H_d, W, b):
 
 
 def _project(H, W, b, normalize):
-    """The projected rows [..., d_out] and, where normalised, their fp32 norms."""
+    """The projected rows [..., d_out] in H's dtype and, where normalised, their
+    norms (fp32, [..., 1]; F.normalize's eps), as F.normalize forms them."""
     x = torch.nn.functional.linear(H, W, b)
     if not normalize:
         return x, None
-    norm = x.float().norm(dim=-1, keepdim=True).clamp_min(1e-12)
-    return (x.float() / norm).to(x.dtype), norm
+    norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True, dtype=torch.float32)
+    return x / norm.clamp_min(1e-12).to(x.dtype), norm
 
 
 def selected_rows(grad: torch.Tensor) -> torch.Tensor:
@@ -82,33 +84,44 @@ def selected_rows(grad: torch.Tensor) -> torch.Tensor:
     return (grad.reshape(-1, grad.shape[-1]) != 0).any(dim=1).nonzero().squeeze(1)
 
 
+DENSE_SHARE = 4  # past 1 / DENSE_SHARE of the rows selected, the backward runs over every row
+
+
 class _Projection(torch.autograd.Function):
-    """D = normalize(linear(H, W, b)); its backward only at the rows that got a gradient."""
+    """D = normalize(linear(H, W, b)); its backward only at the rows that got a gradient
+    (every row, as two GEMMs, where more than 1 / DENSE_SHARE of them did)."""
 
     @staticmethod
     def forward(ctx, H, W, b, normalize):
-        D, _ = _project(H, W, b, normalize)
-        ctx.save_for_backward(H, W, b)
+        D, norm = _project(H, W, b, normalize)
+        ctx.save_for_backward(H, W, b, D, norm)
         ctx.normalize = normalize
         return D
 
     @staticmethod
     def backward(ctx, grad_D):
-        H, W, b = ctx.saved_tensors
+        H, W, b, D, norm = ctx.saved_tensors
+        h, g = H.reshape(-1, H.shape[-1]), grad_D.reshape(-1, grad_D.shape[-1])
         rows = selected_rows(grad_D)
-        h = H.reshape(-1, H.shape[-1]).index_select(0, rows)
-        g = grad_D.reshape(-1, grad_D.shape[-1]).index_select(0, rows).float()
-        if ctx.normalize:  # through y = x / max(|x|, eps), on the selected rows' projections again
-            x, norm = _project(h, W, b, False)[0].float(), None
-            norm = x.norm(dim=-1, keepdim=True)
-            y = x / norm.clamp_min(1e-12)
-            g = torch.where(norm > 1e-12, g - y * (y * g).sum(-1, keepdim=True), g) / norm.clamp_min(1e-12)
+        dense = rows.numel() * DENSE_SHARE > h.shape[0]
+        if not dense:
+            h, g = h.index_select(0, rows), g.index_select(0, rows)
+        if ctx.normalize:  # through y = x / max(|x|, eps): (g - y <y, g>) / |x|, or g / eps
+            y, n = D.reshape(-1, D.shape[-1]), norm.reshape(-1, 1)
+            if not dense:
+                y, n = y.index_select(0, rows), n.index_select(0, rows)
+            y, g = y.float(), g.float()
+            g = torch.where(n > 1e-12, g - y * (y * g).sum(-1, keepdim=True), g) / n.clamp_min(1e-12)
+        g = g.to(H.dtype)
         grad_H = grad_W = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_H = torch.zeros_like(H)
-            grad_H.view(-1, H.shape[-1]).index_copy_(0, rows, (g @ W.float()).to(H.dtype))
+            if dense:
+                grad_H = (g @ W).view(H.shape)
+            else:
+                grad_H = torch.zeros(H.shape, dtype=H.dtype, device=H.device)
+                grad_H.view(-1, H.shape[-1]).index_copy_(0, rows, g @ W)
         if ctx.needs_input_grad[1]:
-            grad_W = (g.T @ h.float()).to(W.dtype)
+            grad_W = g.T @ h
         if b is not None and ctx.needs_input_grad[2]:
-            grad_b = g.sum(0).to(b.dtype)
+            grad_b = g.float().sum(0).to(b.dtype)
         return grad_H, grad_W, grad_b, None

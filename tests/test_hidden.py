@@ -26,9 +26,19 @@ def _reference(Q, H, W, b, mask, normalize):
 @settings(max_examples=examples(12), deadline=None)
 @given(nq=st.integers(1, 3), nd=st.integers(1, 3), lq=st.integers(1, 5), ld=st.integers(1, 9),
        d_out=st.sampled_from([16, 24]), d_model=st.integers(1, 20), bias=st.booleans(),
-       normalize=st.booleans(), masked=st.booleans(), seed=st.integers(0, 2**16))
+       normalize=st.booleans(), masked=st.booleans(), share=st.sampled_from([0, 10**9]),
+       seed=st.integers(0, 2**16))
 def test_values_and_gradients_match_the_formula_in_float64(device, nq, nd, lq, ld, d_out, d_model, bias,
-                                                          normalize, masked, seed):
+                                                          normalize, masked, share, seed):
+    """share: the projection's backward on the selected rows (0) or over every row (10**9)."""
+    before, hidden.DENSE_SHARE = hidden.DENSE_SHARE, share
+    try:
+        _values_and_gradients(device, nq, nd, lq, ld, d_out, d_model, bias, normalize, masked, seed)
+    finally:
+        hidden.DENSE_SHARE = before
+
+
+def _values_and_gradients(device, nq, nd, lq, ld, d_out, d_model, bias, normalize, masked, seed):
     gen = torch.Generator().manual_seed(seed)
     Q = torch.randn(nq, lq, d_out, generator=gen)
     H = torch.randn(nd, ld, d_model, generator=gen)
