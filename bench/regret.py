@@ -50,6 +50,12 @@ def forget_picks(autotune):
         kernel.predicted.clear()
 
 
+def picks(autotune, kind):
+    """The configs this shape's calls ran ("predicted" or "configs", by key), as text."""
+    return {str(key): autotune._describe(config) for kernel in gc.get_objects() if isinstance(kernel, autotune.Tuned)
+            for key, config in getattr(kernel, kind).items()}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
@@ -96,6 +102,7 @@ def main():
         kept.forget()
         call()
         predicted = triton.testing.do_bench(call, warmup=10, rep=50)
+        case["predicted_config"] = picks(autotune, "predicted")
         timed = {}
         for w in others:  # each kernel's kept predictions forgotten, then predicted again under w
             autotune.DISTANCE_WEIGHTS.update(zip(("length", "d", "fp32"), w))
@@ -107,6 +114,7 @@ def main():
         tune.tune(op, sizes, case["dtype"])
         call()
         tuned = triton.testing.do_bench(call, warmup=10, rep=50)
+        case["tuned_config"] = picks(autotune, "configs")
         rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
                      "regret": round(predicted / tuned, 3),
                      **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}})

@@ -5,8 +5,10 @@
 where MaxSim's gradient is: a document token's projected row gets a gradient
 only where some query token selected it, so the projection's backward (the
 normalisation, grad W, grad b and grad H_d) runs on those rows alone, gathered
-from H_d, instead of two GEMMs over every token (where few rows are selected:
-past a quarter of them, the GEMMs over every row cost less than the gathers).
+from H_d, instead of two GEMMs over every token. How many rows a document can
+have selected follows from the shapes (its query tokens, its length), so the
+backward never waits for the GPU; where that bound passes a quarter of the rows,
+the GEMMs over every row run instead.
 
 The forward projects every token with one GEMM (cuBLAS) and keeps the result,
 d_out / d_model of H_d's memory, which the MaxSim kernels then read.
@@ -38,7 +40,8 @@ def maxsim_from_hidden(Q: torch.Tensor, H_d: torch.Tensor, W: torch.Tensor, b: t
     [Nq, Nd] ([Nd] for a 2-D Q, [Nq] for a 2-D H_d), as maxsim gives them.
     """
     _check(Q, H_d, W, b)
-    D = _Projection.apply(H_d, W, b, normalize)
+    contenders = Q.shape[0] * Q.shape[1] if Q.dim() == 3 else Q.shape[0]
+    D = _Projection.apply(H_d, W, b, normalize, contenders)
     return maxsim(Q, D, d_mask=d_mask, backward=backward)
 
 
@@ -78,34 +81,42 @@ def _project(H, W, b, normalize):
     return x / norm.clamp_min(1e-12).to(x.dtype), norm
 
 
-def selected_rows(grad: torch.Tensor) -> torch.Tensor:
-    """The flat indices of the rows of grad [..., d] that are not all zero: the
-    rows MaxSim's backward reached (one host sync, for their count)."""
-    return (grad.reshape(-1, grad.shape[-1]) != 0).any(dim=1).nonzero().squeeze(1)
+def selected_rows(grad: torch.Tensor, bound: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(rows, valid): the flat indices of the rows of grad [..., d] that are not all
+    zero (the rows MaxSim's backward reached), at most `bound` of them, in a tensor
+    of `bound` entries (valid marks the real ones; the rest are row 0). Its size is
+    known without asking the GPU, so the backward never waits for it."""
+    reached = (grad.reshape(-1, grad.shape[-1]) != 0).any(dim=1)
+    rows = torch.nonzero_static(reached, size=bound, fill_value=0).squeeze(1)
+    return rows, torch.arange(bound, device=grad.device) < reached.sum()
 
 
-DENSE_SHARE = 4  # past 1 / DENSE_SHARE of the rows selected, the backward runs over every row
+DENSE_SHARE = 4  # where more than 1 / DENSE_SHARE of the rows may be selected, the backward runs over every row
 
 
 class _Projection(torch.autograd.Function):
-    """D = normalize(linear(H, W, b)); its backward only at the rows that got a gradient
-    (every row, as two GEMMs, where more than 1 / DENSE_SHARE of them did)."""
+    """D = normalize(linear(H, W, b)); its backward only at the rows that got a
+    gradient, where few can: a document's rows selected are at most its contenders
+    (the query tokens, Nq x Lq) and at most its length. Where that bound passes
+    1 / DENSE_SHARE of the rows, every row, as two GEMMs."""
 
     @staticmethod
-    def forward(ctx, H, W, b, normalize):
+    def forward(ctx, H, W, b, normalize, contenders):
         D, norm = _project(H, W, b, normalize)
         ctx.save_for_backward(H, W, b, D, norm)
-        ctx.normalize = normalize
+        ctx.normalize, ctx.contenders = normalize, contenders
         return D
 
     @staticmethod
     def backward(ctx, grad_D):
         H, W, b, D, norm = ctx.saved_tensors
         h, g = H.reshape(-1, H.shape[-1]), grad_D.reshape(-1, grad_D.shape[-1])
-        rows = selected_rows(grad_D)
-        dense = rows.numel() * DENSE_SHARE > h.shape[0]
+        length = H.shape[-2] if H.dim() == 3 else H.shape[0]
+        bound = (h.shape[0] // max(length, 1)) * min(length, ctx.contenders)
+        dense = bound * DENSE_SHARE > h.shape[0]
         if not dense:
-            h, g = h.index_select(0, rows), g.index_select(0, rows)
+            rows, valid = selected_rows(grad_D, bound)
+            h, g = h.index_select(0, rows), g.index_select(0, rows) * valid[:, None]
         if ctx.normalize:  # through y = x / max(|x|, eps): (g - y <y, g>) / |x|, or g / eps
             y, n = D.reshape(-1, D.shape[-1]), norm.reshape(-1, 1)
             if not dense:
@@ -117,11 +128,11 @@ class _Projection(torch.autograd.Function):
         if ctx.needs_input_grad[0]:
             if dense:
                 grad_H = (g @ W).view(H.shape)
-            else:
+            else:  # the padding entries add zeros to row 0
                 grad_H = torch.zeros(H.shape, dtype=H.dtype, device=H.device)
-                grad_H.view(-1, H.shape[-1]).index_copy_(0, rows, g @ W)
+                grad_H.view(-1, H.shape[-1]).index_add_(0, rows, g @ W)
         if ctx.needs_input_grad[1]:
             grad_W = g.T @ h
         if b is not None and ctx.needs_input_grad[2]:
             grad_b = g.float().sum(0).to(b.dtype)
-        return grad_H, grad_W, grad_b, None
+        return grad_H, grad_W, grad_b, None, None

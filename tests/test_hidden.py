@@ -65,24 +65,27 @@ def _values_and_gradients(device, nq, nd, lq, ld, d_out, d_model, bias, normaliz
 
 
 def test_the_projection_backward_runs_on_the_selected_rows_only(monkeypatch):
-    """One query of 2 tokens against 2 documents of 40 tokens: at most 4 rows of 80 get a
-    gradient, and only they are gathered and projected again."""
+    """One query of 2 tokens against 2 documents of 40 tokens: at most 2 rows a document
+    (4 of 80) get a gradient, a bound known from the shapes, and only they are gathered."""
     seen = []
     plain = hidden.selected_rows
 
-    def spy(grad):
-        rows = plain(grad)
-        seen.append(rows.numel())
-        return rows
+    def spy(grad, bound):
+        rows, valid = plain(grad, bound)
+        seen.append((bound, int(valid.sum())))
+        return rows, valid
     monkeypatch.setattr(hidden, "selected_rows", spy)
     gen = torch.Generator().manual_seed(1)
     Q = torch.randn(1, 2, 16, generator=gen)
     H = torch.randn(2, 40, 32, generator=gen, requires_grad=True)
     W = torch.randn(16, 32, generator=gen, requires_grad=True)
     maxsim_from_hidden(Q, H, W).sum().backward()
-    assert seen and 1 <= seen[0] <= 4
-    touched = (H.grad != 0).any(-1).sum()
-    assert touched == seen[0] and W.grad.abs().sum() > 0
+    (bound, reached), = seen
+    assert bound == 4 and 2 <= reached <= 4
+    assert (H.grad != 0).any(-1).sum() == reached and W.grad.abs().sum() > 0
+    seen.clear()
+    maxsim_from_hidden(torch.randn(8, 2, 16, generator=gen), H, W).sum().backward()
+    assert not seen  # 16 query tokens a document of 40 rows: every row, as two GEMMs
 
 
 def test_without_gradients_it_is_maxsim_on_the_projected_rows():

@@ -1,15 +1,10 @@
 #!/usr/bin/env python3
-"""Probe: the general loop's L2 key, ranked by |b|^2 - 2<a, b> (one FMA a pair), with a
-running selection per row and column of the tile (HSR_ROW_SLOT=0) or per row, each
-tile reduced at once (HSR_ROW_SLOT=1, as flash-kmeans keeps it). The k-means
-assignment (N = 1M) against flash-kmeans, and the stacked Gaussian and min-distance
-MaxSim specs against the bundled MaxSim; do_bench medians of the public calls in one
-process, registers and spills of the forward kernels that ran. PROBE_CONFIGS
-"rows,cols,warps,stages;..." also times the k-means rows at those fixed configs, and
-PROBE_LEAN_L2 the one-query MaxSim rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1
-skips k-means.
-Run it once with this checkout and once with an earlier package tree first on
-PYTHONPATH (--tag base --variants default) to compare.
+"""Probe: the general loop's L2 key (ranked by |b|^2 - 2<a, b>) with a slot per tile column
+(HSR_ROW_SLOT=0) or per row (=1): k-means (N = 1M) against flash-kmeans, stacked Gaussian and
+min-distance MaxSim against MaxSim; do_bench medians in one process, registers and spills.
+PROBE_CONFIGS "rows,cols,warps,stages;..." times k-means at fixed configs, PROBE_LEAN_L2 the
+one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means. To compare,
+run it again with an earlier package tree first on PYTHONPATH (--tag base --variants default).
 
     python3 bench/experiments/l2_rank_probe.py [--out DIR] [--tag NAME] [--variants default,row]
 """
