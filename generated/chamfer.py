@@ -27,6 +27,7 @@
 #     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
+#     column norms (general loop): from a pre-pass where at least 512 rows meet each Y row set, else formed from each tile
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'n' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e
@@ -41,6 +42,7 @@
 #     backward: Y by gather, X by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
+#     column norms (general loop): from a pre-pass where at least 512 rows meet each X row set, else formed from each tile
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'm' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e
@@ -139,22 +141,39 @@ def _cd_select(x, y):
     """min that keeps NaN, as torch.min does."""
     return tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL)
 
+@triton.jit
+def cd_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+    """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,
+    in one launch: the lean forward's column norms (formed in every program's tiles they
+    cost more than the loop's dot, bench/NOTES.md, session 19), the general loop's L2
+    column norms (dispatch.col_norms) and the backward's row norms."""
+    # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for k0 in range(0, size_k, BLOCK_K):
+        offs = k0 + tl.arange(0, BLOCK_K)
+        x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],
+                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)
+        acc += tl.sum(x * x, axis=1)
+    tl.store(out_ptr + rows, acc, mask=rows < n_rows)
+
 
 @triton.jit
 def cd_fwd(
-    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, xlen_ptr, ylen_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, cn_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_xlen_b,
     stride_ylen_b,
+    stride_cn_b, stride_cn_m,
     ostride_b,
     r_bucket, c_bucket,  # autotune keys only
     HAS_xlen: tl.constexpr,
     HAS_ylen: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_N: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, SPLIT_N: tl.constexpr,
 ):
     """Forward of cd: one program per output cell (b), or with
     SPLIT_N (rows per chunk) one per (cell, chunk of n)."""
@@ -178,6 +197,7 @@ def cd_fwd(
     b_rows = Y_ptr + pid_b * stride_Y_b
     a_rows_s = Xs_ptr + pid_b * stride_X_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
     b_rows_s = Ys_ptr + pid_b * stride_Y_b
+    cn_rows = cn_ptr + pid_b * stride_cn_b  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     acc = tl.zeros([BLOCK_N], tl.float32)
@@ -246,7 +266,10 @@ def cd_fwd(
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                 b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
-                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                else:
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -254,7 +277,10 @@ def cd_fwd(
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                 asq = tl.zeros([BLOCK_N], tl.float32)
-                bsq = tl.zeros([BLOCK_M], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                else:
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
@@ -263,7 +289,8 @@ def cd_fwd(
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -355,7 +382,10 @@ def cd_fwd(
             if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                 b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                             mask=m_in[:, None] & d_in[None, :], other=0.0)
-                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                else:
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -363,7 +393,10 @@ def cd_fwd(
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                 asq = tl.zeros([BLOCK_N], tl.float32)
-                bsq = tl.zeros([BLOCK_M], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                else:
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
@@ -372,7 +405,8 @@ def cd_fwd(
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -472,7 +506,10 @@ def cd_fwd(
                     if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                         b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
-                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                        else:
+                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -480,7 +517,10 @@ def cd_fwd(
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                         asq = tl.zeros([BLOCK_N], tl.float32)
-                        bsq = tl.zeros([BLOCK_M], tl.float32)
+                        if COL_NORMS:
+                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                        else:
+                            bsq = tl.zeros([BLOCK_M], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
@@ -489,7 +529,8 @@ def cd_fwd(
                             b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                         mask=m_in[:, None] & d_in[None, :], other=0.0)
                             asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                            if not COL_NORMS:
+                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
@@ -564,7 +605,10 @@ def cd_fwd(
                     if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                         b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
-                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                        else:
+                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -572,7 +616,10 @@ def cd_fwd(
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                         asq = tl.zeros([BLOCK_N], tl.float32)
-                        bsq = tl.zeros([BLOCK_M], tl.float32)
+                        if COL_NORMS:
+                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                        else:
+                            bsq = tl.zeros([BLOCK_M], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
@@ -581,7 +628,8 @@ def cd_fwd(
                             b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                         mask=m_in[:, None] & d_in[None, :], other=0.0)
                             asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                            if not COL_NORMS:
+                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
@@ -1041,6 +1089,15 @@ def _cd_kernel():
                             split="SPLIT_N")
 
 
+def _cd_row_norms(rows):
+    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch."""
+    out = torch.empty((rows.shape[0],), dtype=torch.float32, device=rows.device)
+    if rows.shape[0]:
+        launcher.launch(cd_row_norms, (triton.cdiv(rows.shape[0], 64),), rows, out, rows.shape[0],
+                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)))
+    return out
+
+
 def _cd_aux(t, need, launch=True):
     """Squared row norms the backward needs, once per row, in fp32 (the forward
     forms them from its tiles): one launch where the contraction axis is the last
@@ -1090,6 +1147,14 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if dot_mode < 2 and X_.dtype == torch.float32:
         X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
                                                    ['b'], "d")
+    # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms)
+    cn, cn_strides = out, (0, 0, )
+    col_norms = dot_mode < 2 and dispatch.col_norms(sizes["n"] * 1)
+    if col_norms:
+        rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
+        cn = _cd_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
+            else runtime.squared_norms(Ys_, 2)
+        cn_strides = (*cn.stride(),)
     kernel = _cd_kernel()
     # rows per chunk where one program per (cell, chunk of n) runs (few cells, long rows); 0: one per cell
     split = dispatch.outer_split(n_cells, sizes["n"], sizes["m"], autotuned=kernel is not None)
@@ -1105,11 +1170,11 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        X_, Y_, Xs_, Ys_, *aux, xlen_arg_, ylen_arg_,
+        X_, Y_, Xs_, Ys_, cn, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
-        *out.stride(),
+        *cn_strides, *out.stride(),
         runtime.length_bucket(sizes["n"]), runtime.length_bucket(sizes["m"]),
     )
     flags = dict(
@@ -1118,7 +1183,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
-        PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
+        PRECISION=precision, COL_NORMS=col_norms,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
     )
     grid = (n_cells * n_chunks,)
     if kernel is None:
@@ -1371,22 +1436,39 @@ def _cd_t1_select(x, y):
     """min that keeps NaN, as torch.min does."""
     return tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL)
 
+@triton.jit
+def cd_t1_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+    """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,
+    in one launch: the lean forward's column norms (formed in every program's tiles they
+    cost more than the loop's dot, bench/NOTES.md, session 19), the general loop's L2
+    column norms (dispatch.col_norms) and the backward's row norms."""
+    # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for k0 in range(0, size_k, BLOCK_K):
+        offs = k0 + tl.arange(0, BLOCK_K)
+        x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],
+                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)
+        acc += tl.sum(x * x, axis=1)
+    tl.store(out_ptr + rows, acc, mask=rows < n_rows)
+
 
 @triton.jit
 def cd_t1_fwd(
-    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, xlen_ptr, ylen_ptr,
+    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, cn_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_m, size_n, size_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_X_b, stride_X_n, stride_X_d,
     stride_xlen_b,
     stride_ylen_b,
+    stride_cn_b, stride_cn_n,
     ostride_b,
     r_bucket, c_bucket,  # autotune keys only
     HAS_xlen: tl.constexpr,
     HAS_ylen: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_M: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, SPLIT_M: tl.constexpr,
 ):
     """Forward of cd_t1: one program per output cell (b), or with
     SPLIT_M (rows per chunk) one per (cell, chunk of m)."""
@@ -1410,6 +1492,7 @@ def cd_t1_fwd(
     b_rows = X_ptr + pid_b * stride_X_b
     a_rows_s = Ys_ptr + pid_b * stride_Y_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
     b_rows_s = Xs_ptr + pid_b * stride_X_b
+    cn_rows = cn_ptr + pid_b * stride_cn_b  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
     acc = tl.zeros([BLOCK_M], tl.float32)
@@ -1478,7 +1561,10 @@ def cd_t1_fwd(
             if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                 b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                             mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
-                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                else:
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -1486,7 +1572,10 @@ def cd_t1_fwd(
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                 asq = tl.zeros([BLOCK_M], tl.float32)
-                bsq = tl.zeros([BLOCK_N], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                else:
+                    bsq = tl.zeros([BLOCK_N], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
@@ -1495,7 +1584,8 @@ def cd_t1_fwd(
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_in[:, None] & d_in[None, :], other=0.0)
                     asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1587,7 +1677,10 @@ def cd_t1_fwd(
             if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                 b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                             mask=n_in[:, None] & d_in[None, :], other=0.0)
-                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                else:
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                 if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                     dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -1595,7 +1688,10 @@ def cd_t1_fwd(
             elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                 dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                 asq = tl.zeros([BLOCK_M], tl.float32)
-                bsq = tl.zeros([BLOCK_N], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                else:
+                    bsq = tl.zeros([BLOCK_N], tl.float32)
                 for d0 in range(0, size_d, BLOCK_D):
                     offs_d = d0 + tl.arange(0, BLOCK_D)
                     d_in = offs_d < size_d
@@ -1604,7 +1700,8 @@ def cd_t1_fwd(
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=n_in[:, None] & d_in[None, :], other=0.0)
                     asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                     if DOT_FP32:
                         dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1704,7 +1801,10 @@ def cd_t1_fwd(
                     if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                         b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                     mask=n_in[:, None] & d_in[None, :], other=0.0)
-                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                            bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                        else:
+                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -1712,7 +1812,10 @@ def cd_t1_fwd(
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                         asq = tl.zeros([BLOCK_M], tl.float32)
-                        bsq = tl.zeros([BLOCK_N], tl.float32)
+                        if COL_NORMS:
+                            bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                        else:
+                            bsq = tl.zeros([BLOCK_N], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
@@ -1721,7 +1824,8 @@ def cd_t1_fwd(
                             b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                         mask=n_in[:, None] & d_in[None, :], other=0.0)
                             asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                            if not COL_NORMS:
+                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
@@ -1796,7 +1900,10 @@ def cd_t1_fwd(
                     if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                         b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                     mask=n_in[:, None] & d_in[None, :], other=0.0)
-                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                            bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                        else:
+                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -1804,7 +1911,10 @@ def cd_t1_fwd(
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                         asq = tl.zeros([BLOCK_M], tl.float32)
-                        bsq = tl.zeros([BLOCK_N], tl.float32)
+                        if COL_NORMS:
+                            bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                        else:
+                            bsq = tl.zeros([BLOCK_N], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
@@ -1813,7 +1923,8 @@ def cd_t1_fwd(
                             b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                         mask=n_in[:, None] & d_in[None, :], other=0.0)
                             asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                            if not COL_NORMS:
+                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
@@ -2273,6 +2384,15 @@ def _cd_t1_kernel():
                             split="SPLIT_M")
 
 
+def _cd_t1_row_norms(rows):
+    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch."""
+    out = torch.empty((rows.shape[0],), dtype=torch.float32, device=rows.device)
+    if rows.shape[0]:
+        launcher.launch(cd_t1_row_norms, (triton.cdiv(rows.shape[0], 64),), rows, out, rows.shape[0],
+                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)))
+    return out
+
+
 def _cd_t1_aux(t, need, launch=True):
     """Squared row norms the backward needs, once per row, in fp32 (the forward
     forms them from its tiles): one launch where the contraction axis is the last
@@ -2322,6 +2442,14 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if dot_mode < 2 and Y_.dtype == torch.float32:
         Y_, X_, Ys_, Xs_ = runtime.l2_shift(Y_, X_, ['b', 'm', 'd'], ['b', 'n', 'd'],
                                                    ['b'], "d")
+    # the columns' squared norms once, where many programs read each of X's row sets (dispatch.col_norms)
+    cn, cn_strides = out, (0, 0, )
+    col_norms = dot_mode < 2 and dispatch.col_norms(sizes["m"] * 1)
+    if col_norms:
+        rows = dispatch.row_matrix(Xs_) if 2 == Xs_.dim() - 1 else None
+        cn = _cd_t1_row_norms(rows).view(Xs_.shape[:-1]) if rows is not None \
+            else runtime.squared_norms(Xs_, 2)
+        cn_strides = (*cn.stride(),)
     kernel = _cd_t1_kernel()
     # rows per chunk where one program per (cell, chunk of m) runs (few cells, long rows); 0: one per cell
     split = dispatch.outer_split(n_cells, sizes["m"], sizes["n"], autotuned=kernel is not None)
@@ -2337,11 +2465,11 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        Y_, X_, Ys_, Xs_, *aux, xlen_arg_, ylen_arg_,
+        Y_, X_, Ys_, Xs_, cn, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["m"], sizes["n"], sizes["d"],
         *Y_.stride(), *X_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
-        *out.stride(),
+        *cn_strides, *out.stride(),
         runtime.length_bucket(sizes["m"]), runtime.length_bucket(sizes["n"]),
     )
     flags = dict(
@@ -2350,7 +2478,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
-        PRECISION=precision,        DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
+        PRECISION=precision, COL_NORMS=col_norms,        DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
     )
     grid = (n_cells * n_chunks,)
     if kernel is None:

@@ -24,6 +24,7 @@
 #     auto backward: atomic ('m' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
+#     column norms (general loop): from a pre-pass where at least 512 rows meet each Y row set, else formed from each tile
 #     not lean: no outer reduction; the output's axes are not the grid's
 #     offsets' checks (max_seqlen given, on a GPU): one check launch before the forward
 #     tuned configs keyed by lowering min_sqdist-41be5807b715
@@ -159,19 +160,36 @@ def _dist_select(x, y):
     """min that keeps NaN, as torch.min does."""
     return tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL)
 
+@triton.jit
+def dist_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+    """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,
+    in one launch: the lean forward's column norms (formed in every program's tiles they
+    cost more than the loop's dot, bench/NOTES.md, session 19), the general loop's L2
+    column norms (dispatch.col_norms) and the backward's row norms."""
+    # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for k0 in range(0, size_k, BLOCK_K):
+        offs = k0 + tl.arange(0, BLOCK_K)
+        x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],
+                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)
+        acc += tl.sum(x * x, axis=1)
+    tl.store(out_ptr + rows, acc, mask=rows < n_rows)
+
 
 @triton.jit
 def dist_fwd(
-    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, cu_y_ptr, cu_x_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, cn_ptr, cu_y_ptr, cu_x_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_n, size_m, size_k,
     stride_X_b, stride_X_n, stride_X_k,
     stride_Y_b, stride_Y_m, stride_Y_k,
     stride_cu_y_b,
+    stride_cn_b, stride_cn_m,
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
@@ -185,6 +203,7 @@ def dist_fwd(
     b_rows = Y_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
     a_rows_s = Xs_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
     b_rows_s = Ys_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
+    cn_rows = cn_ptr + pid_b * stride_cn_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_cn_m  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_k = tl.arange(0, BLOCK_K)
     k_in = offs_k < size_k
     n0 = n_block * BLOCK_N
@@ -245,7 +264,10 @@ def dist_fwd(
         if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
             b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                         mask=k_in[None, :], other=0.0)  # a full tile: every row in bounds
-            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+            if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+            else:
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
             else:
@@ -253,7 +275,10 @@ def dist_fwd(
         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
             dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
             asq = tl.zeros([BLOCK_N], tl.float32)
-            bsq = tl.zeros([BLOCK_M], tl.float32)
+            if COL_NORMS:
+                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+            else:
+                bsq = tl.zeros([BLOCK_M], tl.float32)
             for k0 in range(0, size_k, BLOCK_K):
                 offs_k = k0 + tl.arange(0, BLOCK_K)
                 k_in = offs_k < size_k
@@ -262,7 +287,8 @@ def dist_fwd(
                 b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                             mask=m_in[:, None] & k_in[None, :], other=0.0)
                 asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                if not COL_NORMS:
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                 if DOT_FP32:
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -353,7 +379,10 @@ def dist_fwd(
         if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
             b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                         mask=m_in[:, None] & k_in[None, :], other=0.0)
-            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+            if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+            else:
+                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
             else:
@@ -361,7 +390,10 @@ def dist_fwd(
         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
             dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
             asq = tl.zeros([BLOCK_N], tl.float32)
-            bsq = tl.zeros([BLOCK_M], tl.float32)
+            if COL_NORMS:
+                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+            else:
+                bsq = tl.zeros([BLOCK_M], tl.float32)
             for k0 in range(0, size_k, BLOCK_K):
                 offs_k = k0 + tl.arange(0, BLOCK_K)
                 k_in = offs_k < size_k
@@ -370,7 +402,8 @@ def dist_fwd(
                 b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                             mask=m_in[:, None] & k_in[None, :], other=0.0)
                 asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                if not COL_NORMS:
+                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                 if DOT_FP32:
                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                 else:
@@ -469,7 +502,10 @@ def dist_fwd(
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                                 mask=m_in[:, None] & k_in[None, :], other=0.0)
-                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                    if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                        bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                    else:
+                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -477,7 +513,10 @@ def dist_fwd(
                 elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     asq = tl.zeros([BLOCK_N], tl.float32)
-                    bsq = tl.zeros([BLOCK_M], tl.float32)
+                    if COL_NORMS:
+                        bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                    else:
+                        bsq = tl.zeros([BLOCK_M], tl.float32)
                     for k0 in range(0, size_k, BLOCK_K):
                         offs_k = k0 + tl.arange(0, BLOCK_K)
                         k_in = offs_k < size_k
@@ -486,7 +525,8 @@ def dist_fwd(
                         b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                                     mask=m_in[:, None] & k_in[None, :], other=0.0)
                         asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                        if not COL_NORMS:
+                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                         if DOT_FP32:
                             dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -560,7 +600,10 @@ def dist_fwd(
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                                 mask=m_in[:, None] & k_in[None, :], other=0.0)
-                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                    if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                        bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                    else:
+                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -568,7 +611,10 @@ def dist_fwd(
                 elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     asq = tl.zeros([BLOCK_N], tl.float32)
-                    bsq = tl.zeros([BLOCK_M], tl.float32)
+                    if COL_NORMS:
+                        bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                    else:
+                        bsq = tl.zeros([BLOCK_M], tl.float32)
                     for k0 in range(0, size_k, BLOCK_K):
                         offs_k = k0 + tl.arange(0, BLOCK_K)
                         k_in = offs_k < size_k
@@ -577,7 +623,8 @@ def dist_fwd(
                         b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                                     mask=m_in[:, None] & k_in[None, :], other=0.0)
                         asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                        if not COL_NORMS:
+                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
                         if DOT_FP32:
                             dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -1019,6 +1066,15 @@ def _dist_kernel():
                             block_g=None, size_g=None)
 
 
+def _dist_row_norms(rows):
+    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch."""
+    out = torch.empty((rows.shape[0],), dtype=torch.float32, device=rows.device)
+    if rows.shape[0]:
+        launcher.launch(dist_row_norms, (triton.cdiv(rows.shape[0], 64),), rows, out, rows.shape[0],
+                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)))
+    return out
+
+
 def _dist_aux(t, need, launch=True):
     """Squared row norms the backward needs, once per row, in fp32 (the forward
     forms them from its tiles): one launch where the contraction axis is the last
@@ -1077,6 +1133,14 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         # packed rows: shifted as passed (each cell's own shift)
         X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, *_held(("X", "Y")), ['b'],
                                                    "k", *_packings(t, ("X", "Y")))
+    # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms)
+    cn, cn_strides = out, (0, 0, )
+    col_norms = dot_mode < 2 and dispatch.col_norms(sizes["n"] * 1)
+    if col_norms:
+        rows = dispatch.row_matrix(Ys_) if 1 == Ys_.dim() - 1 else None
+        cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
+            else runtime.squared_norms(Ys_, 1)
+        cn_strides = (*ragged.strides(cn, ["b", "m"], RAGGED.get("Y")),)
     kernel = _dist_kernel()
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
@@ -1085,18 +1149,18 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
     args = (
-        X_, Y_, Xs_, Ys_, *aux, cu_y_arg_, t["cu_x"],
+        X_, Y_, Xs_, Ys_, cn, *aux, cu_y_arg_, t["cu_x"],
         out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["k"],
         *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *_strides(cu_y_, 1, "cu_y"),
-        *out.stride(),
+        *cn_strides, *out.stride(),
         runtime.length_bucket(sizes["n"]), runtime.length_bucket(sizes["m"]),
     )
     flags = dict(
         BLOCK_K=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
-        PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
+        PRECISION=precision, COL_NORMS=col_norms,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid

@@ -157,7 +157,8 @@ def _score_select(x, y):
 def score_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
     """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,
     in one launch: the lean forward's column norms (formed in every program's tiles they
-    cost more than the loop's dot, bench/NOTES.md, session 19) and the backward's row norms."""
+    cost more than the loop's dot, bench/NOTES.md, session 19), the general loop's L2
+    column norms (dispatch.col_norms) and the backward's row norms."""
     # spec line 8: score[n] = sum_s max_t cos(Q_s, D_t)
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     acc = tl.zeros([BLOCK], tl.float32)

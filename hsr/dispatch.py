@@ -305,6 +305,38 @@ def row_slot(dot_mode: int, need_idx: bool) -> bool:
     return not need_idx
 
 
+COL_NORMS_ROWS = 512  # rows meeting each column set from which its norms come from a pre-pass
+
+
+def col_norms(rows_per_column_set: int) -> bool:
+    """Whether the general forward's L2 key (|b|^2 - 2<a, b>, DOT_MODE 0 and 1) reads
+    the columns' squared norms from a pre-pass (one launch over B's rows) rather than
+    forming them from each tile it loads. Each program that reads a column set forms
+    its norms again, d products a column on the CUDA cores beside the tile's dot: the
+    k-means assignment's 1M rows read each centre 8192 times. Where few programs read
+    a column set (a few stacked queries against a corpus), the pre-pass's read of B
+    costs more than it saves. HSR_COL_NORMS=0/1 overrides the rule (sweeps)."""
+    override = os.environ.get("HSR_COL_NORMS")
+    if override:
+        return override == "1"
+    return rows_per_column_set >= COL_NORMS_ROWS
+
+
+def col_norms_words(term, sizes: dict | None) -> str:
+    """explain()'s line on an L2 key's column norms in the general loop (col_norms)."""
+    if sizes is None:
+        return (f"  column norms (general loop): from a pre-pass where at least {COL_NORMS_ROWS} rows "
+                f"meet each {term.b.name} row set, else formed from each tile")
+    rows = sizes.get(term.r, 0)
+    for g in term.grid:
+        if g not in term.b.grid_axes:
+            rows *= sizes.get(g, 1)
+    return ("  column norms (general loop): " + (
+        f"from a pre-pass ({rows} rows meet each {term.b.name} row set, at least {COL_NORMS_ROWS})"
+        if col_norms(rows) else f"formed from each tile ({rows} rows meet each {term.b.name} row set, "
+                                f"fewer than {COL_NORMS_ROWS})"))
+
+
 def row_slot_words(l2: bool) -> str:
     """explain()'s line on the general loop's running selection (row_slot)."""
     return ("  running selection (general loop): " + (
@@ -825,6 +857,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  forward kernel: {general}" + "".join(f"; {m}" for m in more))
             if term.pair != "l1":
                 lines.append(row_slot_words(term.pair in ("sqdist", "dist")))
+            if term.pair in ("sqdist", "dist"):
+                lines.append(col_norms_words(term, None))
     else:
         rows, cols = sizes.get(term.r, 0), sizes.get(term.c, 0)
         pairs = rows * cols
@@ -854,6 +888,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
         if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
             lines.append(row_slot_words(l2))
+            if l2:
+                lines.append(col_norms_words(term, sizes))
         if not f["both"] and family != "split":
             lines.append("  both directions in one call: both-ways" + (
                 "" if place != "cuda" else " up to 1e8 pairs without indices"))

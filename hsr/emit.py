@@ -245,6 +245,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
     grid_map = {g: f"pid_{g}" for g in t.grid}
     packing = {name: (axis, outer, cu) for name, axis, outer, cu in t.packing}
     packing.update({f"aux_{x}": packing[op.name] for x, op in (("asq", t.a), ("bsq", t.b)) if op.name in packing})
+    if t.b.name in packing:  # an L2 key's column norms (cn) are packed as their rows
+        packing["cn"] = packing[t.b.name]
 
     def _offset(tensor, axes, mapping, prefix="stride"):
         return _packed_offset(tensor, axes, mapping, prefix, packing)
@@ -275,6 +277,13 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
             dim = held.index(t.k)  # in the tensor as passed (a packed one has no outer axis)
             aux.append(dict(name=name, axes=axes, operand=op.name, k_dim=dim,
                             base=_offset(f"aux_{name}", [x for x in axes if x != axis], grid_map)))
+    # an L2 key's column norms from a pre-pass (dispatch.col_norms): B's axes less the contraction
+    cn = None
+    if t.pair in ("sqdist", "dist"):
+        axes = tuple(x for x in t.b.axes if x != t.k)
+        held = [x for x in t.b.axes if t.b.name not in packing or x != packing[t.b.name][1]]
+        cn = dict(axes=list(axes), k_dim=held.index(t.k), strides=", ".join(f"stride_cn_{a}" for a in axes),
+                  base=_offset("cn", [x for x in axes if x != t.c], grid_map))
     sides = []
     for s in t.sides:
         axis = t.r if s.side == "row" else t.c
@@ -313,7 +322,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         sizes=[f"size_{s}" for s in sizes],
         stride_params=stride_params, cond_tensors=cond_tensors, optional=optional,
         cond_tensor_info=[dict(name=n, kind=decls[n][1], rank=len(decls[n][0])) for n in cond_tensors],
-        conds_r=conds[t.r], conds_c=conds[t.c], aux=aux,
+        conds_r=conds[t.r], conds_c=conds[t.c], aux=aux, cn=cn,
         sides=sides, row_sides=[s for s in sides if s["side"] == "row"],
         col_sides=[s for s in sides if s["side"] == "col"],
         quantized=t.a.quantized, key=t.key, key_is_prim=t.key_is_prim, key_linear=t.key_linear,

@@ -200,6 +200,31 @@ def test_the_general_loop_keeps_one_slot_per_row_where_no_index_is_carried(monke
     assert "index is always carried" in hsr.compile(NEAREST).explain(dict(b=2, n=6, m=7, d=16), torch.float16)
 
 
+def test_an_l2_key_reads_its_column_norms_from_a_pre_pass_where_many_rows_meet_them(monkeypatch):
+    """dispatch.col_norms: where at least COL_NORMS_ROWS rows meet each column set (the
+    rows and the grid axes the columns' operand lacks), the general loop's L2 key reads the
+    columns' norms from a pre-pass; the flag a call launches is the rule's, and explain() says which."""
+    flags = []
+    plain = launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
+            flags.append(kwargs["COL_NORMS"])
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    monkeypatch.delenv("HSR_COL_NORMS", raising=False)
+    monkeypatch.setattr(dispatch, "COL_NORMS_ROWS", 7)
+    op = hsr.compile(NEAREST)
+    for n in (6, 8):  # 6 rows meet each Y (b is Y's own), then 8
+        op(*_inputs(op, dict(b=2, n=n, m=7, d=16), torch.float32, "cpu"))
+    assert flags == [False, True]
+    monkeypatch.setattr(dispatch, "COL_NORMS_ROWS", 512)
+    assert "from a pre-pass (1048576 rows meet each Y row set" in op.explain(dict(b=1, n=1 << 20, m=1024, d=128))
+    assert "formed from each tile (300 rows" in op.explain(dict(b=4, n=300, m=1024, d=128))
+    monkeypatch.setenv("HSR_COL_NORMS", "0")
+    assert not dispatch.col_norms(1 << 20)
+
+
 def test_few_contributions_to_many_rows_write_only_the_selected_rows():
     """dispatch.sparse_rows: at most one contribution in SPARSE_ROWS_PER_ENTRY rows of a
     large selection side: "auto" takes the deterministic backward, which writes the

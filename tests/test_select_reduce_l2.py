@@ -207,6 +207,29 @@ def test_inf_and_nan_coordinates_ranked_again(device, d, dtype, outer, select, q
     says inf where the differences say NaN (inf - inf in one coordinate). Rows whose best is not
     finite are ranked again from the differences: values and indices as the float64 reference,
     masks kept."""
+    _ranked_again(device, d, dtype, outer, select, queries)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("d, dtype, outer, select", [(16, torch.float32, "sum", "max"),
+                                                     (300, torch.float16, "max", "min")])
+def test_column_norms_from_a_pre_pass(monkeypatch, device, d, dtype, outer, select):
+    """dispatch.col_norms: the general loop's L2 key reads its columns' norms from a
+    pre-pass (each D's own, through its strides) where many rows meet each column set;
+    forced here on small calls. NaN and inf rows, masks, one tile and chunks."""
+    monkeypatch.setenv("HSR_COL_NORMS", "1")
+    _ranked_again(device, d, dtype, outer, select, 3)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+def test_kmeans_column_norms_from_a_pre_pass(monkeypatch, device, offset):
+    """The k-means assignment with the centres' norms from the pre-pass: each point's
+    centre is a nearest one at any offset (the norms are the shifted rows')."""
+    monkeypatch.setenv("HSR_COL_NORMS", "1")
+    test_kmeans_assignment_is_a_nearest_centre(device, offset, 24)
+
+
+def _ranked_again(device, d, dtype, outer, select, queries):
     op = hsr.compile(STACKED_L2.format(outer=outer, select=select))
     g = torch.Generator().manual_seed(d)
     Q = torch.randint(-3, 4, (queries, 20, d), generator=g).to(dtype)

@@ -425,3 +425,19 @@ dist[b, n] = min_m ||X_n - Y_m||^2
     got = index(*[x.to(device) for x in args])
     assert torch.equal(got.cpu(), index.reference(*[x.double() if x.is_floating_point() else x for x in args]))
     assert (got[5:] == -1).all()
+
+
+def test_packed_column_norms_from_a_pre_pass(monkeypatch, spec_cache, device, backward):
+    """dispatch.col_norms on packed clouds: each sequence's norms at its own offset."""
+    monkeypatch.setenv("HSR_COL_NORMS", "1")
+    text = """\
+cu_x[b]: offsets
+cu_y[b]: offsets
+X[b, n by cu_x, k]: float
+Y[b, m by cu_y, k]: float
+
+dist[b, n] = min_m ||X_n - Y_m||^2
+"""
+    op = hsr.compile(text, cache_dir=spec_cache)
+    args = packed_inputs(op, {"k": 20}, {"cu_x": [5, 0, 9], "cu_y": [3, 4, 7]}, 8, far=1000.0)
+    check(op, args, device, backward, tol=1e-5)

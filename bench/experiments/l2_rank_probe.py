@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Probe: the general loop's L2 key (ranked by |b|^2 - 2<a, b>) with a slot per tile column
-(HSR_ROW_SLOT=0) or per row (=1): k-means (N = 1M) against flash-kmeans, stacked Gaussian and
+(HSR_ROW_SLOT=0) or per row (=1), the columns' norms from each tile (variant tile) or a pre-pass
+(cn): k-means (N = 1M) against flash-kmeans, stacked Gaussian and
 min-distance MaxSim against MaxSim; do_bench medians in one process, registers and spills.
 PROBE_CONFIGS "rows,cols,warps,stages;..." times k-means at fixed configs, PROBE_LEAN_L2 the
 one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means. To compare,
@@ -91,19 +92,23 @@ def main():
     rows = []
     g = torch.Generator(device="cuda").manual_seed(0)
     for variant in args.variants.split(","):
+        os.environ.pop("HSR_ROW_SLOT", None)
+        os.environ.pop("HSR_COL_NORMS", None)
         if variant == "row":
             os.environ["HSR_ROW_SLOT"] = "1"
-        else:
-            os.environ.pop("HSR_ROW_SLOT", None)
+        elif variant in ("cn", "tile"):  # the columns' norms from a pre-pass, or from each tile
+            os.environ["HSR_COL_NORMS"] = "1" if variant == "cn" else "0"
         kept.forget()
         for n, k, f in km_shapes:
             x32 = torch.randn(n, f, device="cuda", generator=g)
             c32 = torch.randn(k, f, device="cuda", generator=g)
-            for dt, mode in (("fp16", "highest"), ("fp32", "high")):
+            for dt, mode in (("fp16", "highest"), ("bf16", "highest"), ("fp32", "high"), ("fp32", "highest")):
+                if dt == "bf16" and f != 128:
+                    continue
                 if dt == "fp32" and (k, f) != (1024, 128):
                     continue
                 torch.set_float32_matmul_precision(mode)
-                x, c = (x32.half(), c32.half()) if dt == "fp16" else (x32, c32)
+                x, c = {"fp16": (x32.half(), c32.half()), "bf16": (x32.bfloat16(), c32.bfloat16())}.get(dt, (x32, c32))
                 for cfg in [None] + configs:
                     FORCED.clear()
                     if cfg:
