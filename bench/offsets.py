@@ -5,11 +5,11 @@ Run on the GPU machine from the repository root:
 
     python3 bench/offsets.py --out DIR [--quick] [--budget-s S]
 
-Every case runs at offsets 0, 100 and 10000 on the same fp32 data: uniform in [0, 1)^d (fixed seed,
-drawn on the CPU) plus the offset, added in fp32 (at 10000 that rounds coordinates to a 2^-10 grid; the
-references use those values). The float64 references are exact at any offset: nearest points from
-|x|^2 + |y|^2 - 2<x, y> in float64 on clouds shifted by the float64 mean of x, the chosen pairs'
-squared distances from direct float64 differences.
+Chamfer and Hausdorff run at offsets 0, 100 and 10000, k-means at 0 and 1000, on the same fp32 data:
+uniform in [0, 1)^d (fixed seed, drawn on the CPU) plus the offset, added in fp32 (at 10000 that rounds
+coordinates to a 2^-10 grid; k-means rows then convert to their dtype; the references use those values).
+The float64 references are exact at any offset: nearest points from |x|^2 + |y|^2 - 2<x, y> in float64 on
+clouds shifted by the float64 mean of x, the chosen pairs' squared distances from direct float64 differences.
 
 1. Chamfer (hsr.ops.chamfer_distance, pytorch3d semantics, fp32, mean/mean) at 1 x 10K, 1 x 100K,
    32 x 2048 and 8 x 8192 points: forward (no_grad) and forward + loss.backward() times for hsr and
@@ -18,11 +18,15 @@ squared distances from direct float64 differences.
    (point_reduction=None) of hsr and naive fp32; the gradient's error in x (vs bench/chamfer.py's reference64).
 2. Directed Hausdorff, hsr.compile(examples/hausdorff.hsr), 4 x 20K x 20K, d = 3: time and value error,
    against eager chunked torch.cdist.
-3. k-means assignment, hsr.compile(examples/kmeans_assign.hsr), 1M points, 1024 centres, f = 64: time
-   against eager |c|^2 - 2<x, c> (addmm in 64K-row blocks) + argmin, and the fraction of points whose
-   chosen centre is farther than the nearest by more than 4 * 2^-23 of the nearest distance.
+3. k-means assignment, hsr.compile(examples/kmeans_assign.hsr), 2^20 points, (K, f) = (1024, 64), (1024, 128),
+   (4096, 128), in fp16, bf16, fp32 under float32 matmul precision "highest" and fp32 under "high": times against
+   eager |c|^2 - 2<x, c> + argmin (64K-row blocks, the product in the data's dtype, the rest in fp32) and
+   flash-kmeans' euclid_assign_triton (where importable; its squared norms computed outside the timing, as a
+   Lloyd loop keeps them), and for each the fraction of the first 65536 points whose chosen centre is farther
+   than the nearest by more than 4 * 2^-23 of the nearest distance.
 
-Times: triton.testing.do_bench medians after two warm-up calls (public call, host included); tf32 off.
+Times: triton.testing.do_bench medians after two warm-up calls (public call, host included); tf32 off but in
+the k-means rows under "high".
 --quick: tiny shapes, one time.perf_counter call each, on the CPU through Triton's interpreter when there
 is no CUDA (under a minute). No row starts after --budget-s seconds. Writes offsets.json and offsets.md.
 """
@@ -37,18 +41,23 @@ import os
 import platform
 import sys
 import time
+from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # bench/chamfer.py and bench/harness.py, also under python -P
 ROOT = HERE.parent
 OFFSETS = (0.0, 100.0, 10000.0)
+KMEANS_OFFSETS = (0.0, 1000.0)
+KMEANS_MODES = {"fp16": ("float16", "highest"), "bf16": ("bfloat16", "highest"),  # dtype, float32 matmul precision
+                "fp32 highest": ("float32", "highest"), "fp32 high": ("float32", "high")}
 FULL = {"chamfer": [(1, 10_000), (1, 100_000), (32, 2048), (8, 8192)],  # B x N points, N = M
-        "hausdorff": (4, 20_000, 3), "kmeans": (1_000_000, 1024, 64)}
-QUICK = {"chamfer": [(1, 64), (2, 32)], "hausdorff": (2, 64, 3), "kmeans": (256, 32, 16)}
+        "hausdorff": (4, 20_000, 3), "kmeans": [(1 << 20, 1024, 64), (1 << 20, 1024, 128), (1 << 20, 4096, 128)]}
+QUICK = {"chamfer": [(1, 64), (2, 32)], "hausdorff": (2, 64, 3), "kmeans": [(256, 32, 16), (128, 16, 32)]}
 CHUNK_BYTES = 1 << 30  # float64 distances per block of the references
 NAIVE_BYTES = 1 << 31  # fp32 temporaries per block of the naive computations
 KMEANS_ROWS = 65536
+KMEANS_SAMPLE = 65536  # points whose picks are checked: the float64 reference of all would be K x 2^20
 FP32_ROUND = 2.0 ** -23
 
 
@@ -125,10 +134,13 @@ def hausdorff_eager(torch, p, r):
 
 
 def kmeans_eager(torch, x, c):
-    """argmin_k |x - c_k|^2 as users write it: |c|^2 - 2<x, c> (|x|^2 leaves the argmin) in 64K-row blocks."""
-    cn = (c * c).sum(1)[None]
-    return torch.cat([torch.addmm(cn, x[lo:lo + KMEANS_ROWS], c.t(), alpha=-2.0).argmin(1)
-                      for lo in range(0, x.shape[0], KMEANS_ROWS)])
+    """argmin_k |x - c_k|^2 as users write it: |c|^2 - 2<x, c> (|x|^2 leaves the argmin) in 64K-row blocks,
+    the product in the inputs' dtype, the rest in fp32 (one addmm for fp32)."""
+    cn = c.float().square().sum(1)[None]
+
+    def scores(xb):
+        return torch.addmm(cn, xb, c.t(), alpha=-2.0) if x.dtype == torch.float32 else cn - 2 * (xb @ c.t()).float()
+    return torch.cat([scores(x[lo:lo + KMEANS_ROWS]).argmin(1) for lo in range(0, x.shape[0], KMEANS_ROWS)])
 
 
 def kmeans_bad_fraction(x, c, assign, dmin):
@@ -137,6 +149,16 @@ def kmeans_bad_fraction(x, c, assign, dmin):
     chosen = sq64(x, c[assign.long().clamp(0, c.shape[0] - 1)])
     bad = (chosen - dmin > 4 * FP32_ROUND * dmin + 1e-30) | (assign < 0) | (assign >= c.shape[0])
     return bad.double().mean().item()
+
+
+def load_flash_kmeans():
+    """flash-kmeans' assignment kernel and its version, or (None, None) where it is not importable."""
+    try:
+        from flash_kmeans.assign_euclid_triton import euclid_assign_triton
+    except Exception as e:  # noqa: BLE001
+        print(f"peer flash_kmeans not available ({type(e).__name__}: {e}); skipped")
+        return None, None
+    return euclid_assign_triton, next((d.version for d in metadata.distributions(name="flash-kmeans")), "?")
 
 
 # --------------------------------------------------------------------------- the run
@@ -232,15 +254,16 @@ def chamfer_row(run, row, x0, y0, offset, hsr_cd, peers):
 
 
 def compare(run, row, variants, metric, score):
-    """Under no_grad, for hsr and the eager baseline: score(output), forward time, eager / hsr time."""
+    """Under no_grad, for hsr (first) and each baseline: score(output), forward time, its time / hsr's."""
     with run.torch.no_grad():
         for key, fn in variants:
             def go(key=key, fn=fn):
                 row[f"{metric}_{key}"] = score(fn())
                 row[f"{key}_fwd_ms"] = run.time_ms(fn)
             run.guard(row, key, go)
-    if row.get("hsr_fwd_ms") and row.get("eager_fwd_ms"):
-        row["speedup"] = row["eager_fwd_ms"] / row["hsr_fwd_ms"]
+    for key, _ in variants[1:]:
+        if row.get("hsr_fwd_ms") and row.get(f"{key}_fwd_ms"):
+            row[f"{key}_vs_hsr"] = row[f"{key}_fwd_ms"] / row["hsr_fwd_ms"]
 
 
 def hausdorff_row(run, row, p0, r0, offset, op):
@@ -255,21 +278,31 @@ def hausdorff_row(run, row, p0, r0, offset, op):
             lambda h: ((h.double() - ref).abs() / ref).max().item())
 
 
-def kmeans_row(run, row, x0, c0, offset, op):
+def kmeans_row(run, row, x0, c0, offset, op, flash_assign):
+    """One dtype and float32 matmul precision (row["mode"]; "highest" again after): picks checked on a sample."""
     torch = run.torch
-    x, c = x0 + offset, c0 + offset
-    xc, cc = centred64(x, c)
-    dmin = sq64(x, c[nearest64(torch, xc, cc, cols=False)[0]])
+    dtype, precision = KMEANS_MODES[row["mode"]]
+    x, c = (x0 + offset).to(getattr(torch, dtype)), (c0 + offset).to(getattr(torch, dtype))
+    xs = x[:KMEANS_SAMPLE]
+    xc, cc = centred64(xs, c)
+    dmin = sq64(xs, c[nearest64(torch, xc, cc, cols=False)[0]])
     del xc, cc
-    compare(run, row, (("hsr", lambda: op(x, c)), ("eager", lambda: kmeans_eager(torch, x, c))), "bad_frac",
-            lambda a: kmeans_bad_fraction(x, c, a, dmin))
+    variants = [("hsr", lambda: op(x, c)), ("eager", lambda: kmeans_eager(torch, x, c))]
+    if flash_assign:  # the norms as a Lloyd loop keeps them, outside the timed call
+        x_sq, c_sq = x[None].float().square().sum(-1), c[None].float().square().sum(-1)
+        variants.append(("flash_kmeans", lambda: flash_assign(x[None], c[None], x_sq, c_sq=c_sq)[0]))
+    torch.set_float32_matmul_precision(precision)
+    try:
+        compare(run, row, variants, "bad_frac", lambda a: kmeans_bad_fraction(xs, c, a[:KMEANS_SAMPLE], dmin))
+    finally:
+        torch.set_float32_matmul_precision("highest")
 
 
 # --------------------------------------------------------------------------- report
 
 TABLES = {  # kind: (title, [(header, key, format)])
     "chamfer": ("Chamfer (hsr.ops.chamfer_distance, fp32, point and batch reduction mean)", [
-        ("hsr fwd ms", "hsr_fwd_ms", ".3f"), ("flash fwd ms", "flash_fwd_ms", ".3f"),
+        ("offset", "offset", "g"), ("hsr fwd ms", "hsr_fwd_ms", ".3f"), ("flash fwd ms", "flash_fwd_ms", ".3f"),
         ("hsr fwd+bwd ms", "hsr_fwd_bwd_ms", ".3f"), ("flash train ms", "flash_fwd_bwd_ms", ".3f"),
         ("loss err hsr", "loss_err_hsr", ".1e"), ("naive", "loss_err_naive", ".1e"),
         ("cdist", "loss_err_cdist", ".1e"), ("flash", "loss_err_flash", ".1e"),
@@ -277,31 +310,38 @@ TABLES = {  # kind: (title, [(header, key, format)])
         ("hsr / naive", "pp_ratio", ".2f"), ("grad x err hsr", "grad_x_err_hsr", ".1e"),
         ("flash", "grad_x_err_flash", ".1e")]),
     "hausdorff": ("Directed Hausdorff (hsr.compile(examples/hausdorff.hsr), fp32)", [
-        ("hsr ms", "hsr_fwd_ms", ".3f"), ("cdist ms", "eager_fwd_ms", ".3f"), ("cdist / hsr", "speedup", ".2f"),
-        ("rel err hsr", "err_hsr", ".1e"), ("rel err cdist", "err_eager", ".1e")]),
-    "kmeans": ("k-means assignment (hsr.compile(examples/kmeans_assign.hsr), fp32; bad: fraction of points "
-               "whose chosen centre is farther than the nearest by > 4 * 2^-23 of its distance)", [
-        ("hsr ms", "hsr_fwd_ms", ".3f"), ("eager ms", "eager_fwd_ms", ".3f"), ("eager / hsr", "speedup", ".2f"),
-        ("bad hsr", "bad_frac_hsr", ".2e"), ("bad eager", "bad_frac_eager", ".2e")]),
+        ("offset", "offset", "g"), ("hsr ms", "hsr_fwd_ms", ".3f"), ("cdist ms", "eager_fwd_ms", ".3f"),
+        ("cdist / hsr", "eager_vs_hsr", ".2f"), ("rel err hsr", "err_hsr", ".1e"),
+        ("rel err cdist", "err_eager", ".1e")]),
+    "kmeans": ("k-means assignment (hsr.compile(examples/kmeans_assign.hsr); flash-kmeans given the squared norms; "
+               f"bad: fraction of the first {KMEANS_SAMPLE} points whose chosen centre is farther than the nearest "
+               "by > 4 * 2^-23 of its distance)", [
+        ("dtype/mode", "mode", "s"), ("offset", "offset", "g"), ("hsr ms", "hsr_fwd_ms", ".3f"),
+        ("flash-kmeans ms", "flash_kmeans_fwd_ms", ".3f"), ("eager ms", "eager_fwd_ms", ".3f"),
+        ("flash-kmeans / hsr", "flash_kmeans_vs_hsr", ".2f"), ("eager / hsr", "eager_vs_hsr", ".2f"),
+        ("bad hsr", "bad_frac_hsr", ".2e"), ("bad flash-kmeans", "bad_frac_flash_kmeans", ".2e"),
+        ("bad eager", "bad_frac_eager", ".2e")]),
 }
 
 
 def markdown(res):
     lines = ["# Offsets: squared-L2 reductions far from the origin", "",
              f"Device: {res['device']}; python {res['python']}, torch {res['torch']}, triton {res['triton']}, "
-             f"flash_maxsim {res['flash_maxsim'] or 'not importable'}, hsr {res['hsr']}"
+             f"flash_maxsim {res['flash_maxsim'] or 'not importable'}, flash_kmeans "
+             f"{res['flash_kmeans'] or 'not importable'}, hsr {res['hsr']}"
              + (" (--quick: tiny shapes, one perf_counter call each)" if res["quick"] else "") + ".", "",
-             "The same fp32 data plus the offset; errors relative to float64 (exact at any offset). ms, of the "
-             "public call: " + ("one perf_counter call, first-call work included" if res["quick"] else "do_bench "
-                                "medians") + ". naive: fp32 direct differences; cdist: fp32 torch.cdist (matrix-"
-             "product expansion); eager: addmm expansion + argmin. -: not importable, skipped or failed."]
+             "The same fp32 data plus the offset (k-means: then in the row's dtype); errors relative to float64 "
+             "(exact at any offset). ms, of the public call: " + ("one perf_counter call, first-call work included"
+                                                                 if res["quick"] else "do_bench medians")
+             + ". naive: fp32 direct differences; cdist: fp32 torch.cdist (matrix-product expansion); eager: "
+             "|c|^2 - 2<x, c> + argmin. -: not importable, skipped or failed."]
     for kind, (title, cols) in TABLES.items():
-        lines += ["", f"## {title}", "", "| shape | offset | " + " | ".join(c[0] for c in cols) + " |",
-                  "|---|---|" + "---|" * len(cols)]
+        lines += ["", f"## {title}", "", "| shape | " + " | ".join(c[0] for c in cols) + " |",
+                  "|---|" + "---|" * len(cols)]
         for r in (r for r in res["rows"] if r["kind"] == kind):
             cells = ["-" if r.get(k) is None else format(r[k], f) for _, k, f in cols]
             skipped = " (skipped: budget)" if r.get("skipped") else ""
-            lines.append(f"| {r['shape']}{skipped} | {r['offset']:g} | " + " | ".join(cells) + " |")
+            lines.append(f"| {r['shape']}{skipped} | " + " | ".join(cells) + " |")
     errs = [f"- {r['name']}: {e}" for r in res["rows"] for e in r.get("errors", [])]
     return "\n".join(lines + (["", "Failures:"] + errs if errs else [])) + "\n"
 
@@ -329,12 +369,13 @@ def main(argv=None):
     torch.backends.cudnn.allow_tf32 = False
     hsr_cd = load_hsr()
     peers, fm_ver = load_peers()
+    flash_assign, fk_ver = load_flash_kmeans()
     sizes = QUICK if args.quick else FULL
     res = {"device": torch.cuda.get_device_name(0) if device == "cuda" else f"cpu ({platform.processor() or '?'}"
                      f", Triton interpreter: {os.environ.get('TRITON_INTERPRET', '0')})",
            "torch": torch.__version__, "triton": triton.__version__, "python": platform.python_version(),
-           "flash_maxsim": fm_ver, "hsr": getattr(hsr, "__version__", "?"), "quick": args.quick,
-           "offsets": list(OFFSETS), "rows": []}
+           "flash_maxsim": fm_ver, "flash_kmeans": fk_ver, "hsr": getattr(hsr, "__version__", "?"),
+           "quick": args.quick, "offsets": list(OFFSETS), "kmeans_offsets": list(KMEANS_OFFSETS), "rows": []}
     os.makedirs(args.out, exist_ok=True)
     run = Runner(torch, args, device)
     print(f"device {res['device']}; torch {res['torch']}, triton {res['triton']}, flash_maxsim {fm_ver}", flush=True)
@@ -354,22 +395,23 @@ def main(argv=None):
             return torch.rand(shape_x, generator=g).to(device), torch.rand(shape_y, generator=g).to(device)
         return make
 
-    cham = [("chamfer", f"{b}x{n}", pair((b, n, 3), (b, n, 3), 11),
+    cham = [("chamfer", f"{b}x{n}", None, pair((b, n, 3), (b, n, 3), 11),
              lambda r, x, y, o: chamfer_row(run, r, x, y, o, hsr_cd, peers)) for b, n in sizes["chamfer"]]
     b, n, d = sizes["hausdorff"]
-    haus = ("hausdorff", f"{b}x{n}x{d}", pair((b, n, d), (b, n, d), 21),
+    haus = ("hausdorff", f"{b}x{n}x{d}", None, pair((b, n, d), (b, n, d), 21),
             lambda r, p, q, o: hausdorff_row(run, r, p, q, o, op("hausdorff.hsr")))
-    n, k, f = sizes["kmeans"]
-    kmeans = ("kmeans", f"{n}x{k}x{f}", pair((n, f), (k, f), 31),
-              lambda r, x, c, o: kmeans_row(run, r, x, c, o, op("kmeans_assign.hsr")))
-    cases = cham[:2] + [haus, kmeans] + cham[2:]  # the batched Chamfer shapes last: first to go past the budget
+    kmeans = [("kmeans", f"{n}x{k}x{f}", mode, pair((n, f), (k, f), 31),
+               lambda r, x, c, o: kmeans_row(run, r, x, c, o, op("kmeans_assign.hsr"), flash_assign))
+              for n, k, f in sizes["kmeans"] for mode in KMEANS_MODES]
+    cases = cham[:2] + [haus] + kmeans + cham[2:]  # the batched Chamfer shapes last: first to go past the budget
     if args.only:
         cases = [c for c in cases if c[0] in args.only.split(",")]
 
-    for kind, shape, make, body in cases:
+    for kind, shape, mode, make, body in cases:
         data = None
-        for offset in OFFSETS:
-            row = {"name": f"{kind} {shape} offset {offset:g}", "kind": kind, "shape": shape, "offset": offset}
+        for offset in KMEANS_OFFSETS if kind == "kmeans" else OFFSETS:
+            row = {"name": " ".join(filter(None, (kind, shape, mode))) + f" offset {offset:g}", "kind": kind,
+                   "shape": shape, "offset": offset} | ({"mode": mode} if mode else {})
             res["rows"].append(row)
             if time.monotonic() - run.t0 > args.budget_s:
                 row["skipped"] = f"past the {args.budget_s:g} s budget"

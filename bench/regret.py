@@ -3,7 +3,8 @@
 grids the shipped configs were tuned on, the public call's time with the predicted config
 over its time after exhaustive tuning of that shape.
 
-    python3 bench/regret.py --out DIR [--n 40] [--budget-s 400] [--start K] [--weights 'L,D,F;...']
+    python3 bench/regret.py --out DIR [--n 40] [--budget-s 400] [--start K] [--weights 'L,D,F,R;...']
+                            [--dtype float32]
 
 Families: the bundled MaxSim (serving, fp16 / bf16 / fp32, d from 48 to 1024, one to 64
 queries) and the k-means assignment (argmin over centres, fp16 / bf16 / fp32). A shape
@@ -64,7 +65,8 @@ def main():
     ap.add_argument("--budget-s", type=float, default=400)
     ap.add_argument("--start", type=int, default=0, help="skip the first START shapes drawn (a run in parts)")
     ap.add_argument("--weights", default="", help="also time the prediction under other distance weights: "
-                    "'length,d,fp32;...' (autotune.DISTANCE_WEIGHTS), as predicted_<length,d,fp32>_ms")
+                    "'length,d,fp32,ieee_rows;...' (autotune.DISTANCE_WEIGHTS), as regret_<weights>")
+    ap.add_argument("--dtype", default="", help="only the shapes drawn with this dtype (float16, bfloat16, float32)")
     args = ap.parse_args()
     os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
     os.environ["HSR_TUNE_SECONDS"] = "1e9"
@@ -90,7 +92,7 @@ def main():
         if any("forward kernel: lean" in line for line in lines):
             continue
         drawn += 1
-        if drawn <= args.start:
+        if drawn <= args.start or (args.dtype and case["dtype"] != args.dtype):
             continue
 
         def call():
@@ -105,7 +107,7 @@ def main():
         case["predicted_config"] = picks(autotune, "predicted")
         timed = {}
         for w in others:  # each kernel's kept predictions forgotten, then predicted again under w
-            autotune.DISTANCE_WEIGHTS.update(zip(("length", "d", "fp32"), w))
+            autotune.DISTANCE_WEIGHTS.update(zip(("length", "d", "fp32", "ieee_rows"), w))
             forget_picks(autotune)
             kept.forget()
             call()

@@ -27,7 +27,7 @@
 #     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
-#     column norms (general loop): from a pre-pass where at least 512 rows meet each Y row set, else formed from each tile
+#     column norms (general loop): from a pre-pass where at least 131072 rows meet each Y row set, else formed from each tile
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'n' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e
@@ -42,7 +42,7 @@
 #     backward: Y by gather, X by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
-#     column norms (general loop): from a pre-pass where at least 512 rows meet each X row set, else formed from each tile
+#     column norms (general loop): from a pre-pass where at least 131072 rows meet each X row set, else formed from each tile
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'm' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e

@@ -23,10 +23,13 @@ from .basics import autotuning, length_bucket, next_pow2, tuning_on_call
 # (block of the outer axis, block of the selected axis, warps, stages). 128 x 64 at 4 warps
 # and 2 stages: an L2 key's slots (value and index) fit one warp group's registers there
 # (the k-means assignment, 1M x 1024 x 64 fp16 on an H200: 0.557 ms against 0.76 predicted
-# from the pool before, bench/results/h200-l2-rank-2026-11-27/)
+# from the pool before, bench/results/h200-l2-rank-2026-11-27/). 256 x 64 at 8 warps: the same
+# assignment on fp32 rows under TF32 (1M x 1024 x 128: 1.485 ms against 1.69 for the pool's best
+# before, bench/results/h200-col-norms-2026-11-27/configs.jsonl)
 POOLS = {
     "sm90": ((16, 64, 4, 3), (32, 64, 4, 3), (64, 64, 4, 3), (64, 128, 4, 3), (64, 128, 8, 3),
-             (128, 64, 8, 3), (128, 128, 8, 3), (64, 32, 4, 4), (32, 128, 4, 4), (128, 64, 4, 2)),
+             (128, 64, 8, 3), (128, 128, 8, 3), (64, 32, 4, 4), (32, 128, 4, 4), (128, 64, 4, 2),
+             (256, 64, 8, 3)),
     "sm80": ((16, 64, 4, 3), (32, 64, 4, 3), (64, 64, 4, 3), (64, 128, 4, 3), (128, 64, 8, 3),
              (64, 32, 4, 4), (32, 128, 4, 3)),
 }
@@ -76,8 +79,11 @@ TUNE_SECONDS = 6.0  # the first call's other work, and one slow config past the 
 
 # The nearest measured key's weights (Tuned.predict): per log2 step of a bucketed length
 # and of the contraction (d's padded block and bucket), and for fp32 against 16-bit rows
-# (another kernel path: IEEE or TF32 products). bench/regret.py --weights judges others.
-DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 1.0}
+# (another kernel path: IEEE or TF32 products). "ieee_rows": the share of a 16-bit key's
+# row block that an IEEE fp32 tile takes (its rows hold twice the bytes in registers:
+# fp32 MaxSim d = 96, 1 x 2000 of 32 x 300 ran 5.4x slower at a 16-bit key's 32 rows than
+# at 16, bench/NOTES.md, session 31). bench/regret.py --weights judges others.
+DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 1.0, "ieee_rows": 0.5}
 
 _arch_of: dict = {}  # device index -> pool name: asking CUDA each launch cost ~50 us of host time
 
@@ -294,14 +300,32 @@ class Tuned:
                 lowering, at, other = json.loads(name)
                 far = self._distance(key, other) if at == where else None
                 if far is not None:
-                    ranked.append((far + (0 if lowering == self.lowering else 2), len(ranked), config))
-        for _, _, config in sorted(ranked, key=lambda r: r[:2]):
+                    ranked.append((far + (0 if lowering == self.lowering else 2), len(ranked), config,
+                                   "float32" in str(other[-1])))
+        # an IEEE fp32 dot holding its rows' tile in registers (DOT_MODE 0; a long contraction streams it)
+        ieee = "float32" in str(key[-1]) and named.get("PRECISION") == "ieee" and named.get("DOT_MODE", 0) == 0
+        for _, _, config, fp32 in sorted(ranked, key=lambda r: r[:2]):
             config = self._renamed(config, self.roles)
             cfg = triton.Config(config["kwargs"], num_warps=config["num_warps"], num_stages=config["num_stages"])
             if _identity(cfg) in allowed:
-                return config
+                return self._ieee_rows(config, key) if ieee and not fp32 else config
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+
+    def _ieee_rows(self, config: dict, key: tuple) -> dict:
+        """A 16-bit key's config for an IEEE fp32 tile: its row block scaled by
+        DISTANCE_WEIGHTS["ieee_rows"] (at least 16; the stacked axis's block where the
+        row block is at its least or is a split's chunk), so that the tile's rows hold
+        the bytes they held."""
+        scale, kwargs = DISTANCE_WEIGHTS["ieee_rows"], dict(config["kwargs"])
+        r, g = self.roles.get("BLOCK_R"), self.roles.get("BLOCK_G")
+        if self.chunk_at is not None and key[self.chunk_at]:
+            r = None  # the row block is the split's chunk (the kernel asserts it)
+        for name in (r, g):
+            if name in kwargs and scale < 1 and kwargs[name] * scale >= (16 if name == r else 1):
+                kwargs[name] = int(kwargs[name] * scale)
+                break
+        return {**config, "kwargs": kwargs}
 
     def _distance(self, key: tuple, other: list):
         """How far a measured key is from this one (DISTANCE_WEIGHTS); None where its

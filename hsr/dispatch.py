@@ -305,7 +305,7 @@ def row_slot(dot_mode: int, need_idx: bool) -> bool:
     return not need_idx
 
 
-COL_NORMS_ROWS = 512  # rows meeting each column set from which its norms come from a pre-pass
+COL_NORMS_ROWS = 1 << 17  # rows meeting each column set from which its norms come from a pre-pass
 
 
 def col_norms(rows_per_column_set: int) -> bool:
@@ -313,9 +313,13 @@ def col_norms(rows_per_column_set: int) -> bool:
     the columns' squared norms from a pre-pass (one launch over B's rows) rather than
     forming them from each tile it loads. Each program that reads a column set forms
     its norms again, d products a column on the CUDA cores beside the tile's dot: the
-    k-means assignment's 1M rows read each centre 8192 times. Where few programs read
-    a column set (a few stacked queries against a corpus), the pre-pass's read of B
-    costs more than it saves. HSR_COL_NORMS=0/1 overrides the rule (sweeps)."""
+    k-means assignment's 1M rows read each centre 8192 times. Measured on an H200
+    (bench/results/h200-col-norms-2026-11-27/), fp16, K = 1024, f = 128, tile / pre-pass:
+    N = 1M 0.829 / 0.682 ms, 262144 0.219 / 0.180, 65536 0.063 / 0.066, 4096 0.030 /
+    0.056 (few programs: each tile waits for its norms' load; loading the next tile's
+    during the dot fixed that but cost 5-7% at 1M, reverted); stacked Gaussian MaxSim,
+    64 x 10000 of 32 x 300 (2048 rows a document), 22.4 / 35.2 ms. So the pre-pass is taken
+    where the rows are many. HSR_COL_NORMS=0/1 overrides the rule (sweeps)."""
     override = os.environ.get("HSR_COL_NORMS")
     if override:
         return override == "1"

@@ -136,9 +136,13 @@ def test_hausdorff(device, offset, d):
 @pytest.mark.parametrize("offset", OFFSETS)
 @pytest.mark.parametrize("d", [4, 24])
 def test_kmeans_assignment_is_a_nearest_centre(device, offset, d):
+    _kmeans_nearest(device, offset, d, 40)
+
+
+def _kmeans_nearest(device, offset, d, k):
     g = torch.Generator().manual_seed(9)
     x = (torch.rand(300, d, generator=g) + offset).float()
-    c = (torch.rand(40, d, generator=g) + offset).float()
+    c = (torch.rand(k, d, generator=g) + offset).float()
     assign = hsr.compile(KMEANS)(x.to(device), c.to(device)).cpu()
     sq64 = _sq64(x, c)
     best = sq64.min(-1).values
@@ -224,9 +228,10 @@ def test_column_norms_from_a_pre_pass(monkeypatch, device, d, dtype, outer, sele
 @pytest.mark.parametrize("offset", [0.0, 1000.0])
 def test_kmeans_column_norms_from_a_pre_pass(monkeypatch, device, offset):
     """The k-means assignment with the centres' norms from the pre-pass: each point's
-    centre is a nearest one at any offset (the norms are the shifted rows')."""
+    centre is a nearest one at any offset (the norms are the shifted rows'). 150 centres:
+    full tiles, each loading the next one's norms, then a partial one."""
     monkeypatch.setenv("HSR_COL_NORMS", "1")
-    test_kmeans_assignment_is_a_nearest_centre(device, offset, 24)
+    _kmeans_nearest(device, offset, 24, 150)
 
 
 def _ranked_again(device, d, dtype, outer, select, queries):

@@ -333,3 +333,30 @@ def test_a_prediction_keeps_to_what_the_pruner_allows(store, monkeypatch):
     monkeypatch.setattr(tuned, "shipped", lambda arch: {})
     fwd[(1,)](_Tensor(), 16, 512, BLOCK_K=128, NEED_IDX=False)
     assert not timed and kernel.calls[-1][1]["BLOCK_S"] == 64  # nothing allowed: the pool's first
+
+
+def test_an_ieee_fp32_tile_takes_half_a_16_bit_keys_row_block(store, monkeypatch):
+    """Predicted for fp32 rows on the IEEE dot from a 16-bit key, the row block is
+    scaled by DISTANCE_WEIGHTS["ieee_rows"] (4-byte rows hold twice the registers); an
+    fp32 key's config, or a tensor-core precision, keeps it."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel, timed, fwd = _tuned(monkeypatch)
+
+    class Fp32:
+        dtype = "torch.float32"
+    sixteen = dict(KEPT, kwargs={"BLOCK_R": 64, "BLOCK_C": 32})
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 512, 128, False, "torch.float16")): sixteen})
+    fwd[(1,)](Fp32(), 32, 512, BLOCK_K=128, NEED_IDX=False, PRECISION="ieee")
+    assert kernel.calls[-1][1]["BLOCK_S"] == 32 and kernel.calls[-1][1]["BLOCK_T"] == 32
+    fwd.predicted.clear()
+    fwd[(1,)](Fp32(), 32, 512, BLOCK_K=128, NEED_IDX=False, PRECISION="tf32")
+    assert kernel.calls[-1][1]["BLOCK_S"] == 64
+    fwd.predicted.clear()
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 512, 128, False, "torch.float32")): sixteen})
+    fwd[(1,)](Fp32(), 32, 512, BLOCK_K=128, NEED_IDX=False, PRECISION="ieee")
+    assert kernel.calls[-1][1]["BLOCK_S"] == 64
+    assert not timed
+    fwd.chunk_at, fwd.predicted = 0, {}  # a split's chunk in the key: the row block is the chunk's
+    assert fwd._ieee_rows(dict(KEPT, kwargs={"BLOCK_S": 64, "BLOCK_T": 32}), (64, 512))["kwargs"]["BLOCK_S"] == 64

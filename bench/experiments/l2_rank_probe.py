@@ -4,7 +4,8 @@
 (cn): k-means (N = 1M) against flash-kmeans, stacked Gaussian and
 min-distance MaxSim against MaxSim; do_bench medians in one process, registers and spills.
 PROBE_CONFIGS "rows,cols,warps,stages;..." times k-means at fixed configs, PROBE_LEAN_L2 the
-one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means. To compare,
+one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means, PROBE_KM="n,k,f;..."
+and PROBE_MS="queries,documents,Lq,Ld;..." take other shapes. To compare,
 run it again with an earlier package tree first on PYTHONPATH (--tag base --variants default).
 
     python3 bench/experiments/l2_rank_probe.py [--out DIR] [--tag NAME] [--variants default,row]
@@ -89,6 +90,11 @@ def main():
     lean_blocks = [tuple(int(v) for v in s.split(",")) for s in os.environ.get("PROBE_LEAN_L2", "").split(";") if s]
     default_lean = dispatch.LEAN_L2_BLOCKS
     km_shapes = KM_SHAPES if not os.environ.get("PROBE_NO_KMEANS") else ()
+    if os.environ.get("PROBE_KM"):  # "n,k,f;...": other k-means shapes
+        km_shapes = [tuple(int(v) for v in s.split(",")) for s in os.environ["PROBE_KM"].split(";") if s]
+    ms_shapes = MS_SHAPES
+    if os.environ.get("PROBE_MS"):  # "queries,documents,Lq,Ld;...": other MaxSim-like shapes
+        ms_shapes = [tuple(int(v) for v in s.split(",")) for s in os.environ["PROBE_MS"].split(";") if s]
     rows = []
     g = torch.Generator(device="cuda").manual_seed(0)
     for variant in args.variants.split(","):
@@ -128,7 +134,7 @@ def main():
             torch.set_float32_matmul_precision("highest")
             del x32, c32
             torch.cuda.empty_cache()
-        for nq, nd, lq, ld in MS_SHAPES:
+        for nq, nd, lq, ld in ms_shapes:
             Q = torch.nn.functional.normalize(torch.randn(nq, lq, 128, device="cuda", generator=g), dim=-1).half()
             D = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda", generator=g), dim=-1).half()
             for lean in [None] + lean_blocks:
