@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|offgrid|lang|langtests|rel|edges|scatter|quant|exact|base|specs|host|varlen|none]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|offgrid|lang|langtests|rel|edges|scatter|quant|exact|kmeans|base|specs|host|varlen|none]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -16,8 +16,9 @@
 # give it the whole 600 s call and expect the benchmark to stop early).
 # scatter: the backward suites on CUDA (<= 270 s). quant: int8/fp8 suites
 # and bench/int8_accuracy.py --time (<= 290 s). exact: the L2 suites on CUDA and
-# bench/offsets.py (<= 560 s). base: offsets' k-means rows, then bench/chamfer.py with this
-# checkout and with a carried .base/pkg (an earlier commit's package tree), <= 560 s.
+# bench/offsets.py's Chamfer and Hausdorff rows (<= 560 s). kmeans: its k-means rows against
+# flash-kmeans and eager (<= 360 s). base: bench/chamfer.py with this
+# checkout and with a carried .base/pkg (an earlier commit's package tree), <= 330 s.
 # host: bench/host.py, small calls against the peers (host.log/json/md, <= 400 s).
 # varlen: the ragged-axis suites on CUDA, then bench/varlen.py, packed MaxSim against the peers'
 # varlen (ragged_tests.log, varlen.log/json/md, <= 550 s).
@@ -138,14 +139,17 @@ HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 200 $PY -m py
     tests/test_select_reduce_l2.py tests/test_select_reduce_split.py tests/test_both_ways.py 2>&1 \
     | tee "$OUT/exact_tests.log" || rc_tests=$?
 echo "exact suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
-timeout 330 $PY bench/offsets.py --out "$OUT" --budget-s 270 2>&1 | tee "$OUT/offsets.log" || rc_bench=$?
+timeout 330 $PY bench/offsets.py --out "$OUT" --only chamfer,hausdorff --budget-s 270 2>&1 | tee "$OUT/offsets.log" || rc_bench=$?
+fi
+if [ "$STAGE" = kmeans ]; then
+# 4h'. The k-means rows of the offsets table: flash-kmeans and eager, four dtypes and modes, offsets 0 and
+#      1000 (about 250 s on an H200).
+timeout 360 $PY bench/offsets.py --out "$OUT" --only kmeans --budget-s 300 2>&1 | tee "$OUT/offsets.log" || rc_bench=$?
 fi
 if [ "$STAGE" = base ]; then
-# 4i. The k-means rows of the offsets table, then the Chamfer table with this checkout and with
-#     .base/pkg (a package tree of an earlier commit, carried), in one call: the cost of a
-#     change on the same machine (<= 560 s).
-mkdir -p "$OUT/kmeans" "$OUT/base"
-timeout 210 $PY bench/offsets.py --out "$OUT/kmeans" --only kmeans --budget-s 170 || rc_bench=$?
+# 4i. The Chamfer table with this checkout and with .base/pkg (a package tree of an earlier
+#     commit, carried), in one call: the cost of a change on the same machine (<= 330 s).
+mkdir -p "$OUT/base"
 timeout 160 $PY bench/chamfer.py --out "$OUT" --shapes 100k,b8x8192 --budget-s 110 || rc_bench=$?
 HSR_CACHE_DIR=/tmp/hsr-base-cache PYTHONPATH=$PWD/.base/pkg${PYTHONPATH:+:$PYTHONPATH} timeout 160 python3 bench/chamfer.py \
     --out "$OUT/base" --shapes 100k,b8x8192 --budget-s 110 || rc_bench=$?
