@@ -24,6 +24,7 @@
 #     backward: Q by gather, D by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     auto backward: atomic ('t' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
 #     forward kernel: lean (the lean tile loop (MaxSim's forward: nothing carried but the running selection)) for fp16/bf16 rows, d from 16 to 256 (TMA loads at (16, 32, 64, 128, 256)), at least 128 rows of 's' or any number of row sets of Q (they share no D rows) on sm90; else points (d <= 8), tiles (d <= 256) or tiles-long
+#     column norms (lean loop): from a pre-pass where at least 256 rows meet each D row set, else formed from each tile
 #     offsets' checks (max_seqlen given, on a GPU): in the lean forward's kernel (a device assert), else one check launch before the forward
 #     outer sum: rows of 's' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering sum_max_cos-bd8aa11c5af9
@@ -773,7 +774,7 @@ def score_fwd(
 
 
 @triton.jit
-def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq,
+def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq, COL_NORMS: tl.constexpr,
         BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr, SIZE_D: tl.constexpr, LOAD: tl.constexpr,
         DOT_FP32: tl.constexpr, PARTIAL: tl.constexpr):
     """Scores of a's rows against the D tile at t0 ([rows, BLOCK_T], fp32); a PARTIAL
@@ -793,6 +794,8 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq,
         dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
     else:
         dot = tl.dot(a, tl.trans(b))
+    if not COL_NORMS:  # few programs read each tile (dispatch.col_norms): its norms formed here
+        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
     dot = dot * (1.0 / tl.maximum(tl.sqrt(bsq), 1e-12))[None, :]  # the key, dot * ib
     if PARTIAL:
         dot = tl.where((t0 + offs_t < size_t)[None, :], dot, float("-inf"))
@@ -805,7 +808,7 @@ def score_fwd_lean(
 
     size_n, size_s, size_t, row_stride_Q, row_stride_D, scale, part_len, n_parts, rows_cu_q, rows_cu_d,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr, CHECK_OFFSETS: tl.constexpr,
+    SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr, COL_NORMS: tl.constexpr, CHECK_OFFSETS: tl.constexpr,
     PHASE: tl.constexpr,
 ):
     """Forward of score in its common case (16-bit rows, d a power of two, no mask given):
@@ -900,13 +903,17 @@ def score_fwd_lean(
         if NEED_IDX:
             idx2 = tl.zeros([BLOCK_S, BLOCK_T], tl.int32)
         offs_t = tl.arange(0, BLOCK_T)
-        bsq_next = tl.load(bsq_ptr + b_row0 + t_lo + offs_t, mask=t_lo + offs_t < t_hi, other=0.0)
+        if COL_NORMS:  # the columns' norms from the pre-pass, else from each tile (dispatch.col_norms)
+            bsq_next = tl.load(bsq_ptr + b_row0 + t_lo + offs_t, mask=t_lo + offs_t < t_hi, other=0.0)
+        else:
+            bsq_next = tl.zeros([BLOCK_T], tl.float32)
         t_full = t_lo + ((t_hi - t_lo) // BLOCK_T) * BLOCK_T
         for t0 in range(t_lo, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
             bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-            bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
-            dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
+            if COL_NORMS:
+                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+            dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
                 idx2 = tl.where(dot > best, offs_t[None, :], idx2)
@@ -915,8 +922,9 @@ def score_fwd_lean(
             t0 = t_full
             offs_t = t0 + tl.arange(0, BLOCK_T)
             bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-            bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
-            dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
+            if COL_NORMS:
+                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+            dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
                 idx2 = tl.where(dot > best, offs_t[None, :], idx2)
@@ -932,8 +940,11 @@ def score_fwd_lean(
                 nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
                 for t0 in range(t_lo, t_hi, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
-                    bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < t_hi, other=0.0)
-                    dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq,
+                    if COL_NORMS:
+                        bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < t_hi, other=0.0)
+                    else:
+                        bsq = bsq_next  # (unused: the tile forms its own)
+                    dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                         BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
                     nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, offs_t[None, :], size_t), axis=1))
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
@@ -1324,8 +1335,10 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
     target = out if n_chunks == 1 else torch.empty((sizes["n"], n_chunks), dtype=torch.float32, device=out.device)
-    # D's squared row norms, once (every program reads them a tile at a time)
-    bsq = _score_row_norms(b_rows)
+    # D's squared row norms, once, where many programs read each of its row sets; else each
+    # program forms them from its tiles (dispatch.col_norms)
+    col_norms = dispatch.col_norms(sizes["s"] * 1, lean=True)
+    bsq = _score_row_norms(b_rows) if col_norms else out
     # a flag under the interpreter (fold 2); on a GPU a device assert (fold 1: debug on, no overflow checks)
     ok = torch.ones(1, dtype=torch.bool, device=out.device) if fold == 2 else target
     debug = dict(debug=True, sanitize_overflow=False) if fold == 1 else {}
@@ -1349,7 +1362,7 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     meta = dict(
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
         SIZE_D=sizes["d"], LOAD=load,
-        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, CHECK_OFFSETS=fold,
+        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, COL_NORMS=col_norms, CHECK_OFFSETS=fold,
         num_warps=warps, num_stages=stages, **debug)
     if parts > 1:
         launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)

@@ -33,10 +33,32 @@ def _default_out_dir(spec_path: Path) -> Path:
     return sibling if spec_path.resolve().parent.name == "ops" and sibling.is_dir() else spec_path.parent
 
 
+def _templates_ahead(check: bool) -> list[str]:
+    """Write templates/compiled/ (hsr.templating) beside the bundled modules, or with check
+    say which of its files differ from what the templates give now."""
+    from . import templating
+
+    folder = Path(__file__).resolve().parent.parent / "templates" / templating.AHEAD
+    files = templating.compiled_ahead()
+    if check:
+        return [f"{folder / name} differs from what the templates give now" for name, text in files.items()
+                if not (folder / name).exists() or (folder / name).read_text() != text]
+    folder.mkdir(exist_ok=True)
+    for old in folder.glob("tmpl_*.py"):
+        if old.name not in files:
+            old.unlink()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    print(f"wrote {folder} ({len(files) - 1} templates compiled ahead)")
+    return []
+
+
 def cmd_compile(args) -> int:
     stale = []
+    bundled = False
     for spec in map(Path, args.specs):
         out_dir = Path(args.output) if args.output else _default_out_dir(spec)
+        bundled = bundled or out_dir.resolve() == (Path(__file__).resolve().parent.parent / "generated")
         target = out_dir / f"{spec.stem}.py"
         source, _ = _build(spec)
         if args.check:
@@ -47,6 +69,8 @@ def cmd_compile(args) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
         target.write_text(source)
         print(f"wrote {target}")
+    if bundled:  # the bundled modules' checkout: its templates compiled ahead too
+        stale += _templates_ahead(args.check)
     if stale:
         print("\n".join(stale), file=sys.stderr)
         print("run `hsr compile` on these specs and commit the result", file=sys.stderr)

@@ -306,12 +306,14 @@ def row_slot(dot_mode: int, need_idx: bool) -> bool:
 
 
 COL_NORMS_ROWS = 1 << 17  # rows meeting each column set from which its norms come from a pre-pass
+LEAN_COL_NORMS_ROWS = 256  # the same in the lean forward
 
 
-def col_norms(rows_per_column_set: int) -> bool:
-    """Whether the general forward's L2 key (|b|^2 - 2<a, b>, DOT_MODE 0 and 1) reads
-    the columns' squared norms from a pre-pass (one launch over B's rows) rather than
-    forming them from each tile it loads. Each program that reads a column set forms
+def col_norms(rows_per_column_set: int, lean: bool = False) -> bool:
+    """Whether an L2 key (|b|^2 - 2<a, b>; the general forward's DOT_MODE 0 and 1, and the
+    lean forward's, whose cosine key divides by |b| too) reads the columns' squared norms
+    from a pre-pass (one launch over B's rows) rather than forming them from each tile it
+    loads. Each program that reads a column set forms
     its norms again, d products a column on the CUDA cores beside the tile's dot: the
     k-means assignment's 1M rows read each centre 8192 times. Measured on an H200
     (bench/results/h200-col-norms-2026-11-27/), fp16, K = 1024, f = 128, tile / pre-pass:
@@ -319,26 +321,36 @@ def col_norms(rows_per_column_set: int) -> bool:
     0.056 (few programs: each tile waits for its norms' load; loading the next tile's
     during the dot fixed that but cost 5-7% at 1M, reverted); stacked Gaussian MaxSim,
     64 x 10000 of 32 x 300 (2048 rows a document), 22.4 / 35.2 ms. So the pre-pass is taken
-    where the rows are many. HSR_COL_NORMS=0/1 overrides the rule (sweeps)."""
+    where the rows are many.
+
+    The lean forward (lean=True) holds less beside its tile, and the pre-pass reads B
+    once more where one query's rows are memory-bound (bench/results/
+    h200-lean-col-norms-2026-11-27/, fp16, d = 128, tile / pre-pass, Gaussian MaxSim):
+    1 x 1000 of 32 x 300 0.051 / 0.064 ms, 1 x 10000 0.410 / 0.448; 1 x 512 of 1024 x 1024
+    0.595 / 0.488, 4 x 256 1.172 / 0.903 (the cosine key 0.387 / 0.398 and 0.755 / 0.733).
+    It takes the pre-pass from LEAN_COL_NORMS_ROWS rows (unmeasured between 32 and 1024).
+    HSR_COL_NORMS=0/1 overrides the rule (sweeps)."""
     override = os.environ.get("HSR_COL_NORMS")
     if override:
         return override == "1"
-    return rows_per_column_set >= COL_NORMS_ROWS
+    return rows_per_column_set >= (LEAN_COL_NORMS_ROWS if lean else COL_NORMS_ROWS)
 
 
-def col_norms_words(term, sizes: dict | None) -> str:
-    """explain()'s line on an L2 key's column norms in the general loop (col_norms)."""
+def col_norms_words(term, sizes: dict | None, lean: bool = False) -> str:
+    """explain()'s line on an L2 or cosine key's column norms (col_norms) in the general
+    loop or (lean) the lean one."""
+    least = LEAN_COL_NORMS_ROWS if lean else COL_NORMS_ROWS
+    label = "  column norms (lean loop): " if lean else "  column norms (general loop): "
     if sizes is None:
-        return (f"  column norms (general loop): from a pre-pass where at least {COL_NORMS_ROWS} rows "
-                f"meet each {term.b.name} row set, else formed from each tile")
+        return (f"{label}from a pre-pass where at least {least} rows meet each {term.b.name} row set, "
+                f"else formed from each tile")
     rows = sizes.get(term.r, 0)
     for g in term.grid:
         if g not in term.b.grid_axes:
             rows *= sizes.get(g, 1)
-    return ("  column norms (general loop): " + (
-        f"from a pre-pass ({rows} rows meet each {term.b.name} row set, at least {COL_NORMS_ROWS})"
-        if col_norms(rows) else f"formed from each tile ({rows} rows meet each {term.b.name} row set, "
-                                f"fewer than {COL_NORMS_ROWS})"))
+    return label + (f"from a pre-pass ({rows} rows meet each {term.b.name} row set, at least {least})"
+                    if col_norms(rows, lean) else
+                    f"formed from each tile ({rows} rows meet each {term.b.name} row set, fewer than {least})")
 
 
 def row_slot_words(l2: bool) -> str:
@@ -851,6 +863,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                             f"and the cells few) " if columns_shared(term) else
                             f"any number of row sets of {term.a.name} (they share no {term.b.name} rows) ")
                          + f"on sm90; else {general}")
+            if term.pair in ("sqdist", "dist", "cos"):
+                lines.append(col_norms_words(term, None, lean=True))
         else:
             more = []
             if not f["both"]:
@@ -901,6 +915,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
         elif family == "lean":
             lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2))
+            if l2 or term.pair == "cos":
+                lines.append(col_norms_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
         lines.append(precision_words(term.pair in ("sqdist", "dist"), machine))
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):

@@ -7,52 +7,13 @@ surprises) and says which spec line each part came from.
 from __future__ import annotations
 
 import ast
-from importlib import resources
-
-import jinja2
 
 from . import __version__
-from .basics import cache_dir
 from .errors import source_lines
 from .plan import Plan, TermPlan, lowering_id
+from .templating import environment
 from . import dispatch
 from .dispatch import SMALL_D_MAX, SPLIT_K
-
-
-_environments: list = []
-
-
-def _environment() -> jinja2.Environment:
-    """One Jinja environment a process, so that each template is compiled once;
-    compiled templates are kept on disk too (under the cache directory, checked
-    against the template's text), so that a new process renders without
-    recompiling them."""
-    if _environments:
-        return _environments[0]
-    root = resources.files("hsr.templates")
-
-    def load(name: str) -> str:  # "select_reduce/forward.py.jinja": a folder's, a segment at a time
-        node = root
-        for part in name.split("/"):
-            node = node.joinpath(part)
-        return node.read_text()
-
-    loader = jinja2.FunctionLoader(load)
-    environment = jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True,
-                                     keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
-                                     bytecode_cache=_bytecode_cache(), auto_reload=False)
-    _environments.append(environment)
-    return environment
-
-
-def _bytecode_cache():
-    """Compiled templates under <cache>/templates, or none where it cannot be made."""
-    folder = cache_dir() / "templates"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return jinja2.FileSystemBytecodeCache(str(folder))
 
 
 def emit(plan: Plan, source: str, filename: str) -> str:
@@ -72,7 +33,7 @@ def emit(plan: Plan, source: str, filename: str) -> str:
     context.update(version=__version__, filename=filename, spec_literal=_py_string(source),
                    spec_lines=[_comment_line(line.rstrip()) for line in source_lines(source.strip("\n"))],
                    plan_lines=plan.explain().splitlines(), family=plan.family)
-    text = _environment().get_template("module.py.jinja").render(**context)
+    text = environment().get_template("module.py.jinja").render(**context)
     text = "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n") + "\n"
     while "\n\n\n\n" in text:
         text = text.replace("\n\n\n\n", "\n\n\n")
@@ -228,8 +189,10 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
                 side_strides=[", ".join(f"stride_{s.name}_{a}" for a in s.axes) for s in t.sides if s.axes],
                 c_guard=" or ".join(f"HAS_{c.name}" for c in masked if c.axis == t.c),
                 grid_sizes="".join(f"size_{g}, " for g in t.grid),
-                # a cosine's or L2 pair's column norms (from the *_row_norms pre-pass), a tile at a time
-                tile_args=" bsq," if t.pair in ("cos", "sqdist", "dist") else "",
+                # a cosine's or L2 pair's column norms (from the *_row_norms pre-pass, or the tile's own:
+                # dispatch.col_norms), a tile at a time
+                tile_args=" bsq, COL_NORMS," if t.pair in ("cos", "sqdist", "dist") else "",
+                tile_params=" bsq, COL_NORMS: tl.constexpr," if t.pair in ("cos", "sqdist", "dist") else "",
                 grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
 
 

@@ -225,6 +225,32 @@ def test_an_l2_key_reads_its_column_norms_from_a_pre_pass_where_many_rows_meet_t
     assert not dispatch.col_norms(1 << 20)
 
 
+def test_a_lean_gaussian_forms_its_column_norms_from_its_tiles_where_few_rows_meet_them(monkeypatch):
+    """dispatch.col_norms(lean=True): the lean forward's L2 key reads a pre-pass's column
+    norms from LEAN_COL_NORMS_ROWS rows a column set, else forms them from its tiles (and
+    launches no pre-pass); explain() says which."""
+    flags, kernels = [], []
+    plain = launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        kernels.append(getattr(kernel, "fn", kernel).__name__)
+        if kernels[-1].endswith("_fwd_lean"):
+            flags.append(kwargs["COL_NORMS"])
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    monkeypatch.delenv("HSR_COL_NORMS", raising=False)
+    monkeypatch.setattr(dispatch, "LEAN_COL_NORMS_ROWS", 7)
+    op = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
+    for s in (6, 8):
+        kernels.clear()
+        op(*_inputs(op, dict(i=1, j=3, s=s, t=5, d=16), torch.float16, "cpu"))
+        assert any(k.endswith("_row_norms") for k in kernels) == (s == 8), kernels
+    assert flags == [False, True]
+    monkeypatch.setattr(dispatch, "LEAN_COL_NORMS_ROWS", 256)
+    words = op.explain(dict(i=1, j=1000, s=32, t=300, d=128), torch.float16)
+    assert "column norms (lean loop): formed from each tile (32 rows meet each D row set" in words
+
+
 def test_few_contributions_to_many_rows_write_only_the_selected_rows():
     """dispatch.sparse_rows: at most one contribution in SPARSE_ROWS_PER_ENTRY rows of a
     large selection side: "auto" takes the deterministic backward, which writes the

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Probe: the general loop's L2 key (ranked by |b|^2 - 2<a, b>) with a slot per tile column
 (HSR_ROW_SLOT=0) or per row (=1), the columns' norms from each tile (variant tile) or a pre-pass
-(cn): k-means (N = 1M) against flash-kmeans, stacked Gaussian and
-min-distance MaxSim against MaxSim; do_bench medians in one process, registers and spills.
-PROBE_CONFIGS "rows,cols,warps,stages;..." times k-means at fixed configs, PROBE_LEAN_L2 the
+(cn), in the general loop and the lean one (whose cosine key reads them too): k-means (N = 1M)
+against flash-kmeans, stacked Gaussian, min-distance and cosine MaxSim against MaxSim; do_bench
+medians in one process, registers and spills. PROBE_CONFIGS "rows,cols,warps,stages;..." times k-means at fixed configs, PROBE_LEAN_L2 the
 one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means, PROBE_KM="n,k,f;..."
 and PROBE_MS="queries,documents,Lq,Ld;..." take other shapes. To compare,
 run it again with an earlier package tree first on PYTHONPATH (--tag base --variants default).
@@ -80,7 +80,8 @@ def main():
     autotune.Tuned.lookup = _lookup(autotune.Tuned.lookup)
     km = hsr.compile(KMEANS)
     ops = {"gaussian": hsr.compile(DECL + "score[i, j] = sum_s max_t exp(-||Q_s - D_t||^2)\n"),
-           "min_dist": hsr.compile(DECL + "score[i, j] = sum_s min_t ||Q_s - D_t||^2\n")}
+           "min_dist": hsr.compile(DECL + "score[i, j] = sum_s min_t ||Q_s - D_t||^2\n"),
+           "cosine": hsr.compile(DECL + "score[i, j] = sum_s max_t cos(Q_s, D_t)\n")}
     try:
         from flash_kmeans.assign_euclid_triton import euclid_assign_triton
     except Exception as e:  # noqa: BLE001

@@ -1,0 +1,1507 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'select_reduce_host.py.jinja'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_t = resolve('t')
+    l_0_packed = resolve('packed')
+    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_st = missing
+    try:
+        t_1 = environment.filters['length']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'length' found.")
+    try:
+        t_2 = environment.filters['list']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'list' found.")
+    try:
+        t_3 = environment.filters['tojson']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'tojson' found.")
+    try:
+        t_4 = environment.filters['upper']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    pass
+    (l_0_R, l_0_C, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
+    context.vars.update({'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R})
+    context.exported_vars.update(('A', 'B', 'C', 'K', 'P', 'R'))
+    def macro(l_1_var, l_1_name, l_1_axes):
+        t_5 = []
+        if l_1_var is missing:
+            l_1_var = undefined("parameter 'var' was not provided", name='var')
+        if l_1_name is missing:
+            l_1_name = undefined("parameter 'name' was not provided", name='name')
+        if l_1_axes is missing:
+            l_1_axes = undefined("parameter 'axes' was not provided", name='axes')
+        pass
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+            pass
+            t_5.extend((
+                '*ragged.strides(',
+                str(l_1_var),
+                ', ',
+                str(t_3(context.eval_ctx, l_1_axes)),
+                ', RAGGED.get("',
+                str(l_1_name),
+                '"))',
+            ))
+        else:
+            pass
+            t_5.extend((
+                '*',
+                str(l_1_var),
+                '.stride()',
+            ))
+        return concat(t_5)
+    context.exported_vars.add('st')
+    context.vars['st'] = l_0_st = Macro(environment, macro, 'st', ('var', 'name', 'axes'), False, False, False, context.eval_ctx.autoescape)
+    yield 'def _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_kernel():\n    """The autotuned forward on a GPU; None for fixed blocks (interpreter, HSR_AUTOTUNE=0)."""\n    return autotune.forward('
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_fwd, lowering="'
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lowering'))
+    yield '",\n                            operand="'
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_ptr", block_r="BLOCK_'
+    yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+    yield '",\n                            block_c="BLOCK_'
+    yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+    yield '", block_k="BLOCK_'
+    yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+    yield '",\n                            size_r="size_'
+    yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+    yield '", size_c="size_'
+    yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+    yield '", size_k="size_'
+    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+    yield '",\n                            block_g='
+    yield str((str_join(('"BLOCK_', t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'None'))
+    yield ', size_g='
+    yield str((str_join(('"size_', environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'None'))
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        yield ',\n                            split="SPLIT_'
+        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '"'
+    yield ')\n\n\n'
+    if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) or (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos'))):
+        pass
+        yield 'def _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_row_norms(rows):\n    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch."""\n    out = torch.empty((rows.shape[0],), dtype=torch.float32, device=rows.device)\n    if rows.shape[0]:\n        launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_row_norms, (triton.cdiv(rows.shape[0], 64),), rows, out, rows.shape[0],\n                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)))\n    return out\n\n\n'
+    yield 'def _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_aux(t, need, launch=True):\n    """Squared row norms the backward needs, once per row, in fp32 (the forward\n    forms them from its tiles): one launch where the contraction axis is the last\n    and contiguous (else torch ops, as for the custom op\'s fake, launch=False);\n    placeholders where no backward will run."""\n    aux = []\n'
+    for l_1_x in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux'):
+        _loop_vars = {}
+        pass
+        yield '    rows_of = t["'
+        yield str(environment.getattr(l_1_x, 'operand'))
+        yield '"]\n    rows = dispatch.row_matrix(rows_of) if need and launch and '
+        yield str(environment.getattr(l_1_x, 'k_dim'))
+        yield ' == rows_of.dim() - 1 else None\n    if not need:\n        aux.append(rows_of.new_zeros((1,) * '
+        yield str(t_1(environment.getattr(l_1_x, 'axes')))
+        yield ', dtype=torch.float32))\n    elif rows is not None:\n        aux.append(_'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_row_norms(rows).view(rows_of.shape[:-1]))\n    else:\n        aux.append(runtime.squared_norms(rows_of, '
+        yield str(environment.getattr(l_1_x, 'k_dim'))
+        yield '))\n'
+    l_1_x = missing
+    yield '    return aux\n\n\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
+        pass
+        yield 'def _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_split(t, sizes):\n    """DOT_MODE 3\'s inputs: '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ' and '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' rows as fp16 pieces ('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_split_rows, one\n    power-of-two scale for both from '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_split_max) and each '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ' row\'s tie tolerance:\n    (a, b, tol). Six launches and no host sync."""\n    # [cells x points, '
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '] each: a copy only where the layout needs one\n    rows = [t[name].permute(perm).reshape(-1, sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"]) for name, perm in (("'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '", '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_perm'))
+        yield '), ("'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '", '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_perm'))
+        yield "))]\n    # each cell's shift: its first "
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ' point (non-finite coordinates 0), taken from both clouds\n    per_cell = (max(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], 1), max(sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"], 1))\n    shift = torch.nan_to_num(rows[0][::per_cell[0]].float(), nan=0.0, posinf=0.0, neginf=0.0) \\\n        if sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"] else rows[0].new_zeros((rows[1].shape[0] // per_cell[1], sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"]), dtype=torch.float32)\n    shift = shift.contiguous()\n    big = torch.zeros(1, dtype=torch.float32, device=rows[0].device)  # the largest finite |coordinate - shift|\n    block, warps = runtime.split_blocks()\n    for r, cell_rows in zip(rows, per_cell):\n        if r.shape[0]:\n            launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_split_max, (triton.cdiv(r.shape[0], block),), r, shift, big, r.shape[0], cell_rows,\n                            r.stride(0), r.stride(1), SMALL_D=sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"], BLOCK=block, num_warps=warps)\n    made = []\n    for side, r in enumerate(rows):\n        dst = torch.empty((r.shape[0], dispatch.SPLIT_K), dtype=torch.float16, device=r.device)\n        tol = torch.empty((r.shape[0],), dtype=torch.float32, device=r.device) if side == 0 else dst\n        if r.shape[0]:\n            launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_split_rows, (triton.cdiv(r.shape[0], block),), r, shift, dst, tol, big,\n                            r.shape[0], per_cell[side], sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"], r.stride(0), r.stride(1), SIDE=side,\n                            SMALL_D=sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"], SPLIT_K=dispatch.SPLIT_K, BLOCK=block, num_warps=warps)\n        made.append((dst, tol))\n    return made[0][0], made[1][0], made[0][1]\n\n\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+        pass
+        yield 'def _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_merge(vals, rows, out, stat):\n    """Merge chunk partials [cells, chunks] of the outer '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
+        yield ' into out (and stat), one launch."""\n    n_cells, n_chunks = vals.shape\n    block = min(1024, triton.next_power_of_2(max(n_cells, 1)))\n    launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_merge, (triton.cdiv(n_cells, block),), vals, rows, out, stat if stat is not None else rows,\n                    n_cells, n_chunks, HAS_STAT=stat is not None, BLOCK=block)\n\n\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'):
+        pass
+        yield 'def _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_forward_lean(t, sizes, out, idx, stat, xsel, blocks'
+        for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
+            _loop_vars = {}
+            pass
+            yield ', '
+            yield str(l_1_m)
+            yield '_'
+        l_1_m = missing
+        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 92 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '):\n    """The lean forward into out (and idx, unless None)'
+        yield str((', masks as given' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks') else ''))
+        yield ' (dispatch.lean_blocks)'
+        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 93 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '."""\n    block_r, block_c, warps, stages, load, a_rows, b_rows = blocks\n    n_chunks = triton.cdiv(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], block_r)\n    target = out if n_chunks == 1 else torch.empty(('
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cells_py'))
+        yield ', n_chunks), dtype=torch.float32, device=out.device)\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+            pass
+            yield "    # each chunk's best row (-1: none kept); one chunk writes the selected row into stat\n    orow = (stat if stat is not None else out) if n_chunks == 1 else torch.empty_like(target, dtype=torch.int32)\n"
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
+            pass
+            yield '    # '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '\'s squared row norms, once, where many programs read each of its row sets; else each\n    # program forms them from its tiles (dispatch.col_norms)\n    col_norms = dispatch.col_norms(sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"] * '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+            yield ', lean=True)\n    bsq = _'
+            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+            yield '_row_norms(b_rows) if col_norms else out\n'
+        if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold'):
+            pass
+            yield '    # a flag under the interpreter (fold 2); on a GPU a device assert (fold 1: debug on, no overflow checks)\n    ok = torch.ones(1, dtype=torch.bool, device=out.device) if fold == 2 else target\n    debug = dict(debug=True, sanitize_overflow=False) if fold == 1 else {}\n'
+        yield '    a_desc = b_desc = None\n    if load:\n        a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"]])\n        b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"]])\n    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)\n    parts, part_len = dispatch.column_parts(target.numel(), sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"], block_c,\n                                            dispatch.multiprocessors(out.device))\n    part_val = part_idx = target\n    if parts > 1:\n        part_val = torch.empty(('
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cells_py'))
+        yield ' * sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], parts), dtype=torch.float32, device=out.device)\n        part_idx = torch.empty_like(part_val, dtype=torch.int32)\n    args = (\n        a_rows, b_rows, a_desc, b_desc,'
+        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 125 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ' target, idx if idx is not None else target,'
+        for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
+            _loop_vars = {}
+            pass
+            yield ' '
+            yield str(l_1_m)
+            yield '_.view(torch.uint8) if '
+            yield str(l_1_m)
+            yield '_ is not None else target,'
+        l_1_m = missing
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_sides'):
+            _loop_vars = {}
+            pass
+            yield ' t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"] if t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"] is not None else target,'
+        l_1_s = missing
+        for l_1_o in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'offsets'):
+            _loop_vars = {}
+            pass
+            yield ' t["'
+            yield str(l_1_o)
+            yield '"],'
+        l_1_o = missing
+        if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold'):
+            pass
+            yield ' ok,'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'need_x'):
+            pass
+            yield ' xsel if xsel is not None else target,'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+            pass
+            yield ' orow,'
+        yield ' part_val, part_idx,\n\n        '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'grid_size_args'))
+        yield 'sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"], a_rows.stride(0), b_rows.stride(0),\n        '
+        yield str((str_join(('1.0 / sizes["', (undefined(name='R') if l_0_R is missing else l_0_R), '"]', )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean') else '1.0'))
+        yield ', part_len, parts,'
+        for l_1_c in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'checks'):
+            _loop_vars = {}
+            pass
+            yield ' sizes.get(ragged.rows_key("'
+            yield str(environment.getattr(l_1_c, 'cu'))
+            yield '"), -1),'
+        l_1_c = missing
+        l_1_loop = missing
+        for l_1_m, l_1_loop in LoopContext(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'), undefined):
+            _loop_vars = {}
+            pass
+            yield ' *_strides('
+            yield str(l_1_m)
+            yield '_, '
+            yield str(environment.getitem(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'mask_ranks'), environment.getattr(l_1_loop, 'index0')))
+            yield '),'
+        l_1_loop = l_1_m = missing
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_sides'):
+            _loop_vars = {}
+            pass
+            yield ' *_strides(t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"], '
+            yield str(t_1(environment.getattr(l_1_s, 'axes')))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 128 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield '),'
+        l_1_s = missing
+        yield '\n    )\n    meta = dict(\n'
+        for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
+            _loop_vars = {}
+            pass
+            yield '        HAS_'
+            yield str(l_1_m)
+            yield '='
+            yield str(l_1_m)
+            yield '_ is not None,\n'
+        l_1_m = missing
+        def t_6(fiter):
+            for l_1_s in fiter:
+                if environment.getattr(l_1_s, 'optional'):
+                    yield l_1_s
+        for l_1_s in t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_sides')):
+            _loop_vars = {}
+            pass
+            yield '        HAS_'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '=t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"] is not None,\n'
+        l_1_s = missing
+        yield '        BLOCK_'
+        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '=block_r, BLOCK_'
+        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield '=block_c, BLOCK_'
+        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield '=runtime.next_pow2(sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"]),\n        SIZE_'
+        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield '=sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"], LOAD=load,\n        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
+            pass
+            yield ' COL_NORMS=col_norms,'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+            pass
+            yield ' FINAL=n_chunks == 1,'
+        if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold'):
+            pass
+            yield ' CHECK_OFFSETS=fold,'
+        yield '\n        num_warps=warps, num_stages=stages'
+        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 142 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n    if parts > 1:\n        launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)\n    launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_fwd_lean, (target.numel(),), *args, PHASE=2 if parts > 1 else 0, **meta)\n'
+        if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold'):
+            pass
+            yield '    if fold == 2:\n        torch._assert_async(ok, "'
+            yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'offsets_message'))
+            yield '")\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+            pass
+            yield "    if n_chunks > 1:  # each cell's chunks merged in a fixed order: the same bits every run\n        _"
+            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+            yield '_merge(target, orow, out, stat)\n'
+        else:
+            pass
+            yield "    if n_chunks > 1:  # each cell's chunks summed in a fixed order: the same bits every run\n        torch.sum(target, dim=1, out=out.view(-1))\n"
+        yield '\n\n'
+    yield '_'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_KEPT_FORWARD = kept.Table()  # _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield "_forward's calls by signature (hsr.kept)\n\n\ndef _"
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_forward(t, sizes, need_idx, launch=True, ties=False):\n    """_'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_forward_as_written, replayed where its signature was seen before\n    (not for a custom op\'s fake, which only allocates)."""\n    if not launch or torch.compiler.is_compiling():\n        return _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_forward_as_written(t, sizes, need_idx, launch, ties)\n    inputs = tuple(t[name] for name in NAMES)\n    return kept.call(_'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_KEPT_FORWARD, kept.signature(inputs, need_idx, ties'
+    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 169 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield '), inputs,\n                     _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_forward_as_written, t, sizes, need_idx, True, ties)\n\n\ndef _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_forward_as_written(t, sizes, need_idx, launch=True, ties=False):\n    """Launch the forward; returns (out, saved for the backward). launch=False\n    only allocates them (the fake implementation of the custom op). ties: the\n    index is reported, so where the epilogue is flat at a selection the lowest\n    index of its value is searched (the gradient there is 0 whichever it is)."""\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'index_out'):
+        pass
+        yield '    need_idx = True  # the output is the index\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+        pass
+        yield '    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels\n'
+    yield '    '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '_ = t["'
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '"], t["'
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '"]\n    device = '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_.device\n    n_cells = '
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cells_py'))
+    yield '\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none')):
+        pass
+        yield "    # (zeros: the rows past a sequence's end are not visited, and the op's outputs are defined everywhere)\n    out = torch.zeros(("
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shape_args'))
+        yield '), dtype='
+        yield str(('torch.int64' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'index_out') else 'torch.float32'))
+        yield ', device=device)\n'
+    else:
+        pass
+        yield '    out = torch.empty(('
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shape_args'))
+        yield '), dtype='
+        yield str(('torch.int64' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'index_out') else 'torch.float32'))
+        yield ', device=device)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r'):
+        pass
+        yield '    # the rows past a sequence\'s end are not visited: -2 (left out) there\n    idx = torch.full((n_cells, sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"]), -2, dtype=runtime.index_dtype(sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"]), device=device) if need_idx else None\n'
+    else:
+        pass
+        yield '    idx = torch.empty((n_cells, sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"]), dtype=runtime.index_dtype(sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"]), device=device) if need_idx else None\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
+        pass
+        yield '    stat = torch.empty((n_cells,), dtype=torch.float32, device=device) if need_idx else None\n'
+    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+        pass
+        yield '    stat = torch.empty((n_cells,), dtype=torch.int32, device=device) if need_idx else None\n'
+    else:
+        pass
+        yield '    stat = None\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'need_x'):
+        pass
+        yield '    xsel = torch.'
+        yield str(('zeros' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
+        yield '((n_cells, sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"]), dtype=torch.float32, device=device) if need_idx else None\n'
+    else:
+        pass
+        yield '    xsel = None\n'
+    yield '    aux = _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_aux(t, need_idx, launch)\n    saved = (idx, stat, xsel, aux)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+        pass
+        yield "    owed = ragged.owed(PACKING, t, sizes) if launch else []  # the offsets' device check, left to this forward\n"
+    yield '    if out.numel() == 0 or not launch:\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+        pass
+        yield '        if owed:\n            ragged.check_on_device(OUTPUT, owed)\n'
+    yield '        return out, saved\n'
+    for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+        _loop_vars = {}
+        pass
+        yield '    '
+        yield str(environment.getattr(l_1_s, 'name'))
+        yield '_arg_ = t["'
+        yield str(environment.getattr(l_1_s, 'name'))
+        yield '"] if t["'
+        yield str(environment.getattr(l_1_s, 'name'))
+        yield '"] is not None else out\n'
+    l_1_s = missing
+    for l_1_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensor_info'):
+        _loop_vars = {}
+        pass
+        yield '    '
+        yield str(environment.getattr(l_1_c, 'name'))
+        yield '_ = t["'
+        yield str(environment.getattr(l_1_c, 'name'))
+        yield '"]\n'
+        if (environment.getattr(l_1_c, 'kind') == 'bool'):
+            pass
+            yield '    '
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '_arg_ = '
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '_.view(torch.uint8) if '
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '_ is not None else out\n'
+        else:
+            pass
+            yield '    '
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '_arg_ = '
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '_ if '
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '_ is not None else out\n'
+    l_1_c = missing
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'):
+        pass
+        yield '    blocks = None\n    if '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 235 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ':\n        blocks = dispatch.lean_blocks('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"], '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
+        yield ', '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 236 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+        pass
+        yield '    # the owed check folded into the lean kernel, or launched first (dispatch.offsets_check_fold)\n    fold = dispatch.offsets_check_fold(bool(owed), '
+        yield str(('blocks is not None' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold')) else 'False'))
+        yield ', n_cells * sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], device)\n    if owed and not fold:\n        ragged.check_on_device(OUTPUT, owed)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'):
+        pass
+        yield '    if blocks is not None:\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            yield '        if idx is None:  # the expansion ranks the pairs; the selected one\'s value needs its index\n            idx_ = torch.empty((n_cells, sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"]), dtype=torch.int32, device=device)\n            stat_ = '
+            yield str(('torch.empty((n_cells,), dtype=torch.int32, device=device)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')) else 'None'))
+            yield '\n            xsel_ = '
+            yield str(('torch.empty_like(idx_, dtype=torch.float32)' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'need_x') else 'None'))
+            yield '\n            _'
+            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+            yield '_forward_lean(t, sizes, out, idx_, stat_, xsel_, blocks'
+            for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
+                _loop_vars = {}
+                pass
+                yield ', '
+                yield str(l_1_m)
+                yield '_'
+            l_1_m = missing
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 251 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield ')\n            return out, saved\n'
+        yield '        _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_forward_lean(t, sizes, out, idx, stat, xsel, blocks'
+        for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
+            _loop_vars = {}
+            pass
+            yield ', '
+            yield str(l_1_m)
+            yield '_'
+        l_1_m = missing
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 254 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
+            pass
+            yield '        if stat is not None:  # every row kept: the count of each cell\n            stat.fill_(sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"])\n'
+        yield '        return out, saved\n'
+    yield '    precision = dispatch.precision('
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_.dtype, '
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))
+    yield ', device)\n    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
+    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+    yield '"]'
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 262 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield ',\n                                                      three_products=precision == "tf32x3")\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
+        pass
+        yield '    split_args = (out, out, out)\n    if dispatch.split_pass(device, sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"], n_cells * sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"] * sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"]):\n        dot_mode = 3  # the nearest point on the tensor cores\n        split_args = _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_split(t, sizes)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+        pass
+        yield '    '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_ = '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)\n    if dot_mode < 2 and '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype == torch.float32:\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+            pass
+            yield "        # packed rows: shifted as passed (each cell's own shift)\n        "
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield 's_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield 's_ = runtime.l2_shift('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, *_held(("'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '", "'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '")), '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+            yield ',\n                                                   "'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '", *_packings(t, ("'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '", "'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '")))\n'
+        else:
+            pass
+            yield '        '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield 's_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield 's_ = runtime.l2_shift('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'))
+            yield ', '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
+            yield ',\n                                                   '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+            yield ', "'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '")\n'
+        yield "    # the columns' squared norms once, where many programs read each of "
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield "'s row sets (dispatch.col_norms)\n    cn, cn_strides = out, ("
+        yield str(('0, ' * t_1(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
+        yield ')\n    col_norms = dot_mode < 2 and dispatch.col_norms(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"] * '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+        yield ')\n    if col_norms:\n        rows = dispatch.row_matrix('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_) if '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+        yield ' == '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_.dim() - 1 else None\n        cn = _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_row_norms(rows).view('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_.shape[:-1]) if rows is not None \\\n            else runtime.squared_norms('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+        yield ')\n        cn_strides = ('
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), 'cn', (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes')))
+        yield ',)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
+        pass
+        yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 293 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '_.permute('
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
+        yield '), '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 293 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '_.permute('
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
+        yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"])\n    descs = (None, None, None)\n    if tma is not None:  # '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ' rows, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' rows, and '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' rows by half tiles (the last tile, where the rest fits)\n        descs = (TensorDescriptor(a_view, list(a_view.shape), list(a_view.stride()), ['
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_lead'))
+        yield 'tma[0], block_k]),\n                 TensorDescriptor(b_view, list(b_view.shape), list(b_view.stride()), ['
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_lead'))
+        yield 'tma[1], block_k]),\n                 TensorDescriptor(b_view, list(b_view.shape), list(b_view.stride()), ['
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_lead'))
+        yield 'tma[1] // 2, block_k]))\n'
+    yield '    kernel = _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_kernel()\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'sum'):
+        pass
+        yield '    # rows per chunk where one program per (cell, chunk of '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield ') runs; 0: one per cell\n    split = dispatch.split_rows(n_cells, sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"], autotuned=kernel is not None'
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 304 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n'
+    elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        yield '    # rows per chunk where one program per (cell, chunk of '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield ') runs (few cells, long rows); 0: one per cell\n    split = dispatch.outer_split(n_cells, sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"], autotuned=kernel is not None'
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 307 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        yield '    n_chunks = triton.cdiv(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], split) if split else 1\n    target = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device) if split else out\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'fp8'):
+        pass
+        yield '    runtime.require_fp8('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.device)\n'
+    yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+        pass
+        yield '    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one\'s value needs its index\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"]), dtype=runtime.index_dtype(sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"]), device=device)\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'need_x'):
+            pass
+            yield '        xsel_arg = torch.empty((n_cells, sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"]), dtype=torch.float32, device=device)\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('mean', 'max', 'min')):
+            pass
+            yield '        stat_arg = torch.empty((n_cells,), dtype='
+            yield str(('torch.float32' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean') else 'torch.int32'))
+            yield ', device=device)\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean')):
+        pass
+        yield "    if split:  # each chunk's count of kept rows, added on the host\n        stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)\n"
+    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum')):
+        pass
+        yield "    if split:  # each chunk's best row, merged by the "
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_merge kernel\n        stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.int32, device=device)\n'
+    yield '    args = (\n        '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '_,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+        pass
+        yield ' '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, cn,'
+    yield ' *aux,'
+    for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+        _loop_vars = {}
+        pass
+        yield ' '
+        yield str(environment.getattr(l_1_s, 'name'))
+        yield '_arg_,'
+    l_1_s = missing
+    for l_1_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensor_info'):
+        _loop_vars = {}
+        pass
+        yield ' '
+        yield str(environment.getattr(l_1_c, 'name'))
+        yield '_arg_,'
+    l_1_c = missing
+    def t_7(fiter):
+        for l_1_o in fiter:
+            if (l_1_o not in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors')):
+                yield l_1_o
+    for l_1_o in t_7(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
+        _loop_vars = {}
+        pass
+        yield ' t["'
+        yield str(l_1_o)
+        yield '"],'
+    l_1_o = missing
+    yield '\n        '
+    yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'out'))
+    yield ', idx_arg, stat_arg, xsel_arg,'
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 340 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 340 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield '\n        '
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
+    yield ',\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+        pass
+        yield '        '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_', )), (undefined(name='A') if l_0_A is missing else l_0_A), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes')))
+        yield ', '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
+        yield ','
+        l_1_loop = missing
+        for l_1_x, l_1_loop in LoopContext(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux'), undefined):
+            _loop_vars = {}
+            pass
+            yield ' '
+            yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('aux[', environment.getattr(l_1_loop, 'index0'), ']', )), environment.getattr(l_1_x, 'operand'), environment.getattr(l_1_x, 'axes'), _loop_vars=_loop_vars))
+            yield ','
+        l_1_loop = l_1_x = missing
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+            _loop_vars = {}
+            pass
+            yield ' *_strides(t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"], '
+            yield str(t_1(environment.getattr(l_1_s, 'axes')))
+            yield ', "'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"),'
+        l_1_s = missing
+        for l_1_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensor_info'):
+            _loop_vars = {}
+            pass
+            yield ' *_strides('
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '_, '
+            yield str(environment.getattr(l_1_c, 'rank'))
+            yield ', "'
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '"),'
+        l_1_c = missing
+        yield '\n'
+    else:
+        pass
+        yield '        *'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.stride(), *'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_.stride(), *(s for x in aux for s in x.stride()),'
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+            _loop_vars = {}
+            pass
+            yield ' *_strides(t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"], '
+            yield str(t_1(environment.getattr(l_1_s, 'axes')))
+            yield '),'
+        l_1_s = missing
+        for l_1_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensor_info'):
+            _loop_vars = {}
+            pass
+            yield ' *_strides('
+            yield str(environment.getattr(l_1_c, 'name'))
+            yield '_, '
+            yield str(environment.getattr(l_1_c, 'rank'))
+            yield '),'
+        l_1_c = missing
+        yield '\n'
+    yield '        '
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 349 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield '*out.stride(),\n        runtime.length_bucket(sizes["'
+    yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+    yield '"]), runtime.length_bucket(sizes["'
+    yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+    yield '"]),'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        pass
+        yield ' runtime.length_bucket(sizes["'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield '"]),'
+    yield '\n    )\n    flags = dict(\n'
+    for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
+        _loop_vars = {}
+        pass
+        yield '        HAS_'
+        yield str(l_1_name)
+        yield '=t["'
+        yield str(l_1_name)
+        yield '"] is not None,\n'
+    l_1_name = missing
+    yield '        BLOCK_'
+    yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+    yield '=block_k, NEED_IDX='
+    yield str(('need_sel' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'need_idx'))
+    yield ', DOT_MODE=dot_mode, SMALL_D=small_d,\n        ROW_SLOT=dispatch.row_slot(dot_mode, '
+    yield str(('need_sel' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'need_idx'))
+    yield '),\n\n        PRECISION=precision,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+        pass
+        yield ' COL_NORMS=col_norms,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties'):
+        pass
+        yield ' TIES='
+        yield str(('True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'index_out') else 'ties'))
+        yield ','
+    yield '        DOT_FP32=runtime.interpreting() and '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_.dtype == torch.bfloat16,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        yield ' SPLIT_'
+        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '=split,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
+        pass
+        yield ' TMA=tma is not None,'
+    yield '\n    )\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        pass
+        yield '    other_cells = n_cells // sizes["'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield '"]'
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 365 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n\n    def grid(meta):  # the '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield ' axis goes in blocks of BLOCK_'
+        yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield '\n        return (triton.cdiv(sizes["'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield '"], meta["BLOCK_'
+        yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield '"]) * other_cells,)\n'
+    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+        pass
+        yield '\n    def grid(meta):  # one program per cell and block of '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield ', on a flat grid\n        return (n_cells * triton.cdiv(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], meta["BLOCK_'
+        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '"]),)\n'
+    else:
+        pass
+        yield '    grid = ('
+        yield str(('n_cells * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'n_cells'))
+        yield ',)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
+        pass
+        yield '    if tma is not None:\n        launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_fwd, grid, *args, BLOCK_'
+        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '=tma[0], BLOCK_'
+        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield '=tma[1], **flags,\n                        num_warps=tma[2], num_stages=tma[3])\n    elif kernel is None:\n'
+    else:
+        pass
+        yield '    if kernel is None:\n'
+    yield '        blocks = dict(BLOCK_'
+    yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+    yield '=min(64, runtime.next_pow2(sizes["'
+    yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+    yield '"])),\n                      BLOCK_'
+    yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+    yield '=min(64, runtime.next_pow2(sizes["'
+    yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+    yield '"])),\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        pass
+        yield '                      BLOCK_'
+        yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield '=min(2, runtime.next_pow2(sizes["'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield '"], 1)),\n'
+    yield '                      )\n        launcher.launch('
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_fwd, grid, *args, **blocks, **flags)\n    else:\n        kernel[grid](*args, **flags)\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'sum'):
+        pass
+        yield "    if split:  # each cell's chunks summed in a fixed order: the same bits every run\n        torch.sum(target, dim=1, out=out.view(-1))\n"
+    elif ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split')):
+        pass
+        yield "    if split:  # each cell's chunks added in a fixed order, then divided by its count of kept rows\n        kept_rows = stat_arg.sum(dim=1)\n        torch.div(target.sum(dim=1), kept_rows.clamp_min(1.0), out=out.view(-1))\n        out.view(-1).masked_fill_(kept_rows == 0, 0.0)\n        if stat is not None:\n            stat.copy_(kept_rows)\n"
+    elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        yield "    if split:  # each cell's chunks merged in a fixed order: the same bits every run\n        _"
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_merge(target, stat_arg, out, stat)\n'
+    yield '    return out, saved\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'has_backward'):
+        pass
+        yield '\n\n_'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_KEPT_BACKWARD = kept.Table()  # _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_backward(t, sizes, saved, grad_out, mode, into=None):\n    """_'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_backward_as_written, replayed where its signature was seen before."""\n    if torch.compiler.is_compiling():\n        return _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
+        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 419 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '), inputs,\n                     _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n\n\ndef _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None):\n    """Gradients {name: tensor} of '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
+        yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '; "deterministic":\n    grad_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' owned by its rows. into: fp32 buffers (grad_'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ', grad_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '), atomic\n    only, that the gradients are added to (and returned as they are)."""\n    idx, stat, xsel, aux = saved\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+            pass
+            yield '    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels\n'
+        yield '    '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_ = t["'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '"], t["'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '"]\n    if mode == "auto":\n        mode = '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_auto_backward(sizes)\n    atomic = mode == "atomic"\n    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+            pass
+            yield '    # the gradients as the inputs were passed (packed), written through views over the declared axes\n    grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield 'p_ = grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_ = (torch.empty if gathers else torch.zeros)('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.shape, dtype='
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.dtype, device='
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.device)\n    grad_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield 'p_ = grad_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_ = torch.zeros('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.shape, dtype=torch.float32 if atomic else '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.dtype, device='
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.device)\n'
+        else:
+            pass
+            yield '    if into is not None:\n        grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, grad_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_ = into\n    else:\n        grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_ = (torch.empty if gathers else torch.zeros)('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.shape, dtype='
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.dtype, device='
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.device)\n        grad_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_ = torch.zeros('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.shape, dtype=torch.float32 if atomic else '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.dtype, device='
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.device)\n'
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+            _loop_vars = {}
+            pass
+            yield '    grad_'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '_ = torch.zeros(('
+            yield str(environment.getattr(l_1_s, 'cells_py'))
+            yield ', sizes["'
+            yield str(environment.getattr(l_1_s, 'axis'))
+            yield '"]), dtype=torch.float32, device='
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.device)\n'
+        l_1_s = missing
+        yield '    if gathers:\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+            pass
+            yield "        grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied\n"
+        else:
+            pass
+            yield "        grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index\n"
+        yield '        stat = stat if stat is not None else grad\n        xsel = xsel if xsel is not None else grad\n        side_args = ('
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+            _loop_vars = {}
+            pass
+            yield 't["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"] if t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"] is not None else grad, '
+        l_1_s = missing
+        yield ')\n        side_strides = ('
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+            _loop_vars = {}
+            pass
+            yield '*_strides(t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"], '
+            yield str(t_1(environment.getattr(l_1_s, 'axes')))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 460 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield '), '
+        l_1_s = missing
+        yield ')\n        has = dict('
+        def t_8(fiter):
+            for l_1_s in fiter:
+                if environment.getattr(l_1_s, 'optional'):
+                    yield l_1_s
+        for l_1_s in t_8(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
+            _loop_vars = {}
+            pass
+            yield 'HAS_'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '=t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"] is not None, '
+        l_1_s = missing
+        yield ')\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+            pass
+            yield '        aux_strides = ('
+            l_1_loop = missing
+            for l_1_x, l_1_loop in LoopContext(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux'), undefined):
+                _loop_vars = {}
+                pass
+                yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('aux[', environment.getattr(l_1_loop, 'index0'), ']', )), environment.getattr(l_1_x, 'operand'), environment.getattr(l_1_x, 'axes'), _loop_vars=_loop_vars))
+                yield ', '
+            l_1_loop = l_1_x = missing
+            yield ')\n'
+        else:
+            pass
+            yield '        aux_strides = tuple(s for x in aux for s in x.stride())\n'
+        yield '        block_r = runtime.gather_rows(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"])\n        block_k = min(128, runtime.next_pow2(sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"]))\n        launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_bwd, ('
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_cells_py'))
+        yield ', triton.cdiv(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], block_r)),\n            '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_,'
+        for l_1_o in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets'):
+            _loop_vars = {}
+            pass
+            yield ' t["'
+            yield str(l_1_o)
+            yield '"],'
+        l_1_o = missing
+        yield ' *aux, *side_args, grad, idx, stat, xsel, grad_'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, grad_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_,'
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+            _loop_vars = {}
+            pass
+            yield ' grad_'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '_,'
+        l_1_s = missing
+        yield '\n            '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
+        yield ',\n            '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_', )), (undefined(name='A') if l_0_A is missing else l_0_A), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes')))
+        yield ', '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
+        yield ', *aux_strides, *side_strides,\n            '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='A') if l_0_A is missing else l_0_A), '_', )), (undefined(name='A') if l_0_A is missing else l_0_A), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes')))
+        yield ', '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
+        yield ', *grad.stride(),\n            **has, BLOCK_'
+        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '=block_r, BLOCK_'
+        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield '=block_k, SCATTER=atomic,\n            ACCUMULATE='
+        yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
+        yield ', num_warps=8,\n        )\n        scatter = None if atomic else '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_scatter(sizes)\n        if scatter in ("inverse", "sparse"):\n            # the inverse index, a chunk of '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' cells at a time (its memory is the chunk\'s:\n            # runtime.inverse_chunk): each row\'s entries in order[starts[row]:starts[row + 1]];\n            # sparse: a program per sorted entry, starts[entry] the end of its row\'s run\n            sparse = scatter == "sparse"\n            per_cell = '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+        yield ' * sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"]\n            n_cells, rows = '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
+        yield ', sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"]\n            bins = 0 if sparse else runtime.counting_bins(rows)\n            chunk = max(1, runtime.inverse_chunk(bins > 0) // max(per_cell, 1))\n            block_e, block_k, warps = runtime.inverse_blocks(sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"])\n            for c0 in range(0, n_cells if per_cell * rows > 0 else 0, chunk):\n                n_here = min(chunk, n_cells - c0)\n                n_rows = n_here * rows\n                if bins:\n                    # a counting sort: each block\'s entries counted per row, then placed\n                    count_block, count_sub = runtime.count_blocks()\n                    n_blocks = triton.cdiv(per_cell, count_block)\n                    hist = torch.empty((n_here, n_blocks, bins), dtype=torch.int32, device=idx.device)\n                    launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_inverse_count, (n_here, n_blocks), idx, hist, '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
+        yield ', c0, n_blocks,\n                                                          NB=bins, BLOCK=count_block)\n                    counts = hist[:, :, :rows]\n                    offsets = counts.cumsum(1, dtype=torch.int32)\n                    starts = torch.zeros(n_rows + 1, dtype=torch.int64, device=idx.device)\n                    torch.cumsum(offsets[:, -1, :].reshape(-1), 0, out=starts[1:])\n                    offsets.sub_(counts).add_(starts[:-1].view(n_here, 1, rows).to(torch.int32))\n                    del hist, counts\n                    order = torch.empty(n_here * per_cell, dtype=torch.int32, device=idx.device)\n                    launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_inverse_place, (n_here, n_blocks), idx, offsets, order, '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
+        yield ", c0, n_blocks,\n                                                          BLOCK=count_block, SUB=count_sub)\n                    del offsets\n                else:\n                    # a stable sort of each entry's "
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' row\n                    n_entries = n_here * per_cell\n                    key_dtype = torch.int32 if n_rows < 2**31 - 1 else torch.int64\n                    keys = torch.empty(n_entries, dtype=key_dtype, device=idx.device)\n                    launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_inverse_keys, (triton.cdiv(n_entries, 1024),), idx, keys, '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
+        yield ', n_entries, n_rows, c0, BLOCK=1024)\n                    keys, order = torch.sort(keys, stable=True)\n                    starts = torch.searchsorted(keys, keys if sparse else torch.arange(n_rows + 1, dtype=key_dtype,\n                                                device=idx.device), right=sparse)\n                    if not sparse:\n                        del keys\n                launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_bwd_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_csr, (n_here * per_cell if sparse else n_rows,\n                                                          max(1, triton.cdiv(sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"], block_k))),\n                    '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_,'
+        for l_1_o in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets'):
+            _loop_vars = {}
+            pass
+            yield ' t["'
+            yield str(l_1_o)
+            yield '"],'
+        l_1_o = missing
+        yield ' *aux, *side_args, grad, idx, stat, xsel, order, starts, keys if sparse else starts, grad_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_,'
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
+            _loop_vars = {}
+            pass
+            yield ' grad_'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '_,'
+        l_1_s = missing
+        yield '\n                    '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
+        yield ', c0, n_rows,\n                    '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_', )), (undefined(name='A') if l_0_A is missing else l_0_A), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes')))
+        yield ', '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
+        yield ', *aux_strides, *side_strides,\n                    '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
+        yield ', *grad.stride(),\n                    **has, BLOCK_'
+        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '=block_e, BLOCK_'
+        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield '=block_k, SPARSE=sparse, num_warps=warps,\n                )\n                del order, starts\n        elif not atomic:\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'weighted') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'uniform')):
+            pass
+            yield '            block_c, block_r, block_k, warps, stages = runtime.onehot_blocks(sizes["'
+            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+            yield '"], sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"], sizes["'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '"])\n'
+        else:
+            pass
+            yield '            # the one-hot tile\'s inner dimension: 16 rows at least for tl.dot on a GPU\n            block_c, block_r, warps, stages = 32, min(32, runtime.next_pow2(sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"])), 4, 1\n'
+        yield '            grid_b = ('
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
+        yield ', triton.cdiv(sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"], block_c), max(1, triton.cdiv(sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"], block_k)))\n            launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_bwd_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ', grid_b,\n                '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_,'
+        for l_1_o in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets'):
+            _loop_vars = {}
+            pass
+            yield ' t["'
+            yield str(l_1_o)
+            yield '"],'
+        l_1_o = missing
+        yield ' *aux, *side_args, grad, idx, stat, xsel, grad_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_,'
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
+            _loop_vars = {}
+            pass
+            yield ' grad_'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '_,'
+        l_1_s = missing
+        yield '\n                '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
+        yield ',\n                '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_', )), (undefined(name='A') if l_0_A is missing else l_0_A), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes')))
+        yield ', '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
+        yield ', *aux_strides, *side_strides,\n                '
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
+        yield ', *grad.stride(),\n                **has, BLOCK_'
+        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '=block_r, BLOCK_'
+        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield '=block_c, BLOCK_'
+        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield '=block_k,\n                PRECISION="ieee" if '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype == torch.float32 else "tf32",\n                DOT_FP32=runtime.interpreting() and '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype == torch.bfloat16,\n                SPLIT_W='
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype == torch.bfloat16, W_PRECISION="ieee" if '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype == torch.float32 else "tf32x3",\n                num_warps=warps, num_stages=stages,\n            )\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+            pass
+            yield '    grads = {"'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '": grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield 'p_, "'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '": grad_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield 'p_.to('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.dtype)}\n'
+        else:
+            pass
+            yield '    if into is not None:\n        return {"'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '": grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, "'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '": grad_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_}\n    grads = {"'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '": grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, "'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '": grad_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.to('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.dtype)}\n'
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+            _loop_vars = {}
+            pass
+            yield '    if t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"] is not None:  # per-'
+            yield str(('row' if (environment.getattr(l_1_s, 'side') == 'row') else 'column'))
+            yield ' buffer -> the shape of '
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '\n        grads["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"] = runtime.reduce_to(grad_'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '_, '
+            yield str(t_3(context.eval_ctx, ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_grid_axes') if (environment.getattr(l_1_s, 'side') == 'row') else environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_grid_axes')) + [environment.getattr(l_1_s, 'axis')])))
+            yield ',\n                                                  '
+            yield str(t_3(context.eval_ctx, t_2(context.eval_ctx, environment.getattr(l_1_s, 'axes'))))
+            yield ', sizes).to(t["'
+            yield str(environment.getattr(l_1_s, 'name'))
+            yield '"].dtype)\n'
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+                pass
+                yield '        if "'
+                yield str(environment.getattr(l_1_s, 'name'))
+                yield '" in RAGGED:  # as it was passed: packed\n            grads["'
+                yield str(environment.getattr(l_1_s, 'name'))
+                yield '"] = ragged.pack(grads["'
+                yield str(environment.getattr(l_1_s, 'name'))
+                yield '"], AXES["'
+                yield str(environment.getattr(l_1_s, 'name'))
+                yield '"], RAGGED["'
+                yield str(environment.getattr(l_1_s, 'name'))
+                yield '"],\n                                                   t[RAGGED["'
+                yield str(environment.getattr(l_1_s, 'name'))
+                yield '"][2]], sizes[ragged.rows_key(RAGGED["'
+                yield str(environment.getattr(l_1_s, 'name'))
+                yield '"][2])])\n'
+        l_1_s = missing
+        yield '    return grads\n\n\ndef '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_auto_backward(sizes) -> str:\n    """The backward that "auto" picks for these sizes (see bench/NOTES.md)."""\n    return dispatch.auto_backward(n_contenders='
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+        yield ', outer=sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], selected=sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"]'
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 572 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ',\n                                  cells='
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
+        yield ', width=sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"])\n\n\ndef '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_scatter(sizes) -> str:\n    """How "deterministic" owns grad_'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' at these sizes: "inverse", "onehot" or "sparse"."""\n    return dispatch.deterministic_scatter(n_contenders='
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+        yield ', outer=sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], selected=sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"],\n                                          cells='
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
+        yield ', width=sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"])\n\n\nclass _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_Function(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, sizes, mode, *inputs):\n        t = dict(zip(NAMES, inputs))\n        need = any(ctx.needs_input_grad[2 + NAMES.index(n)] for n in '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
+        yield ')\n        out, saved = _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_forward(t, sizes, need)\n        if need:\n            idx, stat, xsel, aux = saved\n            ctx.save_for_backward(*inputs, idx, stat, xsel, *aux)\n            ctx.sizes, ctx.mode = sizes, mode\n        return out\n\n    @staticmethod\n    def backward(ctx, grad_out):\n        stored = ctx.saved_tensors\n        n = len(NAMES)\n        t = dict(zip(NAMES, stored[:n]))\n        idx, stat, xsel = stored[n:n + 3]\n        grads = _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_backward(t, ctx.sizes, (idx, stat, xsel, list(stored[n + 3:])), grad_out, ctx.mode)\n        out = [None] * n\n        for name, g in grads.items():\n            if ctx.needs_input_grad[2 + NAMES.index(name)]:\n                out[NAMES.index(name)] = g\n        return (None, None, *out)\n'
+    yield '\n\ndef _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_run(t, sizes, backward, grad):\n    """The term\'s output, through autograd when a gradient is wanted. Under\n    torch.compile it goes through the custom op (fake shapes, registered\n    autograd); eagerly through the autograd.Function, which costs less per call."""\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'has_backward'):
+        pass
+        yield '    need = grad and any(t[n] is not None and t[n].requires_grad for n in '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
+        yield ')\n'
+    else:
+        pass
+        yield '    need = False\n'
+    yield '    if torch.compiler.is_compiling():\n'
+    if (undefined(name='packed') if l_0_packed is missing else l_0_packed):
+        pass
+        yield "        # each ragged axis's size (max_seqlen, or all the rows where fewer): the op binds it again\n        return "
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_op(*(t[name] for name in NAMES), need, backward, [sizes[a] for a in SEQLEN_AXES])[0]\n'
+    else:
+        pass
+        yield '        return '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_op(*(t[name] for name in NAMES), need, backward)[0]\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'has_backward'):
+        pass
+        yield '    if need:\n        return _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_Function.apply(sizes, backward, *(t[name] for name in NAMES))\n'
+    yield '    return _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_forward(t, sizes, False)[0]\n\n\n'
+    template = environment.get_template('select_reduce/library_host.py.jinja', 'select_reduce_host.py.jinja')
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'st': l_0_st}))
+    try:
+        for event in gen:
+            yield event
+    finally: gen.close()
+    template = environment.get_template('select_reduce/both_ways_host.py.jinja', 'select_reduce_host.py.jinja')
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'st': l_0_st}))
+    try:
+        for event in gen:
+            yield event
+    finally: gen.close()
+
+blocks = {}
+debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=581&266=584&268=590&270=592&271=595&272=603&273=605&275=608&276=626&278=635&279=651&281=656&282=658&283=660&285=664&286=670&287=674&288=678&290=680&293=683&294=693&296=697&297=703&298=705&299=707&301=710&302=712&303=715&304=717&305=723&306=726&307=728&309=734&310=737&313=739&314=742&319=745&322=748&323=752&324=755&326=757&327=760&330=762&333=765&334=768&338=771&340=809&341=814&342=816&343=819&346=857&349=881&350=883&354=893&355=897&357=903&358=907&360=909&361=918&364=929&365=932&367=936&368=940&369=944&371=947&372=949&374=956&376=958&378=961&384=971&385=975&386=979&387=982&390=987&393=989&396=992&403=995&405=998&408=1001&411=1004&414=1008&415=1010&417=1012&419=1014&420=1018&423=1020&424=1022&425=1024&426=1026&429=1032&432=1036&434=1044&436=1046&437=1048&439=1051&440=1061&443=1074&445=1078&446=1086&448=1094&449=1098&452=1108&459=1115&460=1125&461=1136&462=1150&463=1154&467=1165&468=1169&469=1171&470=1177&472=1201&473=1203&474=1207&475=1211&476=1215&478=1217&480=1219&484=1221&485=1225&488=1229&497=1231&506=1235&510=1239&514=1241&520=1245&521=1249&522=1251&524=1273&525=1275&526=1279&527=1281&531=1285&532=1288&535=1297&537=1300&538=1306&539=1310&541=1332&542=1334&543=1338&544=1340&545=1346&546=1348&547=1350&550=1354&551=1357&554=1370&555=1378&557=1388&558=1392&559=1398&560=1404&561=1408&562=1411&563=1413&564=1421&570=1427&572=1429&573=1437&576=1441&577=1443&578=1445&579=1451&582=1455&586=1457&587=1459&600=1461&609=1464&613=1466&614=1469&619=1475&621=1478&623=1483&625=1485&627=1488&629=1491&632=1493&633=1499'

@@ -1,0 +1,980 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'select_reduce/forward.py.jinja'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_t = resolve('t')
+    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_block = missing
+    try:
+        t_1 = environment.filters['indent']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'indent' found.")
+    try:
+        t_2 = environment.filters['join']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'join' found.")
+    try:
+        t_3 = environment.filters['list']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'list' found.")
+    try:
+        t_4 = environment.filters['selectattr']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'selectattr' found.")
+    try:
+        t_5 = environment.filters['trim']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
+            raise TemplateRuntimeError("No filter named 'trim' found.")
+    try:
+        t_6 = environment.filters['upper']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    pass
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cond_code': l_0_cond_code, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    l_0_cond_code = getattr(included_template, 'cond_code', missing)
+    if l_0_cond_code is missing:
+        l_0_cond_code = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'cond_code'", name='cond_code')
+    l_0_row_loads = getattr(included_template, 'row_loads', missing)
+    if l_0_row_loads is missing:
+        l_0_row_loads = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'row_loads'", name='row_loads')
+    l_0_small_a_loads = getattr(included_template, 'small_a_loads', missing)
+    if l_0_small_a_loads is missing:
+        l_0_small_a_loads = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'small_a_loads'", name='small_a_loads')
+    l_0_bound_end = getattr(included_template, 'bound_end', missing)
+    if l_0_bound_end is missing:
+        l_0_bound_end = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'bound_end'", name='bound_end')
+    context.vars.update({'cond_code': l_0_cond_code, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'bound_end': l_0_bound_end})
+    context.exported_vars.difference_update(('cond_code', 'row_loads', 'small_a_loads', 'bound_end'))
+    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cond_code': l_0_cond_code, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    l_0_c_tile = getattr(included_template, 'c_tile', missing)
+    if l_0_c_tile is missing:
+        l_0_c_tile = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'c_tile'", name='c_tile')
+    l_0_row_finish = getattr(included_template, 'row_finish', missing)
+    if l_0_row_finish is missing:
+        l_0_row_finish = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'row_finish'", name='row_finish')
+    context.vars.update({'c_tile': l_0_c_tile, 'row_finish': l_0_row_finish})
+    context.exported_vars.difference_update(('c_tile', 'row_finish'))
+    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cond_code': l_0_cond_code, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    l_0_split_select = getattr(included_template, 'split_select', missing)
+    if l_0_split_select is missing:
+        l_0_split_select = undefined(f"the template {included_template.__name__!r} (imported on line 7 in 'select_reduce/forward.py.jinja') does not export the requested name 'split_select'", name='split_select')
+    context.vars['split_select'] = l_0_split_select
+    context.exported_vars.discard('split_select')
+    (l_0_R, l_0_C, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
+    context.vars.update({'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R})
+    context.exported_vars.update(('A', 'B', 'C', 'K', 'P', 'R'))
+    def macro():
+        t_7 = []
+        l_1_R = l_0_R
+        l_1_K = l_0_K
+        l_1_range = resolve('range')
+        pass
+        (l_1_R, l_1_K) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'))
+        t_7.extend((
+            '# spec line ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair_line')),
+            ": the rows' norms from ",
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+            "'s own rows, once a row block (no pre-pass)\nif DOT_MODE == 0:\n    asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)\nelif DOT_MODE == 1:\n    asq = tl.zeros([",
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+            '], tl.float32)\n    for ',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            '0 in range(0, size_',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            ', BLOCK_',
+            str(t_6((undefined(name='K') if l_1_K is missing else l_1_K))),
+            '):\n        nrm_at = ',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            '0 + tl.arange(0, BLOCK_',
+            str(t_6((undefined(name='K') if l_1_K is missing else l_1_K))),
+            ')\n        nrm_rows = tl.load(a_row[:, None] + nrm_at[None, :] * stride_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+            '_',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            ',\n                           mask=',
+            str((undefined(name='R') if l_1_R is missing else l_1_R)),
+            '_ok[:, None] & (nrm_at < size_',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            ')[None, :], other=0.0).to(tl.float32)\n        asq += tl.sum(nrm_rows * nrm_rows, axis=1)\nelse:\n    asq = tl.zeros([',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+            '], tl.float32)\n',
+        ))
+        for l_2_k in context.call((undefined(name='range') if l_1_range is missing else l_1_range), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'small_d_max')):
+            _loop_vars = {}
+            pass
+            t_7.extend((
+                '    if SMALL_D > ',
+                str(l_2_k),
+                ':\n        asq += _a',
+                str(l_2_k),
+                ' * _a',
+                str(l_2_k),
+                '\n',
+            ))
+        l_2_k = missing
+        t_7.append(
+            'ia = 1.0 / tl.maximum(tl.sqrt(asq), 1e-12)',
+        )
+        return concat(t_7)
+    context.exported_vars.add('tile_norms_a')
+    context.vars['tile_norms_a'] = l_0_tile_norms_a = Macro(environment, macro, 'tile_norms_a', (), False, False, False, context.eval_ctx.autoescape)
+    def macro(l_1_scan):
+        t_8 = []
+        l_1_C = l_0_C
+        if l_1_scan is missing:
+            l_1_scan = False
+        pass
+        l_1_C = environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C')
+        t_8.extend((
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '_end = size_',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '\n',
+        ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'c_bounds'):
+            pass
+            t_8.extend((
+                str(t_5(context.call((undefined(name='bound_end') if l_0_bound_end is missing else l_0_bound_end), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_end', )), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'c_bounds'), ': the tiles past the bound are skipped, the full ones need no where'))),
+                '\n',
+            ))
+        if l_1_scan:
+            pass
+            t_8.extend((
+                'if TMA:  # the tiles past the last kept ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                ' are skipped (bench/NOTES.md, v21): a scan of the conditions\n    ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_last = tl.max(tl.full([BLOCK_',
+                str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+                '], -1, tl.int32), axis=0)\n    for ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '0 in range(0, ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end, BLOCK_',
+                str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+                '):\n        offs_',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                ' = ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '0 + tl.arange(0, BLOCK_',
+                str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+                ')\n        ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_in = offs_',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                ' < ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end\n        ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_ok = ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_in\n',
+            ))
+            for l_2_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c'):
+                _loop_vars = {}
+                pass
+                t_8.extend((
+                    '        ',
+                    str(t_1(context.call((undefined(name='cond_code') if l_0_cond_code is missing else l_0_cond_code), l_2_c, str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_ok', )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), _loop_vars=_loop_vars), 8)),
+                    '\n',
+                ))
+            l_2_c = missing
+            t_8.extend((
+                '        ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_last = tl.maximum(',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_last, tl.max(tl.where(',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_ok, offs_',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                ', -1), axis=0))\n    ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end = ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_last + 1\n',
+            ))
+        t_8.extend((
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '_full = (',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '_end // BLOCK_',
+            str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+            ') * BLOCK_',
+            str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+        ))
+        return concat(t_8)
+    context.exported_vars.add('c_end')
+    context.vars['c_end'] = l_0_c_end = Macro(environment, macro, 'c_end', ('scan',), False, False, False, context.eval_ctx.autoescape)
+    def macro(l_1_with_end):
+        t_9 = []
+        l_1_R = l_0_R
+        l_1_C = l_0_C
+        l_1_K = l_0_K
+        l_1_masked = missing
+        if l_1_with_end is missing:
+            l_1_with_end = True
+        pass
+        (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'))
+        t_9.extend((
+            'if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)\n    best2 = tl.full([',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+            ', 1], float("',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill')),
+            '"), tl.float32)\n    if NEED_IDX:\n        idx2 = tl.full([',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+            ', 1], -1, tl.int32)\n',
+        ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'track_x'):
+            pass
+            t_9.extend((
+                '        x2 = tl.zeros([',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+                ', 1], tl.float32)\n',
+            ))
+        t_9.extend((
+            'else:  # a slot per row and column of the tile\n    best2 = tl.full([',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+            ', BLOCK_',
+            str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+            '], float("',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill')),
+            '"), tl.float32)\n    if NEED_IDX:\n        idx2 = tl.full([',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+            ', BLOCK_',
+            str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+            '], -1, tl.int32)\n',
+        ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'track_x'):
+            pass
+            t_9.extend((
+                '        x2 = tl.zeros([',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+                ', BLOCK_',
+                str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+                '], tl.float32)\n',
+            ))
+        t_9.extend((
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '_seen = tl.zeros([BLOCK_',
+            str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+            '], tl.int32)\n',
+        ))
+        l_1_masked = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') and t_3(context.eval_ctx, t_4(context, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c'), 'kind', 'equalto', 'mask')))
+        if l_1_with_end:
+            pass
+            t_9.extend((
+                str(context.call((undefined(name='c_end') if l_0_c_end is missing else l_0_c_end), (undefined(name='masked') if l_1_masked is missing else l_1_masked))),
+                '\n',
+            ))
+        t_9.extend((
+            'for ',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '0 in range(0, ',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '_full, BLOCK_',
+            str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+            '):\n    ',
+            str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False), 4)),
+            '\n',
+        ))
+        if (undefined(name='masked') if l_1_masked is missing else l_1_masked):
+            pass
+            t_9.extend((
+                'tail_end = ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end  # where the last, partial tile ends: a half tile takes it first\nif TMA:\n    if (',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full < ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end) & (',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end - ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full <= BLOCK_',
+                str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+                " // 2):\n        # at most half a tile left: a tile of half the columns (an if of its own: the\n        # compiler joins the two sides of an if-else, and the tiles' shapes differ)\n        ",
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '0 = ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full\n        ',
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, half=True), 8)),
+                '\n        tail_end = ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full\nif ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full < tail_end:  # the last, partial tile\n    ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '0 = ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full\n    ',
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True), 4)),
+                '\n',
+            ))
+        else:
+            pass
+            t_9.extend((
+                'if ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full < ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end:  # the last, partial tile\n    ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '0 = ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full\n    ',
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True), 4)),
+            ))
+        return concat(t_9)
+    context.exported_vars.add('tile_loops')
+    context.vars['tile_loops'] = l_0_tile_loops = Macro(environment, macro, 'tile_loops', ('with_end',), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_10 = []
+        l_1_R = l_0_R
+        l_1_C = l_0_C
+        l_1_K = l_0_K
+        pass
+        (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+            pass
+            t_10.extend((
+                'offs_',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                ' = ',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '0 + rows % BLOCK_',
+                str(t_6((undefined(name='R') if l_1_R is missing else l_1_R))),
+                '\n',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '_in = (offs_',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                ' < ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'end_R')),
+                ') & ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                '_in\n',
+            ))
+        else:
+            pass
+            t_10.extend((
+                'offs_',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                ' = ',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '0 + tl.arange(0, BLOCK_',
+                str(t_6((undefined(name='R') if l_1_R is missing else l_1_R))),
+                ')\n',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '_in = offs_',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                ' < ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'end_R')),
+                '\n',
+            ))
+        t_10.extend((
+            str((undefined(name='R') if l_1_R is missing else l_1_R)),
+            '_ok = ',
+            str((undefined(name='R') if l_1_R is missing else l_1_R)),
+            '_in\n',
+        ))
+        for l_2_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_r'):
+            _loop_vars = {}
+            pass
+            t_10.extend((
+                str(context.call((undefined(name='cond_code') if l_0_cond_code is missing else l_0_cond_code), l_2_c, str_join(((undefined(name='R') if l_1_R is missing else l_1_R), '_ok', )), str_join(((undefined(name='R') if l_1_R is missing else l_1_R), '_in', )), _loop_vars=_loop_vars)),
+                '\n',
+            ))
+        l_2_c = missing
+        t_10.extend((
+            'a_row = a_rows + offs_',
+            str((undefined(name='R') if l_1_R is missing else l_1_R)),
+            '.to(tl.int64) * stride_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+            '_',
+            str((undefined(name='R') if l_1_R is missing else l_1_R)),
+            '\n',
+        ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            t_10.extend((
+                'if DOT_MODE < 2:  # the expansion reads the rows less their shift\n    a_row_s = a_rows_s + offs_',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '.to(tl.int64) * stride_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                '_',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '\n',
+            ))
+        t_10.extend((
+            str(context.call((undefined(name='row_loads') if l_0_row_loads is missing else l_0_row_loads), forward=True)),
+            '\n',
+        ))
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1'):
+            pass
+            t_10.extend((
+                'if DOT_MODE == 0:\n    a = tl.load(',
+                str(('a_row_s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'a_row')),
+                '[:, None] + offs_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '[None, :] * stride_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                '_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ',\n                mask=',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '_ok[:, None] & ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '_in[None, :], other=0.0)\n',
+            ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            t_10.append(
+                'if DOT_MODE == 0:\n    asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile\n',
+            )
+        t_10.extend((
+            str(context.call((undefined(name='small_a_loads') if l_0_small_a_loads is missing else l_0_small_a_loads))),
+            '\n',
+        ))
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') == 'cos'):
+            pass
+            t_10.extend((
+                str(context.call((undefined(name='tile_norms_a') if l_0_tile_norms_a is missing else l_0_tile_norms_a))),
+                '\n',
+            ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
+            pass
+            t_10.extend((
+                str(context.call((undefined(name='c_end') if l_0_c_end is missing else l_0_c_end))),
+                "\nif DOT_MODE == 3:  # the key on the tensor cores, then each row's two candidate tiles exactly\n    ",
+                str(t_1(context.call((undefined(name='split_select') if l_0_split_select is missing else l_0_split_select)), 4)),
+                '\nelse:\n    ',
+                str(t_1(context.call((undefined(name='tile_loops') if l_0_tile_loops is missing else l_0_tile_loops), False), 4)),
+                '\n',
+            ))
+        else:
+            pass
+            t_10.extend((
+                str(context.call((undefined(name='tile_loops') if l_0_tile_loops is missing else l_0_tile_loops))),
+                '\n',
+            ))
+        t_10.append(
+            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish))),
+        )
+        return concat(t_10)
+    context.exported_vars.add('row_block')
+    context.vars['row_block'] = l_0_row_block = Macro(environment, macro, 'row_block', (), False, False, False, context.eval_ctx.autoescape)
+    yield '\n'
+    if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) or (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos'))):
+        pass
+        yield '@triton.jit\ndef '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):\n    """Each row\'s squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,\n    in one launch: the lean forward\'s column norms (formed in every program\'s tiles they\n    cost more than the loop\'s dot, bench/NOTES.md, session 19), the general loop\'s L2\n    column norms (dispatch.col_norms) and the backward\'s row norms."""\n    # spec line '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair_line'))
+        yield ': '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair_text'))
+        yield '\n    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    acc = tl.zeros([BLOCK], tl.float32)\n    for k0 in range(0, size_k, BLOCK_K):\n        offs = k0 + tl.arange(0, BLOCK_K)\n        x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],\n                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)\n        acc += tl.sum(x * x, axis=1)\n    tl.store(out_ptr + rows, acc, mask=rows < n_rows)\n\n\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+        pass
+        yield '\n@triton.jit\ndef _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_outer(x, y):\n    """The outer '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
+        yield ', keeping NaN."""\n    return tl.'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ocombine'))
+        yield '(x, y, propagate_nan=tl.PropagateNan.ALL)\n\n\n@triton.jit\ndef '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_merge(vals_ptr, rows_ptr, out_ptr, stat_ptr, n_cells, n_chunks, HAS_STAT: tl.constexpr, BLOCK: tl.constexpr):\n    """Each cell\'s chunk partials of the outer '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
+        yield ' ([cells, chunks] values and rows, row\n    -1 where a chunk kept none), merged in chunk order: the best value wins, NaN first; a tie\n    keeps the earlier chunk (its lower row). A cell with no kept row is 0 with row -1."""\n    cells = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    ok = cells < n_cells\n    at = cells.to(tl.int64) * n_chunks\n    best = tl.full([BLOCK], float("'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ofill'))
+        yield '"), tl.float32)\n    row = tl.full([BLOCK], -1, tl.int32)\n    for c in range(0, n_chunks):\n        v = tl.load(vals_ptr + at + c, mask=ok, other=float("'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ofill'))
+        yield '"))\n        r = tl.load(rows_ptr + at + c, mask=ok, other=-1)\n        take = (r >= 0) & ((row < 0) | (v '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'obetter'))
+        yield ' best) | ((v != v) & (best == best)))\n        best = tl.where(take, v, best)\n        row = tl.where(take, r, row)\n    tl.store(out_ptr + cells, tl.where(row >= 0, best, 0.0), mask=ok)\n    if HAS_STAT:\n        tl.store(stat_ptr + cells, row, mask=ok)\n'
+    yield '\n\n@triton.jit\ndef '
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_fwd(\n    '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_ptr, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '_ptr,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+        pass
+        yield ' '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_ptr, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_ptr, cn_ptr,'
+    for l_1_x in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux'):
+        _loop_vars = {}
+        pass
+        yield ' aux_'
+        yield str(environment.getattr(l_1_x, 'name'))
+        yield '_ptr,'
+    l_1_x = missing
+    for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
+        _loop_vars = {}
+        pass
+        yield ' '
+        yield str(environment.getattr(l_1_s, 'name'))
+        yield '_ptr,'
+    l_1_s = missing
+    for l_1_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors'):
+        _loop_vars = {}
+        pass
+        yield ' '
+        yield str(l_1_c)
+        yield '_ptr,'
+    l_1_c = missing
+    def t_11(fiter):
+        for l_1_o in fiter:
+            if (l_1_o not in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors')):
+                yield l_1_o
+    for l_1_o in t_11(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
+        _loop_vars = {}
+        pass
+        yield ' '
+        yield str(l_1_o)
+        yield '_ptr,'
+    l_1_o = missing
+    yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 188 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 188 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield '\n    '
+    yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
+    yield ',\n'
+    for l_1_line in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'stride_params'):
+        _loop_vars = {}
+        pass
+        yield '    '
+        yield str(l_1_line)
+        yield ',\n'
+    l_1_line = missing
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+        pass
+        yield '    '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'strides'))
+        yield ',\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ostrides'):
+        pass
+        yield '    '
+        yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ostrides'), ', '))
+        yield ',\n'
+    yield '    r_bucket, c_bucket,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        pass
+        yield ' g_bucket,'
+    yield '  # autotune keys only\n'
+    for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
+        _loop_vars = {}
+        pass
+        yield '    HAS_'
+        yield str(l_1_name)
+        yield ': tl.constexpr,\n'
+    l_1_name = missing
+    yield '    BLOCK_'
+    yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+    yield ': tl.constexpr, BLOCK_'
+    yield str(t_6((undefined(name='C') if l_0_C is missing else l_0_C)))
+    yield ': tl.constexpr, BLOCK_'
+    yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+    yield ': tl.constexpr,\n    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties'):
+        pass
+        yield ' TIES: tl.constexpr,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+        pass
+        yield ' COL_NORMS: tl.constexpr,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        pass
+        yield ' BLOCK_'
+        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield ': tl.constexpr,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        yield ' SPLIT_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield ': tl.constexpr,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
+        pass
+        yield ' TMA: tl.constexpr,'
+    yield '\n):\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        pass
+        yield '    """Forward of '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield ': one program per output cell ('
+        yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'grid'), ', '))
+        yield '), with\n    BLOCK_'
+        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield ' values of '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield ' stacked in one '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ' tile, so that each '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' tile\n    loaded serves them all."""\n'
+    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+        pass
+        yield '    """Forward of '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield ': one program per ('
+        yield str(t_2(context.eval_ctx, (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'grid') + [str_join(('block of ', (undefined(name='R') if l_0_R is missing else l_0_R), ))]), ', '))
+        yield ')."""\n'
+    elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        yield '    """Forward of '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield ': one program per output cell ('
+        yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'grid'), ', '))
+        yield '), or with\n    SPLIT_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield ' (rows per chunk) one per (cell, chunk of '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield ')."""\n'
+    else:
+        pass
+        yield '    """Forward of '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield ': one program per output cell ('
+        yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'grid'), ', '))
+        yield ')."""\n'
+    yield '    # spec line '
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
+    yield ': '
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'spec_line'))
+    yield '\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        yield '    if SPLIT_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield ' > 0:\n        # one program per (cell, chunk of '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield "): a cell's chunks are neighbours in launch\n        # order, so they read its "
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' tiles from L2 (bench/NOTES.md, v15); each\n        # writes its share'
+        yield str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 224 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield ", and the host merges a cell's in a fixed order\n        tl.static_assert(BLOCK_"
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield ' == SPLIT_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield ')\n        n_chunks = tl.cdiv(size_'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield ', BLOCK_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield ')\n        chunk = tl.program_id(0) % n_chunks\n        cell = (tl.program_id(0) // n_chunks).to(tl.int64)\n        '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '_lo = chunk * BLOCK_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '\n        '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '_hi = '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '_lo + 1  # one chunk\n    else:\n        cell = tl.program_id(0).to(tl.int64)\n        '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '_lo = 0\n        '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '_hi = size_'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '\n'
+    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+        pass
+        yield '    # one program per (cell, block of '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield ") on a flat grid (a grid's second axis stops at 65535\n    # blocks): the cells of one block are neighbours in launch order\n    n_cells = "
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_cells_kernel'))
+        yield '\n    cell = (tl.program_id(0) % n_cells).to(tl.int64)\n    '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '_block = tl.program_id(0) // n_cells\n'
+    else:
+        pass
+        yield '    cell = tl.program_id(0).to(tl.int64)\n'
+    for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
+        _loop_vars = {}
+        pass
+        yield '    '
+        yield str(l_1_stmt)
+        yield '\n'
+    l_1_stmt = missing
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        pass
+        yield '    # rows of the '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ' tile: BLOCK_'
+        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield ' values of '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield ' x BLOCK_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield ' values of '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '\n    rows = tl.arange(0, BLOCK_'
+        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield ' * BLOCK_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield ')\n    pid_'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield ' = pid_'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield '_block * BLOCK_'
+        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield ' + rows // BLOCK_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '\n    '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield '_in = pid_'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield ' < size_'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield '\n    row_cell = '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr'))
+        yield '\n'
+    yield '    a_rows = '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_ptr + '
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base'))
+    yield '\n    b_rows = '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '_ptr + '
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base'))
+    yield '\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+        pass
+        yield '    a_rows_s = '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_ptr + '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base'))
+        yield '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\n    b_rows_s = '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_ptr + '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base'))
+        yield '\n    cn_rows = cn_ptr + '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base'))
+        yield "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n"
+    yield '    offs_'
+    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+    yield ' = tl.arange(0, BLOCK_'
+    yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+    yield ')\n    '
+    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+    yield '_in = offs_'
+    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+    yield ' < size_'
+    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+    yield '\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')):
+        pass
+        yield '    acc = tl.zeros(['
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS'))
+        yield '], tl.float32)\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
+            pass
+            yield '    kept = tl.zeros(['
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS'))
+            yield '], tl.float32)\n'
+    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+        pass
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+            pass
+            yield '    o_best = tl.full([BLOCK_'
+            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield '], float("'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ofill'))
+            yield '"), tl.float32)\n    o_idx = tl.full([BLOCK_'
+            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield '], -1, tl.int32)\n'
+        else:
+            pass
+            yield '    o_best = tl.max(tl.full([BLOCK_'
+            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield '], float("'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ofill'))
+            yield '"), tl.float32), axis=0)\n    o_idx = tl.max(tl.full([BLOCK_'
+            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield '], -1, tl.int32), axis=0)\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+        pass
+        yield '    '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '0 = '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '_block * BLOCK_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '\n    '
+        yield str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4))
+        yield '\n'
+    elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+        pass
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r'):
+            pass
+            yield '    # spec line '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
+            yield ': '
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield " is ragged: the rows past this sequence's end are not visited\n    for "
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '0 in range('
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '_lo, tl.minimum('
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '_hi, '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'loop_end_R'))
+            yield '), BLOCK_'
+            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield '):\n'
+        else:
+            pass
+            yield '    for '
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '0 in range('
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '_lo, '
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '_hi, BLOCK_'
+            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield '):\n'
+        yield '        '
+        yield str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 8))
+        yield '\n'
+    else:
+        pass
+        yield '    for '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '0 in range(0, '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'loop_end_R'))
+        yield ', BLOCK_'
+        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '):\n        '
+        yield str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 8))
+        yield '\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')):
+        pass
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+            pass
+            yield '    # the outer '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
+            yield ' of each '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield ': the rows of one '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield ' are consecutive\n    total = tl.sum(tl.reshape(acc, [BLOCK_'
+            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield ', BLOCK_'
+            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield ']), axis=1)\n    pid_'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield ' = pid_'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield '_block * BLOCK_'
+            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield ' + tl.arange(0, BLOCK_'
+            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield ')\n    cell = '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr'))
+            yield '\n    done = pid_'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield ' < size_'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield '\n'
+        else:
+            pass
+            yield '    total = tl.sum(acc, axis=0)\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
+            pass
+            yield '    # spec line '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
+            yield ': mean_'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield ' counts the kept positions only\n'
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+                pass
+                yield '    n_kept = tl.sum(tl.reshape(kept, [BLOCK_'
+                yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+                yield ', BLOCK_'
+                yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+                yield ']), axis=1)\n'
+            else:
+                pass
+                yield '    n_kept = tl.sum(kept, axis=0)\n'
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+                pass
+                yield '    if SPLIT_'
+                yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+                yield " > 0:  # this chunk's sum and count: the host adds a cell's in order, then divides\n        tl.store(out_ptr + cell * n_chunks + chunk, total)\n        tl.store(stat_ptr + cell * n_chunks + chunk, n_kept)\n    else:\n        tl.store(out_ptr + cell, tl.where(n_kept > 0, total / tl.maximum(n_kept, 1.0), 0.0))\n        if NEED_IDX:\n            tl.store(stat_ptr + cell, n_kept)\n"
+            else:
+                pass
+                yield '    total = tl.where(n_kept > 0, total / tl.maximum(n_kept, 1.0), 0.0)\n    if NEED_IDX:\n        tl.store(stat_ptr + cell, n_kept'
+                yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else ''))
+                yield ')\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'sum'):
+            pass
+            yield '    if SPLIT_'
+            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield " > 0:  # this chunk's share of the cell: out is [cells, chunks]\n        tl.store(out_ptr + cell * n_chunks + chunk, total"
+            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else ''))
+            yield ')\n    else:\n        tl.store(out_ptr + cell, total'
+            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else ''))
+            yield ')\n'
+        elif (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split')):
+            pass
+            yield '    tl.store(out_ptr + cell, total'
+            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else ''))
+            yield ')\n'
+    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+        pass
+        yield '    # spec line '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
+        yield ': an outer '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
+        yield ' over no kept row is 0\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+            pass
+            yield '    pid_'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield ' = pid_'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield '_block * BLOCK_'
+            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield ' + tl.arange(0, BLOCK_'
+            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield ')\n    cell = '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr'))
+            yield '\n    done = pid_'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield ' < size_'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield '\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+            pass
+            yield '    if SPLIT_'
+            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield " > 0:  # this chunk's (value, row): the "
+            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+            yield "_merge kernel merges a cell's in order\n        tl.store(out_ptr + cell * n_chunks + chunk, o_best)\n        tl.store(stat_ptr + cell * n_chunks + chunk, o_idx)\n    else:\n        tl.store(out_ptr + cell, tl.where(o_idx >= 0, o_best, 0.0))\n        if NEED_IDX:\n            tl.store(stat_ptr + cell, o_idx)\n"
+        else:
+            pass
+            yield '    tl.store(out_ptr + cell, tl.where(o_idx >= 0, o_best, 0.0)'
+            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 347 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+            yield ')\n    if NEED_IDX:\n        tl.store(stat_ptr + cell, o_idx'
+            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 349 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+            yield ')\n'
+
+blocks = {}
+debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=288&72=294&73=297&74=301&76=303&79=313&80=317&81=319&82=321&83=323&84=327&86=334&87=338&88=342&91=347&92=353&93=354&94=358&95=364&97=377&98=383&100=391&101=396&102=400&104=406&105=413&107=417&109=425&110=428&112=432&113=440&115=445&119=451&120=454&121=457&123=460&124=463&126=465&128=467&130=473&132=477&135=483&137=486&142=488&154=492&157=495&158=497&159=499&163=501&164=503&170=505&173=507&175=509&185=512&186=514&188=558&189=561&190=563&191=567&193=570&194=573&196=575&197=578&199=581&200=585&201=589&203=593&204=599&207=619&208=622&209=626&211=634&212=637&213=641&214=644&215=648&217=655&219=660&220=664&221=667&222=669&223=671&224=673&225=675&226=679&229=683&230=687&233=691&234=693&235=697&236=700&238=702&240=704&244=709&245=713&247=716&248=719&249=729&250=733&251=741&252=747&254=750&255=754&256=758&257=761&258=765&259=769&261=772&262=776&263=782&264=785&265=787&266=790&268=792&269=794&270=797&271=801&273=806&274=810&277=812&278=815&279=821&280=823&281=825&282=828&283=832&285=845&287=854&289=859&290=865&292=867&293=869&294=872&295=878&296=882&297=890&298=892&302=899&303=902&304=906&305=909&309=916&310=919&320=924&323=926&324=929&325=931&327=933&328=935&329=938&331=940&332=943&333=947&334=950&335=958&336=960&338=964&339=967&347=974&349=976'
