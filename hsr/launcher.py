@@ -18,6 +18,7 @@ interpreter take Triton's own path.
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import torch
 import triton
@@ -28,6 +29,35 @@ MAX_KEPT = 4096  # launch keys kept before the table starts again (shapes that n
 
 _kept: dict = {}
 _recorder = None  # hsr.kept's recorder of the call in progress, if any
+_warming = None  # the thread of warm_triton, until a launch waits for it
+_warmed = False
+
+
+def warm_triton() -> None:
+    """Ready Triton's own first-launch work in a thread: its CUDA driver (a C helper that
+    the host's compiler builds where Triton's cache is empty) and its cache key (a hash of
+    Triton's files), about 0.7 s of a fresh process's first launch (bench/NOTES.md, first
+    results). Both wait on a child process or on hashing that releases the GIL, so they
+    overlap hsr.compile's parsing and rendering; the next launch waits for the thread."""
+    global _warming, _warmed
+    if _warmed or interpreting() or not torch.cuda.is_available():
+        return
+    _warmed = True
+
+    def work():
+        with contextlib.suppress(Exception):  # Triton's internals: where they moved, the launch does it
+            from triton.runtime.cache import triton_key
+            triton_key()
+            triton.runtime.driver.active.get_current_device()
+    _warming = threading.Thread(target=work, name="hsr-warm-triton", daemon=True)
+    _warming.start()
+
+
+def _wait_for_warming() -> None:
+    global _warming
+    thread, _warming = _warming, None
+    if thread is not None:
+        thread.join()
 
 
 def launch(kernel, grid, /, *args, **kwargs):
@@ -36,6 +66,8 @@ def launch(kernel, grid, /, *args, **kwargs):
     keyword arguments (Triton passes it every argument; hsr's grids read only
     block sizes, which are keyword constexprs). While hsr.kept records a call,
     Triton's own launch runs and the recorder is told."""
+    if _warming is not None:  # (warm_triton's Triton state is ready before a launch reads it)
+        _wait_for_warming()
     recorder = _recorder
     if recorder is not None and not recorder.paused:
         recorder.paused += 1  # Triton's work (the interpreter's copies) is not the call's

@@ -157,6 +157,9 @@ def compile_spec(path_or_text, cache_dir=None) -> Op:
     memo = (source, filename, str(_cache_root(cache_dir)))
     op = _compiled.get(memo)
     if op is None:
+        from . import launcher  # (Triton: imported by the module anyway)
+
+        launcher.warm_triton()  # Triton's first-launch work, while this compiles
         op = _compiled[memo] = _compile(source, filename, cache_dir)
     return op
 

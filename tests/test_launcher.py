@@ -148,3 +148,32 @@ def test_the_table_starts_again_when_full(on_gpu, monkeypatch):
     assert _paths(k) == ["slow"] * 4  # n=1 was dropped when n=3 came
     launcher.launch(k, (1,), x, x, 3, 1.0)
     assert _paths(k)[-1] == "fast"
+
+
+def test_tritons_first_launch_work_runs_in_a_thread_that_the_launch_waits_for(on_gpu, monkeypatch):
+    """warm_triton: on a CUDA machine, once a process, a thread readies Triton's cache key and
+    driver while hsr.compile works; the next launch joins it before Triton runs."""
+    import threading
+    import triton.runtime.cache
+
+    started, release = [], threading.Event()
+
+    def slow_key():
+        started.append(threading.current_thread().name)
+        release.wait(5)
+    monkeypatch.setattr(launcher, "_warmed", False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(triton.runtime.cache, "triton_key", slow_key)
+    launcher.warm_triton()
+    launcher.warm_triton()  # once a process
+    thread = launcher._warming
+    assert thread is not None and thread.daemon
+    kernel = FakeKernel(_kernel)
+    threading.Timer(0.2, release.set).start()
+    launcher.launch(kernel, (1,), torch.zeros(4), torch.zeros(4), 4, 1.0)
+    assert started == ["hsr-warm-triton"] and not thread.is_alive() and launcher._warming is None
+    assert _paths(kernel) == ["slow"]
+    monkeypatch.setattr(launcher, "_warmed", False)
+    monkeypatch.setattr(launcher, "interpreting", lambda: True)
+    launcher.warm_triton()  # the interpreter: nothing to ready
+    assert launcher._warming is None
