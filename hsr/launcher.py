@@ -44,11 +44,13 @@ def warm_triton() -> None:
         return
     _warmed = True
 
-    def work():
-        with contextlib.suppress(Exception):  # Triton's internals: where they moved, the launch does it
+    def work():  # Triton's internals: where they moved, the launch does the work itself
+        with contextlib.suppress(Exception):
+            from triton.runtime.driver import driver
+            driver.active.get_current_device()
+        with contextlib.suppress(Exception):
             from triton.runtime.cache import triton_key
             triton_key()
-            triton.runtime.driver.active.get_current_device()
     _warming = threading.Thread(target=work, name="hsr-warm-triton", daemon=True)
     _warming.start()
 

@@ -153,7 +153,9 @@ def test_the_table_starts_again_when_full(on_gpu, monkeypatch):
 def test_tritons_first_launch_work_runs_in_a_thread_that_the_launch_waits_for(on_gpu, monkeypatch):
     """warm_triton: on a CUDA machine, once a process, a thread readies Triton's cache key and
     driver while hsr.compile works; the next launch joins it before Triton runs."""
+    import sys
     import threading
+
     import triton.runtime.cache
 
     started, release = [], threading.Event()
@@ -164,6 +166,16 @@ def test_tritons_first_launch_work_runs_in_a_thread_that_the_launch_waits_for(on
     monkeypatch.setattr(launcher, "_warmed", False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(triton.runtime.cache, "triton_key", slow_key)
+
+    class Driver:  # Triton's driver object, readied first
+        @property
+        def active(self):
+            started.append("driver")
+            return self
+
+        def get_current_device(self):
+            return 0
+    monkeypatch.setattr(sys.modules["triton.runtime.driver"], "driver", Driver())
     launcher.warm_triton()
     launcher.warm_triton()  # once a process
     thread = launcher._warming
@@ -171,7 +183,7 @@ def test_tritons_first_launch_work_runs_in_a_thread_that_the_launch_waits_for(on
     kernel = FakeKernel(_kernel)
     threading.Timer(0.2, release.set).start()
     launcher.launch(kernel, (1,), torch.zeros(4), torch.zeros(4), 4, 1.0)
-    assert started == ["hsr-warm-triton"] and not thread.is_alive() and launcher._warming is None
+    assert started == ["driver", "hsr-warm-triton"] and not thread.is_alive() and launcher._warming is None
     assert _paths(kernel) == ["slow"]
     monkeypatch.setattr(launcher, "_warmed", False)
     monkeypatch.setattr(launcher, "interpreting", lambda: True)
