@@ -553,6 +553,13 @@ LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 128))
 # any count: do_bench, check launch patched out, 128 / 512 pairs 10.6 / 15.6 us lean against
 # 13.2 / 21.9 general (bench/results/h200-varlen-small-2026-11-26).
 LEAN_FEW_CELLS = 2
+# An L2 key's stacked general loop carries a value and an index per slot of each stacked row set,
+# and spills: from LEAN_L2_STACKED_ROWS rows meeting each column set (row sets x rows) the lean
+# forward runs it instead. H200, fp16, d = 128, Gaussian MaxSim, general / lean ms (bench/results/
+# h200-lean-l2-cells-2026-11-27/): 32 x 300 of 1000 documents, 4 queries 0.109 / 0.176, 8 0.205 /
+# 0.222, 32 0.860 / 0.743; 16 x 1000 of 32 x 128 0.300 / 0.207; 64 x 10000 of 32 x 300 22.6 / 14.5
+# (MaxSim's own general loop 7.3). The cosine key gains 4-10% there: not taken.
+LEAN_L2_STACKED_ROWS = 512
 LEAN_INTERPRET_LOAD = 1
 LEAN_INTERPRET_COLS = 64  # columns a tile under the interpreter
 # (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
@@ -669,10 +676,12 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
     elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(rows, cols, out_cells or cells,
-                                                                                      sms, l2):
+                                                                                      sms, l2) \
+            and not (l2 and rows * cells >= LEAN_L2_STACKED_ROWS):
         why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
                    f"columns, with {out_cells or cells} cells enough to fill the GPU or rows shorter than "
-                   f"{2 * PART_MIN_COLS}")
+                   f"{2 * PART_MIN_COLS}" + (f", and {rows * cells} rows in all, fewer than {LEAN_L2_STACKED_ROWS} "
+                                             f"(an L2 key)" if l2 else ""))
     if cols < 1:
         why.append("no columns")
     if dtype not in ("float16", "bfloat16"):
@@ -860,7 +869,9 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                          f"{LEAN_DIMS[0]} to {LEAN_DIMS[-1]} (TMA loads at {LEAN_DIMS}), at least {LEAN_MIN_ROWS} "
                          f"rows of {term.r!r} or "
                          + (f"at most {LEAN_FEW_CELLS} row sets of {term.a.name} (more where the rows are long "
-                            f"and the cells few) " if columns_shared(term) else
+                            f"and the cells few" + (f", or where they hold {LEAN_L2_STACKED_ROWS} rows in all"
+                                                    if term.pair in ("sqdist", "dist") else "") + ") "
+                            if columns_shared(term) else
                             f"any number of row sets of {term.a.name} (they share no {term.b.name} rows) ")
                          + f"on sm90; else {general}")
             if term.pair in ("sqdist", "dist", "cos"):

@@ -399,3 +399,24 @@ def test_three_tf32_products_loop_over_chunks_past_64_coordinates(monkeypatch):
         monkeypatch.setattr(torch, "get_float32_matmul_precision", lambda mode=mode: mode)
         assert f"forward kernel: {family} (" in op.explain(sizes, torch.float32), mode
         assert "forward kernel: tiles (" in op.explain(sizes, torch.float16), mode
+
+
+def test_an_l2_key_of_many_short_row_sets_runs_lean(monkeypatch):
+    """dispatch.LEAN_L2_STACKED_ROWS: an L2 key's row sets that share columns take the lean
+    forward once they hold that many rows in all (the stacked loop carries a value and an
+    index per slot); MaxSim's dot key keeps the stacked loop; explain() names what runs."""
+    kernels = []
+    plain = launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        kernels.append(getattr(kernel, "fn", kernel).__name__)
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    monkeypatch.setattr(dispatch, "LEAN_L2_STACKED_ROWS", 12)
+    gaussian = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
+    for op, s, lean in ((gaussian, 4, True), (gaussian, 3, False), (hsr.compile(MAXSIM), 4, False)):
+        kernels.clear()
+        sizes = dict(i=3, j=2, s=s, t=5, d=16)
+        op(*_inputs(op, sizes, torch.float16, "cpu"))
+        assert any(k.endswith("_fwd_lean") for k in kernels) == lean, (s, kernels)
+        assert ("forward kernel: lean" in op.explain(sizes, torch.float16)) == lean

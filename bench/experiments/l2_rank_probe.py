@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Probe: the general loop's L2 key (ranked by |b|^2 - 2<a, b>) with a slot per tile column
 (HSR_ROW_SLOT=0) or per row (=1), the columns' norms from each tile (variant tile) or a pre-pass
-(cn), in the general loop and the lean one (whose cosine key reads them too): k-means (N = 1M)
+(cn), in the general loop and the lean one (whose cosine key reads them too), or (lean) the lean
+loop for any number of row sets: k-means (N = 1M)
 against flash-kmeans, stacked Gaussian, min-distance and cosine MaxSim against MaxSim; do_bench
 medians in one process, registers and spills. PROBE_CONFIGS "rows,cols,warps,stages;..." times k-means at fixed configs, PROBE_LEAN_L2 the
 one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means, PROBE_KM="n,k,f;..."
@@ -90,6 +91,7 @@ def main():
     configs = [tuple(int(v) for v in s.split(",")) for s in os.environ.get("PROBE_CONFIGS", "").split(";") if s]
     lean_blocks = [tuple(int(v) for v in s.split(",")) for s in os.environ.get("PROBE_LEAN_L2", "").split(";") if s]
     default_lean = dispatch.LEAN_L2_BLOCKS
+    few_cells = dispatch.LEAN_FEW_CELLS
     km_shapes = KM_SHAPES if not os.environ.get("PROBE_NO_KMEANS") else ()
     if os.environ.get("PROBE_KM"):  # "n,k,f;...": other k-means shapes
         km_shapes = [tuple(int(v) for v in s.split(",")) for s in os.environ["PROBE_KM"].split(";") if s]
@@ -105,6 +107,8 @@ def main():
             os.environ["HSR_ROW_SLOT"] = "1"
         elif variant in ("cn", "tile"):  # the columns' norms from a pre-pass, or from each tile
             os.environ["HSR_COL_NORMS"] = "1" if variant == "cn" else "0"
+        # lean: the lean forward for any number of row sets (dispatch.LEAN_FEW_CELLS), not the stacked loop
+        dispatch.LEAN_FEW_CELLS = 1 << 30 if variant == "lean" else few_cells
         kept.forget()
         for n, k, f in km_shapes:
             x32 = torch.randn(n, f, device="cuda", generator=g)
