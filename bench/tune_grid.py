@@ -14,7 +14,9 @@ forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1024, Nq 1 / 6 /
 40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. `--grid fp32`:
 fp32 serving (IEEE dot keys) at d 80 / 200 / 900, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out
-of regret.py's draws. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
+of regret.py's draws. `--grid stacked`: wide rows of stacked queries (fp16 serving, d 450 / 900,
+Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stacked), out of regret.py's
+draws too. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
 hsr/tuned.json: the entries there already win) and DIR/tuned_grid.log.
 """
 
@@ -35,6 +37,7 @@ WIDE = [(1, lq, ld, d) for d in (384, 512, 640, 1024) for lq, ld in ((32, 300), 
 FP32 = [(nq, lq, ld, d) for d in (80, 200, 900) for nq in (1, 40) for lq in (24, 400) for ld in (250, 1500)]
 BROAD = [(nq, lq, ld, d) for d in (450, 900, 40, 80, 200) for nq in (40, 6, 1) for lq in (24, 100, 400)
          for ld in (250, 1500)]
+STACKED = [(nq, lq, ld, d) for d in (450, 900) for nq in (16, 48) for lq in (24, 48) for ld in (80, 400, 1500)]
 
 
 def documents(nq: int, lq: int, ld: int) -> int:
@@ -47,7 +50,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
-    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide", "broad", "fp32"))
+    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide", "broad", "fp32", "stacked"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
     from hsr import autotune, tune, tuned
@@ -60,7 +63,7 @@ def main():
     t0 = time.monotonic()
     cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING] \
         if args.grid == "bundled" else [("serve", c, "float32", False) for c in FP32] if args.grid == "fp32" \
-        else [("serve", c, "float16", False) for c in (WIDE if args.grid == "wide" else BROAD)]
+        else [("serve", c, "float16", False) for c in {"wide": WIDE, "broad": BROAD, "stacked": STACKED}[args.grid]]
     for kind, (nq, lq, ld, d), dtype, grad in cases:
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)
