@@ -38,7 +38,7 @@ def _templates_ahead(check: bool) -> list[str]:
     say which of its files differ from what the templates give now."""
     from . import templating
 
-    folder = Path(__file__).resolve().parent.parent / "templates" / templating.AHEAD
+    folder = templating.ahead_folder()
     files = templating.compiled_ahead()
     if check:
         return [f"{folder / name} differs from what the templates give now" for name, text in files.items()

@@ -50,6 +50,11 @@ def template_names() -> list[str]:
     return sorted(names)
 
 
+def ahead_folder() -> Path:
+    """templates/compiled/: where the templates compiled ahead are written and read."""
+    return Path(str(resources.files("hsr.templates").joinpath(AHEAD)))
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -76,7 +81,7 @@ class _AheadLoader(jinja2.BaseLoader):
     """A template from its module compiled ahead where it is current; else from its text."""
 
     def __init__(self):
-        folder = Path(str(resources.files("hsr.templates").joinpath(AHEAD)))
+        folder = ahead_folder()
         index = {}
         try:
             index = json.loads((folder / "index.json").read_text())

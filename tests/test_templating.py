@@ -21,7 +21,7 @@ def _fresh(monkeypatch):
 
 
 def test_the_shipped_modules_are_those_of_the_templates_now():
-    folder = templating.Path(str(templating.resources.files("hsr.templates").joinpath(templating.AHEAD)))
+    folder = templating.ahead_folder()
     files = templating.compiled_ahead()
     assert len(files) == len(templating.template_names()) + 1 > 10
     stale = [n for n, text in files.items() if (folder / n).read_text() != text]
