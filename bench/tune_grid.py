@@ -16,7 +16,9 @@ the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1
 fp32 serving (IEEE dot keys) at d 80 / 200 / 900, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out
 of regret.py's draws. `--grid stacked`: wide rows of stacked queries (fp16 serving, d 450 / 900,
 Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stacked), out of regret.py's
-draws too. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
+draws too. `--grid wide-one`: one query's wide rows (fp16, d 450 / 900, Lq 48 / 200 / 700, Ld 700 /
+3000), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
+(fp16 serving, Lq 32 / 128, Ld 128 / 512 / 1024, d = 128), tuned again over the stacked pool. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
 hsr/tuned.json: the entries there already win) and DIR/tuned_grid.log.
 """
 
@@ -38,6 +40,8 @@ FP32 = [(nq, lq, ld, d) for d in (80, 200, 900) for nq in (1, 40) for lq in (24,
 BROAD = [(nq, lq, ld, d) for d in (450, 900, 40, 80, 200) for nq in (40, 6, 1) for lq in (24, 100, 400)
          for ld in (250, 1500)]
 STACKED = [(nq, lq, ld, d) for d in (450, 900) for nq in (16, 48) for lq in (24, 48) for ld in (80, 400, 1500)]
+BATCHED = [(nq, lq, ld, 128) for nq in (64, 512) for lq in (32, 128) for ld in (128, 512, 1024)]
+WIDE_ONE = [(1, lq, ld, d) for d in (450, 900) for lq in (48, 200, 700) for ld in (700, 3000)]
 
 
 def documents(nq: int, lq: int, ld: int) -> int:
@@ -50,7 +54,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
-    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide", "broad", "fp32", "stacked"))
+    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide", "broad", "fp32", "stacked", "wide-one", "batched"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
     from hsr import autotune, tune, tuned
@@ -63,7 +67,8 @@ def main():
     t0 = time.monotonic()
     cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING] \
         if args.grid == "bundled" else [("serve", c, "float32", False) for c in FP32] if args.grid == "fp32" \
-        else [("serve", c, "float16", False) for c in {"wide": WIDE, "broad": BROAD, "stacked": STACKED}[args.grid]]
+        else [("serve", c, "float16", False) for c in {"wide": WIDE, "broad": BROAD, "stacked": STACKED,
+                                                             "wide-one": WIDE_ONE, "batched": BATCHED}[args.grid]]
     for kind, (nq, lq, ld, d), dtype, grad in cases:
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)

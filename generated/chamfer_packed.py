@@ -189,7 +189,7 @@ def dist_fwd(
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, ONE_LOOP: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
@@ -250,235 +250,353 @@ def dist_fwd(
     # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged): the tiles past the bound are skipped, the full ones need no where
     m_end = tl.maximum(tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), m_end), 0).to(tl.int32)
     m_full = (m_end // BLOCK_M) * BLOCK_M
-    for m0 in range(0, m_full, BLOCK_M):
-        offs_m = m0 + tl.arange(0, BLOCK_M)
-        m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-        m_ok = m_in
-        # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
+    if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
+        for m0 in range(0, m_end, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
+            m_ok = m_in
+            # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
+            m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
 
-        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-        if DOT_MODE < 2:  # the expansion reads the rows less their shift
-            b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-        # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-        if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                        mask=k_in[None, :], other=0.0)  # a full tile: every row in bounds
-            if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-            else:
-                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-            else:
-                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-            asq = tl.zeros([BLOCK_N], tl.float32)
-            if COL_NORMS:
-                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-            else:
-                bsq = tl.zeros([BLOCK_M], tl.float32)
-            for k0 in range(0, size_k, BLOCK_K):
-                offs_k = k0 + tl.arange(0, BLOCK_K)
-                k_in = offs_k < size_k
-                a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                            mask=n_ok[:, None] & k_in[None, :], other=0.0)
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+            # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
+            if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                 b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                             mask=m_in[:, None] & k_in[None, :], other=0.0)
-                asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                if not COL_NORMS:
-                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                if DOT_FP32:
-                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                 else:
-                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-            if SMALL_D > 0:
-                _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 1:
-                _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 2:
-                _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 3:
-                _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 4:
-                _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 5:
-                _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 6:
-                _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 7:
-                _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                else:
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
+                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                else:
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
+                for k0 in range(0, size_k, BLOCK_K):
+                    offs_k = k0 + tl.arange(0, BLOCK_K)
+                    k_in = offs_k < size_k
+                    a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
+                                mask=n_ok[:, None] & k_in[None, :], other=0.0)
+                    b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                                mask=m_in[:, None] & k_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
 
-            # the squared distance from the differences: as exact as fp32 allows, at any offset
-            sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-            if SMALL_D > 0:
-                diff = _a0[:, None] - _b0[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 1:
-                diff = _a1[:, None] - _b1[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 2:
-                diff = _a2[:, None] - _b2[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 3:
-                diff = _a3[:, None] - _b3[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 4:
-                diff = _a4[:, None] - _b4[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 5:
-                diff = _a5[:, None] - _b5[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 6:
-                diff = _a6[:, None] - _b6[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 7:
-                diff = _a7[:, None] - _b7[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-        if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-            # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-            # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-            sq = bsq[None, :] - 2.0 * dot
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 1:
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 2:
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 3:
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 4:
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 5:
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 6:
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 7:
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                sq = bsq[None, :] - 2.0 * dot
 
-        key = sq
-        if ROW_SLOT:
-            # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-            # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-            key_row = tl.reduce(key, 1, _dist_select)[:, None]
-            if NEED_IDX:
-                # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                # A NaN never counts here; a row that met one is searched again after the loop.
-                at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                better = key_row < best2
-                idx2 = tl.where(better, at_row, idx2)
-            best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-        else:
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_m[None, :], idx2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-        m_seen += m_ok.to(tl.int32)
-
-    if m_full < m_end:  # the last, partial tile
-        m0 = m_full
-        offs_m = m0 + tl.arange(0, BLOCK_M)
-        m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-        m_ok = m_in
-        # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-        if DOT_MODE < 2:  # the expansion reads the rows less their shift
-            b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-        # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-        if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                        mask=m_in[:, None] & k_in[None, :], other=0.0)
-            if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+            key = sq
+            key = tl.where(m_ok[None, :], key, float("inf"))
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
-                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
+
+    else:  # the full tiles without bounds' masks, then the last, partial tile
+        for m0 in range(0, m_full, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
+            m_ok = m_in
+            # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
+            m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
+
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+            # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
+            if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
+                b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                            mask=k_in[None, :], other=0.0)  # a full tile: every row in bounds
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                else:
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                else:
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
+                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                else:
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
+                for k0 in range(0, size_k, BLOCK_K):
+                    offs_k = k0 + tl.arange(0, BLOCK_K)
+                    k_in = offs_k < size_k
+                    a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
+                                mask=n_ok[:, None] & k_in[None, :], other=0.0)
+                    b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                                mask=m_in[:, None] & k_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 1:
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 2:
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 3:
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 4:
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 5:
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 6:
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 7:
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                sq = bsq[None, :] - 2.0 * dot
+
+            key = sq
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
-                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-            asq = tl.zeros([BLOCK_N], tl.float32)
-            if COL_NORMS:
-                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-            else:
-                bsq = tl.zeros([BLOCK_M], tl.float32)
-            for k0 in range(0, size_k, BLOCK_K):
-                offs_k = k0 + tl.arange(0, BLOCK_K)
-                k_in = offs_k < size_k
-                a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                            mask=n_ok[:, None] & k_in[None, :], other=0.0)
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
+
+        if m_full < m_end:
+            m0 = m_full
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
+            m_ok = m_in
+            # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
+            m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
+
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+            # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
+            if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                 b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
                             mask=m_in[:, None] & k_in[None, :], other=0.0)
-                asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                if not COL_NORMS:
-                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                if DOT_FP32:
-                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                 else:
-                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-            if SMALL_D > 0:
-                _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 1:
-                _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 2:
-                _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 3:
-                _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 4:
-                _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 5:
-                _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 6:
-                _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 7:
-                _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                else:
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
+                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                else:
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
+                for k0 in range(0, size_k, BLOCK_K):
+                    offs_k = k0 + tl.arange(0, BLOCK_K)
+                    k_in = offs_k < size_k
+                    a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
+                                mask=n_ok[:, None] & k_in[None, :], other=0.0)
+                    b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                                mask=m_in[:, None] & k_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
 
-            # the squared distance from the differences: as exact as fp32 allows, at any offset
-            sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-            if SMALL_D > 0:
-                diff = _a0[:, None] - _b0[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 1:
-                diff = _a1[:, None] - _b1[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 2:
-                diff = _a2[:, None] - _b2[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 3:
-                diff = _a3[:, None] - _b3[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 4:
-                diff = _a4[:, None] - _b4[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 5:
-                diff = _a5[:, None] - _b5[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 6:
-                diff = _a6[:, None] - _b6[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-            if SMALL_D > 7:
-                diff = _a7[:, None] - _b7[None, :]
-                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-        if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-            # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-            # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-            sq = bsq[None, :] - 2.0 * dot
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 1:
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 2:
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 3:
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 4:
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 5:
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 6:
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 7:
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                sq = bsq[None, :] - 2.0 * dot
 
-        key = sq
-        key = tl.where(m_ok[None, :], key, float("inf"))
-        if ROW_SLOT:
-            # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-            # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-            key_row = tl.reduce(key, 1, _dist_select)[:, None]
-            if NEED_IDX:
-                # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                # A NaN never counts here; a row that met one is searched again after the loop.
-                at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                better = key_row < best2
-                idx2 = tl.where(better, at_row, idx2)
-            best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-        else:
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_m[None, :], idx2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-        m_seen += m_ok.to(tl.int32)
+            key = sq
+            key = tl.where(m_ok[None, :], key, float("inf"))
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
+
 
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
     if NEED_IDX:
@@ -1160,7 +1278,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         BLOCK_K=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
-        PRECISION=precision, COL_NORMS=col_norms,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
+        ONE_LOOP=dispatch.one_loop(sizes["m"]),
+        PRECISION=precision, COL_NORMS=col_norms,
+        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid

@@ -125,7 +125,7 @@ def dist_fwd(
     r_bucket, c_bucket,  # autotune keys only
     HAS_ylen: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, ONE_LOOP: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
@@ -177,153 +177,230 @@ def dist_fwd(
     if HAS_ylen:
         m_end = tl.maximum(tl.minimum(tl.load(ylen_ptr + pid_b * stride_ylen_b), m_end), 0).to(tl.int32)
     m_full = (m_end // BLOCK_M) * BLOCK_M
-    for m0 in range(0, m_full, BLOCK_M):
-        offs_m = m0 + tl.arange(0, BLOCK_M)
-        m_in = offs_m < size_m
-        m_ok = m_in
-        # spec line 7: where m < ylen
-        if HAS_ylen:
-            m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+    if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
+        for m0 in range(0, m_end, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < size_m
+            m_ok = m_in
+            # spec line 7: where m < ylen
+            if HAS_ylen:
+                m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
-        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-        # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
-        l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-        if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
-            if SMALL_D > 0:
-                _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 1:
-                _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 2:
-                _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 3:
-                _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 4:
-                _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 5:
-                _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 6:
-                _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 7:
-                _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+            l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+            if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-            if SMALL_D > 0:
-                l1 += tl.abs(_a0[:, None] - _b0[None, :])
-            if SMALL_D > 1:
-                l1 += tl.abs(_a1[:, None] - _b1[None, :])
-            if SMALL_D > 2:
-                l1 += tl.abs(_a2[:, None] - _b2[None, :])
-            if SMALL_D > 3:
-                l1 += tl.abs(_a3[:, None] - _b3[None, :])
-            if SMALL_D > 4:
-                l1 += tl.abs(_a4[:, None] - _b4[None, :])
-            if SMALL_D > 5:
-                l1 += tl.abs(_a5[:, None] - _b5[None, :])
-            if SMALL_D > 6:
-                l1 += tl.abs(_a6[:, None] - _b6[None, :])
-            if SMALL_D > 7:
-                l1 += tl.abs(_a7[:, None] - _b7[None, :])
-        else:
-            for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
-                a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
-                b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-                l1 += tl.abs(a_k[:, None] - b_k[None, :])
+                if SMALL_D > 0:
+                    l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                if SMALL_D > 1:
+                    l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                if SMALL_D > 2:
+                    l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                if SMALL_D > 3:
+                    l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                if SMALL_D > 4:
+                    l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                if SMALL_D > 5:
+                    l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                if SMALL_D > 6:
+                    l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                if SMALL_D > 7:
+                    l1 += tl.abs(_a7[:, None] - _b7[None, :])
+            else:
+                for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                    a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                    b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    l1 += tl.abs(a_k[:, None] - b_k[None, :])
 
-        key = l1
-        if ROW_SLOT:
-            # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-            # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-            key_row = tl.reduce(key, 1, _dist_select)[:, None]
-            if NEED_IDX:
-                # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                # A NaN never counts here; a row that met one is searched again after the loop.
-                at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                better = key_row < best2
-                idx2 = tl.where(better, at_row, idx2)
-            best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-        else:
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_m[None, :], idx2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-        m_seen += m_ok.to(tl.int32)
+            key = l1
+            key = tl.where(m_ok[None, :], key, float("inf"))
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
 
-    if m_full < m_end:  # the last, partial tile
-        m0 = m_full
-        offs_m = m0 + tl.arange(0, BLOCK_M)
-        m_in = offs_m < size_m
-        m_ok = m_in
-        # spec line 7: where m < ylen
-        if HAS_ylen:
-            m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+    else:  # the full tiles without bounds' masks, then the last, partial tile
+        for m0 in range(0, m_full, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < size_m
+            m_ok = m_in
+            # spec line 7: where m < ylen
+            if HAS_ylen:
+                m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
 
-        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-        # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
-        l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-        if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
-            if SMALL_D > 0:
-                _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 1:
-                _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 2:
-                _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 3:
-                _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 4:
-                _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 5:
-                _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 6:
-                _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-            if SMALL_D > 7:
-                _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+            l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+            if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
 
-            if SMALL_D > 0:
-                l1 += tl.abs(_a0[:, None] - _b0[None, :])
-            if SMALL_D > 1:
-                l1 += tl.abs(_a1[:, None] - _b1[None, :])
-            if SMALL_D > 2:
-                l1 += tl.abs(_a2[:, None] - _b2[None, :])
-            if SMALL_D > 3:
-                l1 += tl.abs(_a3[:, None] - _b3[None, :])
-            if SMALL_D > 4:
-                l1 += tl.abs(_a4[:, None] - _b4[None, :])
-            if SMALL_D > 5:
-                l1 += tl.abs(_a5[:, None] - _b5[None, :])
-            if SMALL_D > 6:
-                l1 += tl.abs(_a6[:, None] - _b6[None, :])
-            if SMALL_D > 7:
-                l1 += tl.abs(_a7[:, None] - _b7[None, :])
-        else:
-            for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
-                a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
-                b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
-                l1 += tl.abs(a_k[:, None] - b_k[None, :])
+                if SMALL_D > 0:
+                    l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                if SMALL_D > 1:
+                    l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                if SMALL_D > 2:
+                    l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                if SMALL_D > 3:
+                    l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                if SMALL_D > 4:
+                    l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                if SMALL_D > 5:
+                    l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                if SMALL_D > 6:
+                    l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                if SMALL_D > 7:
+                    l1 += tl.abs(_a7[:, None] - _b7[None, :])
+            else:
+                for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                    a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                    b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    l1 += tl.abs(a_k[:, None] - b_k[None, :])
 
-        key = l1
-        key = tl.where(m_ok[None, :], key, float("inf"))
-        if ROW_SLOT:
-            # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-            # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-            key_row = tl.reduce(key, 1, _dist_select)[:, None]
-            if NEED_IDX:
-                # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                # A NaN never counts here; a row that met one is searched again after the loop.
-                at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                better = key_row < best2
-                idx2 = tl.where(better, at_row, idx2)
-            best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-        else:
-            # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-            if NEED_IDX:
-                # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                # never counts here; a row that met one is searched again after the loop.
-                better = key < best2
-                idx2 = tl.where(better, offs_m[None, :], idx2)
-            best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-        m_seen += m_ok.to(tl.int32)
+            key = l1
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
+
+        if m_full < m_end:
+            m0 = m_full
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < size_m
+            m_ok = m_in
+            # spec line 7: where m < ylen
+            if HAS_ylen:
+                m_ok = m_ok & (offs_m < tl.load(ylen_ptr + pid_b * stride_ylen_b))
+
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1  where m < ylen
+            l1 = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+            if SMALL_D > 0:  # a few coordinates: unrolled, every load of the tile issued before the first use
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+
+                if SMALL_D > 0:
+                    l1 += tl.abs(_a0[:, None] - _b0[None, :])
+                if SMALL_D > 1:
+                    l1 += tl.abs(_a1[:, None] - _b1[None, :])
+                if SMALL_D > 2:
+                    l1 += tl.abs(_a2[:, None] - _b2[None, :])
+                if SMALL_D > 3:
+                    l1 += tl.abs(_a3[:, None] - _b3[None, :])
+                if SMALL_D > 4:
+                    l1 += tl.abs(_a4[:, None] - _b4[None, :])
+                if SMALL_D > 5:
+                    l1 += tl.abs(_a5[:, None] - _b5[None, :])
+                if SMALL_D > 6:
+                    l1 += tl.abs(_a6[:, None] - _b6[None, :])
+                if SMALL_D > 7:
+                    l1 += tl.abs(_a7[:, None] - _b7[None, :])
+            else:
+                for d0 in range(0, size_d):  # elementwise: |a - b| summed over d
+                    a_k = tl.load(a_row + d0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
+                    b_k = tl.load(b_row + d0 * stride_Y_d, mask=m_in, other=0.0).to(tl.float32)
+                    l1 += tl.abs(a_k[:, None] - b_k[None, :])
+
+            key = l1
+            key = tl.where(m_ok[None, :], key, float("inf"))
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    idx2 = tl.where(better, offs_m[None, :], idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
+
 
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
     if NEED_IDX:
@@ -1339,7 +1416,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
-        PRECISION=precision,        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
+        ONE_LOOP=dispatch.one_loop(sizes["m"]),
+        PRECISION=precision,
+        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid

@@ -140,7 +140,7 @@ def score_fwd(
     HAS_qmask: tl.constexpr,
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, SPLIT_S: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
     """Forward of score: one program per output cell (i, j), with
     BLOCK_I values of i stacked in one Q tile, so that each D tile
@@ -160,9 +160,14 @@ def score_fwd(
         cell = tl.program_id(0).to(tl.int64)
         s_lo = 0
         s_hi = size_s
-    pid_j = cell % size_j
-    rest_j = cell // size_j
-    pid_i_block = rest_j
+    if G_FIRST:  # blocks of i first: programs running at once share D tiles (dispatch.stacked_first)
+        pid_i_block = cell % tl.cdiv(size_i, BLOCK_I)
+        rest_i = cell // tl.cdiv(size_i, BLOCK_I)
+        pid_j = rest_i
+    else:
+        pid_j = cell % size_j
+        rest_j = cell // size_j
+        pid_i_block = rest_j
     # rows of the Q tile: BLOCK_I values of i x BLOCK_S values of s
     rows = tl.arange(0, BLOCK_I * BLOCK_S)
     pid_i = pid_i_block * BLOCK_I + rows // BLOCK_S
@@ -219,197 +224,295 @@ def score_fwd(
         t_seen = tl.zeros([BLOCK_T], tl.int32)
         t_end = size_t
         t_full = (t_end // BLOCK_T) * BLOCK_T
-        for t0 in range(0, t_full, BLOCK_T):
-            offs_t = t0 + tl.arange(0, BLOCK_T)
-            t_in = offs_t < size_t
-            t_ok = t_in
-            # spec line 12: where dmask
-            if HAS_dmask:
-                t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+        if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
+            for t0 in range(0, t_end, BLOCK_T):
+                offs_t = t0 + tl.arange(0, BLOCK_T)
+                t_in = offs_t < size_t
+                t_ok = t_in
+                # spec line 12: where dmask
+                if HAS_dmask:
+                    t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
 
-            b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
-            col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
 
-            # spec line 12: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
-            if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                            mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
-                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                else:
-                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-                dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                for d0 in range(0, size_d, BLOCK_D):
-                    offs_d = d0 + tl.arange(0, BLOCK_D)
-                    d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
-                                mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                # spec line 12: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
                     b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
                                 mask=t_in[:, None] & d_in[None, :], other=0.0)
-                    if DOT_FP32:
-                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
-                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                if SMALL_D > 0:
-                    _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 1:
-                    _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 2:
-                    _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 3:
-                    _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 4:
-                    _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 5:
-                    _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 6:
-                    _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 7:
-                    _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                    for d0 in range(0, size_d, BLOCK_D):
+                        offs_d = d0 + tl.arange(0, BLOCK_D)
+                        d_in = offs_d < size_d
+                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:
+                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
 
-                dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                if SMALL_D > 0:
-                    dot += _a0[:, None] * _b0[None, :]
-                if SMALL_D > 1:
-                    dot += _a1[:, None] * _b1[None, :]
-                if SMALL_D > 2:
-                    dot += _a2[:, None] * _b2[None, :]
-                if SMALL_D > 3:
-                    dot += _a3[:, None] * _b3[None, :]
-                if SMALL_D > 4:
-                    dot += _a4[:, None] * _b4[None, :]
-                if SMALL_D > 5:
-                    dot += _a5[:, None] * _b5[None, :]
-                if SMALL_D > 6:
-                    dot += _a6[:, None] * _b6[None, :]
-                if SMALL_D > 7:
-                    dot += _a7[:, None] * _b7[None, :]
+                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                    if SMALL_D > 0:
+                        dot += _a0[:, None] * _b0[None, :]
+                    if SMALL_D > 1:
+                        dot += _a1[:, None] * _b1[None, :]
+                    if SMALL_D > 2:
+                        dot += _a2[:, None] * _b2[None, :]
+                    if SMALL_D > 3:
+                        dot += _a3[:, None] * _b3[None, :]
+                    if SMALL_D > 4:
+                        dot += _a4[:, None] * _b4[None, :]
+                    if SMALL_D > 5:
+                        dot += _a5[:, None] * _b5[None, :]
+                    if SMALL_D > 6:
+                        dot += _a6[:, None] * _b6[None, :]
+                    if SMALL_D > 7:
+                        dot += _a7[:, None] * _b7[None, :]
 
-            key = (col_dscale[None, :] * dot)
-            if HAS_dmask:  # a full tile needs only the conditions that are not bounds
+                key = (col_dscale[None, :] * dot)
                 key = tl.where(t_ok[None, :], key, float("-inf"))
-            if ROW_SLOT:
-                # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
-                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                key_row = tl.reduce(key, 1, _score_select)[:, None]
-                if NEED_IDX:
-                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                    # A NaN never counts here; a row that met one is searched again after the loop.
-                    at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
-                    better = key_row > best2
-                    idx2 = tl.where(better, at_row, idx2)
-                    x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                    x2 = tl.where(better, x_row, x2)
-                best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-            else:
-                # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-                if NEED_IDX:
-                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                    # never counts here; a row that met one is searched again after the loop.
-                    better = key > best2
-                    idx2 = tl.where(better, offs_t[None, :], idx2)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                        x2 = tl.where(better, dot, x2)
-                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-            t_seen += t_ok.to(tl.int32)
-
-        if t_full < t_end:  # the last, partial tile
-            t0 = t_full
-            offs_t = t0 + tl.arange(0, BLOCK_T)
-            t_in = offs_t < size_t
-            t_ok = t_in
-            # spec line 12: where dmask
-            if HAS_dmask:
-                t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
-
-            b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
-            col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
-
-            # spec line 12: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
-            if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                            mask=t_in[:, None] & d_in[None, :], other=0.0)
-                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                if ROW_SLOT:
+                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                    key_row = tl.reduce(key, 1, _score_select)[:, None]
+                    if NEED_IDX:
+                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                        # A NaN never counts here; a row that met one is searched again after the loop.
+                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                        better = key_row > best2
+                        idx2 = tl.where(better, at_row, idx2)
+                        x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                        x2 = tl.where(better, x_row, x2)
+                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
                 else:
-                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-                dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                for d0 in range(0, size_d, BLOCK_D):
-                    offs_d = d0 + tl.arange(0, BLOCK_D)
-                    d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
-                                mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                    if NEED_IDX:
+                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                        # never counts here; a row that met one is searched again after the loop.
+                        better = key > best2
+                        idx2 = tl.where(better, offs_t[None, :], idx2)
+                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                            x2 = tl.where(better, dot, x2)
+                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                t_seen += t_ok.to(tl.int32)
+
+        else:  # the full tiles without bounds' masks, then the last, partial tile
+            for t0 in range(0, t_full, BLOCK_T):
+                offs_t = t0 + tl.arange(0, BLOCK_T)
+                t_in = offs_t < size_t
+                t_ok = t_in
+                # spec line 12: where dmask
+                if HAS_dmask:
+                    t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                # spec line 12: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
+                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                    for d0 in range(0, size_d, BLOCK_D):
+                        offs_d = d0 + tl.arange(0, BLOCK_D)
+                        d_in = offs_d < size_d
+                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:
+                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                    if SMALL_D > 0:
+                        dot += _a0[:, None] * _b0[None, :]
+                    if SMALL_D > 1:
+                        dot += _a1[:, None] * _b1[None, :]
+                    if SMALL_D > 2:
+                        dot += _a2[:, None] * _b2[None, :]
+                    if SMALL_D > 3:
+                        dot += _a3[:, None] * _b3[None, :]
+                    if SMALL_D > 4:
+                        dot += _a4[:, None] * _b4[None, :]
+                    if SMALL_D > 5:
+                        dot += _a5[:, None] * _b5[None, :]
+                    if SMALL_D > 6:
+                        dot += _a6[:, None] * _b6[None, :]
+                    if SMALL_D > 7:
+                        dot += _a7[:, None] * _b7[None, :]
+
+                key = (col_dscale[None, :] * dot)
+                if HAS_dmask:  # a full tile needs only the conditions that are not bounds
+                    key = tl.where(t_ok[None, :], key, float("-inf"))
+                if ROW_SLOT:
+                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                    key_row = tl.reduce(key, 1, _score_select)[:, None]
+                    if NEED_IDX:
+                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                        # A NaN never counts here; a row that met one is searched again after the loop.
+                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                        better = key_row > best2
+                        idx2 = tl.where(better, at_row, idx2)
+                        x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                        x2 = tl.where(better, x_row, x2)
+                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                else:
+                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                    if NEED_IDX:
+                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                        # never counts here; a row that met one is searched again after the loop.
+                        better = key > best2
+                        idx2 = tl.where(better, offs_t[None, :], idx2)
+                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                            x2 = tl.where(better, dot, x2)
+                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                t_seen += t_ok.to(tl.int32)
+
+            if t_full < t_end:
+                t0 = t_full
+                offs_t = t0 + tl.arange(0, BLOCK_T)
+                t_in = offs_t < size_t
+                t_ok = t_in
+                # spec line 12: where dmask
+                if HAS_dmask:
+                    t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                # spec line 12: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
                     b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
                                 mask=t_in[:, None] & d_in[None, :], other=0.0)
-                    if DOT_FP32:
-                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
-                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                if SMALL_D > 0:
-                    _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 1:
-                    _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 2:
-                    _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 3:
-                    _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 4:
-                    _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 5:
-                    _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 6:
-                    _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 7:
-                    _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                    for d0 in range(0, size_d, BLOCK_D):
+                        offs_d = d0 + tl.arange(0, BLOCK_D)
+                        d_in = offs_d < size_d
+                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:
+                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
 
-                dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                if SMALL_D > 0:
-                    dot += _a0[:, None] * _b0[None, :]
-                if SMALL_D > 1:
-                    dot += _a1[:, None] * _b1[None, :]
-                if SMALL_D > 2:
-                    dot += _a2[:, None] * _b2[None, :]
-                if SMALL_D > 3:
-                    dot += _a3[:, None] * _b3[None, :]
-                if SMALL_D > 4:
-                    dot += _a4[:, None] * _b4[None, :]
-                if SMALL_D > 5:
-                    dot += _a5[:, None] * _b5[None, :]
-                if SMALL_D > 6:
-                    dot += _a6[:, None] * _b6[None, :]
-                if SMALL_D > 7:
-                    dot += _a7[:, None] * _b7[None, :]
+                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                    if SMALL_D > 0:
+                        dot += _a0[:, None] * _b0[None, :]
+                    if SMALL_D > 1:
+                        dot += _a1[:, None] * _b1[None, :]
+                    if SMALL_D > 2:
+                        dot += _a2[:, None] * _b2[None, :]
+                    if SMALL_D > 3:
+                        dot += _a3[:, None] * _b3[None, :]
+                    if SMALL_D > 4:
+                        dot += _a4[:, None] * _b4[None, :]
+                    if SMALL_D > 5:
+                        dot += _a5[:, None] * _b5[None, :]
+                    if SMALL_D > 6:
+                        dot += _a6[:, None] * _b6[None, :]
+                    if SMALL_D > 7:
+                        dot += _a7[:, None] * _b7[None, :]
 
-            key = (col_dscale[None, :] * dot)
-            key = tl.where(t_ok[None, :], key, float("-inf"))
-            if ROW_SLOT:
-                # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
-                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                key_row = tl.reduce(key, 1, _score_select)[:, None]
-                if NEED_IDX:
-                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                    # A NaN never counts here; a row that met one is searched again after the loop.
-                    at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
-                    better = key_row > best2
-                    idx2 = tl.where(better, at_row, idx2)
-                    x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                    x2 = tl.where(better, x_row, x2)
-                best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-            else:
-                # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-                if NEED_IDX:
-                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                    # never counts here; a row that met one is searched again after the loop.
-                    better = key > best2
-                    idx2 = tl.where(better, offs_t[None, :], idx2)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                        x2 = tl.where(better, dot, x2)
-                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-            t_seen += t_ok.to(tl.int32)
+                key = (col_dscale[None, :] * dot)
+                key = tl.where(t_ok[None, :], key, float("-inf"))
+                if ROW_SLOT:
+                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                    key_row = tl.reduce(key, 1, _score_select)[:, None]
+                    if NEED_IDX:
+                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                        # A NaN never counts here; a row that met one is searched again after the loop.
+                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                        better = key_row > best2
+                        idx2 = tl.where(better, at_row, idx2)
+                        x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                        x2 = tl.where(better, x_row, x2)
+                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                else:
+                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                    if NEED_IDX:
+                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                        # never counts here; a row that met one is searched again after the loop.
+                        better = key > best2
+                        idx2 = tl.where(better, offs_t[None, :], idx2)
+                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                            x2 = tl.where(better, dot, x2)
+                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                t_seen += t_ok.to(tl.int32)
+
 
         best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
         if NEED_IDX:
@@ -723,7 +826,9 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
-        PRECISION=precision,        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
+        ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()),
+        PRECISION=precision,
+        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
     other_cells = n_cells // sizes["i"] * n_chunks
 

@@ -164,7 +164,7 @@ def score_fwd(
     ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, SPLIT_S: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
     """Forward of score: one program per output cell (n), or with
     SPLIT_S (rows per chunk) one per (cell, chunk of s)."""
@@ -233,181 +233,272 @@ def score_fwd(
         # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged): the tiles past the bound are skipped, the full ones need no where
         t_end = tl.maximum(tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), t_end), 0).to(tl.int32)
         t_full = (t_end // BLOCK_T) * BLOCK_T
-        for t0 in range(0, t_full, BLOCK_T):
-            offs_t = t0 + tl.arange(0, BLOCK_T)
-            t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
-            t_ok = t_in
-            # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
-            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
+        if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
+            for t0 in range(0, t_end, BLOCK_T):
+                offs_t = t0 + tl.arange(0, BLOCK_T)
+                t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
+                t_ok = t_in
+                # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
+                t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
 
-            b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
-            # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
-            if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                            mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
-                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                else:
-                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-                dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
-                for d0 in range(0, size_d, BLOCK_D):
-                    offs_d = d0 + tl.arange(0, BLOCK_D)
-                    d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
-                                mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
+                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
                     b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
                                 mask=t_in[:, None] & d_in[None, :], other=0.0)
-                    if DOT_FP32:
-                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
-                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                if SMALL_D > 0:
-                    _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 1:
-                    _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 2:
-                    _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 3:
-                    _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 4:
-                    _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 5:
-                    _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 6:
-                    _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 7:
-                    _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                    dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
+                    for d0 in range(0, size_d, BLOCK_D):
+                        offs_d = d0 + tl.arange(0, BLOCK_D)
+                        d_in = offs_d < size_d
+                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:
+                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
 
-                dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
-                if SMALL_D > 0:
-                    dot += _a0[:, None] * _b0[None, :]
-                if SMALL_D > 1:
-                    dot += _a1[:, None] * _b1[None, :]
-                if SMALL_D > 2:
-                    dot += _a2[:, None] * _b2[None, :]
-                if SMALL_D > 3:
-                    dot += _a3[:, None] * _b3[None, :]
-                if SMALL_D > 4:
-                    dot += _a4[:, None] * _b4[None, :]
-                if SMALL_D > 5:
-                    dot += _a5[:, None] * _b5[None, :]
-                if SMALL_D > 6:
-                    dot += _a6[:, None] * _b6[None, :]
-                if SMALL_D > 7:
-                    dot += _a7[:, None] * _b7[None, :]
+                    dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
+                    if SMALL_D > 0:
+                        dot += _a0[:, None] * _b0[None, :]
+                    if SMALL_D > 1:
+                        dot += _a1[:, None] * _b1[None, :]
+                    if SMALL_D > 2:
+                        dot += _a2[:, None] * _b2[None, :]
+                    if SMALL_D > 3:
+                        dot += _a3[:, None] * _b3[None, :]
+                    if SMALL_D > 4:
+                        dot += _a4[:, None] * _b4[None, :]
+                    if SMALL_D > 5:
+                        dot += _a5[:, None] * _b5[None, :]
+                    if SMALL_D > 6:
+                        dot += _a6[:, None] * _b6[None, :]
+                    if SMALL_D > 7:
+                        dot += _a7[:, None] * _b7[None, :]
 
-            key = dot
-            if ROW_SLOT:
-                # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
-                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                key_row = tl.reduce(key, 1, _score_select)[:, None]
-                if NEED_IDX:
-                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                    # A NaN never counts here; a row that met one is searched again after the loop.
-                    at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
-                    better = key_row > best2
-                    idx2 = tl.where(better, at_row, idx2)
-                best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-            else:
-                # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-                if NEED_IDX:
-                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                    # never counts here; a row that met one is searched again after the loop.
-                    better = key > best2
-                    idx2 = tl.where(better, offs_t[None, :], idx2)
-                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-            t_seen += t_ok.to(tl.int32)
-
-        if t_full < t_end:  # the last, partial tile
-            t0 = t_full
-            offs_t = t0 + tl.arange(0, BLOCK_T)
-            t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
-            t_ok = t_in
-            # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
-            t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
-
-            b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
-            # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
-            if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
-                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                            mask=t_in[:, None] & d_in[None, :], other=0.0)
-                if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                key = dot
+                key = tl.where(t_ok[None, :], key, float("-inf"))
+                if ROW_SLOT:
+                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                    key_row = tl.reduce(key, 1, _score_select)[:, None]
+                    if NEED_IDX:
+                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                        # A NaN never counts here; a row that met one is searched again after the loop.
+                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                        better = key_row > best2
+                        idx2 = tl.where(better, at_row, idx2)
+                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
                 else:
-                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-                dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
-                for d0 in range(0, size_d, BLOCK_D):
-                    offs_d = d0 + tl.arange(0, BLOCK_D)
-                    d_in = offs_d < size_d
-                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
-                                mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                    if NEED_IDX:
+                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                        # never counts here; a row that met one is searched again after the loop.
+                        better = key > best2
+                        idx2 = tl.where(better, offs_t[None, :], idx2)
+                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                t_seen += t_ok.to(tl.int32)
+
+        else:  # the full tiles without bounds' masks, then the last, partial tile
+            for t0 in range(0, t_full, BLOCK_T):
+                offs_t = t0 + tl.arange(0, BLOCK_T)
+                t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
+                t_ok = t_in
+                # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
+                t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
+
+                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
+                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
+                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                    dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
+                    for d0 in range(0, size_d, BLOCK_D):
+                        offs_d = d0 + tl.arange(0, BLOCK_D)
+                        d_in = offs_d < size_d
+                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:
+                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                    dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
+                    if SMALL_D > 0:
+                        dot += _a0[:, None] * _b0[None, :]
+                    if SMALL_D > 1:
+                        dot += _a1[:, None] * _b1[None, :]
+                    if SMALL_D > 2:
+                        dot += _a2[:, None] * _b2[None, :]
+                    if SMALL_D > 3:
+                        dot += _a3[:, None] * _b3[None, :]
+                    if SMALL_D > 4:
+                        dot += _a4[:, None] * _b4[None, :]
+                    if SMALL_D > 5:
+                        dot += _a5[:, None] * _b5[None, :]
+                    if SMALL_D > 6:
+                        dot += _a6[:, None] * _b6[None, :]
+                    if SMALL_D > 7:
+                        dot += _a7[:, None] * _b7[None, :]
+
+                key = dot
+                if ROW_SLOT:
+                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                    key_row = tl.reduce(key, 1, _score_select)[:, None]
+                    if NEED_IDX:
+                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                        # A NaN never counts here; a row that met one is searched again after the loop.
+                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                        better = key_row > best2
+                        idx2 = tl.where(better, at_row, idx2)
+                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                else:
+                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                    if NEED_IDX:
+                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                        # never counts here; a row that met one is searched again after the loop.
+                        better = key > best2
+                        idx2 = tl.where(better, offs_t[None, :], idx2)
+                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                t_seen += t_ok.to(tl.int32)
+
+            if t_full < t_end:
+                t0 = t_full
+                offs_t = t0 + tl.arange(0, BLOCK_T)
+                t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
+                t_ok = t_in
+                # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged)
+                t_ok = t_ok & (offs_t < (tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))))
+
+                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
+                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
                     b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
                                 mask=t_in[:, None] & d_in[None, :], other=0.0)
-                    if DOT_FP32:
-                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
-                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                if SMALL_D > 0:
-                    _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 1:
-                    _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 2:
-                    _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 3:
-                    _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 4:
-                    _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 5:
-                    _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 6:
-                    _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                if SMALL_D > 7:
-                    _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                    dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
+                    for d0 in range(0, size_d, BLOCK_D):
+                        offs_d = d0 + tl.arange(0, BLOCK_D)
+                        d_in = offs_d < size_d
+                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:
+                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                    if SMALL_D > 0:
+                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
 
-                dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
-                if SMALL_D > 0:
-                    dot += _a0[:, None] * _b0[None, :]
-                if SMALL_D > 1:
-                    dot += _a1[:, None] * _b1[None, :]
-                if SMALL_D > 2:
-                    dot += _a2[:, None] * _b2[None, :]
-                if SMALL_D > 3:
-                    dot += _a3[:, None] * _b3[None, :]
-                if SMALL_D > 4:
-                    dot += _a4[:, None] * _b4[None, :]
-                if SMALL_D > 5:
-                    dot += _a5[:, None] * _b5[None, :]
-                if SMALL_D > 6:
-                    dot += _a6[:, None] * _b6[None, :]
-                if SMALL_D > 7:
-                    dot += _a7[:, None] * _b7[None, :]
+                    dot = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
+                    if SMALL_D > 0:
+                        dot += _a0[:, None] * _b0[None, :]
+                    if SMALL_D > 1:
+                        dot += _a1[:, None] * _b1[None, :]
+                    if SMALL_D > 2:
+                        dot += _a2[:, None] * _b2[None, :]
+                    if SMALL_D > 3:
+                        dot += _a3[:, None] * _b3[None, :]
+                    if SMALL_D > 4:
+                        dot += _a4[:, None] * _b4[None, :]
+                    if SMALL_D > 5:
+                        dot += _a5[:, None] * _b5[None, :]
+                    if SMALL_D > 6:
+                        dot += _a6[:, None] * _b6[None, :]
+                    if SMALL_D > 7:
+                        dot += _a7[:, None] * _b7[None, :]
 
-            key = dot
-            key = tl.where(t_ok[None, :], key, float("-inf"))
-            if ROW_SLOT:
-                # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
-                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                key_row = tl.reduce(key, 1, _score_select)[:, None]
-                if NEED_IDX:
-                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                    # A NaN never counts here; a row that met one is searched again after the loop.
-                    at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
-                    better = key_row > best2
-                    idx2 = tl.where(better, at_row, idx2)
-                best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-            else:
-                # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-                if NEED_IDX:
-                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                    # never counts here; a row that met one is searched again after the loop.
-                    better = key > best2
-                    idx2 = tl.where(better, offs_t[None, :], idx2)
-                best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-            t_seen += t_ok.to(tl.int32)
+                key = dot
+                key = tl.where(t_ok[None, :], key, float("-inf"))
+                if ROW_SLOT:
+                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                    key_row = tl.reduce(key, 1, _score_select)[:, None]
+                    if NEED_IDX:
+                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                        # A NaN never counts here; a row that met one is searched again after the loop.
+                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                        better = key_row > best2
+                        idx2 = tl.where(better, at_row, idx2)
+                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                else:
+                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                    if NEED_IDX:
+                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                        # never counts here; a row that met one is searched again after the loop.
+                        better = key > best2
+                        idx2 = tl.where(better, offs_t[None, :], idx2)
+                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                t_seen += t_ok.to(tl.int32)
+
 
         best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
         if NEED_IDX:
@@ -1156,7 +1247,9 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
-        PRECISION=precision,        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
+        ONE_LOOP=dispatch.one_loop(sizes["t"]),
+        PRECISION=precision,
+        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
     grid = (n_cells * n_chunks,)
     if kernel is None:

@@ -136,7 +136,7 @@ def rep_fwd(
     HAS_mask: tl.constexpr,
     HAS_bias: tl.constexpr,
     BLOCK_V: tl.constexpr, BLOCK_S: tl.constexpr, BLOCK_H: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, TIES: tl.constexpr, TMA: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, TIES: tl.constexpr, ONE_LOOP: tl.constexpr, TMA: tl.constexpr,
 ):
     """Forward of rep: one program per (b, block of v)."""
     # spec line 9: rep[b, v] = max_s log1p(relu(<H_s, W_v> + bias_v))  where mask
@@ -1222,7 +1222,9 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         BLOCK_H=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
-        PRECISION=precision, TIES=ties,        DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, TMA=tma is not None,
+        ONE_LOOP=dispatch.one_loop(sizes["s"]),
+        PRECISION=precision, TIES=ties,
+        DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, TMA=tma is not None,
     )
 
     def grid(meta):  # one program per cell and block of v, on a flat grid

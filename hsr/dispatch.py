@@ -13,11 +13,12 @@ Two kinds of rule live here:
 
 `forward_kernel` puts the two together in words for `explain()`: the family that
 runs and, where a faster one does not, what blocks it. No rule asks which op a
-spec is. Generated modules import this module at run time: torch and os only.
+spec is. Generated modules import this module at run time: torch, math and os only.
 """
 
 from __future__ import annotations
 
+import math
 import os
 
 import torch
@@ -505,6 +506,65 @@ def _few_cells_rows(split_pass: bool) -> int:
     return FEW_CELLS_SPLIT_ROWS if split_pass else FEW_CELLS_ROWS
 
 
+ONE_LOOP_COLS = 1024  # selected-axis lengths up to which the general loop takes its last tile in the loop
+
+
+def one_loop(cols: int) -> bool:
+    """Whether the general loop runs its last, partial tile of the selected axis inside
+    the tile loop (every tile masked by the bounds), rather than after it (the full tiles
+    unmasked, then the partial one on its own). After the loop, the partial tile's loads
+    wait on their own, outside the loop's pipeline: at 300 columns in tiles of 64, one tile
+    in five. Measured on an H200 (bench/results/h200-batched-2026-11-27/), fp16 MaxSim,
+    in the loop / after it: 64 x 10000 documents of 32 x 300, masked, 8.24 / 10.55 ms at the
+    shipped config; 16 x 5000 of 32 x 180 0.569 / 0.633; 64 x 20000 of 32 x 120 9.28 /
+    10.36; 32 x 3000 of 32 x 256 (no partial tile) 0.637 / 0.629. HSR_ONE_LOOP=0/1
+    overrides (sweeps)."""
+    override = os.environ.get("HSR_ONE_LOOP")
+    if override:
+        return override == "1"
+    return cols % 128 != 0 and cols <= ONE_LOOP_COLS  # a multiple of 128 leaves no partial tile
+
+
+def one_loop_words(term, cols: int | None) -> str:
+    """explain()'s line on where the general loop takes its last, partial tile (one_loop)."""
+    rule = (f"in the tile loop where {term.c!r} is not a multiple of 128 and at most {ONE_LOOP_COLS} long, "
+            f"else after the loop")
+    if cols is None:
+        return f"  last, partial tile of {term.c!r} (general loop): {rule}"
+    return (f"  last, partial tile of {term.c!r} (general loop): {'in the tile loop' if one_loop(cols) else 'after the loop'}"
+            f" ({cols} long; {rule})")
+
+
+STACKED_FIRST_BYTES = 8 << 20  # the stacked operand's bytes up to which its blocks lead the launch order
+
+
+def stacked_first(a_bytes: int) -> bool:
+    """Whether the general loop's stacked blocks (several queries in one A tile) are
+    neighbours in launch order, the other cells after them. With the other cells first
+    (a program per document, the next one the next document), the programs running at
+    once hold one block of queries and many documents: each B tile is read from memory
+    once per block of queries. With the blocks first, the programs running at once share
+    their documents, each B tile is read from memory once and from L2 by the other blocks,
+    and A is read from L2, where it fits: STACKED_FIRST_BYTES, a sixth of an H100's L2.
+    Measured on an H200 (bench/results/h200-batched-2026-11-27/), fp16 MaxSim, blocks
+    first / documents first: 64 queries x 10000 documents of 32 x 300, masked (768 MB of
+    documents), 8.24 / 8.96 ms at the shipped config, 5.26 / 5.92 at 4 queries a block and
+    4 warps; 32 x 3000 of 32 x 256 0.637 / 0.818; 128 x 2000 of 64 x 500 8.50 / 9.22."""
+    return a_bytes <= STACKED_FIRST_BYTES
+
+
+def stacked_first_words(term, a_bytes: int | None) -> str:
+    """explain()'s line on the stacked general loop's launch order (stacked_first)."""
+    rule = (f"the blocks of {term.a.name} rows lead the launch order where {term.a.name} holds at most "
+            f"{STACKED_FIRST_BYTES >> 20} MiB (each {term.b.name} tile read from memory once, from L2 by the "
+            f"other blocks), else the other cells do")
+    if a_bytes is None:
+        return f"  launch order (general loop, stacked): {rule}"
+    first = stacked_first(a_bytes)
+    return (f"  launch order (general loop, stacked): {'the stacked blocks first' if first else 'the other cells first'}"
+            f" ({a_bytes / (1 << 20):.1f} MiB of {term.a.name}; {rule})")
+
+
 def split_rows(cells: int, rows: int, cols: int, autotuned: bool, split_pass: bool = False) -> int:
     """Rows per chunk where a forward with an outer sum splits the outer axis
     over programs, 0 where it does not: FEW_CELLS_ROWS (FEW_CELLS_SPLIT_ROWS on the
@@ -886,6 +946,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  forward kernel: {general}" + "".join(f"; {m}" for m in more))
             if term.pair != "l1":
                 lines.append(row_slot_words(term.pair in ("sqdist", "dist")))
+            lines.append(one_loop_words(term, None))
             if term.pair in ("sqdist", "dist"):
                 lines.append(col_norms_words(term, None))
     else:
@@ -915,6 +976,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                          f"given a mask: {general} ({FAMILIES[general]})")
         else:
             lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
+        if family in ("tiles", "tiles-long", "tiles-tma", "points") and cols:
+            lines.append(one_loop_words(term, cols))
         if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
             lines.append(row_slot_words(l2))
             if l2:
@@ -938,6 +1001,10 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             if not f["lean"] and offsets_foldable(term) else "one check launch before the forward"))
     if f["stacked"]:
         lines.append(f"  stacking (general loop): values of {f['stacked']!r} share each {term.b.name} tile")
+        a_bytes = None
+        if sizes is not None and all(a in sizes for a in term.a.axes):
+            a_bytes = math.prod(sizes[a] for a in term.a.axes) * (4 if dtype == "float32" else 2)
+        lines.append(stacked_first_words(term, a_bytes))
     elif term.outer in ("sum", "mean", "max", "min"):
         lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {FEW_CELLS_ROWS} "
                      f"({FEW_CELLS_SPLIT_ROWS} on the split pass) across programs "

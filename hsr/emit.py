@@ -107,6 +107,17 @@ def _decompose(var: str, axes, blocked: str | None = None) -> list[str]:
     return stmts
 
 
+def _blocked_first(var: str, axes, blocked: str) -> list[str]:
+    """_decompose with the blocked axis's blocks varying fastest (the others row-major
+    after them): the launch order of dispatch.stacked_first."""
+    size = f"tl.cdiv(size_{blocked}, BLOCK_{blocked.upper()})"
+    others = [a for a in axes if a != blocked]
+    head = [f"pid_{blocked}_block = {var} % {size}"]
+    if not others:
+        return head
+    return head + [f"rest_{blocked} = {var} // {size}"] + _decompose(f"rest_{blocked}", others)
+
+
 def _wide(var: str, axes) -> list[str]:
     """_decompose of a loop counter, widened to int64 first: the pid_<axis> it
     gives multiply strides, and a ColPali corpus passes 2^31 elements."""
@@ -298,6 +309,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         # x (the primitive) carried through the tile loop; L2 pairs recompute it at the selection
         track_x=t.need_x and not t.key_is_prim and t.pair not in ("sqdist", "dist"),
         decompose_cell=_decompose("cell", t.grid, blocked),
+        decompose_cell_g_first=_blocked_first("cell", t.grid, blocked) if blocked else [],
         G=blocked or "", ROWS=f"BLOCK_{blocked.upper()} * BLOCK_{t.r.upper()}" if blocked else f"BLOCK_{t.r.upper()}",
         decompose_cell_flat=_decompose("cell", t.grid),
         pair_uses_b=any(w in weights for w in ("l1", "sq", "bsq", "ib")),

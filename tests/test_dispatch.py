@@ -420,3 +420,22 @@ def test_an_l2_key_of_many_short_row_sets_runs_lean(monkeypatch):
         op(*_inputs(op, sizes, torch.float16, "cpu"))
         assert any(k.endswith("_fwd_lean") for k in kernels) == lean, (s, kernels)
         assert ("forward kernel: lean" in op.explain(sizes, torch.float16)) == lean
+
+
+def test_the_stacked_loop_reads_each_document_once_and_pipelines_its_last_tile(monkeypatch):
+    """dispatch.stacked_first: where the queries fit in L2 their blocks lead the launch order;
+    dispatch.one_loop: the last, partial tile of a short selected axis runs in the tile loop.
+    explain() names both choices for a call."""
+    monkeypatch.delenv("HSR_ONE_LOOP", raising=False)
+    assert dispatch.one_loop(300) and dispatch.one_loop(1000)
+    assert not dispatch.one_loop(256) and not dispatch.one_loop(1024) and not dispatch.one_loop(3000)
+    monkeypatch.setenv("HSR_ONE_LOOP", "0")
+    assert not dispatch.one_loop(300)
+    monkeypatch.delenv("HSR_ONE_LOOP")
+    assert dispatch.stacked_first(512 << 10) and not dispatch.stacked_first(64 << 20)
+    text = hsr.compile(MAXSIM).explain(dict(i=64, j=10000, s=32, t=300, d=128), torch.float16)
+    assert "launch order (general loop, stacked): the stacked blocks first (0.5 MiB of Q" in text
+    assert "last, partial tile of 't' (general loop): in the tile loop (300 long" in text
+    text = hsr.compile(MAXSIM).explain(dict(i=2048, j=1000, s=32, t=256, d=128), torch.float16)
+    assert "the other cells first (16.0 MiB of Q" in text
+    assert "after the loop (256 long" in text

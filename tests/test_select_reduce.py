@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from profiles import examples
 
 import hsr
-from hsr import kept
+from hsr import dispatch, kept, launcher
 
 OPS = Path(__file__).resolve().parent.parent / "ops"
 EXAMPLES = OPS.parent / "examples"
@@ -375,6 +375,39 @@ def test_an_outer_sum_split_over_programs(split_ops, device, ni, nj, s, t, seed)
     first = op(*(x.to(device) for x in (Q, D, w)), **{k: v.to(device) for k, v in kw.items()})
     again = op(*(x.to(device) for x in (Q, D, w)), **{k: v.to(device) for k, v in kw.items()})
     assert torch.equal(first, again)
+
+
+@settings(max_examples=examples(5))
+@given(st.integers(3, 5), st.integers(1, 3), st.integers(1, 40), st.integers(1, 150), st.integers(0, 10**6))
+def test_the_stacked_loop_in_either_launch_order_and_tile_loop(split_ops, device, ni, nj, s, t, seed):
+    """The general loop's stacked queries with their blocks first in launch order or the
+    documents first (dispatch.stacked_first), and its last, partial tile in the tile loop
+    or after it (dispatch.one_loop): values, indices and gradients as the reference in all
+    four, with masks, an empty document and a whole query left out."""
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((ni, s, 16), gen), _ints((nj, t, 16), gen)
+    w = _ints((ni, s), gen)
+    qmask = torch.rand(ni, s, generator=gen) < 0.8
+    qmask[1] = False
+    dmask = torch.rand(nj, t, generator=gen) < 0.7
+    dmask[-1] = False
+    op = split_ops["weighted_sum_of_max"]
+    flags, plain = set(), launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
+            flags.add((kwargs["G_FIRST"], kwargs["ONE_LOOP"]))
+        return plain(kernel, grid, *args, **kwargs)
+    for first_bytes in (-1, 1 << 40):
+        for one_loop in ("0", "1"):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(dispatch, "STACKED_FIRST_BYTES", first_bytes)
+                mp.setenv("HSR_ONE_LOOP", one_loop)
+                mp.setattr(launcher, "launch", spy)
+                kept.forget()
+                _check(op, (Q, D, w), {"qmask": qmask, "dmask": dmask}, (0, 1, 2), device)
+    kept.forget()
+    assert flags == {(False, False), (False, True), (True, False), (True, True)}
 
 
 def test_a_split_sum_of_a_distance_with_a_few_coordinates(split_ops, device):

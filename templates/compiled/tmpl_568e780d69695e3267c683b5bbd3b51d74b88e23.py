@@ -905,7 +905,17 @@ def root(context, missing=missing):
     yield str(('need_sel' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'need_idx'))
     yield ', DOT_MODE=dot_mode, SMALL_D=small_d,\n        ROW_SLOT=dispatch.row_slot(dot_mode, '
     yield str(('need_sel' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'need_idx'))
-    yield '),\n\n        PRECISION=precision,'
+    yield '),\n\n        ONE_LOOP=dispatch.one_loop(sizes["'
+    yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+    yield '"]),'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        pass
+        yield ' G_FIRST=dispatch.stacked_first('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.numel() * '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.element_size()),'
+    yield '\n        PRECISION=precision,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
         yield ' COL_NORMS=col_norms,'
@@ -914,7 +924,7 @@ def root(context, missing=missing):
         yield ' TIES='
         yield str(('True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'index_out') else 'ties'))
         yield ','
-    yield '        DOT_FP32=runtime.interpreting() and '
+    yield '\n        DOT_FP32=runtime.interpreting() and '
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_.dtype == torch.bfloat16,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
@@ -931,7 +941,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 365 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 368 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1013,7 +1023,7 @@ def root(context, missing=missing):
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 419 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 422 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '), inputs,\n                     _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n\n\ndef _'
@@ -1129,7 +1139,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 460 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 463 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1432,7 +1442,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 572 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 575 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1504,4 +1514,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=581&266=584&268=590&270=592&271=595&272=603&273=605&275=608&276=626&278=635&279=651&281=656&282=658&283=660&285=664&286=670&287=674&288=678&290=680&293=683&294=693&296=697&297=703&298=705&299=707&301=710&302=712&303=715&304=717&305=723&306=726&307=728&309=734&310=737&313=739&314=742&319=745&322=748&323=752&324=755&326=757&327=760&330=762&333=765&334=768&338=771&340=809&341=814&342=816&343=819&346=857&349=881&350=883&354=893&355=897&357=903&358=907&360=909&361=918&364=929&365=932&367=936&368=940&369=944&371=947&372=949&374=956&376=958&378=961&384=971&385=975&386=979&387=982&390=987&393=989&396=992&403=995&405=998&408=1001&411=1004&414=1008&415=1010&417=1012&419=1014&420=1018&423=1020&424=1022&425=1024&426=1026&429=1032&432=1036&434=1044&436=1046&437=1048&439=1051&440=1061&443=1074&445=1078&446=1086&448=1094&449=1098&452=1108&459=1115&460=1125&461=1136&462=1150&463=1154&467=1165&468=1169&469=1171&470=1177&472=1201&473=1203&474=1207&475=1211&476=1215&478=1217&480=1219&484=1221&485=1225&488=1229&497=1231&506=1235&510=1239&514=1241&520=1245&521=1249&522=1251&524=1273&525=1275&526=1279&527=1281&531=1285&532=1288&535=1297&537=1300&538=1306&539=1310&541=1332&542=1334&543=1338&544=1340&545=1346&546=1348&547=1350&550=1354&551=1357&554=1370&555=1378&557=1388&558=1392&559=1398&560=1404&561=1408&562=1411&563=1413&564=1421&570=1427&572=1429&573=1437&576=1441&577=1443&578=1445&579=1451&582=1455&586=1457&587=1459&600=1461&609=1464&613=1466&614=1469&619=1475&621=1478&623=1483&625=1485&627=1488&629=1491&632=1493&633=1499'
+debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=581&266=584&268=590&270=592&271=595&272=603&273=605&275=608&276=626&278=635&279=651&281=656&282=658&283=660&285=664&286=670&287=674&288=678&290=680&293=683&294=693&296=697&297=703&298=705&299=707&301=710&302=712&303=715&304=717&305=723&306=726&307=728&309=734&310=737&313=739&314=742&319=745&322=748&323=752&324=755&326=757&327=760&330=762&333=765&334=768&338=771&340=809&341=814&342=816&343=819&346=857&349=881&350=883&354=893&355=897&357=903&358=907&360=909&362=919&364=928&367=939&368=942&370=946&371=950&372=954&374=957&375=959&377=966&379=968&381=971&387=981&388=985&389=989&390=992&393=997&396=999&399=1002&406=1005&408=1008&411=1011&414=1014&417=1018&418=1020&420=1022&422=1024&423=1028&426=1030&427=1032&428=1034&429=1036&432=1042&435=1046&437=1054&439=1056&440=1058&442=1061&443=1071&446=1084&448=1088&449=1096&451=1104&452=1108&455=1118&462=1125&463=1135&464=1146&465=1160&466=1164&470=1175&471=1179&472=1181&473=1187&475=1211&476=1213&477=1217&478=1221&479=1225&481=1227&483=1229&487=1231&488=1235&491=1239&500=1241&509=1245&513=1249&517=1251&523=1255&524=1259&525=1261&527=1283&528=1285&529=1289&530=1291&534=1295&535=1298&538=1307&540=1310&541=1316&542=1320&544=1342&545=1344&546=1348&547=1350&548=1356&549=1358&550=1360&553=1364&554=1367&557=1380&558=1388&560=1398&561=1402&562=1408&563=1414&564=1418&565=1421&566=1423&567=1431&573=1437&575=1439&576=1447&579=1451&580=1453&581=1455&582=1461&585=1465&589=1467&590=1469&603=1471&612=1474&616=1476&617=1479&622=1485&624=1488&626=1493&628=1495&630=1498&632=1501&635=1503&636=1509'

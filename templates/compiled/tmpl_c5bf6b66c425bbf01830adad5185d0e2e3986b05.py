@@ -283,21 +283,18 @@ def root(context, missing=missing):
                 str(context.call((undefined(name='c_end') if l_0_c_end is missing else l_0_c_end), (undefined(name='masked') if l_1_masked is missing else l_1_masked))),
                 '\n',
             ))
-        t_9.extend((
-            'for ',
-            str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '0 in range(0, ',
-            str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '_full, BLOCK_',
-            str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
-            '):\n    ',
-            str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False), 4)),
-            '\n',
-        ))
         if (undefined(name='masked') if l_1_masked is missing else l_1_masked):
             pass
             t_9.extend((
-                'tail_end = ',
+                'for ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '0 in range(0, ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full, BLOCK_',
+                str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+                '):\n    ',
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False), 4)),
+                '\ntail_end = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_end  # where the last, partial tile ends: a half tile takes it first\nif TMA:\n    if (',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
@@ -330,16 +327,33 @@ def root(context, missing=missing):
         else:
             pass
             t_9.extend((
-                'if ',
+                'if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)\n    for ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '0 in range(0, ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end, BLOCK_',
+                str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+                '):\n        ',
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True), 8)),
+                "\nelse:  # the full tiles without bounds' masks, then the last, partial tile\n    for ",
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '0 in range(0, ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_full, BLOCK_',
+                str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
+                '):\n        ',
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False), 8)),
+                '\n    if ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full < ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '_end:  # the last, partial tile\n    ',
+                '_end:\n        ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '0 = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '_full\n    ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True), 4)),
+                '_full\n        ',
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True), 8)),
+                '\n',
             ))
         return concat(t_9)
     context.exported_vars.add('tile_loops')
@@ -555,8 +569,8 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 188 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 188 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 194 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 194 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -606,7 +620,8 @@ def root(context, missing=missing):
         pass
         yield ' BLOCK_'
         yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-        yield ': tl.constexpr,'
+        yield ': tl.constexpr, G_FIRST: tl.constexpr,'
+    yield ' ONE_LOOP: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
         yield ' SPLIT_'
@@ -670,7 +685,7 @@ def root(context, missing=missing):
         yield "): a cell's chunks are neighbours in launch\n        # order, so they read its "
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tiles from L2 (bench/NOTES.md, v15); each\n        # writes its share'
-        yield str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 224 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 230 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield ", and the host merges a cell's in a fixed order\n        tl.static_assert(BLOCK_"
         yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ' == SPLIT_'
@@ -706,13 +721,37 @@ def root(context, missing=missing):
     else:
         pass
         yield '    cell = tl.program_id(0).to(tl.int64)\n'
-    for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
-        _loop_vars = {}
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
         pass
-        yield '    '
-        yield str(l_1_stmt)
-        yield '\n'
-    l_1_stmt = missing
+        yield '    if G_FIRST:  # blocks of '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield ' first: programs running at once share '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' tiles (dispatch.stacked_first)\n'
+        for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell_g_first'):
+            _loop_vars = {}
+            pass
+            yield '        '
+            yield str(l_1_stmt)
+            yield '\n'
+        l_1_stmt = missing
+        yield '    else:\n'
+        for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
+            _loop_vars = {}
+            pass
+            yield '        '
+            yield str(l_1_stmt)
+            yield '\n'
+        l_1_stmt = missing
+    else:
+        pass
+        for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
+            _loop_vars = {}
+            pass
+            yield '    '
+            yield str(l_1_stmt)
+            yield '\n'
+        l_1_stmt = missing
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
         pass
         yield '    # rows of the '
@@ -971,10 +1010,10 @@ def root(context, missing=missing):
         else:
             pass
             yield '    tl.store(out_ptr + cell, tl.where(o_idx >= 0, o_best, 0.0)'
-            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 347 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 364 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n    if NEED_IDX:\n        tl.store(stat_ptr + cell, o_idx'
-            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 349 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 366 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n'
 
 blocks = {}
-debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=288&72=294&73=297&74=301&76=303&79=313&80=317&81=319&82=321&83=323&84=327&86=334&87=338&88=342&91=347&92=353&93=354&94=358&95=364&97=377&98=383&100=391&101=396&102=400&104=406&105=413&107=417&109=425&110=428&112=432&113=440&115=445&119=451&120=454&121=457&123=460&124=463&126=465&128=467&130=473&132=477&135=483&137=486&142=488&154=492&157=495&158=497&159=499&163=501&164=503&170=505&173=507&175=509&185=512&186=514&188=558&189=561&190=563&191=567&193=570&194=573&196=575&197=578&199=581&200=585&201=589&203=593&204=599&207=619&208=622&209=626&211=634&212=637&213=641&214=644&215=648&217=655&219=660&220=664&221=667&222=669&223=671&224=673&225=675&226=679&229=683&230=687&233=691&234=693&235=697&236=700&238=702&240=704&244=709&245=713&247=716&248=719&249=729&250=733&251=741&252=747&254=750&255=754&256=758&257=761&258=765&259=769&261=772&262=776&263=782&264=785&265=787&266=790&268=792&269=794&270=797&271=801&273=806&274=810&277=812&278=815&279=821&280=823&281=825&282=828&283=832&285=845&287=854&289=859&290=865&292=867&293=869&294=872&295=878&296=882&297=890&298=892&302=899&303=902&304=906&305=909&309=916&310=919&320=924&323=926&324=929&325=931&327=933&328=935&329=938&331=940&332=943&333=947&334=950&335=958&336=960&338=964&339=967&347=974&349=976'
+debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&98=367&99=368&100=372&101=378&103=391&104=397&106=405&107=410&108=414&110=420&111=427&113=431&115=439&116=442&118=446&119=454&121=459&125=465&126=468&127=471&129=474&130=477&132=479&134=481&136=487&138=491&141=497&143=500&148=502&160=506&163=509&164=511&165=513&169=515&170=517&176=519&179=521&181=523&191=526&192=528&194=572&195=575&196=577&197=581&199=584&200=587&202=589&203=592&205=595&206=599&207=603&209=607&210=613&213=634&214=637&215=641&217=649&218=652&219=656&220=659&221=663&223=670&225=675&226=679&227=682&228=684&229=686&230=688&231=690&232=694&235=698&236=702&239=706&240=708&241=712&242=715&244=717&246=719&250=724&251=727&252=731&253=735&256=739&257=743&260=748&261=752&264=755&265=758&266=768&267=772&268=780&269=786&271=789&272=793&273=797&274=800&275=804&276=808&278=811&279=815&280=821&281=824&282=826&283=829&285=831&286=833&287=836&288=840&290=845&291=849&294=851&295=854&296=860&297=862&298=864&299=867&300=871&302=884&304=893&306=898&307=904&309=906&310=908&311=911&312=917&313=921&314=929&315=931&319=938&320=941&321=945&322=948&326=955&327=958&337=963&340=965&341=968&342=970&344=972&345=974&346=977&348=979&349=982&350=986&351=989&352=997&353=999&355=1003&356=1006&364=1013&366=1015'
