@@ -27,6 +27,7 @@
 #     backward: X by gather, Y by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
+#     last, partial tile of 'm' (general loop): in the tile loop where 'm' is not a multiple of 128 and at most 1024 long, else after the loop
 #     column norms (general loop): from a pre-pass where at least 131072 rows meet each Y row set, else formed from each tile
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'n' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
@@ -42,6 +43,7 @@
 #     backward: Y by gather, X by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
+#     last, partial tile of 'n' (general loop): in the tile loop where 'n' is not a multiple of 128 and at most 1024 long, else after the loop
 #     column norms (general loop): from a pre-pass where at least 131072 rows meet each X row set, else formed from each tile
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'm' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order

@@ -24,6 +24,7 @@
 #     auto backward: atomic ('m' is ragged: a short sequence's rows collect many contributions, which would set the inverse index's time)
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
+#     last, partial tile of 'm' (general loop): in the tile loop where 'm' is not a multiple of 128 and at most 1024 long, else after the loop
 #     column norms (general loop): from a pre-pass where at least 131072 rows meet each Y row set, else formed from each tile
 #     not lean: no outer reduction; the output's axes are not the grid's
 #     offsets' checks (max_seqlen given, on a GPU): one check launch before the forward

@@ -525,14 +525,24 @@ def one_loop(cols: int) -> bool:
     return cols % 128 != 0 and cols <= ONE_LOOP_COLS  # a multiple of 128 leaves no partial tile
 
 
-def one_loop_words(term, cols: int | None) -> str:
-    """explain()'s line on where the general loop takes its last, partial tile (one_loop)."""
+def one_loop_words(term, cols: int | None, tma_masked: bool = False) -> str:
+    """explain()'s line on where the general loop takes its last, partial tile (one_loop);
+    tma_masked: the loop built for TMA with a mask on the selected axis, which takes a half
+    tile first and keeps the partial one after the loop."""
+    if tma_masked:
+        return (f"  last, partial tile of {term.c!r} (general loop): after the loop, a half tile first where "
+                f"the rest fits (TMA loads, a mask on {term.c!r})")
     rule = (f"in the tile loop where {term.c!r} is not a multiple of 128 and at most {ONE_LOOP_COLS} long, "
             f"else after the loop")
     if cols is None:
         return f"  last, partial tile of {term.c!r} (general loop): {rule}"
     return (f"  last, partial tile of {term.c!r} (general loop): {'in the tile loop' if one_loop(cols) else 'after the loop'}"
             f" ({cols} long; {rule})")
+
+
+def tma_masked(term, f: dict) -> bool:
+    """Whether the general loop is the TMA one with a mask on the selected axis (emit's `masked`)."""
+    return not f["tma"] and any(c.kind == "mask" and c.axis == term.c for c in term.conds)
 
 
 STACKED_FIRST_BYTES = 8 << 20  # the stacked operand's bytes up to which its blocks lead the launch order
@@ -946,7 +956,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  forward kernel: {general}" + "".join(f"; {m}" for m in more))
             if term.pair != "l1":
                 lines.append(row_slot_words(term.pair in ("sqdist", "dist")))
-            lines.append(one_loop_words(term, None))
+            lines.append(one_loop_words(term, None, tma_masked(term, f)))
             if term.pair in ("sqdist", "dist"):
                 lines.append(col_norms_words(term, None))
     else:
@@ -977,7 +987,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         else:
             lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
         if family in ("tiles", "tiles-long", "tiles-tma", "points") and cols:
-            lines.append(one_loop_words(term, cols))
+            lines.append(one_loop_words(term, cols, tma_masked(term, f)))
         if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
             lines.append(row_slot_words(l2))
             if l2:
