@@ -18,8 +18,10 @@ of regret.py's draws. `--grid stacked`: wide rows of stacked queries (fp16 servi
 Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stacked), out of regret.py's
 draws too. `--grid wide-one`: one query's wide rows (fp16, d 450 / 900, Lq 48 / 200 / 700, Ld 700 /
 3000), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
-(fp16 serving, Lq 32 / 128, Ld 128 / 512 / 1024, d = 128), tuned again over the stacked pool. Writes DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into
-hsr/tuned.json: the entries there already win) and DIR/tuned_grid.log.
+(fp16 serving, Lq 32 / 128, Ld 128 / 512 / 1024, d = 128), tuned again over the stacked pool (run it
+with HSR_AUTOTUNE_CACHE=0, else the shipped picks answer; its picks replace them). Writes
+DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into hsr/tuned.json: the entries there
+already win) and DIR/tuned_grid.log.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
-    ap.add_argument("--grid", default="bundled", choices=("bundled", "wide", "broad", "fp32", "stacked", "wide-one", "batched"))
+    ap.add_argument("--grid", default="bundled",
+                    choices=("bundled", "wide", "broad", "fp32", "stacked", "wide-one", "batched"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
     from hsr import autotune, tune, tuned

@@ -922,7 +922,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     of those sizes takes, from the same rules the call applies."""
     f = forms(term, signature)
     if term.a.quantized:
-        return [f"  forward kernel: {term.a.quantized} ({FAMILIES[term.a.quantized]})"]
+        return [f"  forward kernel: {term.a.quantized} ({FAMILIES[term.a.quantized]})",
+                one_loop_words(term, sizes.get(term.c) if sizes else None)]
     d = sizes.get(term.k) if sizes else None
     if term.pair == "l1":
         general = "elementwise"
@@ -986,7 +987,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                          f"given a mask: {general} ({FAMILIES[general]})")
         else:
             lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
-        if family in ("tiles", "tiles-long", "tiles-tma", "points") and cols:
+        if family in ("tiles", "tiles-long", "tiles-tma", "points", "elementwise") and cols:
             lines.append(one_loop_words(term, cols, tma_masked(term, f)))
         if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
             lines.append(row_slot_words(l2))
