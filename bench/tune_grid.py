@@ -19,7 +19,9 @@ Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stack
 draws too. `--grid wide-one`: one query's wide rows (fp16, d 450 / 900, Lq 48 / 200 / 700, Ld 700 /
 3000), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
 (fp16 serving, Lq 32 / 128, Ld 128 / 512 / 1024, d = 128), tuned again over the stacked pool (run it
-with HSR_AUTOTUNE_CACHE=0, else the shipped picks answer; its picks replace them). Writes
+with HSR_AUTOTUNE_CACHE=0, else the shipped picks answer; its picks replace them). `--grid persistent`:
+the keys of 64 and 512 queries of 32 tokens (Ld 128 / 512 / 1024, d = 128) at as many documents as make
+the stacked loop's programs persistent (dispatch.persistent), with HSR_AUTOTUNE_CACHE=0 too. Writes
 DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into hsr/tuned.json: the entries there
 already win) and DIR/tuned_grid.log.
 """
@@ -43,6 +45,9 @@ BROAD = [(nq, lq, ld, d) for d in (450, 900, 40, 80, 200) for nq in (40, 6, 1) f
          for ld in (250, 1500)]
 STACKED = [(nq, lq, ld, d) for d in (450, 900) for nq in (16, 48) for lq in (24, 48) for ld in (80, 400, 1500)]
 BATCHED = [(nq, lq, ld, 128) for nq in (64, 512) for lq in (32, 128) for ld in (128, 512, 1024)]
+# 64 and 512 queries of 32 tokens against as many documents as make the call's programs persistent
+# (dispatch.persistent), which is how such keys run at a corpus's size
+PERSISTENT = [(nq, 32, ld, 128) for nq in (64, 512) for ld in (128, 512, 1024)]
 WIDE_ONE = [(1, lq, ld, d) for d in (450, 900) for lq in (48, 200, 700) for ld in (700, 3000)]
 
 
@@ -51,13 +56,18 @@ def documents(nq: int, lq: int, ld: int) -> int:
     return max(4, min(1000, int(2e9 // (nq * lq * ld * 128))))
 
 
+def persistent_documents(nq: int, lq: int, ld: int) -> int:
+    """Documents per call of --grid persistent: cells enough for persistent programs (at least 14000)."""
+    return max(28, min(4000, int(6e10 // (nq * lq * ld * 128))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
     ap.add_argument("--grid", default="bundled",
-                    choices=("bundled", "wide", "broad", "fp32", "stacked", "wide-one", "batched"))
+                    choices=("bundled", "wide", "broad", "fp32", "stacked", "wide-one", "batched", "persistent"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
     from hsr import autotune, tune, tuned
@@ -71,12 +81,13 @@ def main():
     cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING] \
         if args.grid == "bundled" else [("serve", c, "float32", False) for c in FP32] if args.grid == "fp32" \
         else [("serve", c, "float16", False) for c in {"wide": WIDE, "broad": BROAD, "stacked": STACKED,
-                                                             "wide-one": WIDE_ONE, "batched": BATCHED}[args.grid]]
+                                                             "wide-one": WIDE_ONE, "batched": BATCHED,
+                                                             "persistent": PERSISTENT}[args.grid]]
     for kind, (nq, lq, ld, d), dtype, grad in cases:
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)
             break
-        nd = nq if grad else documents(nq, lq, ld)
+        nd = nq if grad else persistent_documents(nq, lq, ld) if args.grid == "persistent" else documents(nq, lq, ld)
         started = time.monotonic()
         picks = tune.tune(spec, {"i": nq, "s": lq, "j": nd, "t": ld, "d": d}, dtype, grad)
         print(f"{kind} Nq={nq} Nd={nd} {lq}x{ld} d={d} {dtype}: {time.monotonic() - started:.1f} s {picks}",

@@ -139,45 +139,31 @@ def score_fwd(
     HAS_qmask: tl.constexpr,
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
     """Forward of score: one program per output cell (i, j), with
     BLOCK_I values of i stacked in one Q tile, so that each D tile
-    loaded serves them all."""
+    loaded serves them all; or with PERSIST, programs that each keep one such tile and walk a run of cells."""
     # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
-    if SPLIT_S > 0:
-        # one program per (cell, chunk of s): a cell's chunks are neighbours in launch
-        # order, so they read its D tiles from L2 (bench/NOTES.md, v15); each
-        # writes its share, and the host merges a cell's in a fixed order
-        tl.static_assert(BLOCK_S == SPLIT_S)
-        n_chunks = tl.cdiv(size_s, BLOCK_S)
-        chunk = tl.program_id(0) % n_chunks
-        cell = (tl.program_id(0) // n_chunks).to(tl.int64)
-        s_lo = chunk * BLOCK_S
-        s_hi = s_lo + 1  # one chunk
-    else:
-        cell = tl.program_id(0).to(tl.int64)
-        s_lo = 0
-        s_hi = size_s
-    if G_FIRST:  # blocks of i first: programs running at once share D tiles (dispatch.stacked_first)
-        pid_i_block = cell % tl.cdiv(size_i, BLOCK_I)
-        rest_i = cell // tl.cdiv(size_i, BLOCK_I)
-        pid_j = rest_i
-    else:
-        pid_j = cell % size_j
-        rest_j = cell // size_j
-        pid_i_block = rest_j
-    # rows of the Q tile: BLOCK_I values of i x BLOCK_S values of s
-    rows = tl.arange(0, BLOCK_I * BLOCK_S)
-    pid_i = pid_i_block * BLOCK_I + rows // BLOCK_S
-    i_in = pid_i < size_i
-    row_cell = (pid_i) * size_j + pid_j
-    a_rows = Q_ptr + pid_i * stride_Q_i
-    b_rows = D_ptr + pid_j * stride_D_j
-    offs_d = tl.arange(0, BLOCK_D)
-    d_in = offs_d < size_d
-    acc = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
-    for s0 in range(s_lo, s_hi, BLOCK_S):
+    if PERSIST:  # programs that keep their block of i and walk the other cells (dispatch.persistent)
+        tl.static_assert(SPLIT_S == 0)
+        n_blocks = tl.cdiv(size_i, BLOCK_I)
+        pid_i_block = tl.program_id(0) % n_blocks
+        run = (tl.program_id(0) // n_blocks).to(tl.int64)
+        n_runs = tl.num_programs(0) // n_blocks
+        n_run_cells = size_j
+        # this program's run of the other cells; the blocks' programs of one run sit side by side in launch
+        # order, so the programs running at once share their D tiles
+        run_lo = (run * n_run_cells) // n_runs
+        run_hi = ((run + 1) * n_run_cells) // n_runs
+        # rows of the Q tile: BLOCK_I values of i x BLOCK_S values of s, one row block
+        rows = tl.arange(0, BLOCK_I * BLOCK_S)
+        pid_i = pid_i_block * BLOCK_I + rows // BLOCK_S
+        i_in = pid_i < size_i
+        a_rows = Q_ptr + pid_i * stride_Q_i
+        offs_d = tl.arange(0, BLOCK_D)
+        d_in = offs_d < size_d
+        s0 = 0  # the host runs it where one row block holds s (dispatch.PERSIST_MAX_ROWS)
         offs_s = s0 + rows % BLOCK_S
         s_in = (offs_s < size_s) & i_in
         s_ok = s_in
@@ -210,323 +196,28 @@ def score_fwd(
         if SMALL_D > 7:
             _a7 = tl.load(a_row + 7 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
 
-        if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
-            best2 = tl.full([BLOCK_I * BLOCK_S, 1], float("-inf"), tl.float32)
-            if NEED_IDX:
-                idx2 = tl.full([BLOCK_I * BLOCK_S, 1], -1, tl.int32)
-                x2 = tl.zeros([BLOCK_I * BLOCK_S, 1], tl.float32)
-        else:  # a slot per row and column of the tile
-            best2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
-            if NEED_IDX:
-                idx2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], -1, tl.int32)
-                x2 = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-        t_seen = tl.zeros([BLOCK_T], tl.int32)
-        t_end = size_t
-        t_full = (t_end // BLOCK_T) * BLOCK_T
-        if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-            for t0 in range(0, t_end, BLOCK_T):
-                offs_t = t0 + tl.arange(0, BLOCK_T)
-                t_in = offs_t < size_t
-                t_ok = t_in
-                # spec line 11: where dmask
-                if HAS_dmask:
-                    t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
 
-                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
-                col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+        for run_cell in range(run_lo, run_hi):
+            pid_j = run_cell
+            row_cell = (pid_i) * size_j + pid_j
+            b_rows = D_ptr + pid_j * stride_D_j
+            acc = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
 
-                # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
-                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                mask=t_in[:, None] & d_in[None, :], other=0.0)
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                    else:
-                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
-                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                    for d0 in range(0, size_d, BLOCK_D):
-                        offs_d = d0 + tl.arange(0, BLOCK_D)
-                        d_in = offs_d < size_d
-                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
-                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
-                        if DOT_FP32:
-                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
-                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                    if SMALL_D > 0:
-                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 1:
-                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 2:
-                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 3:
-                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 4:
-                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 5:
-                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 6:
-                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 7:
-                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-
-                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                    if SMALL_D > 0:
-                        dot += _a0[:, None] * _b0[None, :]
-                    if SMALL_D > 1:
-                        dot += _a1[:, None] * _b1[None, :]
-                    if SMALL_D > 2:
-                        dot += _a2[:, None] * _b2[None, :]
-                    if SMALL_D > 3:
-                        dot += _a3[:, None] * _b3[None, :]
-                    if SMALL_D > 4:
-                        dot += _a4[:, None] * _b4[None, :]
-                    if SMALL_D > 5:
-                        dot += _a5[:, None] * _b5[None, :]
-                    if SMALL_D > 6:
-                        dot += _a6[:, None] * _b6[None, :]
-                    if SMALL_D > 7:
-                        dot += _a7[:, None] * _b7[None, :]
-
-                key = (col_dscale[None, :] * dot)
-                key = tl.where(t_ok[None, :], key, float("-inf"))
-                if ROW_SLOT:
-                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
-                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                    key_row = tl.reduce(key, 1, _score_select)[:, None]
-                    if NEED_IDX:
-                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                        # A NaN never counts here; a row that met one is searched again after the loop.
-                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
-                        better = key_row > best2
-                        idx2 = tl.where(better, at_row, idx2)
-                        x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                        x2 = tl.where(better, x_row, x2)
-                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                else:
-                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-                    if NEED_IDX:
-                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                        # never counts here; a row that met one is searched again after the loop.
-                        better = key > best2
-                        idx2 = tl.where(better, offs_t[None, :], idx2)
-                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                            x2 = tl.where(better, dot, x2)
-                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                t_seen += t_ok.to(tl.int32)
-
-        else:  # the full tiles without bounds' masks, then the last, partial tile
-            for t0 in range(0, t_full, BLOCK_T):
-                offs_t = t0 + tl.arange(0, BLOCK_T)
-                t_in = offs_t < size_t
-                t_ok = t_in
-                # spec line 11: where dmask
-                if HAS_dmask:
-                    t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
-
-                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
-                col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
-
-                # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
-                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                    else:
-                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
-                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                    for d0 in range(0, size_d, BLOCK_D):
-                        offs_d = d0 + tl.arange(0, BLOCK_D)
-                        d_in = offs_d < size_d
-                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
-                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
-                        if DOT_FP32:
-                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
-                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                    if SMALL_D > 0:
-                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 1:
-                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 2:
-                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 3:
-                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 4:
-                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 5:
-                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 6:
-                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 7:
-                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-
-                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                    if SMALL_D > 0:
-                        dot += _a0[:, None] * _b0[None, :]
-                    if SMALL_D > 1:
-                        dot += _a1[:, None] * _b1[None, :]
-                    if SMALL_D > 2:
-                        dot += _a2[:, None] * _b2[None, :]
-                    if SMALL_D > 3:
-                        dot += _a3[:, None] * _b3[None, :]
-                    if SMALL_D > 4:
-                        dot += _a4[:, None] * _b4[None, :]
-                    if SMALL_D > 5:
-                        dot += _a5[:, None] * _b5[None, :]
-                    if SMALL_D > 6:
-                        dot += _a6[:, None] * _b6[None, :]
-                    if SMALL_D > 7:
-                        dot += _a7[:, None] * _b7[None, :]
-
-                key = (col_dscale[None, :] * dot)
-                if HAS_dmask:  # a full tile needs only the conditions that are not bounds
-                    key = tl.where(t_ok[None, :], key, float("-inf"))
-                if ROW_SLOT:
-                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
-                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                    key_row = tl.reduce(key, 1, _score_select)[:, None]
-                    if NEED_IDX:
-                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                        # A NaN never counts here; a row that met one is searched again after the loop.
-                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
-                        better = key_row > best2
-                        idx2 = tl.where(better, at_row, idx2)
-                        x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                        x2 = tl.where(better, x_row, x2)
-                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                else:
-                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-                    if NEED_IDX:
-                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                        # never counts here; a row that met one is searched again after the loop.
-                        better = key > best2
-                        idx2 = tl.where(better, offs_t[None, :], idx2)
-                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                            x2 = tl.where(better, dot, x2)
-                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                t_seen += t_ok.to(tl.int32)
-
-            if t_full < t_end:
-                t0 = t_full
-                offs_t = t0 + tl.arange(0, BLOCK_T)
-                t_in = offs_t < size_t
-                t_ok = t_in
-                # spec line 11: where dmask
-                if HAS_dmask:
-                    t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
-
-                b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
-                col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
-
-                # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
-                if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
-                    b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                mask=t_in[:, None] & d_in[None, :], other=0.0)
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                    else:
-                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
-                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
-                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                    for d0 in range(0, size_d, BLOCK_D):
-                        offs_d = d0 + tl.arange(0, BLOCK_D)
-                        d_in = offs_d < size_d
-                        a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
-                                    mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
-                        if DOT_FP32:
-                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
-                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                    if SMALL_D > 0:
-                        _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 1:
-                        _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 2:
-                        _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 3:
-                        _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 4:
-                        _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 5:
-                        _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 6:
-                        _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 7:
-                        _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
-
-                    dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
-                    if SMALL_D > 0:
-                        dot += _a0[:, None] * _b0[None, :]
-                    if SMALL_D > 1:
-                        dot += _a1[:, None] * _b1[None, :]
-                    if SMALL_D > 2:
-                        dot += _a2[:, None] * _b2[None, :]
-                    if SMALL_D > 3:
-                        dot += _a3[:, None] * _b3[None, :]
-                    if SMALL_D > 4:
-                        dot += _a4[:, None] * _b4[None, :]
-                    if SMALL_D > 5:
-                        dot += _a5[:, None] * _b5[None, :]
-                    if SMALL_D > 6:
-                        dot += _a6[:, None] * _b6[None, :]
-                    if SMALL_D > 7:
-                        dot += _a7[:, None] * _b7[None, :]
-
-                key = (col_dscale[None, :] * dot)
-                key = tl.where(t_ok[None, :], key, float("-inf"))
-                if ROW_SLOT:
-                    # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
-                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                    key_row = tl.reduce(key, 1, _score_select)[:, None]
-                    if NEED_IDX:
-                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                        # A NaN never counts here; a row that met one is searched again after the loop.
-                        at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
-                        better = key_row > best2
-                        idx2 = tl.where(better, at_row, idx2)
-                        x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
-                        x2 = tl.where(better, x_row, x2)
-                    best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                else:
-                    # running max per tile slot (NaN-keeping), reduced across slots once after the loop
-                    if NEED_IDX:
-                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                        # never counts here; a row that met one is searched again after the loop.
-                        better = key > best2
-                        idx2 = tl.where(better, offs_t[None, :], idx2)
-                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
-                            x2 = tl.where(better, dot, x2)
-                    best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                t_seen += t_ok.to(tl.int32)
-
-
-        best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
-        if NEED_IDX:
-            # the lowest index holding the best
-            hit = best2 == best[:, None]
-            best_idx = tl.min(tl.where(hit, idx2, size_t), axis=1)
-            if SMALL_D == 0:
-                x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
-            else:
-                x_best = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)  # recomputed below
-            row_nan = best != best
-            if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
-                nan_idx = tl.full([BLOCK_I * BLOCK_S], size_t, tl.int32)
-                x_nan = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
-                for t0 in range(0, t_full, BLOCK_T):
+            if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
+                best2 = tl.full([BLOCK_I * BLOCK_S, 1], float("-inf"), tl.float32)
+                if NEED_IDX:
+                    idx2 = tl.full([BLOCK_I * BLOCK_S, 1], -1, tl.int32)
+                    x2 = tl.zeros([BLOCK_I * BLOCK_S, 1], tl.float32)
+            else:  # a slot per row and column of the tile
+                best2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
+                if NEED_IDX:
+                    idx2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], -1, tl.int32)
+                    x2 = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+            t_seen = tl.zeros([BLOCK_T], tl.int32)
+            t_end = size_t
+            t_full = (t_end // BLOCK_T) * BLOCK_T
+            if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
+                for t0 in range(0, t_end, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
                     t_in = offs_t < size_t
                     t_ok = t_in
@@ -595,14 +286,128 @@ def score_fwd(
                             dot += _a7[:, None] * _b7[None, :]
 
                     key = (col_dscale[None, :] * dot)
+                    key = tl.where(t_ok[None, :], key, float("-inf"))
+                    if ROW_SLOT:
+                        # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                        key_row = tl.reduce(key, 1, _score_select)[:, None]
+                        if NEED_IDX:
+                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                            # A NaN never counts here; a row that met one is searched again after the loop.
+                            at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                            better = key_row > best2
+                            idx2 = tl.where(better, at_row, idx2)
+                            x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                            x2 = tl.where(better, x_row, x2)
+                        best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                    else:
+                        # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                        if NEED_IDX:
+                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                            # never counts here; a row that met one is searched again after the loop.
+                            better = key > best2
+                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                                x2 = tl.where(better, dot, x2)
+                        best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                    t_seen += t_ok.to(tl.int32)
+
+            else:  # the full tiles without bounds' masks, then the last, partial tile
+                for t0 in range(0, t_full, BLOCK_T):
+                    offs_t = t0 + tl.arange(0, BLOCK_T)
+                    t_in = offs_t < size_t
+                    t_ok = t_in
+                    # spec line 11: where dmask
+                    if HAS_dmask:
+                        t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                    b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                    col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                    # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                    if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
+                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
+                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                        dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        for d0 in range(0, size_d, BLOCK_D):
+                            offs_d = d0 + tl.arange(0, BLOCK_D)
+                            d_in = offs_d < size_d
+                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                        mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:
+                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
+                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                        if SMALL_D > 0:
+                            _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 1:
+                            _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 2:
+                            _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 3:
+                            _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 4:
+                            _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 5:
+                            _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 6:
+                            _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 7:
+                            _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                        dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        if SMALL_D > 0:
+                            dot += _a0[:, None] * _b0[None, :]
+                        if SMALL_D > 1:
+                            dot += _a1[:, None] * _b1[None, :]
+                        if SMALL_D > 2:
+                            dot += _a2[:, None] * _b2[None, :]
+                        if SMALL_D > 3:
+                            dot += _a3[:, None] * _b3[None, :]
+                        if SMALL_D > 4:
+                            dot += _a4[:, None] * _b4[None, :]
+                        if SMALL_D > 5:
+                            dot += _a5[:, None] * _b5[None, :]
+                        if SMALL_D > 6:
+                            dot += _a6[:, None] * _b6[None, :]
+                        if SMALL_D > 7:
+                            dot += _a7[:, None] * _b7[None, :]
+
+                    key = (col_dscale[None, :] * dot)
                     if HAS_dmask:  # a full tile needs only the conditions that are not bounds
                         key = tl.where(t_ok[None, :], key, float("-inf"))
-                    # the first NaN of each row
-                    first = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                        x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
-                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
-                    nan_idx = tl.minimum(nan_idx, first)
+                    if ROW_SLOT:
+                        # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                        key_row = tl.reduce(key, 1, _score_select)[:, None]
+                        if NEED_IDX:
+                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                            # A NaN never counts here; a row that met one is searched again after the loop.
+                            at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                            better = key_row > best2
+                            idx2 = tl.where(better, at_row, idx2)
+                            x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                            x2 = tl.where(better, x_row, x2)
+                        best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                    else:
+                        # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                        if NEED_IDX:
+                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                            # never counts here; a row that met one is searched again after the loop.
+                            better = key > best2
+                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                                x2 = tl.where(better, dot, x2)
+                        best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                    t_seen += t_ok.to(tl.int32)
 
                 if t_full < t_end:
                     t0 = t_full
@@ -675,74 +480,862 @@ def score_fwd(
 
                     key = (col_dscale[None, :] * dot)
                     key = tl.where(t_ok[None, :], key, float("-inf"))
-                    # the first NaN of each row
-                    first = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
-                    if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
-                        x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
-                        x_nan = tl.where(first < nan_idx, x_first, x_nan)
-                    nan_idx = tl.minimum(nan_idx, first)
+                    if ROW_SLOT:
+                        # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                        key_row = tl.reduce(key, 1, _score_select)[:, None]
+                        if NEED_IDX:
+                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                            # A NaN never counts here; a row that met one is searched again after the loop.
+                            at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                            better = key_row > best2
+                            idx2 = tl.where(better, at_row, idx2)
+                            x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                            x2 = tl.where(better, x_row, x2)
+                        best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                    else:
+                        # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                        if NEED_IDX:
+                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                            # never counts here; a row that met one is searched again after the loop.
+                            better = key > best2
+                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                                x2 = tl.where(better, dot, x2)
+                        best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                    t_seen += t_ok.to(tl.int32)
 
-                best_idx = tl.where(row_nan, nan_idx, best_idx)
-                x_best = tl.where(row_nan, x_nan, x_best)
-            if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
-                sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_D_t
-                sel_ok = s_ok & (best_idx >= 0)
-                if SMALL_D > 0:
-                    _s0 = tl.load(sel_row + 0 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
-                if SMALL_D > 1:
-                    _s1 = tl.load(sel_row + 1 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
-                if SMALL_D > 2:
-                    _s2 = tl.load(sel_row + 2 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
-                if SMALL_D > 3:
-                    _s3 = tl.load(sel_row + 3 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
-                if SMALL_D > 4:
-                    _s4 = tl.load(sel_row + 4 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
-                if SMALL_D > 5:
-                    _s5 = tl.load(sel_row + 5 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
-                if SMALL_D > 6:
-                    _s6 = tl.load(sel_row + 6 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
-                if SMALL_D > 7:
-                    _s7 = tl.load(sel_row + 7 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
-                x_best = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
-                if SMALL_D > 0:
-                    x_best += _a0 * _s0
-                if SMALL_D > 1:
-                    x_best += _a1 * _s1
-                if SMALL_D > 2:
-                    x_best += _a2 * _s2
-                if SMALL_D > 3:
-                    x_best += _a3 * _s3
-                if SMALL_D > 4:
-                    x_best += _a4 * _s4
-                if SMALL_D > 5:
-                    x_best += _a5 * _s5
-                if SMALL_D > 6:
-                    x_best += _a6 * _s6
-                if SMALL_D > 7:
-                    x_best += _a7 * _s7
-        else:
-            best_idx = tl.zeros([BLOCK_I * BLOCK_S], tl.int32)
-        t_any = tl.sum(t_seen, axis=0) > 0
-        # spec line 11: an empty selection is 0 and passes no gradient
-        picked = s_ok & t_any
-        value = tl.where(picked, best, 0.0)
-        rowval = (row_qscale * value)
-        acc += tl.where(s_ok, rowval, 0.0)
-        if NEED_IDX:
-            # -1: nothing to select; -2: the row itself is left out
-            tl.store(idx_ptr + row_cell * size_s + offs_s,
-                     tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
-            tl.store(xsel_ptr + row_cell * size_s + offs_s, x_best, mask=s_in)
 
-    # the outer sum of each i: the rows of one i are consecutive
-    total = tl.sum(tl.reshape(acc, [BLOCK_I, BLOCK_S]), axis=1)
-    pid_i = pid_i_block * BLOCK_I + tl.arange(0, BLOCK_I)
-    cell = (pid_i) * size_j + pid_j
-    done = pid_i < size_i
-    if SPLIT_S > 0:  # this chunk's share of the cell: out is [cells, chunks]
-        tl.store(out_ptr + cell * n_chunks + chunk, total, mask=done)
+            best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
+            if NEED_IDX:
+                # the lowest index holding the best
+                hit = best2 == best[:, None]
+                best_idx = tl.min(tl.where(hit, idx2, size_t), axis=1)
+                if SMALL_D == 0:
+                    x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+                else:
+                    x_best = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)  # recomputed below
+                row_nan = best != best
+                if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
+                    nan_idx = tl.full([BLOCK_I * BLOCK_S], size_t, tl.int32)
+                    x_nan = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
+                    for t0 in range(0, t_full, BLOCK_T):
+                        offs_t = t0 + tl.arange(0, BLOCK_T)
+                        t_in = offs_t < size_t
+                        t_ok = t_in
+                        # spec line 11: where dmask
+                        if HAS_dmask:
+                            t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                        b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                        col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                        # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                        if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
+                        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                            dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            for d0 in range(0, size_d, BLOCK_D):
+                                offs_d = d0 + tl.arange(0, BLOCK_D)
+                                d_in = offs_d < size_d
+                                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                            mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                                if DOT_FP32:
+                                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                                else:
+                                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
+                        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                            if SMALL_D > 0:
+                                _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 1:
+                                _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 2:
+                                _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 3:
+                                _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 4:
+                                _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 5:
+                                _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 6:
+                                _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 7:
+                                _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                            dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            if SMALL_D > 0:
+                                dot += _a0[:, None] * _b0[None, :]
+                            if SMALL_D > 1:
+                                dot += _a1[:, None] * _b1[None, :]
+                            if SMALL_D > 2:
+                                dot += _a2[:, None] * _b2[None, :]
+                            if SMALL_D > 3:
+                                dot += _a3[:, None] * _b3[None, :]
+                            if SMALL_D > 4:
+                                dot += _a4[:, None] * _b4[None, :]
+                            if SMALL_D > 5:
+                                dot += _a5[:, None] * _b5[None, :]
+                            if SMALL_D > 6:
+                                dot += _a6[:, None] * _b6[None, :]
+                            if SMALL_D > 7:
+                                dot += _a7[:, None] * _b7[None, :]
+
+                        key = (col_dscale[None, :] * dot)
+                        if HAS_dmask:  # a full tile needs only the conditions that are not bounds
+                            key = tl.where(t_ok[None, :], key, float("-inf"))
+                        # the first NaN of each row
+                        first = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
+                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                            x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
+                            x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                        nan_idx = tl.minimum(nan_idx, first)
+
+                    if t_full < t_end:
+                        t0 = t_full
+                        offs_t = t0 + tl.arange(0, BLOCK_T)
+                        t_in = offs_t < size_t
+                        t_ok = t_in
+                        # spec line 11: where dmask
+                        if HAS_dmask:
+                            t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                        b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                        col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                        # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                        if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
+                        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                            dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            for d0 in range(0, size_d, BLOCK_D):
+                                offs_d = d0 + tl.arange(0, BLOCK_D)
+                                d_in = offs_d < size_d
+                                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                            mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                                if DOT_FP32:
+                                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                                else:
+                                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
+                        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                            if SMALL_D > 0:
+                                _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 1:
+                                _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 2:
+                                _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 3:
+                                _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 4:
+                                _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 5:
+                                _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 6:
+                                _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 7:
+                                _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                            dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            if SMALL_D > 0:
+                                dot += _a0[:, None] * _b0[None, :]
+                            if SMALL_D > 1:
+                                dot += _a1[:, None] * _b1[None, :]
+                            if SMALL_D > 2:
+                                dot += _a2[:, None] * _b2[None, :]
+                            if SMALL_D > 3:
+                                dot += _a3[:, None] * _b3[None, :]
+                            if SMALL_D > 4:
+                                dot += _a4[:, None] * _b4[None, :]
+                            if SMALL_D > 5:
+                                dot += _a5[:, None] * _b5[None, :]
+                            if SMALL_D > 6:
+                                dot += _a6[:, None] * _b6[None, :]
+                            if SMALL_D > 7:
+                                dot += _a7[:, None] * _b7[None, :]
+
+                        key = (col_dscale[None, :] * dot)
+                        key = tl.where(t_ok[None, :], key, float("-inf"))
+                        # the first NaN of each row
+                        first = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
+                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                            x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
+                            x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                        nan_idx = tl.minimum(nan_idx, first)
+
+                    best_idx = tl.where(row_nan, nan_idx, best_idx)
+                    x_best = tl.where(row_nan, x_nan, x_best)
+                if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
+                    sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_D_t
+                    sel_ok = s_ok & (best_idx >= 0)
+                    if SMALL_D > 0:
+                        _s0 = tl.load(sel_row + 0 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _s1 = tl.load(sel_row + 1 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _s2 = tl.load(sel_row + 2 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _s3 = tl.load(sel_row + 3 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _s4 = tl.load(sel_row + 4 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _s5 = tl.load(sel_row + 5 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _s6 = tl.load(sel_row + 6 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _s7 = tl.load(sel_row + 7 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
+                    if SMALL_D > 0:
+                        x_best += _a0 * _s0
+                    if SMALL_D > 1:
+                        x_best += _a1 * _s1
+                    if SMALL_D > 2:
+                        x_best += _a2 * _s2
+                    if SMALL_D > 3:
+                        x_best += _a3 * _s3
+                    if SMALL_D > 4:
+                        x_best += _a4 * _s4
+                    if SMALL_D > 5:
+                        x_best += _a5 * _s5
+                    if SMALL_D > 6:
+                        x_best += _a6 * _s6
+                    if SMALL_D > 7:
+                        x_best += _a7 * _s7
+            else:
+                best_idx = tl.zeros([BLOCK_I * BLOCK_S], tl.int32)
+            t_any = tl.sum(t_seen, axis=0) > 0
+            # spec line 11: an empty selection is 0 and passes no gradient
+            picked = s_ok & t_any
+            value = tl.where(picked, best, 0.0)
+            rowval = (row_qscale * value)
+            acc += tl.where(s_ok, rowval, 0.0)
+            if NEED_IDX:
+                # -1: nothing to select; -2: the row itself is left out
+                tl.store(idx_ptr + row_cell * size_s + offs_s,
+                         tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
+                tl.store(xsel_ptr + row_cell * size_s + offs_s, x_best, mask=s_in)
+
+            # the outer sum of each i: the rows of one i are consecutive
+            total = tl.sum(tl.reshape(acc, [BLOCK_I, BLOCK_S]), axis=1)
+            pid_i_out = pid_i_block * BLOCK_I + tl.arange(0, BLOCK_I)
+            cell_out = (pid_i_out) * size_j + pid_j
+            done = pid_i_out < size_i
+            if SPLIT_S > 0:  # this chunk's share of the cell: out is [cells, chunks]
+                tl.store(out_ptr + cell_out * n_chunks + chunk, total, mask=done)
+            else:
+                tl.store(out_ptr + cell_out, total, mask=done)
+
     else:
-        tl.store(out_ptr + cell, total, mask=done)
+        if SPLIT_S > 0:
+            # one program per (cell, chunk of s): a cell's chunks are neighbours in launch
+            # order, so they read its D tiles from L2 (bench/NOTES.md, v15); each
+            # writes its share, and the host merges a cell's in a fixed order
+            tl.static_assert(BLOCK_S == SPLIT_S)
+            n_chunks = tl.cdiv(size_s, BLOCK_S)
+            chunk = tl.program_id(0) % n_chunks
+            cell = (tl.program_id(0) // n_chunks).to(tl.int64)
+            s_lo = chunk * BLOCK_S
+            s_hi = s_lo + 1  # one chunk
+        else:
+            cell = tl.program_id(0).to(tl.int64)
+            s_lo = 0
+            s_hi = size_s
+        if G_FIRST:  # blocks of i first: programs running at once share D tiles (dispatch.stacked_first)
+            pid_i_block = cell % tl.cdiv(size_i, BLOCK_I)
+            rest_i = cell // tl.cdiv(size_i, BLOCK_I)
+            pid_j = rest_i
+        else:
+            pid_j = cell % size_j
+            rest_j = cell // size_j
+            pid_i_block = rest_j
+        # rows of the Q tile: BLOCK_I values of i x BLOCK_S values of s
+        rows = tl.arange(0, BLOCK_I * BLOCK_S)
+        pid_i = pid_i_block * BLOCK_I + rows // BLOCK_S
+        i_in = pid_i < size_i
+        row_cell = (pid_i) * size_j + pid_j
+        a_rows = Q_ptr + pid_i * stride_Q_i
+        b_rows = D_ptr + pid_j * stride_D_j
+        offs_d = tl.arange(0, BLOCK_D)
+        d_in = offs_d < size_d
+        acc = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
+        for s0 in range(s_lo, s_hi, BLOCK_S):
+            offs_s = s0 + rows % BLOCK_S
+            s_in = (offs_s < size_s) & i_in
+            s_ok = s_in
+            # spec line 11: where qmask
+            if HAS_qmask:
+                s_ok = s_ok & (tl.load(qmask_ptr + pid_i * stride_qmask_i + offs_s * stride_qmask_s, mask=s_in, other=0) != 0)
+
+            a_row = a_rows + offs_s.to(tl.int64) * stride_Q_s
+            row_qscale = tl.load(qscale_ptr + pid_i * stride_qscale_i + offs_s * stride_qscale_s, mask=s_in, other=0.0).to(tl.float32)
+
+
+            if DOT_MODE == 0:
+                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                            mask=s_ok[:, None] & d_in[None, :], other=0.0)
+            # a few coordinates (SMALL_D of them): each Q row's stay in registers for the whole tile loop
+            if SMALL_D > 0:
+                _a0 = tl.load(a_row + 0 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+            if SMALL_D > 1:
+                _a1 = tl.load(a_row + 1 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+            if SMALL_D > 2:
+                _a2 = tl.load(a_row + 2 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+            if SMALL_D > 3:
+                _a3 = tl.load(a_row + 3 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+            if SMALL_D > 4:
+                _a4 = tl.load(a_row + 4 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+            if SMALL_D > 5:
+                _a5 = tl.load(a_row + 5 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+            if SMALL_D > 6:
+                _a6 = tl.load(a_row + 6 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+            if SMALL_D > 7:
+                _a7 = tl.load(a_row + 7 * stride_Q_d, mask=s_ok, other=0.0).to(tl.float32)
+
+            if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
+                best2 = tl.full([BLOCK_I * BLOCK_S, 1], float("-inf"), tl.float32)
+                if NEED_IDX:
+                    idx2 = tl.full([BLOCK_I * BLOCK_S, 1], -1, tl.int32)
+                    x2 = tl.zeros([BLOCK_I * BLOCK_S, 1], tl.float32)
+            else:  # a slot per row and column of the tile
+                best2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], float("-inf"), tl.float32)
+                if NEED_IDX:
+                    idx2 = tl.full([BLOCK_I * BLOCK_S, BLOCK_T], -1, tl.int32)
+                    x2 = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+            t_seen = tl.zeros([BLOCK_T], tl.int32)
+            t_end = size_t
+            t_full = (t_end // BLOCK_T) * BLOCK_T
+            if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
+                for t0 in range(0, t_end, BLOCK_T):
+                    offs_t = t0 + tl.arange(0, BLOCK_T)
+                    t_in = offs_t < size_t
+                    t_ok = t_in
+                    # spec line 11: where dmask
+                    if HAS_dmask:
+                        t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                    b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                    col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                    # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                    if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
+                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                        dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        for d0 in range(0, size_d, BLOCK_D):
+                            offs_d = d0 + tl.arange(0, BLOCK_D)
+                            d_in = offs_d < size_d
+                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                        mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:
+                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
+                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                        if SMALL_D > 0:
+                            _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 1:
+                            _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 2:
+                            _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 3:
+                            _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 4:
+                            _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 5:
+                            _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 6:
+                            _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 7:
+                            _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                        dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        if SMALL_D > 0:
+                            dot += _a0[:, None] * _b0[None, :]
+                        if SMALL_D > 1:
+                            dot += _a1[:, None] * _b1[None, :]
+                        if SMALL_D > 2:
+                            dot += _a2[:, None] * _b2[None, :]
+                        if SMALL_D > 3:
+                            dot += _a3[:, None] * _b3[None, :]
+                        if SMALL_D > 4:
+                            dot += _a4[:, None] * _b4[None, :]
+                        if SMALL_D > 5:
+                            dot += _a5[:, None] * _b5[None, :]
+                        if SMALL_D > 6:
+                            dot += _a6[:, None] * _b6[None, :]
+                        if SMALL_D > 7:
+                            dot += _a7[:, None] * _b7[None, :]
+
+                    key = (col_dscale[None, :] * dot)
+                    key = tl.where(t_ok[None, :], key, float("-inf"))
+                    if ROW_SLOT:
+                        # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                        key_row = tl.reduce(key, 1, _score_select)[:, None]
+                        if NEED_IDX:
+                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                            # A NaN never counts here; a row that met one is searched again after the loop.
+                            at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                            better = key_row > best2
+                            idx2 = tl.where(better, at_row, idx2)
+                            x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                            x2 = tl.where(better, x_row, x2)
+                        best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                    else:
+                        # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                        if NEED_IDX:
+                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                            # never counts here; a row that met one is searched again after the loop.
+                            better = key > best2
+                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                                x2 = tl.where(better, dot, x2)
+                        best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                    t_seen += t_ok.to(tl.int32)
+
+            else:  # the full tiles without bounds' masks, then the last, partial tile
+                for t0 in range(0, t_full, BLOCK_T):
+                    offs_t = t0 + tl.arange(0, BLOCK_T)
+                    t_in = offs_t < size_t
+                    t_ok = t_in
+                    # spec line 11: where dmask
+                    if HAS_dmask:
+                        t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                    b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                    col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                    # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                    if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
+                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
+                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                        dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        for d0 in range(0, size_d, BLOCK_D):
+                            offs_d = d0 + tl.arange(0, BLOCK_D)
+                            d_in = offs_d < size_d
+                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                        mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:
+                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
+                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                        if SMALL_D > 0:
+                            _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 1:
+                            _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 2:
+                            _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 3:
+                            _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 4:
+                            _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 5:
+                            _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 6:
+                            _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 7:
+                            _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                        dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        if SMALL_D > 0:
+                            dot += _a0[:, None] * _b0[None, :]
+                        if SMALL_D > 1:
+                            dot += _a1[:, None] * _b1[None, :]
+                        if SMALL_D > 2:
+                            dot += _a2[:, None] * _b2[None, :]
+                        if SMALL_D > 3:
+                            dot += _a3[:, None] * _b3[None, :]
+                        if SMALL_D > 4:
+                            dot += _a4[:, None] * _b4[None, :]
+                        if SMALL_D > 5:
+                            dot += _a5[:, None] * _b5[None, :]
+                        if SMALL_D > 6:
+                            dot += _a6[:, None] * _b6[None, :]
+                        if SMALL_D > 7:
+                            dot += _a7[:, None] * _b7[None, :]
+
+                    key = (col_dscale[None, :] * dot)
+                    if HAS_dmask:  # a full tile needs only the conditions that are not bounds
+                        key = tl.where(t_ok[None, :], key, float("-inf"))
+                    if ROW_SLOT:
+                        # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                        key_row = tl.reduce(key, 1, _score_select)[:, None]
+                        if NEED_IDX:
+                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                            # A NaN never counts here; a row that met one is searched again after the loop.
+                            at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                            better = key_row > best2
+                            idx2 = tl.where(better, at_row, idx2)
+                            x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                            x2 = tl.where(better, x_row, x2)
+                        best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                    else:
+                        # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                        if NEED_IDX:
+                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                            # never counts here; a row that met one is searched again after the loop.
+                            better = key > best2
+                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                                x2 = tl.where(better, dot, x2)
+                        best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                    t_seen += t_ok.to(tl.int32)
+
+                if t_full < t_end:
+                    t0 = t_full
+                    offs_t = t0 + tl.arange(0, BLOCK_T)
+                    t_in = offs_t < size_t
+                    t_ok = t_in
+                    # spec line 11: where dmask
+                    if HAS_dmask:
+                        t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                    b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                    col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                    # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                    if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                        b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                    mask=t_in[:, None] & d_in[None, :], other=0.0)
+                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        else:
+                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
+                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                        dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        for d0 in range(0, size_d, BLOCK_D):
+                            offs_d = d0 + tl.arange(0, BLOCK_D)
+                            d_in = offs_d < size_d
+                            a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                        mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:
+                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
+                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                        if SMALL_D > 0:
+                            _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 1:
+                            _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 2:
+                            _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 3:
+                            _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 4:
+                            _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 5:
+                            _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 6:
+                            _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                        if SMALL_D > 7:
+                            _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                        dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        if SMALL_D > 0:
+                            dot += _a0[:, None] * _b0[None, :]
+                        if SMALL_D > 1:
+                            dot += _a1[:, None] * _b1[None, :]
+                        if SMALL_D > 2:
+                            dot += _a2[:, None] * _b2[None, :]
+                        if SMALL_D > 3:
+                            dot += _a3[:, None] * _b3[None, :]
+                        if SMALL_D > 4:
+                            dot += _a4[:, None] * _b4[None, :]
+                        if SMALL_D > 5:
+                            dot += _a5[:, None] * _b5[None, :]
+                        if SMALL_D > 6:
+                            dot += _a6[:, None] * _b6[None, :]
+                        if SMALL_D > 7:
+                            dot += _a7[:, None] * _b7[None, :]
+
+                    key = (col_dscale[None, :] * dot)
+                    key = tl.where(t_ok[None, :], key, float("-inf"))
+                    if ROW_SLOT:
+                        # the tile reduced to its rows' max at once (NaN-keeping), kept in one slot per
+                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                        key_row = tl.reduce(key, 1, _score_select)[:, None]
+                        if NEED_IDX:
+                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                            # A NaN never counts here; a row that met one is searched again after the loop.
+                            at_row = tl.min(tl.where(key == key_row, offs_t[None, :], size_t), axis=1)[:, None]
+                            better = key_row > best2
+                            idx2 = tl.where(better, at_row, idx2)
+                            x_row = tl.sum(tl.where(offs_t[None, :] == at_row, dot, 0.0), axis=1)[:, None]
+                            x2 = tl.where(better, x_row, x2)
+                        best2 = tl.maximum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+                    else:
+                        # running max per tile slot (NaN-keeping), reduced across slots once after the loop
+                        if NEED_IDX:
+                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                            # never counts here; a row that met one is searched again after the loop.
+                            better = key > best2
+                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
+                                x2 = tl.where(better, dot, x2)
+                        best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+                    t_seen += t_ok.to(tl.int32)
+
+
+            best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
+            if NEED_IDX:
+                # the lowest index holding the best
+                hit = best2 == best[:, None]
+                best_idx = tl.min(tl.where(hit, idx2, size_t), axis=1)
+                if SMALL_D == 0:
+                    x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+                else:
+                    x_best = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)  # recomputed below
+                row_nan = best != best
+                if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
+                    nan_idx = tl.full([BLOCK_I * BLOCK_S], size_t, tl.int32)
+                    x_nan = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
+                    for t0 in range(0, t_full, BLOCK_T):
+                        offs_t = t0 + tl.arange(0, BLOCK_T)
+                        t_in = offs_t < size_t
+                        t_ok = t_in
+                        # spec line 11: where dmask
+                        if HAS_dmask:
+                            t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                        b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                        col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                        # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                        if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
+                        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                            dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            for d0 in range(0, size_d, BLOCK_D):
+                                offs_d = d0 + tl.arange(0, BLOCK_D)
+                                d_in = offs_d < size_d
+                                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                            mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                                if DOT_FP32:
+                                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                                else:
+                                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
+                        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                            if SMALL_D > 0:
+                                _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 1:
+                                _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 2:
+                                _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 3:
+                                _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 4:
+                                _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 5:
+                                _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 6:
+                                _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 7:
+                                _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                            dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            if SMALL_D > 0:
+                                dot += _a0[:, None] * _b0[None, :]
+                            if SMALL_D > 1:
+                                dot += _a1[:, None] * _b1[None, :]
+                            if SMALL_D > 2:
+                                dot += _a2[:, None] * _b2[None, :]
+                            if SMALL_D > 3:
+                                dot += _a3[:, None] * _b3[None, :]
+                            if SMALL_D > 4:
+                                dot += _a4[:, None] * _b4[None, :]
+                            if SMALL_D > 5:
+                                dot += _a5[:, None] * _b5[None, :]
+                            if SMALL_D > 6:
+                                dot += _a6[:, None] * _b6[None, :]
+                            if SMALL_D > 7:
+                                dot += _a7[:, None] * _b7[None, :]
+
+                        key = (col_dscale[None, :] * dot)
+                        if HAS_dmask:  # a full tile needs only the conditions that are not bounds
+                            key = tl.where(t_ok[None, :], key, float("-inf"))
+                        # the first NaN of each row
+                        first = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
+                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                            x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
+                            x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                        nan_idx = tl.minimum(nan_idx, first)
+
+                    if t_full < t_end:
+                        t0 = t_full
+                        offs_t = t0 + tl.arange(0, BLOCK_T)
+                        t_in = offs_t < size_t
+                        t_ok = t_in
+                        # spec line 11: where dmask
+                        if HAS_dmask:
+                            t_ok = t_ok & (tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=t_in, other=0) != 0)
+
+                        b_row = b_rows + offs_t.to(tl.int64) * stride_D_t  # int64: tall operands pass 2^31
+                        col_dscale = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=t_in, other=0.0).to(tl.float32)
+
+                        # spec line 11: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
+                        if DOT_MODE == 0:  # the whole contraction in one tile, Q rows held in registers
+                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            else:
+                                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)  # int8 x int8: exact int32
+                        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
+                            dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            for d0 in range(0, size_d, BLOCK_D):
+                                offs_d = d0 + tl.arange(0, BLOCK_D)
+                                d_in = offs_d < size_d
+                                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
+                                            mask=s_ok[:, None] & d_in[None, :], other=0.0)
+                                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
+                                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                                if DOT_FP32:
+                                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                                else:
+                                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION).to(tl.float32)
+                        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                            if SMALL_D > 0:
+                                _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 1:
+                                _b1 = tl.load(b_row + 1 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 2:
+                                _b2 = tl.load(b_row + 2 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 3:
+                                _b3 = tl.load(b_row + 3 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 4:
+                                _b4 = tl.load(b_row + 4 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 5:
+                                _b5 = tl.load(b_row + 5 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 6:
+                                _b6 = tl.load(b_row + 6 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+                            if SMALL_D > 7:
+                                _b7 = tl.load(b_row + 7 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
+
+                            dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            if SMALL_D > 0:
+                                dot += _a0[:, None] * _b0[None, :]
+                            if SMALL_D > 1:
+                                dot += _a1[:, None] * _b1[None, :]
+                            if SMALL_D > 2:
+                                dot += _a2[:, None] * _b2[None, :]
+                            if SMALL_D > 3:
+                                dot += _a3[:, None] * _b3[None, :]
+                            if SMALL_D > 4:
+                                dot += _a4[:, None] * _b4[None, :]
+                            if SMALL_D > 5:
+                                dot += _a5[:, None] * _b5[None, :]
+                            if SMALL_D > 6:
+                                dot += _a6[:, None] * _b6[None, :]
+                            if SMALL_D > 7:
+                                dot += _a7[:, None] * _b7[None, :]
+
+                        key = (col_dscale[None, :] * dot)
+                        key = tl.where(t_ok[None, :], key, float("-inf"))
+                        # the first NaN of each row
+                        first = tl.min(tl.where(key != key, offs_t[None, :], size_t), axis=1)
+                        if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index)
+                            x_first = tl.sum(tl.where(offs_t[None, :] == first[:, None], dot, 0.0), axis=1)
+                            x_nan = tl.where(first < nan_idx, x_first, x_nan)
+                        nan_idx = tl.minimum(nan_idx, first)
+
+                    best_idx = tl.where(row_nan, nan_idx, best_idx)
+                    x_best = tl.where(row_nan, x_nan, x_best)
+                if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it
+                    sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_D_t
+                    sel_ok = s_ok & (best_idx >= 0)
+                    if SMALL_D > 0:
+                        _s0 = tl.load(sel_row + 0 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 1:
+                        _s1 = tl.load(sel_row + 1 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 2:
+                        _s2 = tl.load(sel_row + 2 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 3:
+                        _s3 = tl.load(sel_row + 3 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 4:
+                        _s4 = tl.load(sel_row + 4 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 5:
+                        _s5 = tl.load(sel_row + 5 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 6:
+                        _s6 = tl.load(sel_row + 6 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    if SMALL_D > 7:
+                        _s7 = tl.load(sel_row + 7 * stride_D_d, mask=sel_ok, other=0.0).to(tl.float32)
+                    x_best = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
+                    if SMALL_D > 0:
+                        x_best += _a0 * _s0
+                    if SMALL_D > 1:
+                        x_best += _a1 * _s1
+                    if SMALL_D > 2:
+                        x_best += _a2 * _s2
+                    if SMALL_D > 3:
+                        x_best += _a3 * _s3
+                    if SMALL_D > 4:
+                        x_best += _a4 * _s4
+                    if SMALL_D > 5:
+                        x_best += _a5 * _s5
+                    if SMALL_D > 6:
+                        x_best += _a6 * _s6
+                    if SMALL_D > 7:
+                        x_best += _a7 * _s7
+            else:
+                best_idx = tl.zeros([BLOCK_I * BLOCK_S], tl.int32)
+            t_any = tl.sum(t_seen, axis=0) > 0
+            # spec line 11: an empty selection is 0 and passes no gradient
+            picked = s_ok & t_any
+            value = tl.where(picked, best, 0.0)
+            rowval = (row_qscale * value)
+            acc += tl.where(s_ok, rowval, 0.0)
+            if NEED_IDX:
+                # -1: nothing to select; -2: the row itself is left out
+                tl.store(idx_ptr + row_cell * size_s + offs_s,
+                         tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
+                tl.store(xsel_ptr + row_cell * size_s + offs_s, x_best, mask=s_in)
+
+        # the outer sum of each i: the rows of one i are consecutive
+        total = tl.sum(tl.reshape(acc, [BLOCK_I, BLOCK_S]), axis=1)
+        pid_i_out = pid_i_block * BLOCK_I + tl.arange(0, BLOCK_I)
+        cell_out = (pid_i_out) * size_j + pid_j
+        done = pid_i_out < size_i
+        if SPLIT_S > 0:  # this chunk's share of the cell: out is [cells, chunks]
+            tl.store(out_ptr + cell_out * n_chunks + chunk, total, mask=done)
+        else:
+            tl.store(out_ptr + cell_out, total, mask=done)
 
 
 def _score_kernel():
@@ -818,19 +1411,25 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         *out.stride(),
         runtime.length_bucket(sizes["s"]), runtime.length_bucket(sizes["t"]), runtime.length_bucket(sizes["i"]),
     )
+    # programs that keep a block of i and walk a run of the other cells (dispatch.persistent)
+    sms = dispatch.multiprocessors(device)
+    persist = dispatch.persistent(sizes["s"], n_cells, sms, split)
     flags = dict(
         HAS_qmask=t["qmask"] is not None,
         HAS_dmask=t["dmask"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
-        ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()),
+        ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()), PERSIST=persist,
         PRECISION=precision,
         DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
     other_cells = n_cells // sizes["i"] * n_chunks
 
     def grid(meta):  # the i axis goes in blocks of BLOCK_I
+        if persist:
+            return (dispatch.persistent_programs(triton.cdiv(sizes["i"], meta["BLOCK_I"]), other_cells, sms,
+                                                 meta["BLOCK_I"] * meta["BLOCK_S"]),)
         return (triton.cdiv(sizes["i"], meta["BLOCK_I"]) * other_cells,)
     if kernel is None:
         blocks = dict(BLOCK_S=min(64, runtime.next_pow2(sizes["s"])),

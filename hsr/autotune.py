@@ -129,6 +129,10 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
         mode = args.get("DOT_MODE")
         path = "split" if mode == 3 else "core" if args.get("SMALL_D", 0) > 0 else "long" if mode == 1 else None
         configs = [cfg for cfg in configs if path in pools.get(_identity(cfg), {None})] or configs
+        if args.get("PERSIST"):  # a persistent program holds its rows in one row block (dispatch.persistent)
+            configs = [cfg for cfg in configs if cfg.kwargs[block_r] >= args[size_r]] or [
+                triton.Config({block_r: max_r, block_c: 64, **({block_g: 1} if block_g else {})},
+                              num_warps=4, num_stages=3)]
         chunk = args.get(split, 0) if split else 0
         if chunk:
             configs = [cfg for cfg in configs if cfg.kwargs[block_r] == chunk] or [
@@ -177,7 +181,7 @@ def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, 
         keys = KEY + (["g_bucket"] if block_g else []) + ([split] if split else []) \
             + [block_k] + ([size_k] if size_k else []) + ["NEED_IDX", "SMALL_D", "DOT_MODE"]
         blocks = (block_r, block_c) + ((block_g,) if block_g else ())
-        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k)
+        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k, size_r)
     return _tuned[key]
 
 
@@ -199,8 +203,9 @@ class Tuned:
     Kept and shipped configs are found by lowering (hsr.plan.lowering_id) and name
     blocks by role (ROLES; blocks: this kernel's names for them, in that order)."""
 
-    def __init__(self, kernel, keys, operand, pool, prune, lowering, blocks=(), split=None, size_k=None):
-        self.kernel, self.keys, self.operand = kernel, keys, operand
+    def __init__(self, kernel, keys, operand, pool, prune, lowering, blocks=(), split=None, size_k=None,
+                 size_r=None):
+        self.kernel, self.keys, self.operand, self.size_r = kernel, keys, operand, size_r
         self.size_k = size_k  # a key read as its length bucket
         self.arg_names = list(kernel.arg_names)
         self.pool, self.prune, self.n_configs = pool, prune, len(pool)
@@ -211,7 +216,7 @@ class Tuned:
         fn = getattr(kernel, "fn", kernel)
         self.name = f"{fn.__module__}.{fn.__name__} (lowering {lowering})"
         self.configs: dict = {}  # key -> config, this process: kept, shipped or tuned
-        self.predicted: dict = {}  # key -> config predicted (hsr tune still tunes such a key)
+        self.predicted: dict = {}  # (key, persistent rows) -> config predicted (hsr tune still tunes such a key)
         self._positions = None
 
     def key(self, args, kwargs) -> tuple:
@@ -243,10 +248,14 @@ class Tuned:
         def launch(*args, **kwargs):
             key = self.key(args, kwargs)
             config = self.lookup(key)
+            rows = self._persistent_rows(args, kwargs)
+            if config is not None and config["kwargs"].get(self.block_r, rows) < rows:
+                config = None  # a persistent program's rows in one row block: a config for this call
             if config is None and not tuning_on_call():  # never block a call: a predicted config
-                config = self.predicted.get(key)
+                config = self.predicted.get((key, rows))
                 if config is None:
-                    config = self.predicted[key] = self.predict(key, {**dict(zip(self.arg_names, args)), **kwargs})
+                    config = self.predicted[(key, rows)] = self.predict(
+                        key, {**dict(zip(self.arg_names, args)), **kwargs})
             if config is not None:
                 return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
                                      num_warps=config["num_warps"], num_stages=config["num_stages"])
@@ -262,6 +271,12 @@ class Tuned:
             return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
                                  num_warps=config["num_warps"], num_stages=config["num_stages"])
         return launch
+
+    def _persistent_rows(self, args, kwargs) -> int:
+        """The rows a persistent program's row block must hold (dispatch.persistent), 0 for other calls."""
+        if not kwargs.get("PERSIST") or self.size_r is None:
+            return 0
+        return kwargs[self.size_r] if self.size_r in kwargs else args[self.arg_names.index(self.size_r)]
 
     def _tune(self, grid, args, kwargs) -> tuple[dict, int]:
         """(the fastest config for this call, how many were timed): the pruned pool

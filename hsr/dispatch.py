@@ -4,11 +4,11 @@ Two kinds of rule live here:
 
 - **what a spec is** (a term of the plan: its pair, key, terms, conditions,
   outer reduction, layout) decides which kernel families a module carries:
-  `stacking_axis`, `lean_blockers`, `both_ways_blockers`, `split_form`,
-  `tma_blockers`;
+  `stacking_axis`, `persistent_blockers`, `lean_blockers`, `both_ways_blockers`,
+  `split_form`, `tma_blockers`;
 - **what a call is** (sizes, dtype, device, layout) decides which of them runs:
   `contraction` (DOT_MODE), `precision`, `lean_blocks`, `offsets_check_fold`, `long_tma`, `split_pass`,
-  `both_ways_fused`, `split_rows`, `outer_split`, and the backward's `auto_backward` and
+  `both_ways_fused`, `stacked_first`, `persistent`, `one_loop`, `split_rows`, `outer_split`, and the backward's `auto_backward` and
   `deterministic_scatter`.
 
 `forward_kernel` puts the two together in words for `explain()`: the family that
@@ -575,6 +575,79 @@ def stacked_first_words(term, a_bytes: int | None) -> str:
             f" ({a_bytes / (1 << 20):.1f} MiB of {term.a.name}; {rule})")
 
 
+PERSIST_MAX_ROWS = 64  # rows of the stacked operand's row axis a persistent program holds: one row block
+PERSIST_ROWS_PER_SM = 1024  # persistent programs a multiprocessor: this many rows of A tiles, 1 to 4 programs
+PERSIST_MIN_CELLS = 8  # per persistent program: fewer cells than this, and a program per cell runs
+
+
+def persistent_blockers(term) -> list[str]:
+    """Why the stacked general loop cannot run persistent programs (each keeping one
+    block of the stacked axis, its A tile loaded once, and walking a run of the other
+    cells); empty where it can. The A tile and everything read with it must stay the same
+    along the run: A and the conditions and per-row terms on its rows vary over the
+    stacked axis alone among the grid axes. Packed (ragged) inputs keep a program per cell."""
+    g = stacking_axis(term)
+    if g is None:
+        return ["no stacked axis"]
+    why = []
+    if tuple(term.a.grid_axes) != (g,):
+        why.append(f"{term.a.name} varies over {', '.join(x for x in term.a.grid_axes if x != g)} besides {g!r}")
+    rows = {g, term.r}
+    if any(c.axis == term.r and not set(c.axes) <= rows for c in term.conds):
+        why.append(f"a condition on {term.r!r} varies over another output axis")
+    if any(s.side == "row" and not set(s.axes) <= rows for s in term.sides):
+        why.append(f"a per-row term varies over another output axis")
+    if term.packing:
+        why.append("packed (ragged) inputs")
+    return why
+
+
+def persistent(rows: int, cells: int, sms: int, split: int = 0, tma: bool = False) -> bool:
+    """Whether the stacked general loop runs persistent programs (persistent_blockers
+    being empty): where one row block holds a stacked value's rows (rows <= PERSIST_MAX_ROWS,
+    no split of them, no TMA loads) and the cells (values of the stacked axis x the other
+    cells) give each of 2 programs a multiprocessor at least PERSIST_MIN_CELLS. A program per cell pays its A tile's loads and its pipeline's
+    start again for every cell: 17 us a cell at 64 queries x 10000 documents of 32 x 300
+    (5.27 ms on an H200), where its dots take 5; the stand-alone persistent kernel took
+    3.37 ms (bench/results/h200-batched-2026-11-27/batched_probe.json). HSR_PERSIST=0/1
+    overrides the cell count (sweeps)."""
+    if rows > PERSIST_MAX_ROWS or split or tma:
+        return False
+    override = os.environ.get("HSR_PERSIST")
+    if override:
+        return override == "1"
+    return cells >= PERSIST_MIN_CELLS * 2 * sms
+
+
+def persistent_programs(blocks: int, other_cells: int, sms: int, tile_rows: int) -> int:
+    """Persistent programs for blocks of the stacked axis x other_cells: a whole number
+    of runs per block (each block's programs side by side, so that the programs running
+    at once share their B tiles), at most one run per cell, and per multiprocessor as many
+    as hold PERSIST_ROWS_PER_SM rows of A tiles (tile_rows a program), from 1 to 4: fewer
+    than fit leave its tensor cores idle while a program waits. Measured on an H200, 64 x
+    10000 documents of 32 x 300 (bench/results/h200-persistent-2026-11-27/): 16 queries a
+    block (512 rows, 8 warps) 3.78-3.79 ms at 1 to 4 programs a multiprocessor; 4 queries
+    (128 rows, 4 warps) 9.13 at 1, 5.05 at 2, 4.86 at 4."""
+    per_sm = max(1, min(4, PERSIST_ROWS_PER_SM // max(tile_rows, 1)))
+    return blocks * max(1, min(other_cells, (per_sm * sms) // max(blocks, 1)))
+
+
+def persistent_words(term, sizes: dict | None, sms: int) -> str:
+    """explain()'s line on the stacked general loop's persistent programs."""
+    why = persistent_blockers(term)
+    if why:
+        return f"  persistent programs (general loop, stacked): no ({'; '.join(why)})"
+    rule = (f"each keeps a block of {stacking_axis(term)!r} (its {term.a.name} tile loaded once) and walks "
+            f"a run of the other cells, where {term.r!r} is at most {PERSIST_MAX_ROWS} long and the cells "
+            f"give 2 programs a multiprocessor {PERSIST_MIN_CELLS} or more; else a "
+            f"program per cell")
+    if sizes is None or term.r not in sizes:
+        return f"  persistent programs (general loop, stacked): {rule}"
+    cells = math.prod(sizes.get(g, 1) for g in term.grid)
+    on = persistent(sizes[term.r], cells, sms)
+    return f"  persistent programs (general loop, stacked): {'yes' if on else 'no'} ({cells} cells; {rule})"
+
+
 def split_rows(cells: int, rows: int, cols: int, autotuned: bool, split_pass: bool = False) -> int:
     """Rows per chunk where a forward with an outer sum splits the outer axis
     over programs, 0 where it does not: FEW_CELLS_ROWS (FEW_CELLS_SPLIT_ROWS on the
@@ -1016,6 +1089,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         if sizes is not None and all(a in sizes for a in term.a.axes):
             a_bytes = math.prod(sizes[a] for a in term.a.axes) * (4 if dtype == "float32" else 2)
         lines.append(stacked_first_words(term, a_bytes))
+        lines.append(persistent_words(term, sizes, EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS))
     elif term.outer in ("sum", "mean", "max", "min"):
         lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {FEW_CELLS_ROWS} "
                      f"({FEW_CELLS_SPLIT_ROWS} on the split pass) across programs "

@@ -126,10 +126,12 @@ def _wide(var: str, axes) -> list[str]:
     return [f"{var}64 = tl.cast({var}, tl.int64)"] + _decompose(f"{var}64", axes)
 
 
-def _flat(axes) -> str:
+def _flat(axes, rename: dict | None = None) -> str:
+    """The flat row-major index of pid_<axis> over axes (rename: another name for an axis's)."""
     expr = ""
     for axis in axes:
-        expr = f"pid_{axis}" if not expr else f"({expr}) * size_{axis} + pid_{axis}"
+        pid = (rename or {}).get(axis, f"pid_{axis}")
+        expr = pid if not expr else f"({expr}) * size_{axis} + {pid}"
     return expr or "0"
 
 
@@ -344,6 +346,12 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         ofill="-inf" if t.outer == "max" else "inf", obetter=">" if t.outer == "max" else "<",
         ocombine="maximum" if t.outer == "max" else "minimum",
         cell_expr=_flat(t.grid),
+        # a stacked forward's output cells of its block ({G} values): pid_{G}_out, so that pid_{G} keeps the rows'
+        out_cell_expr=_flat(t.grid, {blocked: f"pid_{blocked}_out"}) if blocked else "",
+        # persistent programs (dispatch.persistent_blockers): a block of the stacked axis, a run of the other cells
+        persist=bool(blocked) and not split and not dispatch.persistent_blockers(t),
+        decompose_run=_decompose("run_cell", [g for g in t.grid if g != blocked]),
+        n_run_cells=" * ".join(f"size_{g}" for g in t.grid if g != blocked) or "1",
         # packed inputs (ragged axes): each program's sequence ends at its length
         packing=[dict(name=n, axis=x, outer=o, cu=cu) for n, x, o, cu in t.packing],
         offsets=list(dict.fromkeys(cu for _n, _x, _o, cu in t.packing)),

@@ -439,3 +439,36 @@ def test_the_stacked_loop_reads_each_document_once_and_pipelines_its_last_tile(m
     text = hsr.compile(MAXSIM).explain(dict(i=2048, j=1000, s=32, t=256, d=128), torch.float16)
     assert "the other cells first (16.0 MiB of Q" in text
     assert "after the loop (256 long" in text
+
+
+def test_stacked_programs_persist_where_cells_are_many(monkeypatch):
+    """dispatch.persistent: programs that keep a block of queries and walk runs of documents
+    where one row block holds a query's rows and the cells give each program several; not
+    where the queries' rows vary over another output axis or are packed. explain() says which."""
+    monkeypatch.delenv("HSR_PERSIST", raising=False)
+    sms = 132
+    assert dispatch.persistent(32, 64 * 10000, sms)
+    assert not dispatch.persistent(32, 64 * 10000, sms, split=16)
+    assert not dispatch.persistent(128, 64 * 10000, sms)  # more rows than a row block holds
+    assert not dispatch.persistent(32, 8 * 100, sms)  # too few cells to share
+    monkeypatch.setenv("HSR_PERSIST", "1")
+    assert dispatch.persistent(32, 8 * 100, sms) and not dispatch.persistent(128, 8 * 100, sms)
+    monkeypatch.delenv("HSR_PERSIST")
+    # a whole number of runs per block, about two programs a multiprocessor, no run without a cell
+    assert dispatch.persistent_programs(4, 10000, sms, 512) == 4 * 66  # two tiles of 512 rows a multiprocessor
+    assert dispatch.persistent_programs(16, 10000, sms, 128) == 16 * 33  # four of 128
+    assert dispatch.persistent_programs(3, 2, sms, 64) == 6
+    assert dispatch.persistent_programs(300, 10, sms, 512) == 300
+    maxsim = hsr.compile(MAXSIM)
+    assert not dispatch.persistent_blockers(maxsim.plan.terms[0])
+    text = maxsim.explain(dict(i=64, j=10000, s=32, t=300, d=128), torch.float16)
+    assert "persistent programs (general loop, stacked): yes (640000 cells" in text
+    text = maxsim.explain(dict(i=4, j=100, s=32, t=300, d=128), torch.float16)
+    assert "persistent programs (general loop, stacked): no (400 cells" in text
+    batched = hsr.compile("""
+        Q[b, i, s, d]: float
+        D[b, j, t, d]: float
+        out[b, i, j] = sum_s max_t <Q_s, D_t>
+    """)
+    assert "Q varies over b besides 'i'" in "; ".join(dispatch.persistent_blockers(batched.plan.terms[0]))
+    assert "persistent programs (general loop, stacked): no (Q varies over b" in batched.explain()

@@ -410,6 +410,68 @@ def test_the_stacked_loop_in_either_launch_order_and_tile_loop(split_ops, device
     assert flags == {(False, False), (False, True), (True, False), (True, True)}
 
 
+PERSISTENT_SPECS = {
+    "max_of_max": """
+        Q[i, s, d]: float
+        D[j, t, d]: float
+        qmask[i, s]: bool = all
+        dmask[j, t]: bool = all
+        out[i, j] = max_s max_t <Q_s, D_t>  where qmask, dmask
+    """,
+    "mean_of_min_distance": """
+        Q[i, s, d]: float
+        D[j, t, d]: float
+        qmask[i, s]: bool = all
+        dmask[j, t]: bool = all
+        out[i, j] = mean_s min_t ||Q_s - D_t||^2  where qmask, dmask
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def persistent_ops(split_ops):
+    return {"weighted_sum_of_max": split_ops["weighted_sum_of_max"],
+            **{name: hsr.compile(text) for name, text in PERSISTENT_SPECS.items()}}
+
+
+@settings(max_examples=examples(4))
+@given(st.sampled_from(["weighted_sum_of_max", *PERSISTENT_SPECS]), st.integers(3, 5), st.integers(1, 7),
+       st.integers(1, 40), st.integers(1, 150), st.integers(0, 10**6))
+def test_persistent_programs_walk_runs_of_cells(persistent_ops, device, name, ni, nj, s, t, seed):
+    """The stacked loop's persistent programs (dispatch.persistent: each keeps a block of
+    queries and walks a run of documents; 4 multiprocessors in the interpreter, so runs
+    of one to several documents): values, indices and gradients as the reference and as
+    a program per cell, for an outer sum, max and mean, a dot and an L2 key, with ties
+    (integer rows), masks, an empty document and a whole query left out."""
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((ni, s, 16), gen), _ints((nj, t, 16), gen)
+    qmask = torch.rand(ni, s, generator=gen) < 0.8
+    qmask[1] = False
+    dmask = torch.rand(nj, t, generator=gen) < 0.7
+    dmask[-1] = False
+    args = (Q, D, _ints((ni, s), gen)) if name == "weighted_sum_of_max" else (Q, D)
+    op, runs, plain = persistent_ops[name], [], launcher.launch
+
+    def spy(kernel, grid, *a, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
+            runs.append((kwargs["PERSIST"], grid(kwargs)[0]))
+        return plain(kernel, grid, *a, **kwargs)
+    outs = []
+    for persist in ("1", "0"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("HSR_PERSIST", persist)
+            mp.setattr(launcher, "launch", spy)
+            kept.forget()
+            _check(op, args, {"qmask": qmask, "dmask": dmask}, (0, 1), device)
+            with torch.no_grad():
+                outs.append(op(*(x.to(device) for x in args), qmask=qmask.to(device), dmask=dmask.to(device)))
+    kept.forget()
+    blocks = -(-ni // 2)  # fixed blocks: 2 queries a block
+    assert (True, dispatch.persistent_programs(blocks, nj, dispatch.INTERPRET_SMS, 2 * min(64, 1 << (s - 1).bit_length()))) in runs
+    assert (False, blocks * nj) in runs
+    assert torch.equal(outs[0], outs[1])  # the same bits either way
+
+
 def test_a_split_sum_of_a_distance_with_a_few_coordinates(split_ops, device):
     """The CUDA-core path (3 coordinates) with an outer sum over 300 points:
     five chunks of 64 rows, the last one partial."""

@@ -176,8 +176,8 @@ def main():
                            if isinstance(kern, autotune.Tuned) for k, c in (*kern.predicted.items(), *kern.configs.items())})
     from hsr import dispatch
     original = autotune.Tuned.lookup
-    for cfg in (None, (32, 64, 8, 8, 3), (32, 64, 4, 4, 3), (32, 64, 4, 8, 3), (32, 64, 16, 8, 3), (32, 128, 4, 8, 3),
-                (32, 64, 2, 4, 3), (32, 128, 8, 8, 3), (32, 64, 16, 8, 4), (32, 32, 8, 4, 4)):
+    # persistent programs (dispatch.persistent) against a program per cell, at hsr's pick and forced configs
+    for cfg in (None, (32, 64, 16, 8, 3), (32, 64, 4, 4, 3), (32, 32, 8, 4, 4), (32, 64, 8, 4, 3)):
         def lookup(self, key, cfg=cfg):
             if cfg is None:
                 return original(self, key)
@@ -185,16 +185,20 @@ def main():
             return {"kwargs": {self.roles["BLOCK_R"]: r, self.roles["BLOCK_C"]: c, self.roles["BLOCK_G"]: g},
                     "num_warps": w, "num_stages": st}
         autotune.Tuned.lookup = lookup
-        for first in (True, False):
-            for one in ("1", "0"):
-                dispatch.STACKED_FIRST_BYTES = 1 << 40 if first else -1
-                os.environ["HSR_ONE_LOOP"] = one
+        for persist in ("1", "0"):
+            os.environ["HSR_PERSIST"] = persist
+            kept.forget(launches=True)
+            bench(f"hsr {cfg or 'predicted'} persist {persist}", lambda: hsr.ops.maxsim(Q, D, d_mask=M))
+        if cfg in ((32, 64, 4, 4, 3), (32, 64, 8, 4, 3)):
+            for rows_per_sm in (256, 512):  # 2 or 4 programs a multiprocessor, against 4 at 1024
+                dispatch.PERSIST_ROWS_PER_SM = rows_per_sm
+                os.environ["HSR_PERSIST"] = "1"
                 kept.forget(launches=True)
-                bench(f"hsr {cfg or 'predicted'} first {int(first)} one_loop {one}",
+                bench(f"hsr {cfg or 'predicted'} persist 1, {rows_per_sm} rows a multiprocessor",
                       lambda: hsr.ops.maxsim(Q, D, d_mask=M))
+            dispatch.PERSIST_ROWS_PER_SM = 1024
     autotune.Tuned.lookup = original
-    dispatch.STACKED_FIRST_BYTES = 8 << 20
-    os.environ.pop("HSR_ONE_LOOP")
+    os.environ.pop("HSR_PERSIST")
     kept.forget(launches=True)
     # unmasked, the same documents
     bench("hsr no mask", lambda: hsr.ops.maxsim(Q, D))
@@ -203,33 +207,30 @@ def main():
         bench("flash_maxsim_batched", lambda: fm.flash_maxsim_batched(Q, D, doc_lengths=lens))
     except Exception as e:  # noqa: BLE001
         print("flash_maxsim:", e)
-    for G, BT, w, s in ((4, 64, 4, 3), (8, 64, 8, 3), (16, 64, 8, 3)):
+    for G, BT, w, s in ((16, 64, 8, 3),):
         bench(f"cell G{G} T{BT} w{w} s{s}", lambda: run("cell", Q, D, M, G, BT, w, s))
-    for G, BT, w, s, pr in ((4, 64, 4, 3, 264), (8, 64, 8, 3, None), (16, 64, 8, 3, None)):
+    for G, BT, w, s, pr in ((16, 64, 8, 3, None),):
         bench(f"nested G{G} T{BT} w{w} s{s} p{pr}", lambda: run("nested", Q, D, M, G, BT, w, s, pr))
-    for G, BT, w, s, pr, tma in ((8, 64, 8, 3, None, False), (16, 64, 8, 3, None, False), (8, 64, 8, 3, 264, False),
-                                 (4, 64, 4, 3, 264, False)):
+    for G, BT, w, s, pr, tma in ((16, 64, 8, 3, None, False),):
         bench(f"flat G{G} T{BT} w{w} s{s} p{pr} tma{int(tma)}",
               lambda: run("flat", Q, D, M, G, BT, w, s, pr, tma))
-    # other stacked shapes, held out (the switches only, at hsr's own config)
+    # other stacked shapes, held out (the switch only, at hsr's own config)
     for nq, nd, lq, ld, masked in ((16, 5000, 32, 180, True), (128, 2000, 64, 500, True), (8, 1000, 32, 300, False),
-                                   (32, 3000, 32, 256, False), (4, 1000, 128, 1024, False), (64, 20000, 32, 120, True)):
+                                   (32, 3000, 32, 256, False), (4, 1000, 128, 1024, False), (64, 20000, 32, 120, True),
+                                   (3, 1000, 20, 300, False), (64, 2000, 48, 200, True)):
         q = torch.nn.functional.normalize(torch.randn(nq, lq, d, device=dev), dim=-1).half()
         dd = torch.nn.functional.normalize(torch.randn(nd, ld, d, device=dev), dim=-1).half()
         m = (torch.arange(ld, device=dev)[None, :] < torch.randint(ld // 2, ld + 1, (nd,), device=dev)[:, None]) \
             if masked else None
         ref = hsr.ops.maxsim(q, dd, d_mask=m)
         flops = 2 * nq * lq * nd * ld * d
-        for first in (True, False):
-            for one in ("1", "0"):
-                dispatch.STACKED_FIRST_BYTES = 1 << 40 if first else -1
-                os.environ["HSR_ONE_LOOP"] = one
-                kept.forget(launches=True)
-                bench(f"{nq}x{nd} {lq}x{ld} mask {int(masked)} first {int(first)} one_loop {one}",
-                      lambda: hsr.ops.maxsim(q, dd, d_mask=m))
-        dispatch.STACKED_FIRST_BYTES = 8 << 20
-        os.environ.pop("HSR_ONE_LOOP")
+        for persist in ("1", "0"):
+            os.environ["HSR_PERSIST"] = persist
+            kept.forget(launches=True)
+            bench(f"{nq}x{nd} {lq}x{ld} mask {int(masked)} persist {persist}", lambda: hsr.ops.maxsim(q, dd, d_mask=m))
+        os.environ.pop("HSR_PERSIST")
         kept.forget(launches=True)
+        bench(f"{nq}x{nd} {lq}x{ld} mask {int(masked)} as shipped", lambda: hsr.ops.maxsim(q, dd, d_mask=m))
         del q, dd, m
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "batched_probe.json"), "w") as f:

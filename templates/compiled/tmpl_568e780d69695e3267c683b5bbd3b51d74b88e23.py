@@ -889,7 +889,18 @@ def root(context, missing=missing):
         yield ' runtime.length_bucket(sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]),'
-    yield '\n    )\n    flags = dict(\n'
+    yield '\n    )\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
+        pass
+        yield '    # programs that keep a block of '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield ' and walk a run of the other cells (dispatch.persistent)\n    sms = dispatch.multiprocessors(device)\n    persist = dispatch.persistent(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], n_cells, sms, '
+        yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 356 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n'
+    yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
         _loop_vars = {}
         pass
@@ -915,6 +926,9 @@ def root(context, missing=missing):
         yield '_.numel() * '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.element_size()),'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
+        pass
+        yield ' PERSIST=persist,'
     yield '\n        PRECISION=precision,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
@@ -941,12 +955,24 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 368 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 373 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
         yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-        yield '\n        return (triton.cdiv(sizes["'
+        yield '\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
+            pass
+            yield '        if persist:\n            return (dispatch.persistent_programs(triton.cdiv(sizes["'
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+            yield '"], meta["BLOCK_'
+            yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield '"]), other_cells, sms,\n                                                 meta["BLOCK_'
+            yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield '"] * meta["BLOCK_'
+            yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield '"]),)\n'
+        yield '        return (triton.cdiv(sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"], meta["BLOCK_'
         yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
@@ -1023,7 +1049,7 @@ def root(context, missing=missing):
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 422 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 432 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '), inputs,\n                     _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n\n\ndef _'
@@ -1139,7 +1165,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 463 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 473 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1442,7 +1468,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 575 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 585 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1514,4 +1540,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=581&266=584&268=590&270=592&271=595&272=603&273=605&275=608&276=626&278=635&279=651&281=656&282=658&283=660&285=664&286=670&287=674&288=678&290=680&293=683&294=693&296=697&297=703&298=705&299=707&301=710&302=712&303=715&304=717&305=723&306=726&307=728&309=734&310=737&313=739&314=742&319=745&322=748&323=752&324=755&326=757&327=760&330=762&333=765&334=768&338=771&340=809&341=814&342=816&343=819&346=857&349=881&350=883&354=893&355=897&357=903&358=907&360=909&362=919&364=928&367=939&368=942&370=946&371=950&372=954&374=957&375=959&377=966&379=968&381=971&387=981&388=985&389=989&390=992&393=997&396=999&399=1002&406=1005&408=1008&411=1011&414=1014&417=1018&418=1020&420=1022&422=1024&423=1028&426=1030&427=1032&428=1034&429=1036&432=1042&435=1046&437=1054&439=1056&440=1058&442=1061&443=1071&446=1084&448=1088&449=1096&451=1104&452=1108&455=1118&462=1125&463=1135&464=1146&465=1160&466=1164&470=1175&471=1179&472=1181&473=1187&475=1211&476=1213&477=1217&478=1221&479=1225&481=1227&483=1229&487=1231&488=1235&491=1239&500=1241&509=1245&513=1249&517=1251&523=1255&524=1259&525=1261&527=1283&528=1285&529=1289&530=1291&534=1295&535=1298&538=1307&540=1310&541=1316&542=1320&544=1342&545=1344&546=1348&547=1350&548=1356&549=1358&550=1360&553=1364&554=1367&557=1380&558=1388&560=1398&561=1402&562=1408&563=1414&564=1418&565=1421&566=1423&567=1431&573=1437&575=1439&576=1447&579=1451&580=1453&581=1455&582=1461&585=1465&589=1467&590=1469&603=1471&612=1474&616=1476&617=1479&622=1485&624=1488&626=1493&628=1495&630=1498&632=1501&635=1503&636=1509'
+debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=581&266=584&268=590&270=592&271=595&272=603&273=605&275=608&276=626&278=635&279=651&281=656&282=658&283=660&285=664&286=670&287=674&288=678&290=680&293=683&294=693&296=697&297=703&298=705&299=707&301=710&302=712&303=715&304=717&305=723&306=726&307=728&309=734&310=737&313=739&314=742&319=745&322=748&323=752&324=755&326=757&327=760&330=762&333=765&334=768&338=771&340=809&341=814&342=816&343=819&346=857&349=881&350=883&353=893&354=896&356=898&359=904&360=908&362=914&363=918&365=920&367=933&369=942&372=953&373=956&375=960&376=964&378=967&379=971&381=976&382=980&384=983&385=985&387=992&389=994&391=997&397=1007&398=1011&399=1015&400=1018&403=1023&406=1025&409=1028&416=1031&418=1034&421=1037&424=1040&427=1044&428=1046&430=1048&432=1050&433=1054&436=1056&437=1058&438=1060&439=1062&442=1068&445=1072&447=1080&449=1082&450=1084&452=1087&453=1097&456=1110&458=1114&459=1122&461=1130&462=1134&465=1144&472=1151&473=1161&474=1172&475=1186&476=1190&480=1201&481=1205&482=1207&483=1213&485=1237&486=1239&487=1243&488=1247&489=1251&491=1253&493=1255&497=1257&498=1261&501=1265&510=1267&519=1271&523=1275&527=1277&533=1281&534=1285&535=1287&537=1309&538=1311&539=1315&540=1317&544=1321&545=1324&548=1333&550=1336&551=1342&552=1346&554=1368&555=1370&556=1374&557=1376&558=1382&559=1384&560=1386&563=1390&564=1393&567=1406&568=1414&570=1424&571=1428&572=1434&573=1440&574=1444&575=1447&576=1449&577=1457&583=1463&585=1465&586=1473&589=1477&590=1479&591=1481&592=1487&595=1491&599=1493&600=1495&613=1497&622=1500&626=1502&627=1505&632=1511&634=1514&636=1519&638=1521&640=1524&642=1527&645=1529&646=1535'

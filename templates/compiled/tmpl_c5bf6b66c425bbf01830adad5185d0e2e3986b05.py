@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_t = resolve('t')
-    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_block = missing
+    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_prologue = l_0_row_selection = l_0_row_block = l_0_acc_init = l_0_cell_epilogue = l_0_per_cell = l_0_persistent = missing
     try:
         t_1 = environment.filters['indent']
     except KeyError:
@@ -46,7 +46,7 @@ def root(context, missing=missing):
         def t_6(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cond_code': l_0_cond_code, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_cond_code = getattr(included_template, 'cond_code', missing)
     if l_0_cond_code is missing:
         l_0_cond_code = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'cond_code'", name='cond_code')
@@ -61,7 +61,7 @@ def root(context, missing=missing):
         l_0_bound_end = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'bound_end'", name='bound_end')
     context.vars.update({'cond_code': l_0_cond_code, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'bound_end': l_0_bound_end})
     context.exported_vars.difference_update(('cond_code', 'row_loads', 'small_a_loads', 'bound_end'))
-    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cond_code': l_0_cond_code, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_c_tile = getattr(included_template, 'c_tile', missing)
     if l_0_c_tile is missing:
         l_0_c_tile = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'c_tile'", name='c_tile')
@@ -70,7 +70,7 @@ def root(context, missing=missing):
         l_0_row_finish = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'row_finish'", name='row_finish')
     context.vars.update({'c_tile': l_0_c_tile, 'row_finish': l_0_row_finish})
     context.exported_vars.difference_update(('c_tile', 'row_finish'))
-    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cond_code': l_0_cond_code, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_split_select = getattr(included_template, 'split_select', missing)
     if l_0_split_select is missing:
         l_0_split_select = undefined(f"the template {included_template.__name__!r} (imported on line 7 in 'select_reduce/forward.py.jinja') does not export the requested name 'split_select'", name='split_select')
@@ -471,9 +471,15 @@ def root(context, missing=missing):
                 str(context.call((undefined(name='tile_norms_a') if l_0_tile_norms_a is missing else l_0_tile_norms_a))),
                 '\n',
             ))
+        return concat(t_10)
+    context.exported_vars.add('row_prologue')
+    context.vars['row_prologue'] = l_0_row_prologue = Macro(environment, macro, 'row_prologue', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_11 = []
+        pass
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
             pass
-            t_10.extend((
+            t_11.extend((
                 str(context.call((undefined(name='c_end') if l_0_c_end is missing else l_0_c_end))),
                 "\nif DOT_MODE == 3:  # the key on the tensor cores, then each row's two candidate tiles exactly\n    ",
                 str(t_1(context.call((undefined(name='split_select') if l_0_split_select is missing else l_0_split_select)), 4)),
@@ -483,16 +489,605 @@ def root(context, missing=missing):
             ))
         else:
             pass
-            t_10.extend((
+            t_11.extend((
                 str(context.call((undefined(name='tile_loops') if l_0_tile_loops is missing else l_0_tile_loops))),
                 '\n',
             ))
-        t_10.append(
+        t_11.append(
             str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish))),
         )
-        return concat(t_10)
+        return concat(t_11)
+    context.exported_vars.add('row_selection')
+    context.vars['row_selection'] = l_0_row_selection = Macro(environment, macro, 'row_selection', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_12 = []
+        pass
+        t_12.extend((
+            str(context.call((undefined(name='row_prologue') if l_0_row_prologue is missing else l_0_row_prologue))),
+            str(context.call((undefined(name='row_selection') if l_0_row_selection is missing else l_0_row_selection))),
+        ))
+        return concat(t_12)
     context.exported_vars.add('row_block')
     context.vars['row_block'] = l_0_row_block = Macro(environment, macro, 'row_block', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_13 = []
+        pass
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')):
+            pass
+            t_13.extend((
+                'acc = tl.zeros([',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+                '], tl.float32)\n',
+            ))
+            if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
+                pass
+                t_13.extend((
+                    'kept = tl.zeros([',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS')),
+                    '], tl.float32)\n',
+                ))
+        elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+            pass
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+                pass
+                t_13.extend((
+                    'o_best = tl.full([BLOCK_',
+                    str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                    '], float("',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ofill')),
+                    '"), tl.float32)\no_idx = tl.full([BLOCK_',
+                    str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                    '], -1, tl.int32)\n',
+                ))
+            else:
+                pass
+                t_13.extend((
+                    'o_best = tl.max(tl.full([BLOCK_',
+                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                    '], float("',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ofill')),
+                    '"), tl.float32), axis=0)\no_idx = tl.max(tl.full([BLOCK_',
+                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                    '], -1, tl.int32), axis=0)\n',
+                ))
+        return concat(t_13)
+    context.exported_vars.add('acc_init')
+    context.vars['acc_init'] = l_0_acc_init = Macro(environment, macro, 'acc_init', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_14 = []
+        l_1_cv = missing
+        pass
+        l_1_cv = ('cell_out' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'cell')
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')):
+            pass
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+                pass
+                t_14.extend((
+                    '# the outer ',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer')),
+                    ' of each ',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    ': the rows of one ',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    ' are consecutive\ntotal = tl.sum(tl.reshape(acc, [BLOCK_',
+                    str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                    ', BLOCK_',
+                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                    ']), axis=1)\npid_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    '_out = pid_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    '_block * BLOCK_',
+                    str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                    ' + tl.arange(0, BLOCK_',
+                    str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                    ')\ncell_out = ',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'out_cell_expr')),
+                    '\ndone = pid_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    '_out < size_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    '\n',
+                ))
+            else:
+                pass
+                t_14.append(
+                    'total = tl.sum(acc, axis=0)\n',
+                )
+            if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
+                pass
+                t_14.extend((
+                    '# spec line ',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line')),
+                    ': mean_',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    ' counts the kept positions only\n',
+                ))
+                if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+                    pass
+                    t_14.extend((
+                        'n_kept = tl.sum(tl.reshape(kept, [BLOCK_',
+                        str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                        ', BLOCK_',
+                        str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                        ']), axis=1)\n',
+                    ))
+                else:
+                    pass
+                    t_14.append(
+                        'n_kept = tl.sum(kept, axis=0)\n',
+                    )
+                if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+                    pass
+                    t_14.extend((
+                        'if SPLIT_',
+                        str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                        " > 0:  # this chunk's sum and count: the host adds a cell's in order, then divides\n    tl.store(out_ptr + ",
+                        str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                        ' * n_chunks + chunk, total)\n    tl.store(stat_ptr + ',
+                        str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                        ' * n_chunks + chunk, n_kept)\nelse:\n    tl.store(out_ptr + ',
+                        str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                        ', tl.where(n_kept > 0, total / tl.maximum(n_kept, 1.0), 0.0))\n    if NEED_IDX:\n        tl.store(stat_ptr + ',
+                        str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                        ', n_kept)\n',
+                    ))
+                else:
+                    pass
+                    t_14.extend((
+                        'total = tl.where(n_kept > 0, total / tl.maximum(n_kept, 1.0), 0.0)\nif NEED_IDX:\n    tl.store(stat_ptr + ',
+                        str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                        ', n_kept',
+                        str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else '')),
+                        ')\n',
+                    ))
+            if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'sum'):
+                pass
+                t_14.extend((
+                    'if SPLIT_',
+                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                    " > 0:  # this chunk's share of the cell: out is [cells, chunks]\n    tl.store(out_ptr + ",
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ' * n_chunks + chunk, total',
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else '')),
+                    ')\nelse:\n    tl.store(out_ptr + ',
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ', total',
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else '')),
+                    ')\n',
+                ))
+            elif (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split')):
+                pass
+                t_14.extend((
+                    'tl.store(out_ptr + ',
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ', total',
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else '')),
+                    ')\n',
+                ))
+        elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
+            pass
+            t_14.extend((
+                '# spec line ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line')),
+                ': an outer ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer')),
+                ' over no kept row is 0\n',
+            ))
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+                pass
+                t_14.extend((
+                    'pid_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    '_out = pid_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    '_block * BLOCK_',
+                    str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                    ' + tl.arange(0, BLOCK_',
+                    str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                    ')\ncell_out = ',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'out_cell_expr')),
+                    '\ndone = pid_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    '_out < size_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                    '\n',
+                ))
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+                pass
+                t_14.extend((
+                    'if SPLIT_',
+                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                    " > 0:  # this chunk's (value, row): the ",
+                    str((undefined(name='P') if l_0_P is missing else l_0_P)),
+                    "_merge kernel merges a cell's in order\n    tl.store(out_ptr + ",
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ' * n_chunks + chunk, o_best)\n    tl.store(stat_ptr + ',
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ' * n_chunks + chunk, o_idx)\nelse:\n    tl.store(out_ptr + ',
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ', tl.where(o_idx >= 0, o_best, 0.0))\n    if NEED_IDX:\n        tl.store(stat_ptr + ',
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ', o_idx)\n',
+                ))
+            else:
+                pass
+                t_14.extend((
+                    'tl.store(out_ptr + ',
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ', tl.where(o_idx >= 0, o_best, 0.0)',
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 222 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
+                    str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
+                    ', o_idx',
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 224 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    ')\n',
+                ))
+        return concat(t_14)
+    context.exported_vars.add('cell_epilogue')
+    context.vars['cell_epilogue'] = l_0_cell_epilogue = Macro(environment, macro, 'cell_epilogue', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_15 = []
+        pass
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+            pass
+            t_15.extend((
+                'if SPLIT_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                ' > 0:\n    # one program per (cell, chunk of ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
+                str((undefined(name='B') if l_0_B is missing else l_0_B)),
+                ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                ' == SPLIT_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                ')\n    n_chunks = tl.cdiv(size_',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                ', BLOCK_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                ')\n    chunk = tl.program_id(0) % n_chunks\n    cell = (tl.program_id(0) // n_chunks).to(tl.int64)\n    ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '_lo = chunk * BLOCK_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                '\n    ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '_hi = ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '_lo + 1  # one chunk\nelse:\n    cell = tl.program_id(0).to(tl.int64)\n    ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '_lo = 0\n    ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '_hi = size_',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '\n',
+            ))
+        elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+            pass
+            t_15.extend((
+                '# one program per (cell, block of ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                ") on a flat grid (a grid's second axis stops at 65535\n# blocks): the cells of one block are neighbours in launch order\nn_cells = ",
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_cells_kernel')),
+                '\ncell = (tl.program_id(0) % n_cells).to(tl.int64)\n',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '_block = tl.program_id(0) // n_cells\n',
+            ))
+        else:
+            pass
+            t_15.append(
+                'cell = tl.program_id(0).to(tl.int64)\n',
+            )
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+            pass
+            t_15.extend((
+                'if G_FIRST:  # blocks of ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                ' first: programs running at once share ',
+                str((undefined(name='B') if l_0_B is missing else l_0_B)),
+                ' tiles (dispatch.stacked_first)\n',
+            ))
+            for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell_g_first'):
+                _loop_vars = {}
+                pass
+                t_15.extend((
+                    '    ',
+                    str(l_2_stmt),
+                    '\n',
+                ))
+            l_2_stmt = missing
+            t_15.append(
+                'else:\n',
+            )
+            for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
+                _loop_vars = {}
+                pass
+                t_15.extend((
+                    '    ',
+                    str(l_2_stmt),
+                    '\n',
+                ))
+            l_2_stmt = missing
+        else:
+            pass
+            for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
+                _loop_vars = {}
+                pass
+                t_15.extend((
+                    str(l_2_stmt),
+                    '\n',
+                ))
+            l_2_stmt = missing
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+            pass
+            t_15.extend((
+                '# rows of the ',
+                str((undefined(name='A') if l_0_A is missing else l_0_A)),
+                ' tile: BLOCK_',
+                str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                ' values of ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                ' x BLOCK_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                ' values of ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '\nrows = tl.arange(0, BLOCK_',
+                str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                ' * BLOCK_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                ')\npid_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                ' = pid_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                '_block * BLOCK_',
+                str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+                ' + rows // BLOCK_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                '\n',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                '_in = pid_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                ' < size_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+                '\nrow_cell = ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr')),
+                '\n',
+            ))
+        t_15.extend((
+            'a_rows = ',
+            str((undefined(name='A') if l_0_A is missing else l_0_A)),
+            '_ptr + ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
+            '\nb_rows = ',
+            str((undefined(name='B') if l_0_B is missing else l_0_B)),
+            '_ptr + ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
+            '\n',
+        ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            t_15.extend((
+                'a_rows_s = ',
+                str((undefined(name='A') if l_0_A is missing else l_0_A)),
+                's_ptr + ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
+                '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\nb_rows_s = ',
+                str((undefined(name='B') if l_0_B is missing else l_0_B)),
+                's_ptr + ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
+                '\ncn_rows = cn_ptr + ',
+                str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
+                "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
+            ))
+        t_15.extend((
+            'offs_',
+            str((undefined(name='K') if l_0_K is missing else l_0_K)),
+            ' = tl.arange(0, BLOCK_',
+            str(t_6((undefined(name='K') if l_0_K is missing else l_0_K))),
+            ')\n',
+            str((undefined(name='K') if l_0_K is missing else l_0_K)),
+            '_in = offs_',
+            str((undefined(name='K') if l_0_K is missing else l_0_K)),
+            ' < size_',
+            str((undefined(name='K') if l_0_K is missing else l_0_K)),
+            '\n',
+            str(context.call((undefined(name='acc_init') if l_0_acc_init is missing else l_0_acc_init))),
+        ))
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+            pass
+            t_15.extend((
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '0 = ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '_block * BLOCK_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                '\n',
+                str(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block))),
+                '\n',
+            ))
+        elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+            pass
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r'):
+                pass
+                t_15.extend((
+                    '# spec line ',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line')),
+                    ': ',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    " is ragged: the rows past this sequence's end are not visited\nfor ",
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '0 in range(',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '_lo, tl.minimum(',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '_hi, ',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'loop_end_R')),
+                    '), BLOCK_',
+                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                    '):\n',
+                ))
+            else:
+                pass
+                t_15.extend((
+                    'for ',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '0 in range(',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '_lo, ',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '_hi, BLOCK_',
+                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                    '):\n',
+                ))
+            t_15.extend((
+                '    ',
+                str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4)),
+                '\n',
+            ))
+        else:
+            pass
+            t_15.extend((
+                'for ',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '0 in range(0, ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'loop_end_R')),
+                ', BLOCK_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                '):\n    ',
+                str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4)),
+                '\n',
+            ))
+        t_15.append(
+            str(context.call((undefined(name='cell_epilogue') if l_0_cell_epilogue is missing else l_0_cell_epilogue))),
+        )
+        return concat(t_15)
+    context.exported_vars.add('per_cell')
+    context.vars['per_cell'] = l_0_per_cell = Macro(environment, macro, 'per_cell', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_16 = []
+        pass
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+            pass
+            t_16.extend((
+                'tl.static_assert(SPLIT_',
+                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                ' == 0)\n',
+            ))
+        t_16.extend((
+            'n_blocks = tl.cdiv(size_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            ', BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+            ')\npid_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            '_block = tl.program_id(0) % n_blocks\nrun = (tl.program_id(0) // n_blocks).to(tl.int64)\nn_runs = tl.num_programs(0) // n_blocks\nn_run_cells = ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_run_cells')),
+            "\n# this program's run of the other cells; the blocks' programs of one run sit side by side in launch\n# order, so the programs running at once share their ",
+            str((undefined(name='B') if l_0_B is missing else l_0_B)),
+            ' tiles\nrun_lo = (run * n_run_cells) // n_runs\nrun_hi = ((run + 1) * n_run_cells) // n_runs\n# rows of the ',
+            str((undefined(name='A') if l_0_A is missing else l_0_A)),
+            ' tile: BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+            ' values of ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            ' x BLOCK_',
+            str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+            ' values of ',
+            str((undefined(name='R') if l_0_R is missing else l_0_R)),
+            ', one row block\nrows = tl.arange(0, BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+            ' * BLOCK_',
+            str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+            ')\npid_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            ' = pid_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            '_block * BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+            ' + rows // BLOCK_',
+            str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+            '\n',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            '_in = pid_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            ' < size_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            '\na_rows = ',
+            str((undefined(name='A') if l_0_A is missing else l_0_A)),
+            '_ptr + ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
+            '\n',
+        ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            t_16.extend((
+                'a_rows_s = ',
+                str((undefined(name='A') if l_0_A is missing else l_0_A)),
+                's_ptr + ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
+                '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\n',
+            ))
+        t_16.extend((
+            'offs_',
+            str((undefined(name='K') if l_0_K is missing else l_0_K)),
+            ' = tl.arange(0, BLOCK_',
+            str(t_6((undefined(name='K') if l_0_K is missing else l_0_K))),
+            ')\n',
+            str((undefined(name='K') if l_0_K is missing else l_0_K)),
+            '_in = offs_',
+            str((undefined(name='K') if l_0_K is missing else l_0_K)),
+            ' < size_',
+            str((undefined(name='K') if l_0_K is missing else l_0_K)),
+            '\n',
+            str((undefined(name='R') if l_0_R is missing else l_0_R)),
+            '0 = 0  # the host runs it where one row block holds ',
+            str((undefined(name='R') if l_0_R is missing else l_0_R)),
+            ' (dispatch.PERSIST_MAX_ROWS)\n',
+            str(context.call((undefined(name='row_prologue') if l_0_row_prologue is missing else l_0_row_prologue))),
+            '\nfor run_cell in range(run_lo, run_hi):\n',
+        ))
+        for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_run'):
+            _loop_vars = {}
+            pass
+            t_16.extend((
+                '    ',
+                str(l_2_stmt),
+                '\n',
+            ))
+        l_2_stmt = missing
+        t_16.extend((
+            '    row_cell = ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr')),
+            '\n    b_rows = ',
+            str((undefined(name='B') if l_0_B is missing else l_0_B)),
+            '_ptr + ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
+            '\n',
+        ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            t_16.extend((
+                '    b_rows_s = ',
+                str((undefined(name='B') if l_0_B is missing else l_0_B)),
+                's_ptr + ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
+                '\n    cn_rows = cn_ptr + ',
+                str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
+                "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
+            ))
+        t_16.extend((
+            '    ',
+            str(t_1(context.call((undefined(name='acc_init') if l_0_acc_init is missing else l_0_acc_init)), 4)),
+            '\n    ',
+            str(t_1(context.call((undefined(name='row_selection') if l_0_row_selection is missing else l_0_row_selection)), 4)),
+            '\n    ',
+            str(t_1(context.call((undefined(name='cell_epilogue') if l_0_cell_epilogue is missing else l_0_cell_epilogue)), 4)),
+        ))
+        return concat(t_16)
+    context.exported_vars.add('persistent')
+    context.vars['persistent'] = l_0_persistent = Macro(environment, macro, 'persistent', (), False, False, False, context.eval_ctx.autoescape)
     yield '\n'
     if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) or (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos'))):
         pass
@@ -557,11 +1152,11 @@ def root(context, missing=missing):
         yield str(l_1_c)
         yield '_ptr,'
     l_1_c = missing
-    def t_11(fiter):
+    def t_17(fiter):
         for l_1_o in fiter:
             if (l_1_o not in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors')):
                 yield l_1_o
-    for l_1_o in t_11(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
+    for l_1_o in t_17(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
         _loop_vars = {}
         pass
         yield ' '
@@ -569,8 +1164,8 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 194 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 194 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 395 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 395 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -621,6 +1216,9 @@ def root(context, missing=missing):
         yield ' BLOCK_'
         yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
         yield ': tl.constexpr, G_FIRST: tl.constexpr,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
+        pass
+        yield ' PERSIST: tl.constexpr,'
     yield ' ONE_LOOP: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -645,7 +1243,9 @@ def root(context, missing=missing):
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield ' tile\n    loaded serves them all."""\n'
+        yield ' tile\n    loaded serves them all'
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 417 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
         yield '    """Forward of '
@@ -676,344 +1276,20 @@ def root(context, missing=missing):
     yield ': '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'spec_line'))
     yield '\n'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
         pass
-        yield '    if SPLIT_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield ' > 0:\n        # one program per (cell, chunk of '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield "): a cell's chunks are neighbours in launch\n        # order, so they read its "
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield ' tiles from L2 (bench/NOTES.md, v15); each\n        # writes its share'
-        yield str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 230 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-        yield ", and the host merges a cell's in a fixed order\n        tl.static_assert(BLOCK_"
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield ' == SPLIT_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield ')\n        n_chunks = tl.cdiv(size_'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield ', BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield ')\n        chunk = tl.program_id(0) % n_chunks\n        cell = (tl.program_id(0) // n_chunks).to(tl.int64)\n        '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '_lo = chunk * BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield '\n        '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '_hi = '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '_lo + 1  # one chunk\n    else:\n        cell = tl.program_id(0).to(tl.int64)\n        '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '_lo = 0\n        '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '_hi = size_'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '    if PERSIST:  # programs that keep their block of '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield ' and walk the other cells (dispatch.persistent)\n        '
+        yield str(t_1(context.call((undefined(name='persistent') if l_0_persistent is missing else l_0_persistent)), 8))
+        yield '\n    else:\n        '
+        yield str(t_1(context.call((undefined(name='per_cell') if l_0_per_cell is missing else l_0_per_cell)), 8))
         yield '\n'
-    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
-        pass
-        yield '    # one program per (cell, block of '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield ") on a flat grid (a grid's second axis stops at 65535\n    # blocks): the cells of one block are neighbours in launch order\n    n_cells = "
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_cells_kernel'))
-        yield '\n    cell = (tl.program_id(0) % n_cells).to(tl.int64)\n    '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '_block = tl.program_id(0) // n_cells\n'
     else:
-        pass
-        yield '    cell = tl.program_id(0).to(tl.int64)\n'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
-        pass
-        yield '    if G_FIRST:  # blocks of '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-        yield ' first: programs running at once share '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield ' tiles (dispatch.stacked_first)\n'
-        for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell_g_first'):
-            _loop_vars = {}
-            pass
-            yield '        '
-            yield str(l_1_stmt)
-            yield '\n'
-        l_1_stmt = missing
-        yield '    else:\n'
-        for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
-            _loop_vars = {}
-            pass
-            yield '        '
-            yield str(l_1_stmt)
-            yield '\n'
-        l_1_stmt = missing
-    else:
-        pass
-        for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
-            _loop_vars = {}
-            pass
-            yield '    '
-            yield str(l_1_stmt)
-            yield '\n'
-        l_1_stmt = missing
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
-        pass
-        yield '    # rows of the '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield ' tile: BLOCK_'
-        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-        yield ' values of '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-        yield ' x BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield ' values of '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '\n    rows = tl.arange(0, BLOCK_'
-        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-        yield ' * BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield ')\n    pid_'
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-        yield ' = pid_'
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-        yield '_block * BLOCK_'
-        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-        yield ' + rows // BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield '\n    '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-        yield '_in = pid_'
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-        yield ' < size_'
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-        yield '\n    row_cell = '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr'))
-        yield '\n'
-    yield '    a_rows = '
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield '_ptr + '
-    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base'))
-    yield '\n    b_rows = '
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield '_ptr + '
-    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base'))
-    yield '\n'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
-        pass
-        yield '    a_rows_s = '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_ptr + '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base'))
-        yield '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\n    b_rows_s = '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_ptr + '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base'))
-        yield '\n    cn_rows = cn_ptr + '
-        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base'))
-        yield "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n"
-    yield '    offs_'
-    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-    yield ' = tl.arange(0, BLOCK_'
-    yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
-    yield ')\n    '
-    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-    yield '_in = offs_'
-    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-    yield ' < size_'
-    yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-    yield '\n'
-    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')):
-        pass
-        yield '    acc = tl.zeros(['
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS'))
-        yield '], tl.float32)\n'
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
-            pass
-            yield '    kept = tl.zeros(['
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ROWS'))
-            yield '], tl.float32)\n'
-    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
-        pass
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
-            pass
-            yield '    o_best = tl.full([BLOCK_'
-            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-            yield '], float("'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ofill'))
-            yield '"), tl.float32)\n    o_idx = tl.full([BLOCK_'
-            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-            yield '], -1, tl.int32)\n'
-        else:
-            pass
-            yield '    o_best = tl.max(tl.full([BLOCK_'
-            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield '], float("'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ofill'))
-            yield '"), tl.float32), axis=0)\n    o_idx = tl.max(tl.full([BLOCK_'
-            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield '], -1, tl.int32), axis=0)\n'
-    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
         yield '    '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '0 = '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '_block * BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield '\n    '
-        yield str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4))
+        yield str(t_1(context.call((undefined(name='per_cell') if l_0_per_cell is missing else l_0_per_cell)), 4))
         yield '\n'
-    elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
-        pass
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r'):
-            pass
-            yield '    # spec line '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
-            yield ': '
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield " is ragged: the rows past this sequence's end are not visited\n    for "
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield '0 in range('
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield '_lo, tl.minimum('
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield '_hi, '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'loop_end_R'))
-            yield '), BLOCK_'
-            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield '):\n'
-        else:
-            pass
-            yield '    for '
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield '0 in range('
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield '_lo, '
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield '_hi, BLOCK_'
-            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield '):\n'
-        yield '        '
-        yield str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 8))
-        yield '\n'
-    else:
-        pass
-        yield '    for '
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '0 in range(0, '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'loop_end_R'))
-        yield ', BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield '):\n        '
-        yield str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 8))
-        yield '\n'
-    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')):
-        pass
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
-            pass
-            yield '    # the outer '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
-            yield ' of each '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield ': the rows of one '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield ' are consecutive\n    total = tl.sum(tl.reshape(acc, [BLOCK_'
-            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-            yield ', BLOCK_'
-            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield ']), axis=1)\n    pid_'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield ' = pid_'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield '_block * BLOCK_'
-            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-            yield ' + tl.arange(0, BLOCK_'
-            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-            yield ')\n    cell = '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr'))
-            yield '\n    done = pid_'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield ' < size_'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield '\n'
-        else:
-            pass
-            yield '    total = tl.sum(acc, axis=0)\n'
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
-            pass
-            yield '    # spec line '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
-            yield ': mean_'
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield ' counts the kept positions only\n'
-            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
-                pass
-                yield '    n_kept = tl.sum(tl.reshape(kept, [BLOCK_'
-                yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-                yield ', BLOCK_'
-                yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-                yield ']), axis=1)\n'
-            else:
-                pass
-                yield '    n_kept = tl.sum(kept, axis=0)\n'
-            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
-                pass
-                yield '    if SPLIT_'
-                yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-                yield " > 0:  # this chunk's sum and count: the host adds a cell's in order, then divides\n        tl.store(out_ptr + cell * n_chunks + chunk, total)\n        tl.store(stat_ptr + cell * n_chunks + chunk, n_kept)\n    else:\n        tl.store(out_ptr + cell, tl.where(n_kept > 0, total / tl.maximum(n_kept, 1.0), 0.0))\n        if NEED_IDX:\n            tl.store(stat_ptr + cell, n_kept)\n"
-            else:
-                pass
-                yield '    total = tl.where(n_kept > 0, total / tl.maximum(n_kept, 1.0), 0.0)\n    if NEED_IDX:\n        tl.store(stat_ptr + cell, n_kept'
-                yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else ''))
-                yield ')\n'
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'sum'):
-            pass
-            yield '    if SPLIT_'
-            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield " > 0:  # this chunk's share of the cell: out is [cells, chunks]\n        tl.store(out_ptr + cell * n_chunks + chunk, total"
-            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else ''))
-            yield ')\n    else:\n        tl.store(out_ptr + cell, total'
-            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else ''))
-            yield ')\n'
-        elif (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split')):
-            pass
-            yield '    tl.store(out_ptr + cell, total'
-            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else ''))
-            yield ')\n'
-    elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
-        pass
-        yield '    # spec line '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
-        yield ': an outer '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
-        yield ' over no kept row is 0\n'
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
-            pass
-            yield '    pid_'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield ' = pid_'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield '_block * BLOCK_'
-            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-            yield ' + tl.arange(0, BLOCK_'
-            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
-            yield ')\n    cell = '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr'))
-            yield '\n    done = pid_'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield ' < size_'
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
-            yield '\n'
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
-            pass
-            yield '    if SPLIT_'
-            yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield " > 0:  # this chunk's (value, row): the "
-            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-            yield "_merge kernel merges a cell's in order\n        tl.store(out_ptr + cell * n_chunks + chunk, o_best)\n        tl.store(stat_ptr + cell * n_chunks + chunk, o_idx)\n    else:\n        tl.store(out_ptr + cell, tl.where(o_idx >= 0, o_best, 0.0))\n        if NEED_IDX:\n            tl.store(stat_ptr + cell, o_idx)\n"
-        else:
-            pass
-            yield '    tl.store(out_ptr + cell, tl.where(o_idx >= 0, o_best, 0.0)'
-            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 364 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-            yield ')\n    if NEED_IDX:\n        tl.store(stat_ptr + cell, o_idx'
-            yield str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 366 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-            yield ')\n'
 
 blocks = {}
-debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&98=367&99=368&100=372&101=378&103=391&104=397&106=405&107=410&108=414&110=420&111=427&113=431&115=439&116=442&118=446&119=454&121=459&125=465&126=468&127=471&129=474&130=477&132=479&134=481&136=487&138=491&141=497&143=500&148=502&160=506&163=509&164=511&165=513&169=515&170=517&176=519&179=521&181=523&191=526&192=528&194=572&195=575&196=577&197=581&199=584&200=587&202=589&203=592&205=595&206=599&207=603&209=607&210=613&213=634&214=637&215=641&217=649&218=652&219=656&220=659&221=663&223=670&225=675&226=679&227=682&228=684&229=686&230=688&231=690&232=694&235=698&236=702&239=706&240=708&241=712&242=715&244=717&246=719&250=724&251=727&252=731&253=735&256=739&257=743&260=748&261=752&264=755&265=758&266=768&267=772&268=780&269=786&271=789&272=793&273=797&274=800&275=804&276=808&278=811&279=815&280=821&281=824&282=826&283=829&285=831&286=833&287=836&288=840&290=845&291=849&294=851&295=854&296=860&297=862&298=864&299=867&300=871&302=884&304=893&306=898&307=904&309=906&310=908&311=911&312=917&313=921&314=929&315=931&319=938&320=941&321=945&322=948&326=955&327=958&337=963&340=965&341=968&342=970&344=972&345=974&346=977&348=979&349=982&350=986&351=989&352=997&353=999&355=1003&356=1006&364=1013&366=1015'
+debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&99=367&100=368&101=372&102=378&104=391&105=397&107=405&108=410&109=414&111=420&112=427&114=431&116=439&117=442&119=446&120=454&122=459&126=465&127=468&128=471&131=477&133=480&134=483&136=485&138=487&140=493&142=497&144=502&145=506&148=512&149=515&150=519&151=522&152=526&154=529&155=531&156=535&157=539&159=546&160=550&164=556&166=560&167=561&168=563&169=567&170=573&171=577&172=585&173=587&177=597&178=601&179=606&180=610&184=620&185=624&186=626&187=628&189=630&191=632&195=639&198=644&199=648&200=650&202=654&203=659&204=663&206=668&207=672&208=677&209=681&210=689&211=691&213=696&214=700&215=704&216=706&218=708&220=710&222=717&224=721&228=729&229=732&230=736&231=738&232=740&233=742&234=744&235=748&238=752&239=756&242=760&243=762&244=767&245=771&247=773&249=775&253=783&254=787&255=792&256=797&259=804&260=809&263=815&264=819&267=823&268=827&269=837&270=841&271=849&272=855&274=860&275=864&276=869&277=873&278=877&279=881&281=886&282=890&283=896&284=901&285=907&286=910&287=912&288=916&289=920&291=935&293=946&295=953&296=959&298=963&300=968&303=971&304=975&306=980&307=984&310=986&312=988&315=990&316=1000&317=1004&318=1012&319=1018&320=1023&321=1027&323=1034&324=1038&325=1044&326=1048&328=1051&329=1056&331=1062&332=1064&333=1069&334=1073&335=1077&337=1082&338=1084&339=1086&342=1092&344=1095&349=1097&361=1101&364=1104&365=1106&366=1108&370=1110&371=1112&377=1114&380=1116&382=1118&392=1121&393=1123&395=1167&396=1170&397=1172&398=1176&400=1179&401=1182&403=1184&404=1187&406=1190&407=1194&408=1198&410=1202&411=1208&414=1232&415=1235&416=1239&417=1247&418=1249&419=1252&420=1256&421=1259&422=1263&424=1270&426=1275&427=1279&428=1282&429=1284&431=1286&433=1291'
