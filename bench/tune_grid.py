@@ -57,8 +57,8 @@ def documents(nq: int, lq: int, ld: int) -> int:
 
 
 def persistent_documents(nq: int, lq: int, ld: int) -> int:
-    """Documents per call of --grid persistent: cells enough for persistent programs (at least 14000)."""
-    return max(28, min(4000, int(6e10 // (nq * lq * ld * 128))))
+    """Documents per call of --grid persistent: a corpus's thousands, where programs persist (dispatch.persistent)."""
+    return max(300, min(4000, int(8e11 // (nq * lq * ld * 128))))
 
 
 def main():

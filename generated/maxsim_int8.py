@@ -1428,8 +1428,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 
     def grid(meta):  # the i axis goes in blocks of BLOCK_I
         if persist:
-            return (dispatch.persistent_programs(triton.cdiv(sizes["i"], meta["BLOCK_I"]), other_cells, sms,
-                                                 meta["BLOCK_I"] * meta["BLOCK_S"]),)
+            return (dispatch.persistent_programs(triton.cdiv(sizes["i"], meta["BLOCK_I"]), other_cells, sms),)
         return (triton.cdiv(sizes["i"], meta["BLOCK_I"]) * other_cells,)
     if kernel is None:
         blocks = dict(BLOCK_S=min(64, runtime.next_pow2(sizes["s"])),

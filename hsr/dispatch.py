@@ -576,7 +576,7 @@ def stacked_first_words(term, a_bytes: int | None) -> str:
 
 
 PERSIST_MAX_ROWS = 64  # rows of the stacked operand's row axis a persistent program holds: one row block
-PERSIST_ROWS_PER_SM = 1024  # persistent programs a multiprocessor: this many rows of A tiles, 1 to 4 programs
+PERSIST_PROGRAMS_PER_SM = 2  # persistent programs launched per multiprocessor
 PERSIST_MIN_CELLS = 8  # per persistent program: fewer cells than this, and a program per cell runs
 
 
@@ -606,7 +606,8 @@ def persistent(rows: int, cells: int, sms: int, split: int = 0, tma: bool = Fals
     """Whether the stacked general loop runs persistent programs (persistent_blockers
     being empty): where one row block holds a stacked value's rows (rows <= PERSIST_MAX_ROWS,
     no split of them, no TMA loads) and the cells (values of the stacked axis x the other
-    cells) give each of 2 programs a multiprocessor at least PERSIST_MIN_CELLS. A program per cell pays its A tile's loads and its pipeline's
+    cells) give each of PERSIST_PROGRAMS_PER_SM programs a multiprocessor at least
+    PERSIST_MIN_CELLS. A program per cell pays its A tile's loads and its pipeline's
     start again for every cell: 17 us a cell at 64 queries x 10000 documents of 32 x 300
     (5.27 ms on an H200), where its dots take 5; the stand-alone persistent kernel took
     3.37 ms (bench/results/h200-batched-2026-11-27/batched_probe.json). HSR_PERSIST=0/1
@@ -616,20 +617,18 @@ def persistent(rows: int, cells: int, sms: int, split: int = 0, tma: bool = Fals
     override = os.environ.get("HSR_PERSIST")
     if override:
         return override == "1"
-    return cells >= PERSIST_MIN_CELLS * 2 * sms
+    return cells >= PERSIST_MIN_CELLS * PERSIST_PROGRAMS_PER_SM * sms
 
 
-def persistent_programs(blocks: int, other_cells: int, sms: int, tile_rows: int) -> int:
+def persistent_programs(blocks: int, other_cells: int, sms: int) -> int:
     """Persistent programs for blocks of the stacked axis x other_cells: a whole number
     of runs per block (each block's programs side by side, so that the programs running
-    at once share their B tiles), at most one run per cell, and per multiprocessor as many
-    as hold PERSIST_ROWS_PER_SM rows of A tiles (tile_rows a program), from 1 to 4: fewer
-    than fit leave its tensor cores idle while a program waits. Measured on an H200, 64 x
-    10000 documents of 32 x 300 (bench/results/h200-persistent-2026-11-27/): 16 queries a
-    block (512 rows, 8 warps) 3.78-3.79 ms at 1 to 4 programs a multiprocessor; 4 queries
-    (128 rows, 4 warps) 9.13 at 1, 5.05 at 2, 4.86 at 4."""
-    per_sm = max(1, min(4, PERSIST_ROWS_PER_SM // max(tile_rows, 1)))
-    return blocks * max(1, min(other_cells, (per_sm * sms) // max(blocks, 1)))
+    at once share their B tiles), at most one run per cell, about PERSIST_PROGRAMS_PER_SM
+    a multiprocessor. Measured on an H200 (bench/results/h200-persistent-2026-11-27/), 64 x
+    10000 documents of 32 x 300: 16 queries a block (512 rows, 8 warps) 3.78-3.79 ms at 1 to 4
+    programs a multiprocessor; 4 queries (128 rows, 4 warps) 9.13 at 1, 5.05 at 2, 4.86 at 4;
+    but 64 x 20000 of 32 x 120 at hsr's pick 4.71 at 2 and 7.41 at 4 (another run)."""
+    return blocks * max(1, min(other_cells, (PERSIST_PROGRAMS_PER_SM * sms) // max(blocks, 1)))
 
 
 def persistent_words(term, sizes: dict | None, sms: int) -> str:
@@ -639,7 +638,7 @@ def persistent_words(term, sizes: dict | None, sms: int) -> str:
         return f"  persistent programs (general loop, stacked): no ({'; '.join(why)})"
     rule = (f"each keeps a block of {stacking_axis(term)!r} (its {term.a.name} tile loaded once) and walks "
             f"a run of the other cells, where {term.r!r} is at most {PERSIST_MAX_ROWS} long and the cells "
-            f"give 2 programs a multiprocessor {PERSIST_MIN_CELLS} or more; else a "
+            f"give {PERSIST_PROGRAMS_PER_SM} programs a multiprocessor {PERSIST_MIN_CELLS} or more; else a "
             f"program per cell")
     if sizes is None or term.r not in sizes:
         return f"  persistent programs (general loop, stacked): {rule}"

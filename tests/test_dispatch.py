@@ -455,10 +455,9 @@ def test_stacked_programs_persist_where_cells_are_many(monkeypatch):
     assert dispatch.persistent(32, 8 * 100, sms) and not dispatch.persistent(128, 8 * 100, sms)
     monkeypatch.delenv("HSR_PERSIST")
     # a whole number of runs per block, about two programs a multiprocessor, no run without a cell
-    assert dispatch.persistent_programs(4, 10000, sms, 512) == 4 * 66  # two tiles of 512 rows a multiprocessor
-    assert dispatch.persistent_programs(16, 10000, sms, 128) == 16 * 33  # four of 128
-    assert dispatch.persistent_programs(3, 2, sms, 64) == 6
-    assert dispatch.persistent_programs(300, 10, sms, 512) == 300
+    assert dispatch.persistent_programs(4, 10000, sms) == 4 * 66
+    assert dispatch.persistent_programs(3, 2, sms) == 6
+    assert dispatch.persistent_programs(300, 10, sms) == 300
     maxsim = hsr.compile(MAXSIM)
     assert not dispatch.persistent_blockers(maxsim.plan.terms[0])
     text = maxsim.explain(dict(i=64, j=10000, s=32, t=300, d=128), torch.float16)

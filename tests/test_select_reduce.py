@@ -467,7 +467,7 @@ def test_persistent_programs_walk_runs_of_cells(persistent_ops, device, name, ni
                 outs.append(op(*(x.to(device) for x in args), qmask=qmask.to(device), dmask=dmask.to(device)))
     kept.forget()
     blocks = -(-ni // 2)  # fixed blocks: 2 queries a block
-    assert (True, dispatch.persistent_programs(blocks, nj, dispatch.INTERPRET_SMS, 2 * min(64, 1 << (s - 1).bit_length()))) in runs
+    assert (True, dispatch.persistent_programs(blocks, nj, dispatch.INTERPRET_SMS)) in runs
     assert (False, blocks * nj) in runs
     assert torch.equal(outs[0], outs[1])  # the same bits either way
 

@@ -190,13 +190,13 @@ def main():
             kept.forget(launches=True)
             bench(f"hsr {cfg or 'predicted'} persist {persist}", lambda: hsr.ops.maxsim(Q, D, d_mask=M))
         if cfg in ((32, 64, 4, 4, 3), (32, 64, 8, 4, 3)):
-            for rows_per_sm in (256, 512):  # 2 or 4 programs a multiprocessor, against 4 at 1024
-                dispatch.PERSIST_ROWS_PER_SM = rows_per_sm
+            for per_sm in (1, 4):
+                dispatch.PERSIST_PROGRAMS_PER_SM = per_sm
                 os.environ["HSR_PERSIST"] = "1"
                 kept.forget(launches=True)
-                bench(f"hsr {cfg or 'predicted'} persist 1, {rows_per_sm} rows a multiprocessor",
+                bench(f"hsr {cfg or 'predicted'} persist 1, {per_sm} a multiprocessor",
                       lambda: hsr.ops.maxsim(Q, D, d_mask=M))
-            dispatch.PERSIST_ROWS_PER_SM = 1024
+            dispatch.PERSIST_PROGRAMS_PER_SM = 2
     autotune.Tuned.lookup = original
     os.environ.pop("HSR_PERSIST")
     kept.forget(launches=True)
