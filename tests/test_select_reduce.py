@@ -2,6 +2,10 @@
 outers, min selections, length bounds, required masks, swapped operands and
 more grid axes, each against the float64 reference through the interpreter."""
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -1113,3 +1117,58 @@ def test_an_index_under_a_flat_epilogue_is_the_lowest_tied(monkeypatch, device, 
     _, ref = op.reference(*args, **kwargs, return_indices=True)
     (want, _), = ref.values()
     assert torch.equal(out.cpu().long(), want), (out, want)
+
+
+SM90_COMPILE = """
+import importlib.util, json, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+jobs = json.loads(sys.stdin.read())
+for job in jobs:
+    spec = importlib.util.spec_from_file_location("fresh", job["file"])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = getattr(module, job["name"])
+    constexprs = {(kernel.arg_names.index(n),): v for n, v in job["constexprs"].items()}
+    triton.compile(ASTSource(fn=kernel, signature=job["signature"], constexprs=constexprs),
+                   target=GPUTarget("cuda", 90, 32))
+print("compiled", len(jobs))
+"""
+
+
+def test_the_persistent_forward_compiles_for_sm90(persistent_ops):
+    """The interpreter runs the kernels as Python and checks nothing the compiler does (a
+    value whose type changes from one iteration of a loop to the next, say): the stacked
+    forward's persistent programs compiled for sm90 by Triton's own compiler, on the CPU, in
+    a process without the interpreter, with the arguments of calls recorded here (a dot with
+    an outer sum, an L2 key with an outer mean, a long contraction with an outer max)."""
+    jobs, plain = [], launcher.launch
+    kinds = {torch.float16: "fp16", torch.float32: "fp32", torch.int8: "i8", torch.uint8: "u8", torch.bool: "i1",
+             torch.int16: "i16", torch.int32: "i32", torch.int64: "i64"}
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd") and kwargs.get("PERSIST"):
+            fn = getattr(kernel, "fn", kernel)
+            given = {**dict(zip(kernel.arg_names, args)), **kwargs}
+            jobs.append(dict(file=sys.modules[fn.__module__].__file__, name=fn.__name__,
+                             constexprs={n: v for n, v in kwargs.items() if n in kernel.arg_names},
+                             signature={n: "constexpr" if n in kwargs else "*" + kinds[v.dtype]
+                                        if isinstance(v, torch.Tensor) else "i32" for n, v in given.items()}))
+        return plain(kernel, grid, *args, **kwargs)
+    gen = torch.Generator().manual_seed(0)
+    qmask, dmask = torch.rand(5, 20, generator=gen) < 0.8, torch.rand(9, 40, generator=gen) < 0.7
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HSR_PERSIST", "1")
+        mp.setattr(launcher, "launch", spy)
+        kept.forget()
+        for name, d in (("weighted_sum_of_max", 16), ("mean_of_min_distance", 16), ("max_of_max", 300)):
+            Q, D = _ints((5, 20, d), gen).half(), _ints((9, 40, d), gen).half()
+            args = (Q, D, _ints((5, 20), gen).half()) if name == "weighted_sum_of_max" else (Q, D)
+            persistent_ops[name](*args, qmask=qmask, dmask=dmask)
+    kept.forget()
+    assert len(jobs) == 3
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run([sys.executable, "-c", SM90_COMPILE], input=json.dumps(jobs), env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
