@@ -20,7 +20,7 @@ draws too. `--grid wide-one`: one query's wide rows (fp16, d 450 / 900, Lq 48 / 
 3000), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
 (fp16 serving, Lq 32 / 128, Ld 128 / 512 / 1024, d = 128), tuned again over the stacked pool (run it
 with HSR_AUTOTUNE_CACHE=0, else the shipped picks answer; its picks replace them). `--grid persistent`:
-the keys of 64 and 512 queries of 32 tokens (Ld 128 / 512 / 1024, d = 128) at as many documents as make
+the keys of 16, 64 and 512 queries of 32 and 64 tokens (Ld 128 / 512 / 1024, d = 128) at as many documents as make
 the stacked loop's programs persistent (dispatch.persistent), with HSR_AUTOTUNE_CACHE=0 too. Writes
 DIR/tuned_grid.json ({"sm90": {entry: config}}, merge it into hsr/tuned.json: the entries there
 already win) and DIR/tuned_grid.log.
@@ -45,9 +45,9 @@ BROAD = [(nq, lq, ld, d) for d in (450, 900, 40, 80, 200) for nq in (40, 6, 1) f
          for ld in (250, 1500)]
 STACKED = [(nq, lq, ld, d) for d in (450, 900) for nq in (16, 48) for lq in (24, 48) for ld in (80, 400, 1500)]
 BATCHED = [(nq, lq, ld, 128) for nq in (64, 512) for lq in (32, 128) for ld in (128, 512, 1024)]
-# 64 and 512 queries of 32 tokens against as many documents as make the call's programs persistent
-# (dispatch.persistent), which is how such keys run at a corpus's size
-PERSISTENT = [(nq, 32, ld, 128) for nq in (64, 512) for ld in (128, 512, 1024)]
+# 16, 64 and 512 queries of 32 and 64 tokens against as many documents as make the call's programs
+# persistent (dispatch.persistent), which is how such keys run at a corpus's size
+PERSISTENT = [(nq, lq, ld, 128) for nq in (16, 64, 512) for lq in (32, 64) for ld in (128, 512, 1024)]
 WIDE_ONE = [(1, lq, ld, d) for d in (450, 900) for lq in (48, 200, 700) for ld in (700, 3000)]
 
 

@@ -37,10 +37,13 @@ POOLS = {
 # outer axis, block of the selected axis, block of the stacked axis, warps, stages).
 # 16 queries of 32 rows at 8 warps and 4 of 32 at 4 warps: 64 queries x 10000 documents of
 # 32 x 300 (H200, fp16) 4.55 and 5.26 ms against 8.24 for the pool's best before
-# (bench/results/h200-batched-2026-11-27/).
+# (bench/results/h200-batched-2026-11-27/). 8 queries of 64 rows at 8 warps: a persistent program
+# holds a query's rows in one block (dispatch.persistent), and 2 queries of 64 rows were the pool's
+# only 64-row tiles (64 x 2000 documents of 48 x 200: 1.65-1.73 ms against 1.41 for two 32-row blocks
+# of 16 queries a program per cell; bench/results/h200-persistent-2026-11-27/).
 STACKED_POOLS = {
     "sm90": ((32, 64, 2, 4, 3), (32, 64, 4, 8, 3), (32, 128, 4, 8, 3), (16, 64, 8, 8, 3), (64, 64, 2, 8, 3),
-             (32, 64, 8, 8, 3), (64, 128, 2, 8, 3), (32, 64, 16, 8, 3), (32, 64, 4, 4, 3)),
+             (32, 64, 8, 8, 3), (64, 128, 2, 8, 3), (32, 64, 16, 8, 3), (32, 64, 4, 4, 3), (64, 64, 8, 8, 3)),
     "sm80": ((32, 64, 2, 4, 3), (32, 64, 4, 8, 3), (16, 64, 8, 8, 3), (64, 64, 2, 8, 3)),
 }
 # The CUDA-core path (a few coordinates, unrolled: SMALL_D > 0) has no tensor-core tile

@@ -141,11 +141,41 @@ def run(kind, Q, D, M, G, BLOCK_T, warps, stages, progs=None, tma=False):
     return out
 
 
+def held_out(out_dir):
+    """The batched row and the held-out batches at hsr's pick, persistent programs against a program per cell."""
+    import hsr.ops
+    from hsr import autotune, kept
+    torch.manual_seed(0)
+    rows = []
+    for nq, nd, lq, ld, masked in ((64, 10000, 32, 300, True), (16, 5000, 32, 180, True), (64, 2000, 48, 200, True),
+                                   (128, 2000, 64, 500, True), (64, 20000, 32, 120, True), (8, 1000, 32, 300, False),
+                                   (32, 3000, 32, 256, False), (3, 1000, 20, 300, False)):
+        q = torch.nn.functional.normalize(torch.randn(nq, lq, 128, device="cuda"), dim=-1).half()
+        dd = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda"), dim=-1).half()
+        m = (torch.arange(ld, device="cuda")[None, :] < torch.randint(ld // 2, ld + 1, (nd,), device="cuda")[:, None]) \
+            if masked else None
+        for persist in ("1", "0"):
+            os.environ["HSR_PERSIST"] = persist
+            kept.forget(launches=True)
+            ms = triton.testing.do_bench(lambda: hsr.ops.maxsim(q, dd, d_mask=m), warmup=25, rep=150)
+            picks = {str(k): autotune._describe(c) for t in gc.get_objects() if isinstance(t, autotune.Tuned)
+                     for k, c in (*t.predicted.items(), *t.configs.items())}
+            rows.append(dict(shape=[nq, nd, lq, ld, masked], persist=persist, ms=ms, picks=picks))
+            print(f"{nq}x{nd} {lq}x{ld} mask {int(masked)} persist {persist} {ms:.3f} ms", flush=True)
+        del q, dd, m
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "batched_held_out.json"), "w") as f:
+        json.dump(dict(device=torch.cuda.get_device_name(), triton=triton.__version__, rows=rows), f, indent=1)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=".")
     p.add_argument("--nd", type=int, default=10000)
+    p.add_argument("--held-out", action="store_true", help="only the batched row and the held-out batches, at hsr's pick")
     args = p.parse_args()
+    if args.held_out:
+        return held_out(args.out)
     torch.manual_seed(0)
     dev = "cuda"
     Nq, Nd, Lq, Ld, d = 64, args.nd, 32, 300, 128
