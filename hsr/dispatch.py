@@ -585,7 +585,8 @@ def persistent_blockers(term) -> list[str]:
     block of the stacked axis, its A tile loaded once, and walking a run of the other
     cells); empty where it can. The A tile and everything read with it must stay the same
     along the run: A and the conditions and per-row terms on its rows vary over the
-    stacked axis alone among the grid axes. Packed (ragged) inputs keep a program per cell."""
+    stacked axis alone among the grid axes (a packed A's offsets are the stacked axis's;
+    a packed B's rows are found per cell, as a program per cell finds them)."""
     g = stacking_axis(term)
     if g is None:
         return ["no stacked axis"]
@@ -597,8 +598,6 @@ def persistent_blockers(term) -> list[str]:
         why.append(f"a condition on {term.r!r} varies over another output axis")
     if any(s.side == "row" and not set(s.axes) <= rows for s in term.sides):
         why.append(f"a per-row term varies over another output axis")
-    if term.packing:
-        why.append("packed (ragged) inputs")
     return why
 
 

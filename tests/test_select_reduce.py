@@ -1142,7 +1142,7 @@ def test_the_persistent_forward_compiles_for_sm90(persistent_ops):
     value whose type changes from one iteration of a loop to the next, say): the stacked
     forward's persistent programs compiled for sm90 by Triton's own compiler, on the CPU, in
     a process without the interpreter, with the arguments of calls recorded here (a dot with
-    an outer sum, an L2 key with an outer mean, a long contraction with an outer max)."""
+    an outer sum, an L2 key with an outer mean, a long contraction with an outer max, packed rows)."""
     jobs, plain = [], launcher.launch
     kinds = {torch.float16: "fp16", torch.float32: "fp32", torch.int8: "i8", torch.uint8: "u8", torch.bool: "i1",
              torch.int16: "i16", torch.int32: "i32", torch.int64: "i64"}
@@ -1166,8 +1166,10 @@ def test_the_persistent_forward_compiles_for_sm90(persistent_ops):
             Q, D = _ints((5, 20, d), gen).half(), _ints((9, 40, d), gen).half()
             args = (Q, D, _ints((5, 20), gen).half()) if name == "weighted_sum_of_max" else (Q, D)
             persistent_ops[name](*args, qmask=qmask, dmask=dmask)
+        cu_q, cu_d = torch.tensor([0, 20, 20, 45, 60]), torch.tensor([0, 30, 31, 70])
+        hsr.ops.maxsim_varlen(_ints((60, 64), gen).half(), _ints((70, 64), gen).half(), cu_q, cu_d)  # packed rows
     kept.forget()
-    assert len(jobs) == 3
+    assert len(jobs) == 4
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     done = subprocess.run([sys.executable, "-c", SM90_COMPILE], input=json.dumps(jobs), env=env,
                           capture_output=True, text=True, timeout=600)

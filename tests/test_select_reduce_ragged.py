@@ -185,6 +185,31 @@ def test_weighted_maxsim_packed(spec_cache, device, backward, lq, ld, dtype):
             assert (out[n] == 0).all()
 
 
+@settings(max_examples=examples(4))
+@given(st.lists(st.integers(0, 40), min_size=3, max_size=5), st.lists(st.integers(0, 60), min_size=1, max_size=7),
+       st.integers(0, 10**6))
+def test_persistent_programs_over_packed_rows(spec_cache, device, lq, ld, seed):
+    """The stacked loop's persistent programs (dispatch.persistent) on packed queries and
+    documents: each program's block of queries ends at its sequences' lengths, each cell
+    of its run finds its document's rows; values and gradients as the reference, empty
+    sequences among them."""
+    op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
+    args = packed_inputs(op, {"d": 16}, {"cu_q": lq, "cu_d": ld}, seed)
+    persisted, plain = [], launcher.launch
+
+    def spy(kernel, grid, *a, **kw):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
+            persisted.append(kw.get("PERSIST"))
+        return plain(kernel, grid, *a, **kw)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HSR_PERSIST", "1")
+        mp.setattr(launcher, "launch", spy)
+        kept.forget()
+        check(op, args, device, "atomic")
+    kept.forget()
+    assert True in persisted
+
+
 def test_pairwise_scores_each_pair(spec_cache, device, backward):
     op = hsr.compile(PAIRWISE, cache_dir=spec_cache)
     lq, ld = [2, 5, 0, 1], [7, 1, 3, 0]
