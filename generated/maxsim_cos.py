@@ -170,7 +170,7 @@ def score_fwd(
         # order, so the programs running at once share their D tiles
         run_lo = (run * n_run_cells) // n_runs
         run_hi = ((run + 1) * n_run_cells) // n_runs
-        # rows of the Q tile: BLOCK_I values of i x BLOCK_S values of s, one row block
+        # rows of the Q tile: BLOCK_I values of i x BLOCK_S values of s
         rows = tl.arange(0, BLOCK_I * BLOCK_S)
         pid_i = pid_i_block * BLOCK_I + rows // BLOCK_S
         i_in = pid_i < size_i

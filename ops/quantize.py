@@ -8,7 +8,8 @@ tensor cores. On a GPU (and in the interpreter) int8 rows along the last axis
 are quantized by one kernel launch, _quantize_rows, rather than a dozen of
 torch's: a corpus stored quantized has its queries quantized on every call, and
 at one query against a thousand documents those launches cost more than the
-scoring (H200: 0.176 ms a call, the kernel 0.024). fp8 keeps torch's ops: the
+scoring (H200: 0.176 ms a call, the int8 spec's own call on quantized
+queries 0.024; bench/results/h200-stored-int8-2026-11-27/). fp8 keeps torch's ops: the
 interpreter's fp8 conversion differs from torch's, so the tests could not hold
 a fused one to torch's rounding.
 """

@@ -66,6 +66,19 @@ def _launched(monkeypatch):
     return seen
 
 
+def _general_launches(monkeypatch):
+    """(flags, programs) of each general forward (*_fwd) launched."""
+    seen = []
+    plain = launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
+            seen.append((kwargs, (grid(kwargs) if callable(grid) else grid)[0]))
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    return seen
+
+
 def _said(op, sizes, dtype, device="cpu") -> str:
     line = next(x for x in op.explain(sizes, dtype, device).splitlines() if x.strip().startswith("forward kernel:"))
     return line.split(":", 1)[1].split()[0]

@@ -15,6 +15,7 @@ from profiles import examples
 
 import hsr
 from hsr import dispatch, kept, launcher
+from test_dispatch import _general_launches
 
 OPS = Path(__file__).resolve().parent.parent / "ops"
 EXAMPLES = OPS.parent / "examples"
@@ -396,20 +397,16 @@ def test_the_stacked_loop_in_either_launch_order_and_tile_loop(split_ops, device
     dmask = torch.rand(nj, t, generator=gen) < 0.7
     dmask[-1] = False
     op = split_ops["weighted_sum_of_max"]
-    flags, plain = set(), launcher.launch
-
-    def spy(kernel, grid, *args, **kwargs):
-        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
-            flags.add((kwargs["G_FIRST"], kwargs["ONE_LOOP"]))
-        return plain(kernel, grid, *args, **kwargs)
+    flags = set()
     for first_bytes in (-1, 1 << 40):
         for one_loop in ("0", "1"):
             with pytest.MonkeyPatch.context() as mp:
                 mp.setattr(dispatch, "STACKED_FIRST_BYTES", first_bytes)
                 mp.setenv("HSR_ONE_LOOP", one_loop)
-                mp.setattr(launcher, "launch", spy)
+                launches = _general_launches(mp)
                 kept.forget()
                 _check(op, (Q, D, w), {"qmask": qmask, "dmask": dmask}, (0, 1, 2), device)
+                flags |= {(kw["G_FIRST"], kw["ONE_LOOP"]) for kw, _programs in launches}
     kept.forget()
     assert flags == {(False, False), (False, True), (True, False), (True, True)}
 
@@ -454,21 +451,16 @@ def test_persistent_programs_walk_runs_of_cells(persistent_ops, device, name, ni
     dmask = torch.rand(nj, t, generator=gen) < 0.7
     dmask[-1] = False
     args = (Q, D, _ints((ni, s), gen)) if name == "weighted_sum_of_max" else (Q, D)
-    op, runs, plain = persistent_ops[name], [], launcher.launch
-
-    def spy(kernel, grid, *a, **kwargs):
-        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
-            runs.append((kwargs["PERSIST"], grid(kwargs)[0]))
-        return plain(kernel, grid, *a, **kwargs)
-    outs = []
+    op, runs, outs = persistent_ops[name], [], []
     for persist in ("1", "0"):
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("HSR_PERSIST", persist)
-            mp.setattr(launcher, "launch", spy)
+            launches = _general_launches(mp)
             kept.forget()
             _check(op, args, {"qmask": qmask, "dmask": dmask}, (0, 1), device)
             with torch.no_grad():
                 outs.append(op(*(x.to(device) for x in args), qmask=qmask.to(device), dmask=dmask.to(device)))
+            runs += [(kw["PERSIST"], programs) for kw, programs in launches]
     kept.forget()
     blocks = -(-ni // 2)  # fixed blocks: 2 queries a block
     assert (True, dispatch.persistent_programs(blocks, nj, dispatch.INTERPRET_SMS)) in runs

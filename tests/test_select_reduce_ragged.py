@@ -17,7 +17,7 @@ from profiles import examples
 import hsr
 from hsr import dispatch, kept, launcher, ragged
 from hsr.errors import TensorError
-from test_dispatch import _launched
+from test_dispatch import _general_launches, _launched
 from test_language import LAYOUTS, specs
 
 # per layout: the outer axis of its rows and of its columns, and the axes they carry
@@ -195,19 +195,13 @@ def test_persistent_programs_over_packed_rows(spec_cache, device, lq, ld, seed):
     sequences among them."""
     op = hsr.compile(WEIGHTED, cache_dir=spec_cache)
     args = packed_inputs(op, {"d": 16}, {"cu_q": lq, "cu_d": ld}, seed)
-    persisted, plain = [], launcher.launch
-
-    def spy(kernel, grid, *a, **kw):
-        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
-            persisted.append(kw.get("PERSIST"))
-        return plain(kernel, grid, *a, **kw)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HSR_PERSIST", "1")
-        mp.setattr(launcher, "launch", spy)
+        launches = _general_launches(mp)
         kept.forget()
         check(op, args, device, "atomic")
     kept.forget()
-    assert True in persisted
+    assert any(kw["PERSIST"] for kw, _programs in launches)
 
 
 def test_pairwise_scores_each_pair(spec_cache, device, backward):

@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_t = resolve('t')
-    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_prologue = l_0_row_selection = l_0_row_block = l_0_acc_init = l_0_cell_epilogue = l_0_per_cell = l_0_persistent = missing
+    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_prologue = l_0_row_selection = l_0_row_block = l_0_acc_init = l_0_cell_epilogue = l_0_stacked_rows = l_0_per_cell = l_0_persistent = missing
     try:
         t_1 = environment.filters['indent']
     except KeyError:
@@ -46,7 +46,7 @@ def root(context, missing=missing):
         def t_6(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_cond_code = getattr(included_template, 'cond_code', missing)
     if l_0_cond_code is missing:
         l_0_cond_code = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'cond_code'", name='cond_code')
@@ -61,7 +61,7 @@ def root(context, missing=missing):
         l_0_bound_end = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'bound_end'", name='bound_end')
     context.vars.update({'cond_code': l_0_cond_code, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'bound_end': l_0_bound_end})
     context.exported_vars.difference_update(('cond_code', 'row_loads', 'small_a_loads', 'bound_end'))
-    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_c_tile = getattr(included_template, 'c_tile', missing)
     if l_0_c_tile is missing:
         l_0_c_tile = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'c_tile'", name='c_tile')
@@ -70,7 +70,7 @@ def root(context, missing=missing):
         l_0_row_finish = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'row_finish'", name='row_finish')
     context.vars.update({'c_tile': l_0_c_tile, 'row_finish': l_0_row_finish})
     context.exported_vars.difference_update(('c_tile', 'row_finish'))
-    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_split_select = getattr(included_template, 'split_select', missing)
     if l_0_split_select is missing:
         l_0_split_select = undefined(f"the template {included_template.__name__!r} (imported on line 7 in 'select_reduce/forward.py.jinja') does not export the requested name 'split_select'", name='split_select')
@@ -729,9 +729,45 @@ def root(context, missing=missing):
     def macro():
         t_15 = []
         pass
+        t_15.extend((
+            '# rows of the ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+            ' tile: BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+            ' values of ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            ' x BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'))),
+            ' values of ',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R')),
+            '\nrows = tl.arange(0, BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+            ' * BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'))),
+            ')\npid_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            ' = pid_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            '_block * BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
+            ' + rows // BLOCK_',
+            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'))),
+            '\n',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            '_in = pid_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            ' < size_',
+            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+        ))
+        return concat(t_15)
+    context.exported_vars.add('stacked_rows')
+    context.vars['stacked_rows'] = l_0_stacked_rows = Macro(environment, macro, 'stacked_rows', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_16 = []
+        pass
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
             pass
-            t_15.extend((
+            t_16.extend((
                 'if SPLIT_',
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' > 0:\n    # one program per (cell, chunk of ',
@@ -739,7 +775,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 239 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -766,7 +802,7 @@ def root(context, missing=missing):
             ))
         elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
             pass
-            t_15.extend((
+            t_16.extend((
                 '# one program per (cell, block of ',
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 ") on a flat grid (a grid's second axis stops at 65535\n# blocks): the cells of one block are neighbours in launch order\nn_cells = ",
@@ -777,12 +813,12 @@ def root(context, missing=missing):
             ))
         else:
             pass
-            t_15.append(
+            t_16.append(
                 'cell = tl.program_id(0).to(tl.int64)\n',
             )
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
             pass
-            t_15.extend((
+            t_16.extend((
                 'if G_FIRST:  # blocks of ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
                 ' first: programs running at once share ',
@@ -792,19 +828,19 @@ def root(context, missing=missing):
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell_g_first'):
                 _loop_vars = {}
                 pass
-                t_15.extend((
+                t_16.extend((
                     '    ',
                     str(l_2_stmt),
                     '\n',
                 ))
             l_2_stmt = missing
-            t_15.append(
+            t_16.append(
                 'else:\n',
             )
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
                 _loop_vars = {}
                 pass
-                t_15.extend((
+                t_16.extend((
                     '    ',
                     str(l_2_stmt),
                     '\n',
@@ -815,47 +851,20 @@ def root(context, missing=missing):
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
                 _loop_vars = {}
                 pass
-                t_15.extend((
+                t_16.extend((
                     str(l_2_stmt),
                     '\n',
                 ))
             l_2_stmt = missing
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
             pass
-            t_15.extend((
-                '# rows of the ',
-                str((undefined(name='A') if l_0_A is missing else l_0_A)),
-                ' tile: BLOCK_',
-                str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
-                ' values of ',
-                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-                ' x BLOCK_',
-                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-                ' values of ',
-                str((undefined(name='R') if l_0_R is missing else l_0_R)),
-                '\nrows = tl.arange(0, BLOCK_',
-                str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
-                ' * BLOCK_',
-                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-                ')\npid_',
-                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-                ' = pid_',
-                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-                '_block * BLOCK_',
-                str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
-                ' + rows // BLOCK_',
-                str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-                '\n',
-                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-                '_in = pid_',
-                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-                ' < size_',
-                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            t_16.extend((
+                str(context.call((undefined(name='stacked_rows') if l_0_stacked_rows is missing else l_0_stacked_rows))),
                 '\nrow_cell = ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr')),
                 '\n',
             ))
-        t_15.extend((
+        t_16.extend((
             'a_rows = ',
             str((undefined(name='A') if l_0_A is missing else l_0_A)),
             '_ptr + ',
@@ -868,7 +877,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_15.extend((
+            t_16.extend((
                 'a_rows_s = ',
                 str((undefined(name='A') if l_0_A is missing else l_0_A)),
                 's_ptr + ',
@@ -881,7 +890,7 @@ def root(context, missing=missing):
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
                 "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
             ))
-        t_15.extend((
+        t_16.extend((
             'offs_',
             str((undefined(name='K') if l_0_K is missing else l_0_K)),
             ' = tl.arange(0, BLOCK_',
@@ -897,7 +906,7 @@ def root(context, missing=missing):
         ))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
             pass
-            t_15.extend((
+            t_16.extend((
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 '0 = ',
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
@@ -911,7 +920,7 @@ def root(context, missing=missing):
             pass
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r'):
                 pass
-                t_15.extend((
+                t_16.extend((
                     '# spec line ',
                     str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line')),
                     ': ',
@@ -930,7 +939,7 @@ def root(context, missing=missing):
                 ))
             else:
                 pass
-                t_15.extend((
+                t_16.extend((
                     'for ',
                     str((undefined(name='R') if l_0_R is missing else l_0_R)),
                     '0 in range(',
@@ -941,14 +950,14 @@ def root(context, missing=missing):
                     str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                     '):\n',
                 ))
-            t_15.extend((
+            t_16.extend((
                 '    ',
                 str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4)),
                 '\n',
             ))
         else:
             pass
-            t_15.extend((
+            t_16.extend((
                 'for ',
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 '0 in range(0, ',
@@ -959,23 +968,23 @@ def root(context, missing=missing):
                 str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4)),
                 '\n',
             ))
-        t_15.append(
+        t_16.append(
             str(context.call((undefined(name='cell_epilogue') if l_0_cell_epilogue is missing else l_0_cell_epilogue))),
         )
-        return concat(t_15)
+        return concat(t_16)
     context.exported_vars.add('per_cell')
     context.vars['per_cell'] = l_0_per_cell = Macro(environment, macro, 'per_cell', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_16 = []
+        t_17 = []
         pass
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
             pass
-            t_16.extend((
+            t_17.extend((
                 'tl.static_assert(SPLIT_',
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == 0)\n',
             ))
-        t_16.extend((
+        t_17.extend((
             'n_blocks = tl.cdiv(size_',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
             ', BLOCK_',
@@ -986,34 +995,8 @@ def root(context, missing=missing):
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_run_cells')),
             "\n# this program's run of the other cells; the blocks' programs of one run sit side by side in launch\n# order, so the programs running at once share their ",
             str((undefined(name='B') if l_0_B is missing else l_0_B)),
-            ' tiles\nrun_lo = (run * n_run_cells) // n_runs\nrun_hi = ((run + 1) * n_run_cells) // n_runs\n# rows of the ',
-            str((undefined(name='A') if l_0_A is missing else l_0_A)),
-            ' tile: BLOCK_',
-            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
-            ' values of ',
-            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-            ' x BLOCK_',
-            str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-            ' values of ',
-            str((undefined(name='R') if l_0_R is missing else l_0_R)),
-            ', one row block\nrows = tl.arange(0, BLOCK_',
-            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
-            ' * BLOCK_',
-            str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-            ')\npid_',
-            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-            ' = pid_',
-            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-            '_block * BLOCK_',
-            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
-            ' + rows // BLOCK_',
-            str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-            '\n',
-            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-            '_in = pid_',
-            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-            ' < size_',
-            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
+            ' tiles\nrun_lo = (run * n_run_cells) // n_runs\nrun_hi = ((run + 1) * n_run_cells) // n_runs\n',
+            str(context.call((undefined(name='stacked_rows') if l_0_stacked_rows is missing else l_0_stacked_rows))),
             '\na_rows = ',
             str((undefined(name='A') if l_0_A is missing else l_0_A)),
             '_ptr + ',
@@ -1022,14 +1005,14 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_16.extend((
+            t_17.extend((
                 'a_rows_s = ',
                 str((undefined(name='A') if l_0_A is missing else l_0_A)),
                 's_ptr + ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
                 '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\n',
             ))
-        t_16.extend((
+        t_17.extend((
             'offs_',
             str((undefined(name='K') if l_0_K is missing else l_0_K)),
             ' = tl.arange(0, BLOCK_',
@@ -1051,13 +1034,13 @@ def root(context, missing=missing):
         for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_run'):
             _loop_vars = {}
             pass
-            t_16.extend((
+            t_17.extend((
                 '    ',
                 str(l_2_stmt),
                 '\n',
             ))
         l_2_stmt = missing
-        t_16.extend((
+        t_17.extend((
             '    row_cell = ',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr')),
             '\n    b_rows = ',
@@ -1068,7 +1051,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_16.extend((
+            t_17.extend((
                 '    b_rows_s = ',
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 's_ptr + ',
@@ -1077,7 +1060,7 @@ def root(context, missing=missing):
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
                 "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
             ))
-        t_16.extend((
+        t_17.extend((
             '    ',
             str(t_1(context.call((undefined(name='acc_init') if l_0_acc_init is missing else l_0_acc_init)), 4)),
             '\n    ',
@@ -1085,7 +1068,7 @@ def root(context, missing=missing):
             '\n    ',
             str(t_1(context.call((undefined(name='cell_epilogue') if l_0_cell_epilogue is missing else l_0_cell_epilogue)), 4)),
         ))
-        return concat(t_16)
+        return concat(t_17)
     context.exported_vars.add('persistent')
     context.vars['persistent'] = l_0_persistent = Macro(environment, macro, 'persistent', (), False, False, False, context.eval_ctx.autoescape)
     yield '\n'
@@ -1152,11 +1135,11 @@ def root(context, missing=missing):
         yield str(l_1_c)
         yield '_ptr,'
     l_1_c = missing
-    def t_17(fiter):
+    def t_18(fiter):
         for l_1_o in fiter:
             if (l_1_o not in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors')):
                 yield l_1_o
-    for l_1_o in t_17(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
+    for l_1_o in t_18(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
         _loop_vars = {}
         pass
         yield ' '
@@ -1292,4 +1275,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&99=367&100=368&101=372&102=378&104=391&105=397&107=405&108=410&109=414&111=420&112=427&114=431&116=439&117=442&119=446&120=454&122=459&126=465&127=468&128=471&131=477&133=480&134=483&136=485&138=487&140=493&142=497&144=502&145=506&148=512&149=515&150=519&151=522&152=526&154=529&155=531&156=535&157=539&159=546&160=550&164=556&166=560&167=561&168=563&169=567&170=573&171=577&172=585&173=587&177=597&178=601&179=606&180=610&184=620&185=624&186=626&187=628&189=630&191=632&195=639&198=644&199=648&200=650&202=654&203=659&204=663&206=668&207=672&208=677&209=681&210=689&211=691&213=696&214=700&215=704&216=706&218=708&220=710&222=717&224=721&228=729&229=732&230=736&231=738&232=740&233=742&234=744&235=748&238=752&239=756&242=760&243=762&244=767&245=771&247=773&249=775&253=783&254=787&255=792&256=797&259=804&260=809&263=815&264=819&267=823&268=827&269=837&270=841&271=849&272=855&274=860&275=864&276=869&277=873&278=877&279=881&281=886&282=890&283=896&284=901&285=907&286=910&287=912&288=916&289=920&291=935&293=946&295=953&296=959&298=963&300=968&303=971&304=975&306=980&307=984&310=986&312=988&315=990&316=1000&317=1004&318=1012&319=1018&320=1023&321=1027&323=1034&324=1038&325=1044&326=1048&328=1051&329=1056&331=1062&332=1064&333=1069&334=1073&335=1077&337=1082&338=1084&339=1086&342=1092&344=1095&349=1097&361=1101&364=1104&365=1106&366=1108&370=1110&371=1112&377=1114&380=1116&382=1118&392=1121&393=1123&395=1167&396=1170&397=1172&398=1176&400=1179&401=1182&403=1184&404=1187&406=1190&407=1194&408=1198&410=1202&411=1208&414=1232&415=1235&416=1239&417=1247&418=1249&419=1252&420=1256&421=1259&422=1263&424=1270&426=1275&427=1279&428=1282&429=1284&431=1286&433=1291'
+debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&99=367&100=368&101=372&102=378&104=391&105=397&107=405&108=410&109=414&111=420&112=427&114=431&116=439&117=442&119=446&120=454&122=459&126=465&127=468&128=471&131=477&133=480&134=483&136=485&138=487&140=493&142=497&144=502&145=506&148=512&149=515&150=519&151=522&152=526&154=529&155=531&156=535&157=539&159=546&160=550&164=556&166=560&167=561&168=563&169=567&170=573&171=577&172=585&173=587&177=597&178=601&179=606&180=610&184=620&185=624&186=626&187=628&189=630&191=632&195=639&198=644&199=648&200=650&202=654&203=659&204=663&206=668&207=672&208=677&209=681&210=689&211=691&213=696&214=700&215=704&216=706&218=708&220=710&222=717&224=721&228=729&229=734&230=744&231=748&232=756&234=765&235=768&236=772&237=774&238=776&239=778&240=780&241=784&244=788&245=792&248=796&249=798&250=803&251=807&253=809&255=811&259=819&260=823&261=828&262=833&265=840&266=845&269=851&270=855&273=859&274=862&275=864&277=869&278=873&279=878&280=882&281=886&282=890&284=895&285=899&286=905&287=910&288=916&289=919&290=921&291=925&292=929&294=944&296=955&298=962&299=968&301=972&303=977&306=980&307=984&309=989&310=993&313=995&315=997&318=999&319=1001&320=1006&321=1010&323=1017&324=1021&325=1027&326=1031&328=1034&329=1039&331=1045&332=1047&333=1052&334=1056&335=1060&337=1065&338=1067&339=1069&342=1075&344=1078&349=1080&361=1084&364=1087&365=1089&366=1091&370=1093&371=1095&377=1097&380=1099&382=1101&392=1104&393=1106&395=1150&396=1153&397=1155&398=1159&400=1162&401=1165&403=1167&404=1170&406=1173&407=1177&408=1181&410=1185&411=1191&414=1215&415=1218&416=1222&417=1230&418=1232&419=1235&420=1239&421=1242&422=1246&424=1253&426=1258&427=1262&428=1265&429=1267&431=1269&433=1274'
