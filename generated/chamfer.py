@@ -19,7 +19,7 @@
 #     term t0:
 #     kernels cd_*: one program per (b)
 #     pair: ||X - Y||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest'; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'n' (X rows in a tile), one store per cell
 #     where n < xlen: positions of 'n' left out
@@ -35,7 +35,7 @@
 #     term t1:
 #     kernels cd_t1_*: one program per (b)
 #     pair: ||Y - X||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest'; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'n' (X rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'm' (Y rows in a tile), one store per cell
 #     where m < ylen: positions of 'm' left out
@@ -161,8 +161,25 @@ def cd_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr
 
 
 @triton.jit
+def _cd_halves(a, b_inv):
+    """A tile's fp32 rows as fp16 halves for the tensor cores (dispatch.halves): each row times
+    the power of two that brings its largest |coordinate| into [2^13, 2^14) (built from the
+    exponent's bits: exact), then hi = fp16(a * s), lo = fp16(a * s - hi); with the factor
+    1 / (s * B's scale) that takes a product of the halves back to the rows' own."""
+    big = tl.max(tl.abs(a), axis=1)
+    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))
+    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e); an inf or NaN row keeps its non-finite values
+    s = (e_s << 23).to(tl.float32, bitcast=True)
+    inv = ((254 - e_s) << 23).to(tl.float32, bitcast=True)
+    scaled = a * s[:, None]
+    hi = scaled.to(tl.float16)
+    lo = (scaled - hi.to(tl.float32)).to(tl.float16)
+    return hi, lo, inv * b_inv
+
+
+@triton.jit
 def cd_fwd(
-    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, cn_ptr, xlen_ptr, ylen_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Ylo_ptr, bscale_ptr, cn_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
@@ -175,7 +192,7 @@ def cd_fwd(
     HAS_xlen: tl.constexpr,
     HAS_ylen: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_N: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_N: tl.constexpr,
 ):
     """Forward of cd: one program per output cell (b), or with
     SPLIT_N (rows per chunk) one per (cell, chunk of n)."""
@@ -198,7 +215,8 @@ def cd_fwd(
     a_rows = X_ptr + pid_b * stride_X_b
     b_rows = Y_ptr + pid_b * stride_Y_b
     a_rows_s = Xs_ptr + pid_b * stride_X_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
-    b_rows_s = Ys_ptr + pid_b * stride_Y_b
+    b_rows_s = Ys_ptr + pid_b * stride_Y_b  # with HALVES, the hi halves of its scaled rows; Ylo the lo ones
+    b_rows_lo = Ylo_ptr + pid_b * stride_Y_b
     cn_rows = cn_ptr + pid_b * stride_cn_b  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
@@ -221,6 +239,8 @@ def cd_fwd(
                         mask=n_ok[:, None] & d_in[None, :], other=0.0)
         if DOT_MODE == 0:
             asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
+            if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores: the tile's rows scaled and split once (dispatch.halves)
+                a_hi, a_lo, a_inv = _cd_halves(a, tl.load(bscale_ptr))
         # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
         if SMALL_D > 0:
             _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
@@ -265,6 +285,7 @@ def cd_fwd(
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -273,7 +294,15 @@ def cd_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                           mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -382,6 +411,7 @@ def cd_fwd(
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -390,7 +420,15 @@ def cd_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                           mask=d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -498,6 +536,7 @@ def cd_fwd(
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -506,7 +545,15 @@ def cd_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                           mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -623,6 +670,7 @@ def cd_fwd(
                     b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                     if DOT_MODE < 2:  # the expansion reads the rows less their shift
                         b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                        b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                     if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                         b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -631,7 +679,15 @@ def cd_fwd(
                             bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                            dot = tl.dot(a_hi, tl.trans(b))
+                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                                b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                               mask=m_in[:, None] & d_in[None, :], other=0.0)
+                                dot = tl.dot(a_lo, tl.trans(b), dot)
+                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                            dot = dot * a_inv[:, None]
+                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -722,6 +778,7 @@ def cd_fwd(
                     b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                     if DOT_MODE < 2:  # the expansion reads the rows less their shift
                         b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                        b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                     if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                         b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -730,7 +787,15 @@ def cd_fwd(
                             bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                            dot = tl.dot(a_hi, tl.trans(b))
+                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                                b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                               mask=m_in[:, None] & d_in[None, :], other=0.0)
+                                dot = tl.dot(a_lo, tl.trans(b), dot)
+                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                            dot = dot * a_inv[:, None]
+                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -1262,20 +1327,27 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     precision = dispatch.precision(X_.dtype, True, device)
+    # fp32 rows ranked as fp16 halves of scaled rows on the tensor cores (0: as precision says)
+    halves = dispatch.halves(precision, True, sizes["d"], sizes["n"] * 1)
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
-                                                      three_products=precision == "tf32x3")
+                                                      three_products=precision == "tf32x3" and not halves)
     Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
     if dot_mode < 2 and X_.dtype == torch.float32:
         X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
                                                    ['b'], "d")
     # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms)
     cn, cn_strides = out, (0, 0, )
-    col_norms = dot_mode < 2 and dispatch.col_norms(sizes["n"] * 1)
+    halves = halves if dot_mode == 0 and Ys_.dtype == torch.float32 else 0
+    # (with halves, the norms of the fp32 rows: the halves' own would round them)
+    col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["n"] * 1))
     if col_norms:
         rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
         cn = _cd_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
             else runtime.squared_norms(Ys_, 2)
         cn_strides = (*cn.stride(),)
+    Ylo_, b_inv = Ys_, out  # with halves: Y's lo halves and 1 / its scale
+    if halves:
+        Ys_, Ylo_, b_inv = runtime.split_halves(Ys_, halves == 3)
     kernel = _cd_kernel()
     # rows per chunk where one program per (cell, chunk of n) runs (few cells, long rows); 0: one per cell
     split = dispatch.outer_split(n_cells, sizes["n"], sizes["m"], autotuned=kernel is not None)
@@ -1291,7 +1363,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        X_, Y_, Xs_, Ys_, cn, *aux, xlen_arg_, ylen_arg_,
+        X_, Y_, Xs_, Ys_, Ylo_, b_inv, cn, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
@@ -1305,7 +1377,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
-        PRECISION=precision, COL_NORMS=col_norms,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves,
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
     )
     grid = (n_cells * n_chunks,)
@@ -1577,8 +1649,25 @@ def cd_t1_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.conste
 
 
 @triton.jit
+def _cd_t1_halves(a, b_inv):
+    """A tile's fp32 rows as fp16 halves for the tensor cores (dispatch.halves): each row times
+    the power of two that brings its largest |coordinate| into [2^13, 2^14) (built from the
+    exponent's bits: exact), then hi = fp16(a * s), lo = fp16(a * s - hi); with the factor
+    1 / (s * B's scale) that takes a product of the halves back to the rows' own."""
+    big = tl.max(tl.abs(a), axis=1)
+    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))
+    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e); an inf or NaN row keeps its non-finite values
+    s = (e_s << 23).to(tl.float32, bitcast=True)
+    inv = ((254 - e_s) << 23).to(tl.float32, bitcast=True)
+    scaled = a * s[:, None]
+    hi = scaled.to(tl.float16)
+    lo = (scaled - hi.to(tl.float32)).to(tl.float16)
+    return hi, lo, inv * b_inv
+
+
+@triton.jit
 def cd_t1_fwd(
-    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, cn_ptr, xlen_ptr, ylen_ptr,
+    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, Xlo_ptr, bscale_ptr, cn_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_m, size_n, size_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
@@ -1591,7 +1680,7 @@ def cd_t1_fwd(
     HAS_xlen: tl.constexpr,
     HAS_ylen: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_M: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_M: tl.constexpr,
 ):
     """Forward of cd_t1: one program per output cell (b), or with
     SPLIT_M (rows per chunk) one per (cell, chunk of m)."""
@@ -1614,7 +1703,8 @@ def cd_t1_fwd(
     a_rows = Y_ptr + pid_b * stride_Y_b
     b_rows = X_ptr + pid_b * stride_X_b
     a_rows_s = Ys_ptr + pid_b * stride_Y_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
-    b_rows_s = Xs_ptr + pid_b * stride_X_b
+    b_rows_s = Xs_ptr + pid_b * stride_X_b  # with HALVES, the hi halves of its scaled rows; Xlo the lo ones
+    b_rows_lo = Xlo_ptr + pid_b * stride_X_b
     cn_rows = cn_ptr + pid_b * stride_cn_b  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
@@ -1637,6 +1727,8 @@ def cd_t1_fwd(
                         mask=m_ok[:, None] & d_in[None, :], other=0.0)
         if DOT_MODE == 0:
             asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
+            if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores: the tile's rows scaled and split once (dispatch.halves)
+                a_hi, a_lo, a_inv = _cd_t1_halves(a, tl.load(bscale_ptr))
         # a few coordinates (SMALL_D of them): each Y row's stay in registers for the whole tile loop
         if SMALL_D > 0:
             _a0 = tl.load(a_row + 0 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
@@ -1681,6 +1773,7 @@ def cd_t1_fwd(
                 b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
+                    b_row_lo = b_rows_lo + offs_n.to(tl.int64) * stride_X_n
                 # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
@@ -1689,7 +1782,15 @@ def cd_t1_fwd(
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
+                                           mask=n_in[:, None] & d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -1798,6 +1899,7 @@ def cd_t1_fwd(
                 b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
+                    b_row_lo = b_rows_lo + offs_n.to(tl.int64) * stride_X_n
                 # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
@@ -1806,7 +1908,15 @@ def cd_t1_fwd(
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
+                                           mask=d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -1914,6 +2024,7 @@ def cd_t1_fwd(
                 b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
+                    b_row_lo = b_rows_lo + offs_n.to(tl.int64) * stride_X_n
                 # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
@@ -1922,7 +2033,15 @@ def cd_t1_fwd(
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
+                                           mask=n_in[:, None] & d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -2039,6 +2158,7 @@ def cd_t1_fwd(
                     b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
                     if DOT_MODE < 2:  # the expansion reads the rows less their shift
                         b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
+                        b_row_lo = b_rows_lo + offs_n.to(tl.int64) * stride_X_n
                     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                     if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                         b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
@@ -2047,7 +2167,15 @@ def cd_t1_fwd(
                             bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                            dot = tl.dot(a_hi, tl.trans(b))
+                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                                b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
+                                               mask=n_in[:, None] & d_in[None, :], other=0.0)
+                                dot = tl.dot(a_lo, tl.trans(b), dot)
+                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                            dot = dot * a_inv[:, None]
+                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -2138,6 +2266,7 @@ def cd_t1_fwd(
                     b_row = b_rows + offs_n.to(tl.int64) * stride_X_n  # int64: tall operands pass 2^31
                     if DOT_MODE < 2:  # the expansion reads the rows less their shift
                         b_row_s = b_rows_s + offs_n.to(tl.int64) * stride_X_n
+                        b_row_lo = b_rows_lo + offs_n.to(tl.int64) * stride_X_n
                     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
                     if DOT_MODE == 0:  # the whole contraction in one tile, Y rows held in registers
                         b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
@@ -2146,7 +2275,15 @@ def cd_t1_fwd(
                             bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                            dot = tl.dot(a_hi, tl.trans(b))
+                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                                b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
+                                               mask=n_in[:, None] & d_in[None, :], other=0.0)
+                                dot = tl.dot(a_lo, tl.trans(b), dot)
+                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                            dot = dot * a_inv[:, None]
+                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -2678,20 +2815,27 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     precision = dispatch.precision(Y_.dtype, True, device)
+    # fp32 rows ranked as fp16 halves of scaled rows on the tensor cores (0: as precision says)
+    halves = dispatch.halves(precision, True, sizes["d"], sizes["m"] * 1)
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
-                                                      three_products=precision == "tf32x3")
+                                                      three_products=precision == "tf32x3" and not halves)
     Ys_, Xs_ = Y_, X_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
     if dot_mode < 2 and Y_.dtype == torch.float32:
         Y_, X_, Ys_, Xs_ = runtime.l2_shift(Y_, X_, ['b', 'm', 'd'], ['b', 'n', 'd'],
                                                    ['b'], "d")
     # the columns' squared norms once, where many programs read each of X's row sets (dispatch.col_norms)
     cn, cn_strides = out, (0, 0, )
-    col_norms = dot_mode < 2 and dispatch.col_norms(sizes["m"] * 1)
+    halves = halves if dot_mode == 0 and Xs_.dtype == torch.float32 else 0
+    # (with halves, the norms of the fp32 rows: the halves' own would round them)
+    col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["m"] * 1))
     if col_norms:
         rows = dispatch.row_matrix(Xs_) if 2 == Xs_.dim() - 1 else None
         cn = _cd_t1_row_norms(rows).view(Xs_.shape[:-1]) if rows is not None \
             else runtime.squared_norms(Xs_, 2)
         cn_strides = (*cn.stride(),)
+    Xlo_, b_inv = Xs_, out  # with halves: X's lo halves and 1 / its scale
+    if halves:
+        Xs_, Xlo_, b_inv = runtime.split_halves(Xs_, halves == 3)
     kernel = _cd_t1_kernel()
     # rows per chunk where one program per (cell, chunk of m) runs (few cells, long rows); 0: one per cell
     split = dispatch.outer_split(n_cells, sizes["m"], sizes["n"], autotuned=kernel is not None)
@@ -2707,7 +2851,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        Y_, X_, Ys_, Xs_, cn, *aux, xlen_arg_, ylen_arg_,
+        Y_, X_, Ys_, Xs_, Xlo_, b_inv, cn, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["m"], sizes["n"], sizes["d"],
         *Y_.stride(), *X_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
@@ -2721,7 +2865,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["n"]),
-        PRECISION=precision, COL_NORMS=col_norms,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves,
         DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
     )
     grid = (n_cells * n_chunks,)

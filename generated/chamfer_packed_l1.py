@@ -915,8 +915,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if owed and not fold:
         ragged.check_on_device(OUTPUT, owed)
     precision = dispatch.precision(X_.dtype, False, device)
+    halves = 0
     dot_mode, block_k, small_d = dispatch.contraction(sizes["k"],
-                                                      three_products=precision == "tf32x3")
+                                                      three_products=precision == "tf32x3" and not halves)
     kernel = _dist_kernel()
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out

@@ -14,7 +14,7 @@
 #     family: select_reduce
 #     kernels dist_*: one program per (b) x blocks of 'n'
 #     pair: ||X - Y||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest'; 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     no outer reduction: one value per 'n'
 #     where m < ylen: positions of 'm' left out
@@ -323,8 +323,25 @@ def dist_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constex
 
 
 @triton.jit
+def _dist_halves(a, b_inv):
+    """A tile's fp32 rows as fp16 halves for the tensor cores (dispatch.halves): each row times
+    the power of two that brings its largest |coordinate| into [2^13, 2^14) (built from the
+    exponent's bits: exact), then hi = fp16(a * s), lo = fp16(a * s - hi); with the factor
+    1 / (s * B's scale) that takes a product of the halves back to the rows' own."""
+    big = tl.max(tl.abs(a), axis=1)
+    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))
+    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e); an inf or NaN row keeps its non-finite values
+    s = (e_s << 23).to(tl.float32, bitcast=True)
+    inv = ((254 - e_s) << 23).to(tl.float32, bitcast=True)
+    scaled = a * s[:, None]
+    hi = scaled.to(tl.float16)
+    lo = (scaled - hi.to(tl.float32)).to(tl.float16)
+    return hi, lo, inv * b_inv
+
+
+@triton.jit
 def dist_fwd(
-    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, cn_ptr, ylen_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Ylo_ptr, bscale_ptr, cn_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr, split_a_ptr, split_b_ptr, split_tol_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
@@ -335,7 +352,7 @@ def dist_fwd(
     r_bucket, c_bucket,  # autotune keys only
     HAS_ylen: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, ONE_LOOP: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, ONE_LOOP: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
@@ -348,7 +365,8 @@ def dist_fwd(
     a_rows = X_ptr + pid_b * stride_X_b
     b_rows = Y_ptr + pid_b * stride_Y_b
     a_rows_s = Xs_ptr + pid_b * stride_X_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
-    b_rows_s = Ys_ptr + pid_b * stride_Y_b
+    b_rows_s = Ys_ptr + pid_b * stride_Y_b  # with HALVES, the hi halves of its scaled rows; Ylo the lo ones
+    b_rows_lo = Ylo_ptr + pid_b * stride_Y_b
     cn_rows = cn_ptr + pid_b * stride_cn_b  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_d = tl.arange(0, BLOCK_D)
     d_in = offs_d < size_d
@@ -365,6 +383,8 @@ def dist_fwd(
                     mask=n_ok[:, None] & d_in[None, :], other=0.0)
     if DOT_MODE == 0:
         asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
+        if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores: the tile's rows scaled and split once (dispatch.halves)
+            a_hi, a_lo, a_inv = _dist_halves(a, tl.load(bscale_ptr))
     # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
     if SMALL_D > 0:
         _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
@@ -493,6 +513,7 @@ def dist_fwd(
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -501,7 +522,15 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                           mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -610,6 +639,7 @@ def dist_fwd(
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -618,7 +648,15 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                           mask=d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -726,6 +764,7 @@ def dist_fwd(
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -734,7 +773,15 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                           mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -851,6 +898,7 @@ def dist_fwd(
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -859,7 +907,15 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                           mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -950,6 +1006,7 @@ def dist_fwd(
                 b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
                 if DOT_MODE < 2:  # the expansion reads the rows less their shift
                     b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
                 # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
                 if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
@@ -958,7 +1015,15 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        dot = tl.dot(a_hi, tl.trans(b))
+                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                            b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                           mask=m_in[:, None] & d_in[None, :], other=0.0)
+                            dot = tl.dot(a_lo, tl.trans(b), dot)
+                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                        dot = dot * a_inv[:, None]
+                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
                         dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -2312,8 +2377,10 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     precision = dispatch.precision(X_.dtype, True, device)
+    # fp32 rows ranked as fp16 halves of scaled rows on the tensor cores (0: as precision says)
+    halves = dispatch.halves(precision, True, sizes["d"], sizes["n"] * 1)
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
-                                                      three_products=precision == "tf32x3")
+                                                      three_products=precision == "tf32x3" and not halves)
     split_args = (out, out, out)
     if dispatch.split_pass(device, sizes["d"], n_cells * sizes["n"] * sizes["m"]):
         dot_mode = 3  # the nearest point on the tensor cores
@@ -2324,12 +2391,17 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
                                                    ['b'], "d")
     # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms)
     cn, cn_strides = out, (0, 0, )
-    col_norms = dot_mode < 2 and dispatch.col_norms(sizes["n"] * 1)
+    halves = halves if dot_mode == 0 and Ys_.dtype == torch.float32 else 0
+    # (with halves, the norms of the fp32 rows: the halves' own would round them)
+    col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["n"] * 1))
     if col_norms:
         rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
         cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
             else runtime.squared_norms(Ys_, 2)
         cn_strides = (*cn.stride(),)
+    Ylo_, b_inv = Ys_, out  # with halves: Y's lo halves and 1 / its scale
+    if halves:
+        Ys_, Ylo_, b_inv = runtime.split_halves(Ys_, halves == 3)
     kernel = _dist_kernel()
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
@@ -2338,7 +2410,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
     args = (
-        X_, Y_, Xs_, Ys_, cn, *aux, ylen_arg_,
+        X_, Y_, Xs_, Ys_, Ylo_, b_inv, cn, *aux, ylen_arg_,
         out, idx_arg, stat_arg, xsel_arg, *split_args,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(ylen_, 1),
@@ -2351,7 +2423,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
-        PRECISION=precision, COL_NORMS=col_norms,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves,
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 

@@ -1398,8 +1398,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     ylen_ = t["ylen"]
     ylen_arg_ = ylen_ if ylen_ is not None else out
     precision = dispatch.precision(X_.dtype, False, device)
+    halves = 0
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
-                                                      three_products=precision == "tf32x3")
+                                                      three_products=precision == "tf32x3" and not halves)
     kernel = _dist_kernel()
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out

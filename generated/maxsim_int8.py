@@ -1393,8 +1393,9 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     dmask_ = t["dmask"]
     dmask_arg_ = dmask_.view(torch.uint8) if dmask_ is not None else out
     precision = dispatch.precision(Q_.dtype, False, device)
+    halves = 0
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"], quantized=True,
-                                                      three_products=precision == "tf32x3")
+                                                      three_products=precision == "tf32x3" and not halves)
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell
     split = dispatch.split_rows(n_cells, sizes["s"], sizes["t"], autotuned=kernel is not None)

@@ -1031,8 +1031,9 @@ def score_fwd_lean(
                 bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
-            if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
-                idx2 = tl.where(dot > best, offs_t[None, :], idx2)
+            if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its
+                # tile's start (a scalar: no column tile in the loop); the column is the start plus the slot, after the loop
+                idx2 = tl.where(dot > best, t0, idx2)
             best = _score_select(best, dot)  # a running max per slot, NaN-keeping
         if t_full < t_hi:  # the last, partial tile
             t0 = t_full
@@ -1042,15 +1043,16 @@ def score_fwd_lean(
                 bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
-            if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here
-                idx2 = tl.where(dot > best, offs_t[None, :], idx2)
+            if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its
+                # tile's start (a scalar: no column tile in the loop); the column is the start plus the slot, after the loop
+                idx2 = tl.where(dot > best, t0, idx2)
             best = _score_select(best, dot)  # a running max per slot, NaN-keeping
         row_best = tl.reduce(best, 1, _score_select)
         # spec line 8: an empty sequence selects nothing: 0, no gradient
         picked = s_ok & (t_hi > t_lo)
         if NEED_IDX:
             # the lowest index holding the best; a NaN best: the row's first NaN, from a second pass
-            best_idx = tl.min(tl.where(best == row_best[:, None], idx2, size_t), axis=1)
+            best_idx = tl.min(tl.where(best == row_best[:, None], idx2 + tl.arange(0, BLOCK_T)[None, :], size_t), axis=1)
             row_nan = (row_best != row_best) & picked
             if tl.sum(row_nan.to(tl.int32), axis=0) > 0:
                 nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
@@ -1538,8 +1540,9 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold)
         return out, saved
     precision = dispatch.precision(Q_.dtype, False, device)
+    halves = 0
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
-                                                      three_products=precision == "tf32x3")
+                                                      three_products=precision == "tf32x3" and not halves)
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell
     split = dispatch.split_rows(n_cells, sizes["s"], sizes["t"], autotuned=kernel is not None)

@@ -1190,8 +1190,9 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     mask_ = t["mask"]
     mask_arg_ = mask_.view(torch.uint8) if mask_ is not None else out
     precision = dispatch.precision(W_.dtype, False, device)
+    halves = 0
     dot_mode, block_k, small_d = dispatch.contraction(sizes["h"],
-                                                      three_products=precision == "tf32x3")
+                                                      three_products=precision == "tf32x3" and not halves)
     tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads
     if dot_mode == 1:
         a_view, b_view = W_.permute([0, 1]), H_.permute([0, 1, 2])

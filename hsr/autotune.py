@@ -89,7 +89,17 @@ TUNE_SECONDS = 6.0  # the first call's other work, and one slow config past the 
 # row block that an IEEE fp32 tile takes (its rows hold twice the bytes in registers:
 # fp32 MaxSim d = 96, 1 x 2000 of 32 x 300 ran 5.4x slower at a 16-bit key's 32 rows than
 # at 16, bench/NOTES.md, session 31). bench/regret.py --weights judges others.
-DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 1.0, "ieee_rows": 0.5}
+DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 1.0, "precision": 0.5, "ieee_rows": 0.5}
+
+
+def dtype_key(dtype, precision: str | None) -> str:
+    """The key's dtype: fp32 rows with the precision their key runs in
+    (dispatch.precision: the IEEE dot, one TF32 product or three; dispatch.halves: one
+    fp16 product or three), since each is
+    another kernel path with its own best tile (the k-means assignment at f = 64
+    under "high" and "highest" shared one config before); 16-bit rows as they are."""
+    name = str(dtype)
+    return f"{name}:{precision}" if name == "torch.float32" and precision else name
 
 _arch_of: dict = {}  # device index -> pool name: asking CUDA each launch cost ~50 us of host time
 
@@ -228,7 +238,10 @@ class Tuned:
             self._positions = [(k, names.index(k)) for k in self.keys + [self.operand]]
         got = [kwargs[k] if k in kwargs else args[i] for k, i in self._positions]
         got = [length_bucket(v) if k == self.size_k else v for (k, _), v in zip(self._positions, got)]
-        return tuple(got[:-1]) + (str(got[-1].dtype),)
+        precision = kwargs.get("PRECISION")
+        if kwargs.get("HALVES"):  # fp32 rows ranked as fp16 halves (dispatch.halves): another kernel path
+            precision = "fp16x3" if kwargs["HALVES"] == 3 else "fp16"
+        return tuple(got[:-1]) + (dtype_key(got[-1].dtype, precision),)
 
     def lookup(self, key: tuple):
         config = self.configs.get(key)
@@ -265,7 +278,7 @@ class Tuned:
             print(f"hsr: tuning {self.name} for {key} over up to {self.n_configs} configs...", file=sys.stderr, flush=True)
             t0 = time.monotonic()
             with pause_recording():  # the trial runs are not the call's (hsr.kept)
-                config, tried = self._tune(grid, args, kwargs)
+                config, tried = self._tune(grid, args, kwargs, key)
             self.configs[key] = config
             tuned.save(tuned.entry_key(self.lowering, key, _where()),
                        self._renamed(config, {name: role for role, name in self.roles.items()}))
@@ -281,17 +294,24 @@ class Tuned:
             return 0
         return kwargs[self.size_r] if self.size_r in kwargs else args[self.arg_names.index(self.size_r)]
 
-    def _tune(self, grid, args, kwargs) -> tuple[dict, int]:
-        """(the fastest config for this call, how many were timed): the pruned pool
-        in its order, each compiled and timed with short do_bench runs; a config
-        that does not compile or fit is skipped. It stops where one config more
-        would likely pass HSR_TUNE_SECONDS (default TUNE_SECONDS). The forward
-        only stores, so runs repeat safely."""
+    def _tune(self, grid, args, kwargs, key: tuple) -> tuple[dict, int]:
+        """(the fastest config for this call, how many were timed): the predicted
+        config first, then the pruned pool in its order, each compiled and timed
+        with short do_bench runs; a config that does not compile or fit is skipped.
+        It stops where one config more would likely pass HSR_TUNE_SECONDS (default
+        TUNE_SECONDS), so the budget may end before the pool does: with the
+        prediction timed first, tuning keeps a config at least as fast as the one
+        a call would run untuned (the fp32 k-means assignment at 1M x 1024 x 128
+        under TF32 tuned to 2.19 ms from the pool's first five configs against 1.50
+        predicted; bench/NOTES.md, session 35). The forward only stores, so runs
+        repeat safely."""
         budget = float(os.environ.get("HSR_TUNE_SECONDS", TUNE_SECONDS))
         named = {**dict(zip(self.arg_names, args)), **kwargs}
+        first = self.predict(key, named)
+        rest = [{"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+                for cfg in self.prune(self.pool, named)]
         t0, timed, failed = time.monotonic(), [], None
-        for tried, cfg in enumerate(self.prune(self.pool, named), 1):
-            config = {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+        for tried, config in enumerate([first] + [c for c in rest if c != first], 1):
 
             def run(config=config):
                 launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
@@ -322,14 +342,14 @@ class Tuned:
                 far = self._distance(key, other) if at == where else None
                 if far is not None:
                     ranked.append((far + (0 if lowering == self.lowering else 2), len(ranked), config,
-                                   "float32" in str(other[-1])))
+                                   str(other[-1]) in ("torch.float32", "torch.float32:ieee")))
         # an IEEE fp32 dot holding its rows' tile in registers (DOT_MODE 0; a long contraction streams it)
         ieee = "float32" in str(key[-1]) and named.get("PRECISION") == "ieee" and named.get("DOT_MODE", 0) == 0
-        for _, _, config, fp32 in sorted(ranked, key=lambda r: r[:2]):
+        for _, _, config, ieee_key in sorted(ranked, key=lambda r: r[:2]):
             config = self._renamed(config, self.roles)
             cfg = triton.Config(config["kwargs"], num_warps=config["num_warps"], num_stages=config["num_stages"])
             if _identity(cfg) in allowed:
-                return self._ieee_rows(config, key) if ieee and not fp32 else config
+                return self._ieee_rows(config, key) if ieee and not ieee_key else config
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
 
@@ -365,7 +385,10 @@ class Tuned:
             elif name == "NEED_IDX":
                 far += 0.5 * (bool(a) != bool(b))
             elif name == "dtype":
-                far += DISTANCE_WEIGHTS["fp32"] * (("float32" in str(a)) != ("float32" in str(b)))
+                fp32 = ("float32" in str(a), "float32" in str(b))
+                far += DISTANCE_WEIGHTS["fp32"] * (fp32[0] != fp32[1])
+                if all(fp32) and str(a) != str(b):  # fp32 rows on other units (dtype_key)
+                    far += DISTANCE_WEIGHTS["precision"]
             elif a != b:  # SMALL_D, DOT_MODE, a split's chunk: another kernel path
                 return None
         return far

@@ -337,6 +337,15 @@ def col_norms(rows_per_column_set: int, lean: bool = False) -> bool:
     return rows_per_column_set >= (LEAN_COL_NORMS_ROWS if lean else COL_NORMS_ROWS)
 
 
+def rows_per_column_set(term, sizes: dict) -> int:
+    """How many rows of A meet each of B's row sets in a call of these sizes."""
+    rows = sizes.get(term.r, 0)
+    for g in term.grid:
+        if g not in term.b.grid_axes:
+            rows *= sizes.get(g, 1)
+    return rows
+
+
 def col_norms_words(term, sizes: dict | None, lean: bool = False) -> str:
     """explain()'s line on an L2 or cosine key's column norms (col_norms) in the general
     loop or (lean) the lean one."""
@@ -345,10 +354,7 @@ def col_norms_words(term, sizes: dict | None, lean: bool = False) -> str:
     if sizes is None:
         return (f"{label}from a pre-pass where at least {least} rows meet each {term.b.name} row set, "
                 f"else formed from each tile")
-    rows = sizes.get(term.r, 0)
-    for g in term.grid:
-        if g not in term.b.grid_axes:
-            rows *= sizes.get(g, 1)
+    rows = rows_per_column_set(term, sizes)
     return label + (f"from a pre-pass ({rows} rows meet each {term.b.name} row set, at least {least})"
                     if col_norms(rows, lean) else
                     f"formed from each tile ({rows} rows meet each {term.b.name} row set, fewer than {least})")
@@ -390,17 +396,59 @@ def precision(dtype: torch.dtype, l2: bool, device) -> str:
     return "tf32x3" if torch.get_float32_matmul_precision() == "highest" else "tf32"
 
 
-def precision_words(l2: bool, machine: str = "cuda9") -> str:
-    """explain()'s line on an fp32 key: the precision that runs and why."""
+HALVES_MAX_D = 128  # the widest fp32 row ranked in fp16 halves: its row block's halves in one tile
+
+
+def halves(prec: str, rank: bool, d: int, rows_per_column_set: int) -> int:
+    """How many fp16 products rank an fp32 L2 key on the tensor cores (0: none, the
+    TF32 products of `prec` do). fp16 holds TF32's 11 significant bits at twice its
+    rate, but not its exponent range: each row of A is scaled in the kernel by a power
+    of two that brings its largest |coordinate| into [2^13, 2^14), and B's rows by one
+    power of two for all, in the pass that splits them (runtime.split_halves). tf32x3's
+    accuracy then takes three products of the halves (hi.hi + lo.hi + hi.lo, about 2^-22
+    of the terms, as tf32x3's 2^-21) at the cost of one and a half TF32 products. Scaling
+    by powers of two is exact, and the selected pair's value still comes from its
+    differences. A B coordinate below 2^-14 of B's largest runs out of fp16's exponent
+    and keeps fewer bits: bounded by 2^-38 of the largest, far below the fp32 rounding
+    of any row within 2^14 of it.
+    Measured on an H200, the k-means assignment (N = 1M) at each path's best config
+    (bench/results/h200-fp16-halves-2026-11-27/), ms, tf32x3 / three fp16 products:
+    K 1024 f 64 2.43 / 1.35, f 128 4.64 (chunks of 32) / 2.54, K 4096 f 128 17.05 / 7.92;
+    no pick farther than 4 ulps of the nearest at offsets 0 and 1000, as with tf32x3.
+    One fp16 product in place of one TF32 product ("high") measured level in hsr's loop
+    (0.91 / 0.88, 1.46 / 1.48, 3.90 / 4.23: the loop's per-pair work, not the product,
+    bounds it), so "high" keeps TF32; HSR_HALVES=1 takes it there too (sweeps).
+    Taken for the one-way forward's ranking keys (|b|^2 - 2<a, b>, DOT_MODE 0, d <= 128)
+    where the columns' norms come from a pre-pass (col_norms: many rows meet each column
+    set, so splitting B once costs little); HSR_HALVES=0/1 overrides the rows' part."""
+    if prec not in ("tf32", "tf32x3") or not rank or not SMALL_D_MAX < d <= HALVES_MAX_D:
+        return 0
+    override = os.environ.get("HSR_HALVES")
+    if override:
+        return (3 if prec == "tf32x3" else 1) if override == "1" else 0
+    return 3 if prec == "tf32x3" and col_norms(rows_per_column_set) else 0
+
+
+def precision_words(l2: bool, machine: str = "cuda9", rank: bool = False, d: int | None = None,
+                    rows: int | None = None) -> str:
+    """explain()'s line on an fp32 key: the precision that runs and why (with d and the
+    rows meeting each column set, whether fp16 halves rank it: halves)."""
     mode = torch.get_float32_matmul_precision()
     if not machine.startswith("cuda"):
         return "  fp32 rows: the IEEE fp32 dot (not on a GPU)"
     if not l2:
         return (f"  fp32 rows: the IEEE fp32 dot (CUDA cores) under any float32 matmul precision (now {mode!r}): "
                 "a dot key's selected value is the key itself")
-    kind = "three TF32 products (tf32x3)" if precision(torch.float32, True, "cuda") == "tf32x3" else "one TF32 product"
+    prec = precision(torch.float32, True, "cuda")
+    kind = "three TF32 products (tf32x3)" if prec == "tf32x3" else "one TF32 product"
+    pieces = "three fp16 products of hi and lo halves" if prec == "tf32x3" else "one fp16 product"
+    if d is not None and rows is not None and halves(prec, rank, d, rows):
+        kind = f"{pieces} of rows scaled by powers of two (as many bits as {prec}, at half its cost)"
+    elif d is not None and rows is not None and prec == "tf32x3":
+        kind += (f" (three fp16 products of scaled rows' halves take a ranking key where d <= {HALVES_MAX_D} "
+                 f"and the column norms come from a pre-pass)")
     return (f"  fp32 rows: the key's expansion as {kind} on the tensor cores (float32 matmul precision "
-            f"{mode!r}; 'highest' takes tf32x3, 'high' and 'medium' one TF32 product); "
+            f"{mode!r}; 'highest' takes tf32x3's accuracy, 'high' and 'medium' TF32's); "
             "the selected pair's value comes from its exact differences")
 
 
@@ -999,8 +1047,9 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     if term.pair == "l1":
         general = "elementwise"
     elif d is not None:
-        three = dtype == "float32" and precision(torch.float32, term.pair in ("sqdist", "dist"),
-                                                 "cuda" if machine.startswith("cuda") else "cpu") == "tf32x3"
+        prec = precision(torch.float32, term.pair in ("sqdist", "dist"), "cuda" if machine.startswith("cuda") else "cpu")
+        three = dtype == "float32" and prec == "tf32x3" and not (
+            sizes and halves(prec, term.key_is_prim, d, rows_per_column_set(term, sizes)))
         general = ("points", "tiles", "tiles-long")[(2, 0, 1).index(contraction(d, three_products=three)[0])]
     else:
         general = f"points (d <= {SMALL_D_MAX}), tiles (d <= 256) or tiles-long"
@@ -1074,7 +1123,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
-        lines.append(precision_words(term.pair in ("sqdist", "dist"), machine))
+        lines.append(precision_words(term.pair in ("sqdist", "dist"), machine, term.key_is_prim, d,
+                                     rows_per_column_set(term, sizes) if sizes else None))
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):
         lines.append(f"  not lean: {'; '.join(f['lean'])}")
     if term.packing:

@@ -187,7 +187,8 @@ class TermPlan:
             lines.append("  exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); "
                          "longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell "
                          "(fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where "
-                         "the float32 matmul precision is not 'highest'; 16-bit rows "
+                         "the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled "
+                         "by powers of two (see 'fp32 rows' below); 16-bit rows "
                          "unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from "
                          "its differences")
         key = self.key.replace("[None, :]", "").replace("[:, None]", "")

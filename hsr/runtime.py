@@ -190,6 +190,25 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str,
     return a, b, a_s, b_s
 
 
+def split_halves(x: torch.Tensor, lo: bool):
+    """(hi, lo, inverse scale) of fp32 rows for a key ranked on the fp16 tensor cores
+    (dispatch.halves): x scaled by one power of two, its largest finite |coordinate| into
+    [2^13, 2^14), then hi = fp16(x * s) and lo = fp16(x * s - hi) (lo=False: hi again,
+    unused). Both keep x's strides (the kernel indexes them with x's). The inverse scale
+    is a one-element fp32 tensor: no host sync. A non-finite coordinate stays non-finite
+    in hi, so its row ranks again from its differences, as with TF32."""
+    big = torch.nan_to_num(x.abs(), nan=0.0, posinf=0.0).amax() if x.numel() else x.new_zeros(())
+    scale = torch.ldexp(torch.ones_like(big), 14 - torch.frexp(big).exponent)  # big * scale in [2^13, 2^14)
+    scaled = x * scale
+    hi = torch.empty_like(x, dtype=torch.float16)
+    hi.copy_(scaled)
+    low = hi
+    if lo:
+        low = torch.empty_like(hi)
+        low.copy_(scaled - hi.float())
+    return hi, low, scale.reciprocal().reshape(1)
+
+
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:
     """sum(x * x) over ``dim`` in fp32, exactly as the kernels would form it
     (not a rounded norm squared: equal rows must give equal values, or ties

@@ -255,3 +255,58 @@ def _ranked_again(device, d, dtype, outer, select, queries):
     pick = low.amin(-1, keepdim=True) if select == "min" else low.amax(-1, keepdim=True)
     first = (low == pick).double().argmax(-1)
     assert torch.equal(idx.cpu().long(), torch.where(first_nan >= 0, first_nan, first))
+
+
+def _halves_launched(monkeypatch):
+    """The HALVES flag of each general forward launched."""
+    from hsr import launcher
+    seen, plain = [], launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd") and "HALVES" in kwargs:
+            seen.append(kwargs["HALVES"])
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    return seen
+
+
+@pytest.mark.parametrize("offset", [0.0, 100.0, 10000.0])
+@pytest.mark.parametrize("d, k", [(24, 150), (100, 40)])
+def test_three_fp16_products_rank_as_exactly_as_tf32x3(monkeypatch, device, offset, d, k):
+    """dispatch.halves under "highest": fp32 rows scaled by powers of two and split into
+    fp16 hi and lo halves, three products (forced on small calls, through HSR_PRECISION on
+    the CPU): each point's centre a nearest one within the bound the other paths keep, at
+    any offset; a Gaussian's values as the float64 reference within 4x naive fp32."""
+    monkeypatch.setenv("HSR_PRECISION", "tf32x3")
+    monkeypatch.setenv("HSR_HALVES", "1")
+    seen = _halves_launched(monkeypatch)
+    _kmeans_nearest(device, offset, d, k)
+    x, y = _clouds(17, 2, 25, 35, d, offset)
+    out = hsr.compile(GAUSSIAN.replace(" + w_m", "").replace("w[b, m]: float\n", ""))(x.to(device), y.to(device))
+    ref = torch.exp(-_sq64(x, y).min(-1).values / 2).sum(-1)
+    _within_naive(out.cpu(), ref, torch.exp(-_naive(x, y).min(-1).values / 2).sum(-1), "gaussian similarity")
+    assert seen and set(seen) == {3}
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+def test_one_fp16_product_ranks_within_tf32s_rounding(monkeypatch, device, offset):
+    """dispatch.halves under "high": one fp16 product of the scaled rows, TF32's 11 bits:
+    a chosen centre is within 2^-8 |x - c| |y - c| of the nearest (c: the shift), the value
+    at the selection exact; NaN and inf rows ranked again from their differences."""
+    monkeypatch.setenv("HSR_PRECISION", "tf32")
+    monkeypatch.setenv("HSR_HALVES", "1")
+    seen = _halves_launched(monkeypatch)
+    g = torch.Generator().manual_seed(5)
+    x = (torch.rand(300, 40, generator=g) + offset).float()
+    c = (torch.rand(90, 40, generator=g) + offset).float()
+    c[7] = x[11]  # a centre on a point: its distance 0 must be found
+    assign = hsr.compile(KMEANS)(x.to(device), c.to(device)).cpu()
+    sq64 = _sq64(x, c)
+    best = sq64.min(-1).values
+    chosen = sq64.gather(-1, assign[:, None])[:, 0]
+    shift = c[0].double()
+    slack = 2.0 ** -8 * (x.double() - shift).norm(dim=-1) * (c.double() - shift).norm(dim=-1).max()
+    assert (chosen <= best + slack).all() and assign[11] == 7
+    _ranked_again(device, 16, torch.float32, "max", "min", 3)
+    assert seen and set(seen) == {1}

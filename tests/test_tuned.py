@@ -268,7 +268,7 @@ def test_a_kept_config_launches_the_real_kernel(store, monkeypatch):
     monkeypatch.setattr(autotune, "_time", lambda run: pytest.fail("tuned a kept key"))
     fwd = autotune.Tuned(generated.score_fwd, autotune.KEY + ["g_bucket", "BLOCK_D", "NEED_IDX"], "Q_ptr", [],
                          None, "sum_max_dot-test")
-    key = (8, 8, 2, 16, False, "torch.float32")
+    key = (8, 8, 2, 16, False, "torch.float32:ieee")  # fp32 rows: the IEEE dot here (autotune.dtype_key)
     fwd.configs[key] = {"kwargs": {"BLOCK_S": 16, "BLOCK_T": 16, "BLOCK_I": 2}, "num_warps": 4, "num_stages": 1}
     monkeypatch.setattr(generated, "_score_kernel", lambda: fwd)
     out, _ = generated._score_forward(t, sizes, False)
@@ -333,6 +333,47 @@ def test_a_prediction_keeps_to_what_the_pruner_allows(store, monkeypatch):
     monkeypatch.setattr(tuned, "shipped", lambda arch: {})
     fwd[(1,)](_Tensor(), 16, 512, BLOCK_K=128, NEED_IDX=False)
     assert not timed and kernel.calls[-1][1]["BLOCK_S"] == 64  # nothing allowed: the pool's first
+
+
+def test_tuning_times_the_predicted_config_first(store, monkeypatch):
+    """Where the budget ends before the pool does, tuning has timed the config a call
+    would run untuned first, so its pick is never slower than the prediction."""
+    kernel, timed, fwd = _tuned(monkeypatch)  # pool: 64 x 32 (2 ms), then CONFIG (1 ms)
+    monkeypatch.setenv("HSR_TUNE_SECONDS", "0")  # one config timed
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (64, 1024, 128, False, "torch.float16")): KEPT})
+    fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
+    assert len(timed) == 1 and timed[0].__defaults__[0]["kwargs"] == CONFIG["kwargs"]
+    assert kernel.calls[-1][1]["BLOCK_S"] == 32 and kernel.calls[-1][1]["BLOCK_T"] == 64
+
+
+def test_fp32_keys_are_kept_apart_by_the_precision_they_run_in(store, monkeypatch):
+    """An fp32 key names its precision (one TF32 product, three, the IEEE dot): a config
+    shipped for "highest" does not serve "high" as its own, only as the nearest key;
+    16-bit keys keep their dtype alone."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel, timed, fwd = _tuned(monkeypatch)
+
+    class Fp32:
+        dtype = "torch.float32"
+    three = dict(KEPT, kwargs={"BLOCK_R": 64, "BLOCK_C": 32})
+    one = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 64})
+    assert autotune.dtype_key("torch.float16", "tf32") == "torch.float16"
+    assert autotune.dtype_key("torch.float32", "tf32x3") == "torch.float32:tf32x3"
+    assert fwd.key((Fp32(), 32, 512), {"BLOCK_K": 64, "NEED_IDX": True, "PRECISION": "tf32"})[-1] == "torch.float32:tf32"
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 512, 64, True, "torch.float32:tf32x3")): three,
+        tuned.entry_key(fwd.lowering, (1024, 4096, 64, True, "torch.float32:tf32")): one})
+    fwd[(1,)](Fp32(), 32, 512, BLOCK_K=64, NEED_IDX=True, PRECISION="tf32x3")  # its own key
+    assert kernel.calls[-1][1]["BLOCK_S"] == 64 and fwd.configs
+    fwd[(1,)](Fp32(), 32, 512, BLOCK_K=64, NEED_IDX=True, PRECISION="tf32")  # no key of its own: predicted
+    assert kernel.calls[-1][1]["BLOCK_S"] == 64  # the nearest: same lengths, another precision (0.5 away)
+    assert len(fwd.configs) == 1 and len(fwd.predicted) == 1
+    fwd.predicted.clear()
+    monkeypatch.setitem(autotune.DISTANCE_WEIGHTS, "precision", 9.0)  # more than the other key's 8 steps of length
+    fwd[(1,)](Fp32(), 32, 512, BLOCK_K=64, NEED_IDX=True, PRECISION="tf32")
+    assert kernel.calls[-1][1]["BLOCK_S"] == 32
+    assert not timed
 
 
 def test_an_ieee_fp32_tile_takes_half_a_16_bit_keys_row_block(store, monkeypatch):

@@ -5,7 +5,8 @@
 loop for any number of row sets: k-means (N = 1M)
 against flash-kmeans, stacked Gaussian, min-distance and cosine MaxSim against MaxSim; do_bench
 medians in one process, registers and spills. PROBE_CONFIGS "rows,cols,warps,stages;..." times k-means at fixed configs, PROBE_LEAN_L2 the
-one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means, PROBE_KM="n,k,f;..."
+one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means, PROBE_NO_MS=1 the MaxSim-like rows,
+PROBE_DTYPES="fp16,bf16,fp32-high,fp32-highest" times those k-means dtypes at every shape, PROBE_KM="n,k,f;..."
 and PROBE_MS="queries,documents,Lq,Ld;..." take other shapes. To compare,
 run it again with an earlier package tree first on PYTHONPATH (--tag base --variants default).
 
@@ -67,7 +68,7 @@ def kernels_seen():
                 for k in caches[0].values():
                     consts = getattr(getattr(k, "src", None), "constants", {}) or {}
                     flags = {str(n): v for n, v in consts.items() if str(n) in ("('ROW_SLOT',)", "ROW_SLOT", "DOT_MODE")}
-                    out.append(dict(kernel=obj.__name__, regs=k.n_regs, spills=k.n_spills,
+                    out.append(dict(kernel=obj.__name__, regs=getattr(k, "n_regs", None), spills=getattr(k, "n_spills", None),
                                     warps=k.metadata.num_warps, flags=str(flags)))
     return out
 
@@ -95,7 +96,8 @@ def main():
     km_shapes = KM_SHAPES if not os.environ.get("PROBE_NO_KMEANS") else ()
     if os.environ.get("PROBE_KM"):  # "n,k,f;...": other k-means shapes
         km_shapes = [tuple(int(v) for v in s.split(",")) for s in os.environ["PROBE_KM"].split(";") if s]
-    ms_shapes = MS_SHAPES
+    ms_shapes = MS_SHAPES if not os.environ.get("PROBE_NO_MS") else ()
+    picked = os.environ["PROBE_DTYPES"].split(",") if os.environ.get("PROBE_DTYPES") else None
     if os.environ.get("PROBE_MS"):  # "queries,documents,Lq,Ld;...": other MaxSim-like shapes
         ms_shapes = [tuple(int(v) for v in s.split(",")) for s in os.environ["PROBE_MS"].split(";") if s]
     rows = []
@@ -114,9 +116,12 @@ def main():
             x32 = torch.randn(n, f, device="cuda", generator=g)
             c32 = torch.randn(k, f, device="cuda", generator=g)
             for dt, mode in (("fp16", "highest"), ("bf16", "highest"), ("fp32", "high"), ("fp32", "highest")):
-                if dt == "bf16" and f != 128:
+                if picked is not None:  # PROBE_DTYPES: these, at every shape
+                    if (dt if dt != "fp32" else f"fp32-{mode}") not in picked:
+                        continue
+                elif dt == "bf16" and f != 128:
                     continue
-                if dt == "fp32" and (k, f) != (1024, 128):
+                elif dt == "fp32" and (k, f) != (1024, 128):
                     continue
                 torch.set_float32_matmul_precision(mode)
                 x, c = {"fp16": (x32.half(), c32.half()), "bf16": (x32.bfloat16(), c32.bfloat16())}.get(dt, (x32, c32))

@@ -69,7 +69,7 @@ def root(context, missing=missing):
         return concat(t_5)
     context.exported_vars.add('col_norms')
     context.vars['col_norms'] = l_0_col_norms = Macro(environment, macro, 'col_norms', (), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_tail, l_1_half, l_1_norms, l_1_rank):
+    def macro(l_1_tail, l_1_half, l_1_norms, l_1_rank, l_1_halves):
         t_6 = []
         l_1_t = resolve('t')
         l_1_range = resolve('range')
@@ -83,6 +83,8 @@ def root(context, missing=missing):
             l_1_norms = False
         if l_1_rank is missing:
             l_1_rank = False
+        if l_1_halves is missing:
+            l_1_halves = False
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
         l_1_tile_norms = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2') or (l_1_norms and (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'cos')))
@@ -189,9 +191,50 @@ def root(context, missing=missing):
                 t_6.append(
                     '    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile\n',
                 )
+            if l_1_halves:
+                pass
+                t_6.append(
+                    "    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv\n        dot = tl.dot(a_hi, tl.trans(b))\n        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms\n",
+                )
+                if l_1_tail:
+                    pass
+                    t_6.extend((
+                        '            b_lo = tl.load(b_row_lo[:, None] + offs_',
+                        str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                        '[None, :] * stride_',
+                        str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                        '_',
+                        str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                        ',\n                           mask=',
+                        str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                        '_in[:, None] & ',
+                        str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                        '_in[None, :], other=0.0)\n',
+                    ))
+                else:
+                    pass
+                    t_6.extend((
+                        '            b_lo = tl.load(b_row_lo[:, None] + offs_',
+                        str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                        '[None, :] * stride_',
+                        str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                        '_',
+                        str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                        ',\n                           mask=',
+                        str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                        '_in[None, :], other=0.0)\n',
+                    ))
+                t_6.append(
+                    '            dot = tl.dot(a_lo, tl.trans(b), dot)\n            dot = tl.dot(a_hi, tl.trans(b_lo), dot)\n        dot = dot * a_inv[:, None]\n    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n',
+                )
+            else:
+                pass
+                t_6.append(
+                    '    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n',
+                )
             t_6.extend((
-                '    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 54 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                '        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
+                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 72 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_',
                 str(t_3((undefined(name='K') if l_1_K is missing else l_1_K))),
                 '\n    dot = tl.zeros([',
@@ -283,7 +326,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 79 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n            b = ',
                     str(('b_half' if l_1_half else 'b_desc')),
                     '.load([',
@@ -292,7 +335,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 80 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 98 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n        else:\n            ',
                     str(t_1(t_2((undefined(name='pointer_loads') if l_1_pointer_loads is missing else l_1_pointer_loads)), 12)),
                     '\n',
@@ -321,7 +364,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        if DOT_FP32:\n            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n        else:\n            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 98 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 116 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelse:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores\n    ',
                 str(t_1(context.call((undefined(name='small_b_loads') if l_0_small_b_loads is missing else l_0_small_b_loads)), 4)),
                 '\n',
@@ -455,8 +498,8 @@ def root(context, missing=missing):
                 )
         return concat(t_6)
     context.exported_vars.add('dot_tile')
-    context.vars['dot_tile'] = l_0_dot_tile = Macro(environment, macro, 'dot_tile', ('tail', 'half', 'norms', 'rank'), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_tail, l_1_nan_pass, l_1_half, l_1_ties):
+    context.vars['dot_tile'] = l_0_dot_tile = Macro(environment, macro, 'dot_tile', ('tail', 'half', 'norms', 'rank', 'halves'), False, False, False, context.eval_ctx.autoescape)
+    def macro(l_1_tail, l_1_nan_pass, l_1_half, l_1_ties, l_1_halves):
         t_8 = []
         l_1_t = resolve('t')
         l_1_R = l_1_C = l_1_K = l_1_BC = missing
@@ -468,6 +511,8 @@ def root(context, missing=missing):
             l_1_half = False
         if l_1_ties is missing:
             l_1_ties = False
+        if l_1_halves is missing:
+            l_1_halves = False
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
         l_1_BC = str_join(('BLOCK_', t_3((undefined(name='C') if l_1_C is missing else l_1_C)), (' // 2' if l_1_half else ''), ))
@@ -518,6 +563,17 @@ def root(context, missing=missing):
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '\n',
             ))
+            if l_1_halves:
+                pass
+                t_8.extend((
+                    '    b_row_lo = b_rows_lo + offs_',
+                    str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                    '.to(tl.int64) * stride_',
+                    str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                    '_',
+                    str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                    '\n',
+                ))
         for l_2_s in environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'col_sides'):
             _loop_vars = {}
             pass
@@ -532,7 +588,7 @@ def root(context, missing=missing):
             ': ',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair_text')),
             '\n',
-            str(context.call((undefined(name='dot_tile') if l_0_dot_tile is missing else l_0_dot_tile), ((l_1_tail or l_1_nan_pass) or l_1_ties), l_1_half, norms=True, rank=environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_is_prim'))),
+            str(context.call((undefined(name='dot_tile') if l_0_dot_tile is missing else l_0_dot_tile), ((l_1_tail or l_1_nan_pass) or l_1_ties), l_1_half, norms=True, rank=environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_is_prim'), halves=l_1_halves)),
             '\n',
         ))
         if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'cos'):
@@ -675,7 +731,7 @@ def root(context, missing=missing):
                 ))
         return concat(t_8)
     context.exported_vars.add('c_tile')
-    context.vars['c_tile'] = l_0_c_tile = Macro(environment, macro, 'c_tile', ('tail', 'nan_pass', 'half', 'ties'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['c_tile'] = l_0_c_tile = Macro(environment, macro, 'c_tile', ('tail', 'nan_pass', 'half', 'ties', 'halves'), False, False, False, context.eval_ctx.autoescape)
     def macro():
         t_9 = []
         l_1_t = resolve('t')
@@ -766,11 +822,13 @@ def root(context, missing=missing):
         return concat(t_11)
     context.exported_vars.add('l2_rank_again')
     context.vars['l2_rank_again'] = l_0_l2_rank_again = Macro(environment, macro, 'l2_rank_again', (), False, False, False, context.eval_ctx.autoescape)
-    def macro():
+    def macro(l_1_halves):
         t_12 = []
         l_1_t = resolve('t')
         l_1_range = resolve('range')
         l_1_R = l_1_C = l_1_K = missing
+        if l_1_halves is missing:
+            l_1_halves = False
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
         t_12.extend((
@@ -811,7 +869,7 @@ def root(context, missing=missing):
             '_full, BLOCK_',
             str(t_3((undefined(name='C') if l_1_C is missing else l_1_C))),
             '):\n            ',
-            str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False, True), 12)),
+            str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False, True, halves=l_1_halves), 12)),
             '\n        if ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_full < ',
@@ -821,7 +879,7 @@ def root(context, missing=missing):
             '0 = ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_full\n            ',
-            str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, True), 12)),
+            str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, True, halves=l_1_halves), 12)),
             '\n        best_idx = tl.where(row_nan, nan_idx, best_idx)\n',
         ))
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'track_x'):
@@ -920,7 +978,7 @@ def root(context, missing=missing):
                 '_full, BLOCK_',
                 str(t_3((undefined(name='C') if l_1_C is missing else l_1_C))),
                 '):\n            ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False, ties=True), 12)),
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False, ties=True, halves=l_1_halves), 12)),
                 '\n        if ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full < ',
@@ -930,7 +988,7 @@ def root(context, missing=missing):
                 '0 = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full\n            ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, ties=True), 12)),
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, ties=True, halves=l_1_halves), 12)),
                 '\n        best_idx = tl.where(flat & (tie_idx < size_',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '), tie_idx, best_idx)\n',
@@ -1098,7 +1156,7 @@ def root(context, missing=missing):
             ))
         return concat(t_12)
     context.exported_vars.add('row_finish')
-    context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', (), False, False, False, context.eval_ctx.autoescape)
+    context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves',), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&18=87&19=88&20=89&21=90&23=91&24=92&25=96&27=100&28=103&29=108&30=110&33=118&34=124&35=132&38=145&39=148&40=152&41=160&43=169&44=177&46=180&47=184&48=187&54=194&55=196&56=198&57=203&58=207&60=210&62=214&64=216&65=219&66=223&68=228&70=239&71=245&72=251&73=259&74=263&75=271&69=276&77=277&79=281&80=288&82=297&84=304&86=307&89=312&92=317&98=324&100=326&101=329&103=333&104=338&105=343&106=345&109=351&110=355&111=357&115=360&116=364&118=375&120=382&121=387&122=389&125=399&127=408&128=413&129=418&130=420&132=426&133=430&134=433&135=438&136=440&140=446&145=451&152=459&154=472&155=473&156=476&157=482&158=488&159=493&160=497&162=503&163=510&165=514&167=521&168=525&170=531&171=535&172=538&175=543&177=547&179=554&181=557&182=561&183=566&184=570&185=572&187=577&188=581&189=583&190=585&191=587&192=592&194=596&195=601&197=605&203=617&205=619&209=621&210=625&212=628&213=632&216=639&218=641&222=643&223=645&224=648&226=652&228=657&229=660&230=663&232=671&236=679&237=685&238=688&241=690&242=694&243=696&245=699&246=704&247=706&253=718&255=720&256=722&257=726&259=731&260=740&262=746&264=752&265=757&266=760&267=764&271=769&272=775&273=778&277=782&278=785&282=789&286=794&287=799&288=803&290=808&291=814&292=816&293=820&294=824&296=827&299=831&300=835&301=838&302=843&303=845&305=857&306=860&307=865&308=868&309=872&311=881&315=887&317=891&319=894&320=898&322=901&323=905&326=907&328=911&329=913&330=917&331=923&332=925&333=929&334=933&335=935&338=940&339=943&342=949&343=953&344=955&345=960&347=964&349=975&350=977&351=980&352=984&353=987&354=991&356=994&357=998&358=1000&359=1005&360=1009&361=1015&362=1019&363=1025&364=1031&365=1033&366=1035&368=1042&369=1044&370=1050&373=1057&377=1066&382=1075&383=1081&384=1086&385=1090'
+debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=162&44=171&45=179&47=182&48=186&49=189&52=194&56=199&57=203&58=209&60=218&61=224&72=237&73=239&74=241&75=246&76=250&78=253&80=257&82=259&83=262&84=266&86=271&88=282&89=288&90=294&91=302&92=306&93=314&87=319&95=320&97=324&98=331&100=340&102=347&104=350&107=355&110=360&116=367&118=369&119=372&121=376&122=381&123=386&124=388&127=394&128=398&129=400&133=403&134=407&136=418&138=425&139=430&140=432&143=442&145=451&146=456&147=461&148=463&150=469&151=473&152=476&153=481&154=483&158=489&163=494&170=502&172=517&173=518&174=521&175=527&176=533&177=538&178=542&180=548&181=555&183=559&184=566&185=570&188=577&189=581&191=587&192=591&193=594&196=599&198=603&200=610&202=613&203=617&204=622&205=626&206=628&208=633&209=637&210=639&211=641&212=643&213=648&215=652&216=657&218=661&224=673&226=675&230=677&231=681&233=684&234=688&237=695&239=697&243=699&244=701&245=704&247=708&249=713&250=716&251=719&253=727&257=735&258=741&259=744&262=746&263=750&264=752&266=755&267=760&268=762&274=774&276=776&277=778&278=782&280=787&281=796&283=802&285=808&286=813&287=816&288=820&292=825&293=833&294=836&298=840&299=843&303=847&307=852&308=857&309=861&311=866&312=872&313=874&314=878&315=882&317=885&320=889&321=893&322=896&323=901&324=903&326=915&327=918&328=923&329=926&330=930&332=939&336=945&338=949&340=952&341=956&343=959&344=963&347=965&349=969&350=971&351=975&352=981&353=983&354=987&355=991&356=993&359=998&360=1001&363=1007&364=1011&365=1013&366=1018&368=1022&370=1033&371=1035&372=1038&373=1042&374=1045&375=1049&377=1052&378=1056&379=1058&380=1063&381=1067&382=1073&383=1077&384=1083&385=1089&386=1091&387=1093&389=1100&390=1102&391=1108&394=1115&398=1124&403=1133&404=1139&405=1144&406=1148'

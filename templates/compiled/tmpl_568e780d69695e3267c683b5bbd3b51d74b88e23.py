@@ -573,11 +573,24 @@ def root(context, missing=missing):
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_.dtype, '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))
-    yield ', device)\n    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
+    yield ', device)\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')):
+        pass
+        yield '    # fp32 rows ranked as fp16 halves of scaled rows on the tensor cores (0: as precision says)\n    halves = dispatch.halves(precision, True, sizes["'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '"], sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"] * '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+        yield ')\n'
+    else:
+        pass
+        yield '    halves = 0\n'
+    yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 262 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield ',\n                                                      three_products=precision == "tf32x3")\n'
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 268 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
         pass
         yield '    split_args = (out, out, out)\n    if dispatch.split_pass(device, sizes["'
@@ -656,11 +669,13 @@ def root(context, missing=missing):
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield "'s row sets (dispatch.col_norms)\n    cn, cn_strides = out, ("
         yield str(('0, ' * t_1(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
-        yield ')\n    col_norms = dot_mode < 2 and dispatch.col_norms(sizes["'
+        yield ')\n    halves = halves if dot_mode == 0 and '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_.dtype == torch.float32 else 0\n    # (with halves, the norms of the fp32 rows: the halves\' own would round them)\n    col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"] * '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-        yield ')\n    if col_norms:\n        rows = dispatch.row_matrix('
+        yield '))\n    if col_norms:\n        rows = dispatch.row_matrix('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_) if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
@@ -676,17 +691,29 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
         yield ')\n        cn_strides = ('
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), 'cn', (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes')))
-        yield ',)\n'
+        yield ',)\n    '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 'lo_, b_inv = '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, out  # with halves: '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield "'s lo halves and 1 / its scale\n    if halves:\n        "
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 'lo_, b_inv = runtime.split_halves('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, halves == 3)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 293 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 304 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 293 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 304 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -718,7 +745,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 304 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 315 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -729,7 +756,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 307 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 318 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -778,7 +805,9 @@ def root(context, missing=missing):
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 's_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, cn,'
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 'lo_, b_inv, cn,'
     yield ' *aux,'
     for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
         _loop_vars = {}
@@ -808,8 +837,8 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'out'))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 340 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 340 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 351 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 351 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -878,7 +907,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 349 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 360 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -898,7 +927,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 356 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 367 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -932,7 +961,7 @@ def root(context, missing=missing):
     yield '\n        PRECISION=precision,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
-        yield ' COL_NORMS=col_norms,'
+        yield ' COL_NORMS=col_norms, HALVES=halves,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties'):
         pass
         yield ' TIES='
@@ -955,7 +984,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 373 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 384 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1045,7 +1074,7 @@ def root(context, missing=missing):
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 431 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 442 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '), inputs,\n                     _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n\n\ndef _'
@@ -1161,7 +1190,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 472 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 483 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1464,7 +1493,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 584 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 595 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1536,4 +1565,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=581&266=584&268=590&270=592&271=595&272=603&273=605&275=608&276=626&278=635&279=651&281=656&282=658&283=660&285=664&286=670&287=674&288=678&290=680&293=683&294=693&296=697&297=703&298=705&299=707&301=710&302=712&303=715&304=717&305=723&306=726&307=728&309=734&310=737&313=739&314=742&319=745&322=748&323=752&324=755&326=757&327=760&330=762&333=765&334=768&338=771&340=809&341=814&342=816&343=819&346=857&349=881&350=883&353=893&354=896&356=898&359=904&360=908&362=914&363=918&365=920&367=933&369=942&372=953&373=956&375=960&376=964&378=967&380=972&381=976&383=979&384=981&386=988&388=990&390=993&396=1003&397=1007&398=1011&399=1014&402=1019&405=1021&408=1024&415=1027&417=1030&420=1033&423=1036&426=1040&427=1042&429=1044&431=1046&432=1050&435=1052&436=1054&437=1056&438=1058&441=1064&444=1068&446=1076&448=1078&449=1080&451=1083&452=1093&455=1106&457=1110&458=1118&460=1126&461=1130&464=1140&471=1147&472=1157&473=1168&474=1182&475=1186&479=1197&480=1201&481=1203&482=1209&484=1233&485=1235&486=1239&487=1243&488=1247&490=1249&492=1251&496=1253&497=1257&500=1261&509=1263&518=1267&522=1271&526=1273&532=1277&533=1281&534=1283&536=1305&537=1307&538=1311&539=1313&543=1317&544=1320&547=1329&549=1332&550=1338&551=1342&553=1364&554=1366&555=1370&556=1372&557=1378&558=1380&559=1382&562=1386&563=1389&566=1402&567=1410&569=1420&570=1424&571=1430&572=1436&573=1440&574=1443&575=1445&576=1453&582=1459&584=1461&585=1469&588=1473&589=1475&590=1477&591=1483&594=1487&598=1489&599=1491&612=1493&621=1496&625=1498&626=1501&631=1507&633=1510&635=1515&637=1517&639=1520&641=1523&644=1525&645=1531'
+debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=580&268=590&270=594&272=597&274=603&276=605&277=608&278=616&279=618&281=621&282=639&284=648&285=664&287=669&288=671&289=673&291=675&293=679&294=685&295=689&296=693&297=695&299=701&301=707&304=710&305=720&307=724&308=730&309=732&310=734&312=737&313=739&314=742&315=744&316=750&317=753&318=755&320=761&321=764&324=766&325=769&330=772&333=775&334=779&335=782&337=784&338=787&341=789&344=792&345=795&349=798&351=838&352=843&353=845&354=848&357=886&360=910&361=912&364=922&365=925&367=927&370=933&371=937&373=943&374=947&376=949&378=962&380=971&383=982&384=985&386=989&387=993&389=996&391=1001&392=1005&394=1008&395=1010&397=1017&399=1019&401=1022&407=1032&408=1036&409=1040&410=1043&413=1048&416=1050&419=1053&426=1056&428=1059&431=1062&434=1065&437=1069&438=1071&440=1073&442=1075&443=1079&446=1081&447=1083&448=1085&449=1087&452=1093&455=1097&457=1105&459=1107&460=1109&462=1112&463=1122&466=1135&468=1139&469=1147&471=1155&472=1159&475=1169&482=1176&483=1186&484=1197&485=1211&486=1215&490=1226&491=1230&492=1232&493=1238&495=1262&496=1264&497=1268&498=1272&499=1276&501=1278&503=1280&507=1282&508=1286&511=1290&520=1292&529=1296&533=1300&537=1302&543=1306&544=1310&545=1312&547=1334&548=1336&549=1340&550=1342&554=1346&555=1349&558=1358&560=1361&561=1367&562=1371&564=1393&565=1395&566=1399&567=1401&568=1407&569=1409&570=1411&573=1415&574=1418&577=1431&578=1439&580=1449&581=1453&582=1459&583=1465&584=1469&585=1472&586=1474&587=1482&593=1488&595=1490&596=1498&599=1502&600=1504&601=1506&602=1512&605=1516&609=1518&610=1520&623=1522&632=1525&636=1527&637=1530&642=1536&644=1539&646=1544&648=1546&650=1549&652=1552&655=1554&656=1560'

@@ -15,20 +15,26 @@ def root(context, missing=missing):
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named 'indent' found.")
     try:
-        t_2 = environment.filters['upper']
+        t_2 = environment.filters['replace']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'upper' found.")
+            raise TemplateRuntimeError("No filter named 'replace' found.")
     try:
-        t_3 = environment.tests['none']
+        t_3 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'upper' found.")
+    try:
+        t_4 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     def macro(l_1_c, l_1_var, l_1_in_var):
-        t_4 = []
+        t_5 = []
         if l_1_c is missing:
             l_1_c = undefined("parameter 'c' was not provided", name='c')
         if l_1_var is missing:
@@ -36,7 +42,7 @@ def root(context, missing=missing):
         if l_1_in_var is missing:
             l_1_in_var = undefined("parameter 'in_var' was not provided", name='in_var')
         pass
-        t_4.extend((
+        t_5.extend((
             '# spec line ',
             str(environment.getattr(l_1_c, 'line')),
             ': where ',
@@ -45,7 +51,7 @@ def root(context, missing=missing):
         ))
         if ((environment.getattr(l_1_c, 'kind') == 'mask') and environment.getattr(l_1_c, 'optional')):
             pass
-            t_4.extend((
+            t_5.extend((
                 'if HAS_',
                 str(environment.getattr(l_1_c, 'name')),
                 ':\n    ',
@@ -62,7 +68,7 @@ def root(context, missing=missing):
             ))
         elif (environment.getattr(l_1_c, 'kind') == 'mask'):
             pass
-            t_4.extend((
+            t_5.extend((
                 str(l_1_var),
                 ' = ',
                 str(l_1_var),
@@ -76,7 +82,7 @@ def root(context, missing=missing):
             ))
         elif (environment.getattr(l_1_c, 'name') and environment.getattr(l_1_c, 'optional')):
             pass
-            t_4.extend((
+            t_5.extend((
                 'if HAS_',
                 str(environment.getattr(l_1_c, 'name')),
                 ':\n    ',
@@ -91,7 +97,7 @@ def root(context, missing=missing):
             ))
         else:
             pass
-            t_4.extend((
+            t_5.extend((
                 str(l_1_var),
                 ' = ',
                 str(l_1_var),
@@ -101,11 +107,11 @@ def root(context, missing=missing):
                 str(environment.getattr(l_1_c, 'limit')),
                 ')\n',
             ))
-        return concat(t_4)
+        return concat(t_5)
     context.exported_vars.add('cond_code')
     context.vars['cond_code'] = l_0_cond_code = Macro(environment, macro, 'cond_code', ('c', 'var', 'in_var'), False, False, False, context.eval_ctx.autoescape)
     def macro(l_1_s, l_1_var, l_1_at, l_1_mask, l_1_like):
-        t_5 = []
+        t_6 = []
         if l_1_s is missing:
             l_1_s = undefined("parameter 's' was not provided", name='s')
         if l_1_var is missing:
@@ -119,7 +125,7 @@ def root(context, missing=missing):
         pass
         if environment.getattr(l_1_s, 'optional'):
             pass
-            t_5.extend((
+            t_6.extend((
                 'if HAS_',
                 str(environment.getattr(l_1_s, 'name')),
                 ':\n    ',
@@ -142,7 +148,7 @@ def root(context, missing=missing):
             ))
         else:
             pass
-            t_5.extend((
+            t_6.extend((
                 str(l_1_var),
                 ' = tl.load(',
                 str(environment.getattr(l_1_s, 'name')),
@@ -154,23 +160,23 @@ def root(context, missing=missing):
                 str(l_1_mask),
                 ', other=0.0).to(tl.float32)\n',
             ))
-        return concat(t_5)
+        return concat(t_6)
     context.exported_vars.add('side_load')
     context.vars['side_load'] = l_0_side_load = Macro(environment, macro, 'side_load', ('s', 'var', 'at', 'mask', 'like'), False, False, False, context.eval_ctx.autoescape)
     def macro(l_1_forward):
-        t_6 = []
+        t_7 = []
         l_1_t = resolve('t')
         if l_1_forward is missing:
             l_1_forward = False
         pass
-        def t_7(fiter):
+        def t_8(fiter):
             for l_2_x in fiter:
                 if ((environment.getattr(l_2_x, 'name') == 'asq') and (not (l_1_forward and (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'cos')))):
                     yield l_2_x
-        for l_2_x in t_7(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'aux')):
+        for l_2_x in t_8(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'aux')):
             _loop_vars = {}
             pass
-            t_6.extend((
+            t_7.extend((
                 'asq = tl.load(aux_asq_ptr + ',
                 str(environment.getattr(l_2_x, 'base')),
                 ' + offs_',
@@ -183,27 +189,27 @@ def root(context, missing=missing):
             ))
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'cos'):
                 pass
-                t_6.append(
+                t_7.append(
                     'ia = 1.0 / tl.maximum(tl.sqrt(asq), 1e-12)\n',
                 )
         l_2_x = missing
         for l_2_s in environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'row_sides'):
             _loop_vars = {}
             pass
-            t_6.extend((
+            t_7.extend((
                 str(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_2_s, str_join(('row_', environment.getattr(l_2_s, 'name'), )), environment.getattr(l_2_s, 'row'), str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), '_in', )), str_join(('offs_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), )), _loop_vars=_loop_vars)),
                 '\n',
             ))
         l_2_s = missing
-        return concat(t_6)
+        return concat(t_7)
     context.exported_vars.add('row_loads')
     context.vars['row_loads'] = l_0_row_loads = Macro(environment, macro, 'row_loads', ('forward',), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_8 = []
+        t_9 = []
         l_1_t = resolve('t')
         l_1_range = resolve('range')
         pass
-        t_8.extend((
+        t_9.extend((
             '# a few coordinates (SMALL_D of them): each ',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
             " row's stay in registers for the whole tile loop\n",
@@ -211,7 +217,7 @@ def root(context, missing=missing):
         for l_2_k in context.call((undefined(name='range') if l_1_range is missing else l_1_range), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'small_d_max')):
             _loop_vars = {}
             pass
-            t_8.extend((
+            t_9.extend((
                 'if SMALL_D > ',
                 str(l_2_k),
                 ':\n    _a',
@@ -227,18 +233,18 @@ def root(context, missing=missing):
                 '_ok, other=0.0).to(tl.float32)\n',
             ))
         l_2_k = missing
-        return concat(t_8)
+        return concat(t_9)
     context.exported_vars.add('small_a_loads')
     context.vars['small_a_loads'] = l_0_small_a_loads = Macro(environment, macro, 'small_a_loads', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_9 = []
+        t_10 = []
         l_1_range = resolve('range')
         l_1_t = resolve('t')
         pass
         for l_2_k in context.call((undefined(name='range') if l_1_range is missing else l_1_range), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'small_d_max')):
             _loop_vars = {}
             pass
-            t_9.extend((
+            t_10.extend((
                 'if SMALL_D > ',
                 str(l_2_k),
                 ':\n    _b',
@@ -254,11 +260,11 @@ def root(context, missing=missing):
                 '_in, other=0.0).to(tl.float32)\n',
             ))
         l_2_k = missing
-        return concat(t_9)
+        return concat(t_10)
     context.exported_vars.add('small_b_loads')
     context.vars['small_b_loads'] = l_0_small_b_loads = Macro(environment, macro, 'small_b_loads', (), False, False, False, context.eval_ctx.autoescape)
     def macro(l_1_var, l_1_bounds, l_1_note):
-        t_10 = []
+        t_11 = []
         if l_1_var is missing:
             l_1_var = undefined("parameter 'var' was not provided", name='var')
         if l_1_bounds is missing:
@@ -269,7 +275,7 @@ def root(context, missing=missing):
         for l_2_c in l_1_bounds:
             _loop_vars = {}
             pass
-            t_10.extend((
+            t_11.extend((
                 '# spec line ',
                 str(environment.getattr(l_2_c, 'line')),
                 ': where ',
@@ -277,9 +283,9 @@ def root(context, missing=missing):
                 str(l_1_note),
                 '\n',
             ))
-            if (not t_3(environment.getattr(l_2_c, 'literal'))):
+            if (not t_4(environment.getattr(l_2_c, 'literal'))):
                 pass
-                t_10.extend((
+                t_11.extend((
                     str(l_1_var),
                     ' = tl.minimum(',
                     str(l_1_var),
@@ -289,7 +295,7 @@ def root(context, missing=missing):
                 ))
             elif environment.getattr(l_2_c, 'optional'):
                 pass
-                t_10.extend((
+                t_11.extend((
                     'if HAS_',
                     str(environment.getattr(l_2_c, 'name')),
                     ':\n    ',
@@ -302,7 +308,7 @@ def root(context, missing=missing):
                 ))
             else:
                 pass
-                t_10.extend((
+                t_11.extend((
                     str(l_1_var),
                     ' = tl.maximum(tl.minimum(',
                     str(environment.getattr(l_2_c, 'limit')),
@@ -311,13 +317,13 @@ def root(context, missing=missing):
                     '), 0).to(tl.int32)\n',
                 ))
         l_2_c = missing
-        return concat(t_10)
+        return concat(t_11)
     context.exported_vars.add('bound_end')
     context.vars['bound_end'] = l_0_bound_end = Macro(environment, macro, 'bound_end', ('var', 'bounds', 'note'), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_rows, l_1_end, l_1_conds, l_1_a_k, l_1_b_at, l_1_b_k, l_1_k_end):
-        t_11 = []
+    def macro(l_1_rows, l_1_end, l_1_conds, l_1_a_k, l_1_b_at, l_1_b_k, l_1_k_end, l_1_cols):
+        t_12 = []
         l_1_t = resolve('t')
-        l_1_C = missing
+        l_1_C = l_1_narrow = l_1_BC = l_1_O = missing
         if l_1_rows is missing:
             l_1_rows = undefined("parameter 'rows' was not provided", name='rows')
         if l_1_end is missing:
@@ -332,9 +338,14 @@ def root(context, missing=missing):
             l_1_b_k = undefined("parameter 'b_k' was not provided", name='b_k')
         if l_1_k_end is missing:
             l_1_k_end = undefined("parameter 'k_end' was not provided", name='k_end')
+        if l_1_cols is missing:
+            l_1_cols = None
         pass
         l_1_C = environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')
-        t_11.extend((
+        l_1_narrow = (l_1_cols and (not l_1_conds))
+        l_1_BC = (l_1_cols if (undefined(name='narrow') if l_1_narrow is missing else l_1_narrow) else str_join(('BLOCK_', t_3((undefined(name='C') if l_1_C is missing else l_1_C)), )))
+        l_1_O = ('again_' if (undefined(name='narrow') if l_1_narrow is missing else l_1_narrow) else '')
+        t_12.extend((
             '# rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again\n# by their distances from the differences, as the reference forms them: the first NaN, else the\n# lowest index of the ',
             str(('least' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'select') == 'min') else 'greatest')),
             ' (a slow pass, for such rows only)\nif tl.sum(again.to(tl.int32), axis=0) > 0:\n    nan_at = tl.full([',
@@ -353,42 +364,49 @@ def root(context, missing=missing):
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '0 in range(0, ',
             str(l_1_end),
-            ', BLOCK_',
-            str(t_2((undefined(name='C') if l_1_C is missing else l_1_C))),
-            '):\n        offs_',
+            ', ',
+            str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
+            '):\n        ',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
+            'offs_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             ' = ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '0 + tl.arange(0, BLOCK_',
-            str(t_2((undefined(name='C') if l_1_C is missing else l_1_C))),
+            '0 + tl.arange(0, ',
+            str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
             ')\n        ',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '_in = offs_',
+            '_in = ',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
+            'offs_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             ' < ',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'end_C')),
             '\n        ',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_ok = ',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_in\n',
         ))
         for l_2_c in l_1_conds:
             _loop_vars = {}
             pass
-            t_11.extend((
+            t_12.extend((
                 '        ',
                 str(t_1(context.call((undefined(name='cond_code') if l_0_cond_code is missing else l_0_cond_code), l_2_c, str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_ok', )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), _loop_vars=_loop_vars), 8)),
                 '\n',
             ))
         l_2_c = missing
-        t_11.extend((
+        t_12.extend((
             '        b_at = ',
-            str(l_1_b_at),
+            str(t_2(context.eval_ctx, l_1_b_at, str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='O') if l_1_O is missing else l_1_O), 'offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )))),
             '\n        key = tl.zeros([',
             str(l_1_rows),
-            ', BLOCK_',
-            str(t_2((undefined(name='C') if l_1_C is missing else l_1_C))),
+            ', ',
+            str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
             '], tl.float32)\n        for k in range(0, ',
             str(l_1_k_end),
             '):\n            diff = tl.load(',
@@ -396,12 +414,16 @@ def root(context, missing=missing):
             ', mask=again, other=0.0).to(tl.float32)[:, None] - \\\n                tl.load(',
             str(l_1_b_k),
             ', mask=',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_in, other=0.0).to(tl.float32)[None, :]\n            key += diff * diff\n        key = tl.where(',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_ok[None, :], key, float("',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'fill')),
-            '"))\n        nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, offs_',
+            '"))\n        nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, ',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
+            'offs_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '[None, :], size_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
@@ -410,8 +432,11 @@ def root(context, missing=missing):
             '"))\n        tile_top = tl.',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'select')),
             '(key, axis=1)\n        tile_idx = tl.min(tl.where((key == tile_top[:, None]) & ',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '_ok[None, :], offs_',
+            '_ok[None, :], ',
+            str((undefined(name='O') if l_1_O is missing else l_1_O)),
+            'offs_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '[None, :], size_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
@@ -425,9 +450,9 @@ def root(context, missing=missing):
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             ', nan_at, top_idx), best_idx)',
         ))
-        return concat(t_11)
+        return concat(t_12)
     context.exported_vars.add('rank_again')
-    context.vars['rank_again'] = l_0_rank_again = Macro(environment, macro, 'rank_again', ('rows', 'end', 'conds', 'a_k', 'b_at', 'b_k', 'k_end'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['rank_again'] = l_0_rank_again = Macro(environment, macro, 'rank_again', ('rows', 'end', 'conds', 'a_k', 'b_at', 'b_k', 'k_end', 'cols'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=41&7=46&8=50&9=52&10=63&11=66&12=77&13=81&14=83&16=95&19=107&20=120&21=124&22=126&24=136&26=146&29=160&31=166&32=175&33=184&37=190&38=194&41=201&42=208&43=211&44=216&45=218&48=233&49=238&50=243&51=245&54=260&56=269&57=274&58=280&59=283&60=290&61=294&62=296&64=306&68=317&69=336&73=339&75=341&76=345&77=349&78=353&79=359&80=365&81=371&82=376&83=381&85=387&86=389&87=393&88=395&89=397&91=401&92=405&93=409&94=411&95=413&97=419&100=425'
+debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=344&74=345&75=346&76=347&79=350&81=352&82=356&83=360&84=364&85=370&86=378&87=387&88=394&89=399&91=405&92=407&93=411&94=413&95=415&97=420&98=425&99=431&100=433&101=435&103=444&106=450'

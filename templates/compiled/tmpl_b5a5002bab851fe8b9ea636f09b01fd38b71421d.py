@@ -270,11 +270,11 @@ def root(context, missing=missing):
                 '"))\n',
             ))
         t_9.extend((
-            'if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here\n    idx2 = tl.where(dot ',
+            "if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its\n    # tile's start (a scalar: no column tile in the loop); the column is the start plus the slot, after the loop\n    idx2 = tl.where(dot ",
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'better')),
-            ' best, offs_',
+            ' best, ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '[None, :], idx2)\nbest = _',
+            '0, idx2)\nbest = _',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
             '_select(best, dot)  # a running ',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'select')),
@@ -364,13 +364,18 @@ def root(context, missing=missing):
             '0).to(tl.int64) * row_stride_',
             str((undefined(name='A') if l_0_A is missing else l_0_A)),
             '\n',
-            str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), str_join(('BLOCK_', t_4((undefined(name='R') if l_1_R is missing else l_1_R)), )), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'end_c'), t_2(context.eval_ctx, t_3(context, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c'), 'name', 'in', environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'))), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_ptr + a_at + k', )), str_join(('(b_row0 + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ').to(tl.int64) * row_stride_', (undefined(name='B') if l_0_B is missing else l_0_B), )), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_ptr + b_at + k', )), str_join(('SIZE_', t_4((undefined(name='K') if l_1_K is missing else l_1_K)), )))),
+            str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), str_join(('BLOCK_', t_4((undefined(name='R') if l_1_R is missing else l_1_R)), )), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'end_c'), t_2(context.eval_ctx, t_3(context, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c'), 'name', 'in', environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'))), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_ptr + a_at + k', )), str_join(('(b_row0 + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ').to(tl.int64) * row_stride_', (undefined(name='B') if l_0_B is missing else l_0_B), )), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_ptr + b_at + k', )), str_join(('SIZE_', t_4((undefined(name='K') if l_1_K is missing else l_1_K)), )), 'AGAIN_COLS')),
         ))
         return concat(t_14)
     context.exported_vars.add('lean_l2_again')
     context.vars['lean_l2_again'] = l_0_lean_l2_again = Macro(environment, macro, 'lean_l2_again', (), False, False, False, context.eval_ctx.autoescape)
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'):
         pass
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            yield '# the columns a tile of the rank-again pass (lean_l2_again): 16, not BLOCK_'
+            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield ", so that a thread holds\n# a few rows' addresses (at 64 columns a thread held 32 rows' int64 addresses: the kernel's register peak)\nAGAIN_COLS: tl.constexpr = tl.constexpr(16)\n"
         yield '\n\n\n@triton.jit\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_lean_tile(a, '
@@ -476,7 +481,7 @@ def root(context, missing=missing):
         yield '_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr, a_desc, b_desc,'
-        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 141 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 147 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield ' out_ptr, idx_ptr,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -561,7 +566,7 @@ def root(context, missing=missing):
         yield ': tl.constexpr,\n    SIZE_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,'
-        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 155 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 161 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
             pass
             yield ' FINAL: tl.constexpr,'
@@ -802,7 +807,7 @@ def root(context, missing=missing):
         yield '], float("'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
         yield '"), tl.float32)\n        if NEED_IDX:'
-        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 250 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 256 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n            idx2 = tl.zeros([BLOCK_'
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
@@ -922,7 +927,9 @@ def root(context, missing=missing):
             yield '        picked = '
             yield str((undefined(name='R') if l_0_R is missing else l_0_R))
             yield '_ok\n'
-        yield "        if NEED_IDX:\n            # the lowest index holding the best; a NaN best: the row's first NaN, from a second pass\n            best_idx = tl.min(tl.where(best == row_best[:, None], idx2, size_"
+        yield "        if NEED_IDX:\n            # the lowest index holding the best; a NaN best: the row's first NaN, from a second pass\n            best_idx = tl.min(tl.where(best == row_best[:, None], idx2 + tl.arange(0, BLOCK_"
+        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield ')[None, :], size_'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '), axis=1)\n'
         if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
@@ -1112,4 +1119,4 @@ def root(context, missing=missing):
             yield '        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)\n'
 
 blocks = {}
-debug_info = '3=37&4=49&5=52&6=55&8=59&9=62&10=66&11=72&12=77&13=86&15=92&17=100&18=106&19=107&20=116&21=120&22=122&25=139&26=147&27=148&28=149&29=151&30=159&32=167&33=175&35=180&36=187&37=191&39=193&41=206&42=218&43=227&44=231&45=235&46=242&47=251&48=253&50=263&51=267&54=274&55=278&57=286&59=293&63=296&64=302&65=304&67=306&68=308&69=310&73=318&74=323&76=326&77=330&78=332&79=334&81=338&82=342&84=344&88=346&90=352&91=358&93=361&94=367&98=372&103=375&104=387&106=393&107=399&108=403&109=407&110=411&111=415&113=419&114=421&115=425&116=435&118=445&123=455&127=458&129=461&135=465&140=473&141=475&143=512&145=530&146=534&148=537&149=541&151=544&152=552&154=556&155=562&159=572&160=578&161=580&162=582&163=584&167=596&168=598&169=600&171=602&176=606&177=610&179=614&184=616&185=620&187=624&188=628&189=631&190=635&192=639&193=642&194=646&196=651&197=655&198=657&200=661&201=665&202=679&203=683&204=687&205=691&206=697&209=705&213=707&214=710&216=714&217=717&222=723&223=729&224=733&225=739&226=743&227=751&229=755&233=757&234=767&237=773&238=776&242=779&244=781&245=783&246=787&247=789&248=791&249=799&250=805&251=807&252=811&253=814&254=818&255=824&256=832&258=840&260=842&261=845&263=849&265=859&267=862&268=874&269=882&270=884&271=888&272=892&273=894&274=896&275=899&276=901&277=903&279=907&280=909&281=912&282=914&284=923&288=926&289=928&292=931&293=935&294=943&295=949&297=952&301=959&302=971&303=977&304=980&306=983&309=988&310=990&311=994&313=996&315=998&318=1000&319=1003&320=1005&321=1007&322=1009&325=1012&326=1016&327=1020&328=1023&329=1025&330=1031&331=1034&333=1036&334=1042&336=1046&338=1052&339=1055&342=1062&343=1066&344=1070&347=1074&348=1076&349=1078&350=1081&351=1083&352=1087&353=1089&354=1095&356=1099&357=1101&361=1103&365=1108&368=1110'
+debug_info = '3=37&4=49&5=52&6=55&8=59&9=62&10=66&11=72&12=77&13=86&15=92&17=100&18=106&19=107&20=116&21=120&22=122&25=139&26=147&27=148&28=149&29=151&30=159&32=167&33=175&35=180&36=187&37=191&39=193&41=206&42=218&43=227&44=231&45=235&46=242&47=251&48=253&50=263&51=267&55=274&56=278&58=286&60=293&64=296&65=302&66=304&68=306&69=308&70=310&74=318&75=323&77=326&78=330&79=332&80=334&82=338&83=342&85=344&89=346&91=352&92=358&94=361&95=367&99=372&100=374&101=377&109=380&110=392&112=398&113=404&114=408&115=412&116=416&117=420&119=424&120=426&121=430&122=440&124=450&129=460&133=463&135=466&141=470&146=478&147=480&149=517&151=535&152=539&154=542&155=546&157=549&158=557&160=561&161=567&165=577&166=583&167=585&168=587&169=589&173=601&174=603&175=605&177=607&182=611&183=615&185=619&190=621&191=625&193=629&194=633&195=636&196=640&198=644&199=647&200=651&202=656&203=660&204=662&206=666&207=670&208=684&209=688&210=692&211=696&212=702&215=710&219=712&220=715&222=719&223=722&228=728&229=734&230=738&231=744&232=748&233=756&235=760&239=762&240=772&243=778&244=781&248=784&250=786&251=788&252=792&253=794&254=796&255=804&256=810&257=812&258=816&259=819&260=823&261=829&262=837&264=845&266=847&267=850&269=854&271=864&273=867&274=879&275=887&276=889&277=893&278=897&279=899&280=901&281=904&282=906&283=908&285=912&286=914&287=917&288=919&290=928&294=931&295=935&298=938&299=942&300=950&301=956&303=959&307=966&308=978&309=984&310=987&312=990&315=995&316=997&317=1001&319=1003&321=1005&324=1007&325=1010&326=1012&327=1014&328=1016&331=1019&332=1023&333=1027&334=1030&335=1032&336=1038&337=1041&339=1043&340=1049&342=1053&344=1059&345=1062&348=1069&349=1073&350=1077&353=1081&354=1083&355=1085&356=1088&357=1090&358=1094&359=1096&360=1102&362=1106&363=1108&367=1110&371=1115&374=1117'

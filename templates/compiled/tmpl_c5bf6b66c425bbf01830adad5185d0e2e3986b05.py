@@ -293,7 +293,7 @@ def root(context, missing=missing):
                 '_full, BLOCK_',
                 str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
                 '):\n    ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False), 4)),
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False, halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'))), 4)),
                 '\ntail_end = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_end  # where the last, partial tile ends: a half tile takes it first\nif TMA:\n    if (',
@@ -311,7 +311,7 @@ def root(context, missing=missing):
                 '0 = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full\n        ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, half=True), 8)),
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, half=True, halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'))), 8)),
                 '\n        tail_end = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full\nif ',
@@ -321,7 +321,7 @@ def root(context, missing=missing):
                 '0 = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full\n    ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True), 4)),
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'))), 4)),
                 '\n',
             ))
         else:
@@ -334,7 +334,7 @@ def root(context, missing=missing):
                 '_end, BLOCK_',
                 str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
                 '):\n        ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True), 8)),
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'))), 8)),
                 "\nelse:  # the full tiles without bounds' masks, then the last, partial tile\n    for ",
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '0 in range(0, ',
@@ -342,7 +342,7 @@ def root(context, missing=missing):
                 '_full, BLOCK_',
                 str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
                 '):\n        ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False), 8)),
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False, halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'))), 8)),
                 '\n    if ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full < ',
@@ -352,7 +352,7 @@ def root(context, missing=missing):
                 '0 = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full\n        ',
-                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True), 8)),
+                str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'))), 8)),
                 '\n',
             ))
         return concat(t_9)
@@ -461,6 +461,13 @@ def root(context, missing=missing):
             t_10.append(
                 'if DOT_MODE == 0:\n    asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile\n',
             )
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'):
+                pass
+                t_10.extend((
+                    "    if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores: the tile's rows scaled and split once (dispatch.halves)\n        a_hi, a_lo, a_inv = _",
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
+                    '_halves(a, tl.load(bscale_ptr))\n',
+                ))
         t_10.extend((
             str(context.call((undefined(name='small_a_loads') if l_0_small_a_loads is missing else l_0_small_a_loads))),
             '\n',
@@ -494,7 +501,7 @@ def root(context, missing=missing):
                 '\n',
             ))
         t_11.append(
-            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish))),
+            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')))),
         )
         return concat(t_11)
     context.exported_vars.add('row_selection')
@@ -716,11 +723,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 222 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 226 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 224 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 228 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -775,7 +782,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 239 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 243 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -885,6 +892,12 @@ def root(context, missing=missing):
                 '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\nb_rows_s = ',
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 's_ptr + ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
+                '  # with HALVES, the hi halves of its scaled rows; ',
+                str((undefined(name='B') if l_0_B is missing else l_0_B)),
+                'lo the lo ones\nb_rows_lo = ',
+                str((undefined(name='B') if l_0_B is missing else l_0_B)),
+                'lo_ptr + ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
                 '\ncn_rows = cn_ptr + ',
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
@@ -1056,6 +1069,10 @@ def root(context, missing=missing):
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 's_ptr + ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
+                '\n    b_rows_lo = ',
+                str((undefined(name='B') if l_0_B is missing else l_0_B)),
+                'lo_ptr + ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
                 '\n    cn_rows = cn_ptr + ',
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
                 "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
@@ -1081,6 +1098,11 @@ def root(context, missing=missing):
         yield ': '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair_text'))
         yield '\n    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    acc = tl.zeros([BLOCK], tl.float32)\n    for k0 in range(0, size_k, BLOCK_K):\n        offs = k0 + tl.arange(0, BLOCK_K)\n        x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],\n                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)\n        acc += tl.sum(x * x, axis=1)\n    tl.store(out_ptr + rows, acc, mask=rows < n_rows)\n\n\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')):
+        pass
+        yield '\n@triton.jit\ndef _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_halves(a, b_inv):\n    """A tile\'s fp32 rows as fp16 halves for the tensor cores (dispatch.halves): each row times\n    the power of two that brings its largest |coordinate| into [2^13, 2^14) (built from the\n    exponent\'s bits: exact), then hi = fp16(a * s), lo = fp16(a * s - hi); with the factor\n    1 / (s * B\'s scale) that takes a product of the halves back to the rows\' own."""\n    big = tl.max(tl.abs(a), axis=1)\n    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))\n    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e); an inf or NaN row keeps its non-finite values\n    s = (e_s << 23).to(tl.float32, bitcast=True)\n    inv = ((254 - e_s) << 23).to(tl.float32, bitcast=True)\n    scaled = a * s[:, None]\n    hi = scaled.to(tl.float16)\n    lo = (scaled - hi.to(tl.float32)).to(tl.float16)\n    return hi, lo, inv * b_inv\n'
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
         pass
         yield '\n@triton.jit\ndef _'
@@ -1113,7 +1135,9 @@ def root(context, missing=missing):
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 's_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_ptr, cn_ptr,'
+        yield 's_ptr, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 'lo_ptr, bscale_ptr, cn_ptr,'
     for l_1_x in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux'):
         _loop_vars = {}
         pass
@@ -1147,8 +1171,8 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 395 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 395 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 419 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 419 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1193,7 +1217,7 @@ def root(context, missing=missing):
         yield ' TIES: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
-        yield ' COL_NORMS: tl.constexpr,'
+        yield ' COL_NORMS: tl.constexpr, HALVES: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
         pass
         yield ' BLOCK_'
@@ -1227,7 +1251,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 417 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 441 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1275,4 +1299,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&99=367&100=368&101=372&102=378&104=391&105=397&107=405&108=410&109=414&111=420&112=427&114=431&116=439&117=442&119=446&120=454&122=459&126=465&127=468&128=471&131=477&133=480&134=483&136=485&138=487&140=493&142=497&144=502&145=506&148=512&149=515&150=519&151=522&152=526&154=529&155=531&156=535&157=539&159=546&160=550&164=556&166=560&167=561&168=563&169=567&170=573&171=577&172=585&173=587&177=597&178=601&179=606&180=610&184=620&185=624&186=626&187=628&189=630&191=632&195=639&198=644&199=648&200=650&202=654&203=659&204=663&206=668&207=672&208=677&209=681&210=689&211=691&213=696&214=700&215=704&216=706&218=708&220=710&222=717&224=721&228=729&229=734&230=744&231=748&232=756&234=765&235=768&236=772&237=774&238=776&239=778&240=780&241=784&244=788&245=792&248=796&249=798&250=803&251=807&253=809&255=811&259=819&260=823&261=828&262=833&265=840&266=845&269=851&270=855&273=859&274=862&275=864&277=869&278=873&279=878&280=882&281=886&282=890&284=895&285=899&286=905&287=910&288=916&289=919&290=921&291=925&292=929&294=944&296=955&298=962&299=968&301=972&303=977&306=980&307=984&309=989&310=993&313=995&315=997&318=999&319=1001&320=1006&321=1010&323=1017&324=1021&325=1027&326=1031&328=1034&329=1039&331=1045&332=1047&333=1052&334=1056&335=1060&337=1065&338=1067&339=1069&342=1075&344=1078&349=1080&361=1084&364=1087&365=1089&366=1091&370=1093&371=1095&377=1097&380=1099&382=1101&392=1104&393=1106&395=1150&396=1153&397=1155&398=1159&400=1162&401=1165&403=1167&404=1170&406=1173&407=1177&408=1181&410=1185&411=1191&414=1215&415=1218&416=1222&417=1230&418=1232&419=1235&420=1239&421=1242&422=1246&424=1253&426=1258&427=1262&428=1265&429=1267&431=1269&433=1274'
+debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&99=367&100=368&101=372&102=378&104=391&105=397&107=405&108=410&109=414&111=420&112=427&114=431&116=439&117=442&119=446&120=454&122=459&125=464&127=468&130=472&131=475&132=478&135=484&137=487&138=490&140=492&142=494&144=500&146=504&148=509&149=513&152=519&153=522&154=526&155=529&156=533&158=536&159=538&160=542&161=546&163=553&164=557&168=563&170=567&171=568&172=570&173=574&174=580&175=584&176=592&177=594&181=604&182=608&183=613&184=617&188=627&189=631&190=633&191=635&193=637&195=639&199=646&202=651&203=655&204=657&206=661&207=666&208=670&210=675&211=679&212=684&213=688&214=696&215=698&217=703&218=707&219=711&220=713&222=715&224=717&226=724&228=728&232=736&233=741&234=751&235=755&236=763&238=772&239=775&240=779&241=781&242=783&243=785&244=787&245=791&248=795&249=799&252=803&253=805&254=810&255=814&257=816&259=818&263=826&264=830&265=835&266=840&269=847&270=852&273=858&274=862&277=866&278=869&279=871&281=876&282=880&283=885&284=889&285=893&286=899&287=903&289=908&290=912&291=918&292=923&293=929&294=932&295=934&296=938&297=942&299=957&301=968&303=975&304=981&306=985&308=990&311=993&312=997&314=1002&315=1006&318=1008&320=1010&323=1012&324=1014&325=1019&326=1023&328=1030&329=1034&330=1040&331=1044&333=1047&334=1052&336=1058&337=1060&338=1065&339=1069&340=1073&341=1077&343=1082&344=1084&345=1086&348=1092&350=1095&355=1097&367=1101&370=1104&385=1106&388=1109&389=1111&390=1113&394=1115&395=1117&401=1119&404=1121&406=1123&416=1126&417=1128&419=1174&420=1177&421=1179&422=1183&424=1186&425=1189&427=1191&428=1194&430=1197&431=1201&432=1205&434=1209&435=1215&438=1239&439=1242&440=1246&441=1254&442=1256&443=1259&444=1263&445=1266&446=1270&448=1277&450=1282&451=1286&452=1289&453=1291&455=1293&457=1298'
