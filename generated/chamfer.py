@@ -161,25 +161,8 @@ def cd_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr
 
 
 @triton.jit
-def _cd_halves(a, b_inv):
-    """A tile's fp32 rows as fp16 halves for the tensor cores (dispatch.halves): each row times
-    the power of two that brings its largest |coordinate| into [2^13, 2^14) (built from the
-    exponent's bits: exact), then hi = fp16(a * s), lo = fp16(a * s - hi); with the factor
-    1 / (s * B's scale) that takes a product of the halves back to the rows' own."""
-    big = tl.max(tl.abs(a), axis=1)
-    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))
-    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e); an inf or NaN row keeps its non-finite values
-    s = (e_s << 23).to(tl.float32, bitcast=True)
-    inv = ((254 - e_s) << 23).to(tl.float32, bitcast=True)
-    scaled = a * s[:, None]
-    hi = scaled.to(tl.float16)
-    lo = (scaled - hi.to(tl.float32)).to(tl.float16)
-    return hi, lo, inv * b_inv
-
-
-@triton.jit
 def cd_fwd(
-    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Ylo_ptr, bscale_ptr, cn_ptr, xlen_ptr, ylen_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Xlo_ptr, Ylo_ptr, ascale_ptr, bscale_ptr, cn_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
@@ -215,7 +198,8 @@ def cd_fwd(
     a_rows = X_ptr + pid_b * stride_X_b
     b_rows = Y_ptr + pid_b * stride_Y_b
     a_rows_s = Xs_ptr + pid_b * stride_X_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
-    b_rows_s = Ys_ptr + pid_b * stride_Y_b  # with HALVES, the hi halves of its scaled rows; Ylo the lo ones
+    a_rows_lo = Xlo_ptr + pid_b * stride_X_b  # with HALVES, *s hold the hi halves of the scaled rows, *lo the lo ones
+    b_rows_s = Ys_ptr + pid_b * stride_Y_b
     b_rows_lo = Ylo_ptr + pid_b * stride_Y_b
     cn_rows = cn_ptr + pid_b * stride_cn_b  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_d = tl.arange(0, BLOCK_D)
@@ -233,14 +217,19 @@ def cd_fwd(
         a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
         if DOT_MODE < 2:  # the expansion reads the rows less their shift
             a_row_s = a_rows_s + offs_n.to(tl.int64) * stride_X_n
+            a_row_lo = a_rows_lo + offs_n.to(tl.int64) * stride_X_n
 
         if DOT_MODE == 0:
             a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                         mask=n_ok[:, None] & d_in[None, :], other=0.0)
         if DOT_MODE == 0:
             asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
-            if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores: the tile's rows scaled and split once (dispatch.halves)
-                a_hi, a_lo, a_inv = _cd_halves(a, tl.load(bscale_ptr))
+            if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
+                a_hi = a
+                if HALVES == 3:
+                    a_lo = tl.load(a_row_lo[:, None] + offs_d[None, :] * stride_X_d,
+                                   mask=n_ok[:, None] & d_in[None, :], other=0.0)
+                two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled
         # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
         if SMALL_D > 0:
             _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
@@ -294,14 +283,13 @@ def cd_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                            mask=m_in[:, None] & d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -374,7 +362,10 @@ def cd_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
@@ -420,14 +411,13 @@ def cd_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                            mask=d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -500,7 +490,10 @@ def cd_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 if ROW_SLOT:
@@ -545,14 +538,13 @@ def cd_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                            mask=m_in[:, None] & d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -625,7 +617,10 @@ def cd_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
@@ -679,14 +674,13 @@ def cd_fwd(
                             bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                             dot = tl.dot(a_hi, tl.trans(b))
                             if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                                 b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                                mask=m_in[:, None] & d_in[None, :], other=0.0)
                                 dot = tl.dot(a_lo, tl.trans(b), dot)
                                 dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                            dot = dot * a_inv[:, None]
                         elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -759,7 +753,10 @@ def cd_fwd(
                     if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                         # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                         # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        sq = bsq[None, :] - 2.0 * dot
+                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                            sq = bsq[None, :] - two_inv * dot
+                        else:
+                            sq = bsq[None, :] - 2.0 * dot
 
                     key = sq
                     # the first NaN of each row
@@ -787,14 +784,13 @@ def cd_fwd(
                             bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                             dot = tl.dot(a_hi, tl.trans(b))
                             if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                                 b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                                mask=m_in[:, None] & d_in[None, :], other=0.0)
                                 dot = tl.dot(a_lo, tl.trans(b), dot)
                                 dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                            dot = dot * a_inv[:, None]
                         elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -867,7 +863,10 @@ def cd_fwd(
                     if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                         # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                         # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        sq = bsq[None, :] - 2.0 * dot
+                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                            sq = bsq[None, :] - two_inv * dot
+                        else:
+                            sq = bsq[None, :] - 2.0 * dot
 
                     key = sq
                     key = tl.where(m_ok[None, :], key, float("inf"))
@@ -1332,22 +1331,33 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
                                                       three_products=precision == "tf32x3" and not halves)
     Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
-    if dot_mode < 2 and X_.dtype == torch.float32:
-        X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
-                                                   ['b'], "d")
-    # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms)
-    cn, cn_strides = out, (0, 0, )
-    halves = halves if dot_mode == 0 and Ys_.dtype == torch.float32 else 0
-    # (with halves, the norms of the fp32 rows: the halves' own would round them)
-    col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["n"] * 1))
-    if col_norms:
-        rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
-        cn = _cd_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
-            else runtime.squared_norms(Ys_, 2)
-        cn_strides = (*cn.stride(),)
-    Ylo_, b_inv = Ys_, out  # with halves: Y's lo halves and 1 / its scale
-    if halves:
-        Ys_, Ylo_, b_inv = runtime.split_halves(Ys_, halves == 3)
+    # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
+    halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
+    Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
+    cn, col_norms, centre = out, False, None
+    if halves and 2 == Y_.dim() - 1 and runtime.halves_layout(X_) and runtime.halves_layout(Y_):
+        centre = runtime.l2_centre(Y_, ['b', 'm', 'd'], ['b'], "d")  # one shift for every cell
+    if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
+        Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre)
+        Ys_, Ylo_, b_inv, cn = runtime.split_halves(Y_, halves == 3, centre, norms=True)
+        col_norms = True
+    else:
+        if dot_mode < 2 and X_.dtype == torch.float32:
+            X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
+                                                       ['b'], "d")
+        if halves and not (runtime.halves_layout(Xs_) and runtime.halves_layout(Ys_)):
+            halves = 0  # (a layout whose halves would not index as its rows do)
+        # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms);
+        # with halves, the fp32 rows' (the halves' own would round them)
+        col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["n"] * 1))
+        if col_norms:
+            rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
+            cn = _cd_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
+                else runtime.squared_norms(Ys_, 2)
+        if halves:
+            Xs_, Xlo_, a_inv, _ = runtime.split_halves(Xs_, halves == 3)
+            Ys_, Ylo_, b_inv, _ = runtime.split_halves(Ys_, halves == 3)
+    cn_strides = (*cn.stride(),) if col_norms else (0, 0, )
     kernel = _cd_kernel()
     # rows per chunk where one program per (cell, chunk of n) runs (few cells, long rows); 0: one per cell
     split = dispatch.outer_split(n_cells, sizes["n"], sizes["m"], autotuned=kernel is not None)
@@ -1363,7 +1373,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        X_, Y_, Xs_, Ys_, Ylo_, b_inv, cn, *aux, xlen_arg_, ylen_arg_,
+        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
@@ -1649,25 +1659,8 @@ def cd_t1_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.conste
 
 
 @triton.jit
-def _cd_t1_halves(a, b_inv):
-    """A tile's fp32 rows as fp16 halves for the tensor cores (dispatch.halves): each row times
-    the power of two that brings its largest |coordinate| into [2^13, 2^14) (built from the
-    exponent's bits: exact), then hi = fp16(a * s), lo = fp16(a * s - hi); with the factor
-    1 / (s * B's scale) that takes a product of the halves back to the rows' own."""
-    big = tl.max(tl.abs(a), axis=1)
-    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))
-    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e); an inf or NaN row keeps its non-finite values
-    s = (e_s << 23).to(tl.float32, bitcast=True)
-    inv = ((254 - e_s) << 23).to(tl.float32, bitcast=True)
-    scaled = a * s[:, None]
-    hi = scaled.to(tl.float16)
-    lo = (scaled - hi.to(tl.float32)).to(tl.float16)
-    return hi, lo, inv * b_inv
-
-
-@triton.jit
 def cd_t1_fwd(
-    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, Xlo_ptr, bscale_ptr, cn_ptr, xlen_ptr, ylen_ptr,
+    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, Ylo_ptr, Xlo_ptr, ascale_ptr, bscale_ptr, cn_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_m, size_n, size_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
@@ -1703,7 +1696,8 @@ def cd_t1_fwd(
     a_rows = Y_ptr + pid_b * stride_Y_b
     b_rows = X_ptr + pid_b * stride_X_b
     a_rows_s = Ys_ptr + pid_b * stride_Y_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
-    b_rows_s = Xs_ptr + pid_b * stride_X_b  # with HALVES, the hi halves of its scaled rows; Xlo the lo ones
+    a_rows_lo = Ylo_ptr + pid_b * stride_Y_b  # with HALVES, *s hold the hi halves of the scaled rows, *lo the lo ones
+    b_rows_s = Xs_ptr + pid_b * stride_X_b
     b_rows_lo = Xlo_ptr + pid_b * stride_X_b
     cn_rows = cn_ptr + pid_b * stride_cn_b  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_d = tl.arange(0, BLOCK_D)
@@ -1721,14 +1715,19 @@ def cd_t1_fwd(
         a_row = a_rows + offs_m.to(tl.int64) * stride_Y_m
         if DOT_MODE < 2:  # the expansion reads the rows less their shift
             a_row_s = a_rows_s + offs_m.to(tl.int64) * stride_Y_m
+            a_row_lo = a_rows_lo + offs_m.to(tl.int64) * stride_Y_m
 
         if DOT_MODE == 0:
             a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                         mask=m_ok[:, None] & d_in[None, :], other=0.0)
         if DOT_MODE == 0:
             asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
-            if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores: the tile's rows scaled and split once (dispatch.halves)
-                a_hi, a_lo, a_inv = _cd_t1_halves(a, tl.load(bscale_ptr))
+            if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
+                a_hi = a
+                if HALVES == 3:
+                    a_lo = tl.load(a_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
+                                   mask=m_ok[:, None] & d_in[None, :], other=0.0)
+                two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled
         # a few coordinates (SMALL_D of them): each Y row's stay in registers for the whole tile loop
         if SMALL_D > 0:
             _a0 = tl.load(a_row + 0 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
@@ -1782,14 +1781,13 @@ def cd_t1_fwd(
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
                                            mask=n_in[:, None] & d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1862,7 +1860,10 @@ def cd_t1_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 key = tl.where(n_ok[None, :], key, float("inf"))
@@ -1908,14 +1909,13 @@ def cd_t1_fwd(
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
                                            mask=d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1988,7 +1988,10 @@ def cd_t1_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 if ROW_SLOT:
@@ -2033,14 +2036,13 @@ def cd_t1_fwd(
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
                                            mask=n_in[:, None] & d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -2113,7 +2115,10 @@ def cd_t1_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 key = tl.where(n_ok[None, :], key, float("inf"))
@@ -2167,14 +2172,13 @@ def cd_t1_fwd(
                             bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                             dot = tl.dot(a_hi, tl.trans(b))
                             if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                                 b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
                                                mask=n_in[:, None] & d_in[None, :], other=0.0)
                                 dot = tl.dot(a_lo, tl.trans(b), dot)
                                 dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                            dot = dot * a_inv[:, None]
                         elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -2247,7 +2251,10 @@ def cd_t1_fwd(
                     if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                         # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                         # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        sq = bsq[None, :] - 2.0 * dot
+                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                            sq = bsq[None, :] - two_inv * dot
+                        else:
+                            sq = bsq[None, :] - 2.0 * dot
 
                     key = sq
                     # the first NaN of each row
@@ -2275,14 +2282,13 @@ def cd_t1_fwd(
                             bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                             dot = tl.dot(a_hi, tl.trans(b))
                             if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                                 b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_X_d,
                                                mask=n_in[:, None] & d_in[None, :], other=0.0)
                                 dot = tl.dot(a_lo, tl.trans(b), dot)
                                 dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                            dot = dot * a_inv[:, None]
                         elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                         else:
@@ -2355,7 +2361,10 @@ def cd_t1_fwd(
                     if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                         # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                         # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        sq = bsq[None, :] - 2.0 * dot
+                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                            sq = bsq[None, :] - two_inv * dot
+                        else:
+                            sq = bsq[None, :] - 2.0 * dot
 
                     key = sq
                     key = tl.where(n_ok[None, :], key, float("inf"))
@@ -2820,22 +2829,33 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
                                                       three_products=precision == "tf32x3" and not halves)
     Ys_, Xs_ = Y_, X_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
-    if dot_mode < 2 and Y_.dtype == torch.float32:
-        Y_, X_, Ys_, Xs_ = runtime.l2_shift(Y_, X_, ['b', 'm', 'd'], ['b', 'n', 'd'],
-                                                   ['b'], "d")
-    # the columns' squared norms once, where many programs read each of X's row sets (dispatch.col_norms)
-    cn, cn_strides = out, (0, 0, )
-    halves = halves if dot_mode == 0 and Xs_.dtype == torch.float32 else 0
-    # (with halves, the norms of the fp32 rows: the halves' own would round them)
-    col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["m"] * 1))
-    if col_norms:
-        rows = dispatch.row_matrix(Xs_) if 2 == Xs_.dim() - 1 else None
-        cn = _cd_t1_row_norms(rows).view(Xs_.shape[:-1]) if rows is not None \
-            else runtime.squared_norms(Xs_, 2)
-        cn_strides = (*cn.stride(),)
-    Xlo_, b_inv = Xs_, out  # with halves: X's lo halves and 1 / its scale
-    if halves:
-        Xs_, Xlo_, b_inv = runtime.split_halves(Xs_, halves == 3)
+    # with halves: the hi halves in Ys_ and Xs_, the lo ones in Ylo_ and Xlo_, each side's 1 / scale
+    halves = halves if dot_mode == 0 and Y_.dtype == torch.float32 else 0
+    Ylo_, Xlo_, a_inv, b_inv = Y_, X_, out, out
+    cn, col_norms, centre = out, False, None
+    if halves and 2 == X_.dim() - 1 and runtime.halves_layout(Y_) and runtime.halves_layout(X_):
+        centre = runtime.l2_centre(X_, ['b', 'n', 'd'], ['b'], "d")  # one shift for every cell
+    if centre is not None:  # the shift, the split and X's norms in one pass a side (hsr.halves)
+        Ys_, Ylo_, a_inv, _ = runtime.split_halves(Y_, halves == 3, centre)
+        Xs_, Xlo_, b_inv, cn = runtime.split_halves(X_, halves == 3, centre, norms=True)
+        col_norms = True
+    else:
+        if dot_mode < 2 and Y_.dtype == torch.float32:
+            Y_, X_, Ys_, Xs_ = runtime.l2_shift(Y_, X_, ['b', 'm', 'd'], ['b', 'n', 'd'],
+                                                       ['b'], "d")
+        if halves and not (runtime.halves_layout(Ys_) and runtime.halves_layout(Xs_)):
+            halves = 0  # (a layout whose halves would not index as its rows do)
+        # the columns' squared norms once, where many programs read each of X's row sets (dispatch.col_norms);
+        # with halves, the fp32 rows' (the halves' own would round them)
+        col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["m"] * 1))
+        if col_norms:
+            rows = dispatch.row_matrix(Xs_) if 2 == Xs_.dim() - 1 else None
+            cn = _cd_t1_row_norms(rows).view(Xs_.shape[:-1]) if rows is not None \
+                else runtime.squared_norms(Xs_, 2)
+        if halves:
+            Ys_, Ylo_, a_inv, _ = runtime.split_halves(Ys_, halves == 3)
+            Xs_, Xlo_, b_inv, _ = runtime.split_halves(Xs_, halves == 3)
+    cn_strides = (*cn.stride(),) if col_norms else (0, 0, )
     kernel = _cd_t1_kernel()
     # rows per chunk where one program per (cell, chunk of m) runs (few cells, long rows); 0: one per cell
     split = dispatch.outer_split(n_cells, sizes["m"], sizes["n"], autotuned=kernel is not None)
@@ -2851,7 +2871,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        Y_, X_, Ys_, Xs_, Xlo_, b_inv, cn, *aux, xlen_arg_, ylen_arg_,
+        Y_, X_, Ys_, Xs_, Ylo_, Xlo_, a_inv, b_inv, cn, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["m"], sizes["n"], sizes["d"],
         *Y_.stride(), *X_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),

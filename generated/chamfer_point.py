@@ -323,25 +323,8 @@ def dist_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constex
 
 
 @triton.jit
-def _dist_halves(a, b_inv):
-    """A tile's fp32 rows as fp16 halves for the tensor cores (dispatch.halves): each row times
-    the power of two that brings its largest |coordinate| into [2^13, 2^14) (built from the
-    exponent's bits: exact), then hi = fp16(a * s), lo = fp16(a * s - hi); with the factor
-    1 / (s * B's scale) that takes a product of the halves back to the rows' own."""
-    big = tl.max(tl.abs(a), axis=1)
-    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))
-    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e); an inf or NaN row keeps its non-finite values
-    s = (e_s << 23).to(tl.float32, bitcast=True)
-    inv = ((254 - e_s) << 23).to(tl.float32, bitcast=True)
-    scaled = a * s[:, None]
-    hi = scaled.to(tl.float16)
-    lo = (scaled - hi.to(tl.float32)).to(tl.float16)
-    return hi, lo, inv * b_inv
-
-
-@triton.jit
 def dist_fwd(
-    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Ylo_ptr, bscale_ptr, cn_ptr, ylen_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Xlo_ptr, Ylo_ptr, ascale_ptr, bscale_ptr, cn_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr, split_a_ptr, split_b_ptr, split_tol_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
@@ -365,7 +348,8 @@ def dist_fwd(
     a_rows = X_ptr + pid_b * stride_X_b
     b_rows = Y_ptr + pid_b * stride_Y_b
     a_rows_s = Xs_ptr + pid_b * stride_X_b  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
-    b_rows_s = Ys_ptr + pid_b * stride_Y_b  # with HALVES, the hi halves of its scaled rows; Ylo the lo ones
+    a_rows_lo = Xlo_ptr + pid_b * stride_X_b  # with HALVES, *s hold the hi halves of the scaled rows, *lo the lo ones
+    b_rows_s = Ys_ptr + pid_b * stride_Y_b
     b_rows_lo = Ylo_ptr + pid_b * stride_Y_b
     cn_rows = cn_ptr + pid_b * stride_cn_b  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
     offs_d = tl.arange(0, BLOCK_D)
@@ -377,14 +361,19 @@ def dist_fwd(
     a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
     if DOT_MODE < 2:  # the expansion reads the rows less their shift
         a_row_s = a_rows_s + offs_n.to(tl.int64) * stride_X_n
+        a_row_lo = a_rows_lo + offs_n.to(tl.int64) * stride_X_n
 
     if DOT_MODE == 0:
         a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                     mask=n_ok[:, None] & d_in[None, :], other=0.0)
     if DOT_MODE == 0:
         asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
-        if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores: the tile's rows scaled and split once (dispatch.halves)
-            a_hi, a_lo, a_inv = _dist_halves(a, tl.load(bscale_ptr))
+        if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
+            a_hi = a
+            if HALVES == 3:
+                a_lo = tl.load(a_row_lo[:, None] + offs_d[None, :] * stride_X_d,
+                               mask=n_ok[:, None] & d_in[None, :], other=0.0)
+            two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled
     # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
     if SMALL_D > 0:
         _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
@@ -522,14 +511,13 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                            mask=m_in[:, None] & d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -602,7 +590,10 @@ def dist_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
@@ -648,14 +639,13 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                            mask=d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -728,7 +718,10 @@ def dist_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 if ROW_SLOT:
@@ -773,14 +766,13 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                            mask=m_in[:, None] & d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -853,7 +845,10 @@ def dist_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
@@ -907,14 +902,13 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                            mask=m_in[:, None] & d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -987,7 +981,10 @@ def dist_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 # the first NaN of each row
@@ -1015,14 +1012,13 @@ def dist_fwd(
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv
+                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
                         dot = tl.dot(a_hi, tl.trans(b))
                         if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
                             b_lo = tl.load(b_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                            mask=m_in[:, None] & d_in[None, :], other=0.0)
                             dot = tl.dot(a_lo, tl.trans(b), dot)
                             dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        dot = dot * a_inv[:, None]
                     elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                         dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                     else:
@@ -1095,7 +1091,10 @@ def dist_fwd(
                 if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
                     # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
                     # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    sq = bsq[None, :] - 2.0 * dot
+                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                        sq = bsq[None, :] - two_inv * dot
+                    else:
+                        sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
@@ -2386,22 +2385,33 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         dot_mode = 3  # the nearest point on the tensor cores
         split_args = _dist_split(t, sizes)
     Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
-    if dot_mode < 2 and X_.dtype == torch.float32:
-        X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
-                                                   ['b'], "d")
-    # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms)
-    cn, cn_strides = out, (0, 0, )
-    halves = halves if dot_mode == 0 and Ys_.dtype == torch.float32 else 0
-    # (with halves, the norms of the fp32 rows: the halves' own would round them)
-    col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["n"] * 1))
-    if col_norms:
-        rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
-        cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
-            else runtime.squared_norms(Ys_, 2)
-        cn_strides = (*cn.stride(),)
-    Ylo_, b_inv = Ys_, out  # with halves: Y's lo halves and 1 / its scale
-    if halves:
-        Ys_, Ylo_, b_inv = runtime.split_halves(Ys_, halves == 3)
+    # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
+    halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
+    Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
+    cn, col_norms, centre = out, False, None
+    if halves and 2 == Y_.dim() - 1 and runtime.halves_layout(X_) and runtime.halves_layout(Y_):
+        centre = runtime.l2_centre(Y_, ['b', 'm', 'd'], ['b'], "d")  # one shift for every cell
+    if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
+        Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre)
+        Ys_, Ylo_, b_inv, cn = runtime.split_halves(Y_, halves == 3, centre, norms=True)
+        col_norms = True
+    else:
+        if dot_mode < 2 and X_.dtype == torch.float32:
+            X_, Y_, Xs_, Ys_ = runtime.l2_shift(X_, Y_, ['b', 'n', 'd'], ['b', 'm', 'd'],
+                                                       ['b'], "d")
+        if halves and not (runtime.halves_layout(Xs_) and runtime.halves_layout(Ys_)):
+            halves = 0  # (a layout whose halves would not index as its rows do)
+        # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms);
+        # with halves, the fp32 rows' (the halves' own would round them)
+        col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["n"] * 1))
+        if col_norms:
+            rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
+            cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
+                else runtime.squared_norms(Ys_, 2)
+        if halves:
+            Xs_, Xlo_, a_inv, _ = runtime.split_halves(Xs_, halves == 3)
+            Ys_, Ylo_, b_inv, _ = runtime.split_halves(Ys_, halves == 3)
+    cn_strides = (*cn.stride(),) if col_norms else (0, 0, )
     kernel = _dist_kernel()
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
@@ -2410,7 +2420,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
     args = (
-        X_, Y_, Xs_, Ys_, Ylo_, b_inv, cn, *aux, ylen_arg_,
+        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, *aux, ylen_arg_,
         out, idx_arg, stat_arg, xsel_arg, *split_args,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(ylen_, 1),

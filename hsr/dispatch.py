@@ -402,31 +402,29 @@ HALVES_MAX_D = 128  # the widest fp32 row ranked in fp16 halves: its row block's
 def halves(prec: str, rank: bool, d: int, rows_per_column_set: int) -> int:
     """How many fp16 products rank an fp32 L2 key on the tensor cores (0: none, the
     TF32 products of `prec` do). fp16 holds TF32's 11 significant bits at twice its
-    rate, but not its exponent range: each row of A is scaled in the kernel by a power
-    of two that brings its largest |coordinate| into [2^13, 2^14), and B's rows by one
-    power of two for all, in the pass that splits them (runtime.split_halves). tf32x3's
-    accuracy then takes three products of the halves (hi.hi + lo.hi + hi.lo, about 2^-22
-    of the terms, as tf32x3's 2^-21) at the cost of one and a half TF32 products. Scaling
-    by powers of two is exact, and the selected pair's value still comes from its
-    differences. A B coordinate below 2^-14 of B's largest runs out of fp16's exponent
-    and keeps fewer bits: bounded by 2^-38 of the largest, far below the fp32 rounding
-    of any row within 2^14 of it.
+    rate, but not its exponent range: each operand is scaled by the power of two that
+    brings its largest finite |coordinate| (less the shift) into [2^13, 2^14), in the
+    pass that shifts and splits it (hsr.halves), so that fp16 keeps full precision down
+    to 2^-28 of that largest. "tf32" becomes one product of the scaled rows (TF32's
+    bits), "tf32x3" three of their hi and lo halves (hi.hi + lo.hi + hi.lo, about 2^-22
+    of the terms, as tf32x3's 2^-21). Scaling by powers of two is exact, and the selected
+    pair's value still comes from its differences.
     Measured on an H200, the k-means assignment (N = 1M) at each path's best config
-    (bench/results/h200-fp16-halves-2026-11-27/), ms, tf32x3 / three fp16 products:
-    K 1024 f 64 2.43 / 1.35, f 128 4.64 (chunks of 32) / 2.54, K 4096 f 128 17.05 / 7.92;
-    no pick farther than 4 ulps of the nearest at offsets 0 and 1000, as with tf32x3.
-    One fp16 product in place of one TF32 product ("high") measured level in hsr's loop
-    (0.91 / 0.88, 1.46 / 1.48, 3.90 / 4.23: the loop's per-pair work, not the product,
-    bounds it), so "high" keeps TF32; HSR_HALVES=1 takes it there too (sweeps).
+    (bench/results/h200-kmeans-halves-host-split-2026-11-27/), ms, K x f = 1024 x 64,
+    1024 x 128, 4096 x 128: one TF32 product 0.89 / 1.50 / 4.19, one fp16 product 0.70 /
+    1.05 / 2.91; tf32x3 2.43 / 4.64 / 17.05, three fp16 products 1.04 / 1.89 / 6.10; no
+    pick farther than 4 ulps of the nearest at offsets 0 and 1000 with three. (Split
+    in the kernel instead, A's halves held in registers: one product 0.91 / 1.46 / 3.90,
+    three 1.35 / 2.54 / 7.92; bench/results/h200-fp16-halves-2026-11-27/.)
     Taken for the one-way forward's ranking keys (|b|^2 - 2<a, b>, DOT_MODE 0, d <= 128)
     where the columns' norms come from a pre-pass (col_norms: many rows meet each column
-    set, so splitting B once costs little); HSR_HALVES=0/1 overrides the rows' part."""
+    set, so the split passes cost little beside the products); HSR_HALVES=0/1 overrides
+    the rows' part (sweeps)."""
     if prec not in ("tf32", "tf32x3") or not rank or not SMALL_D_MAX < d <= HALVES_MAX_D:
         return 0
     override = os.environ.get("HSR_HALVES")
-    if override:
-        return (3 if prec == "tf32x3" else 1) if override == "1" else 0
-    return 3 if prec == "tf32x3" and col_norms(rows_per_column_set) else 0
+    on = override == "1" if override else col_norms(rows_per_column_set)
+    return (3 if prec == "tf32x3" else 1) if on else 0
 
 
 def precision_words(l2: bool, machine: str = "cuda9", rank: bool = False, d: int | None = None,
@@ -443,9 +441,9 @@ def precision_words(l2: bool, machine: str = "cuda9", rank: bool = False, d: int
     kind = "three TF32 products (tf32x3)" if prec == "tf32x3" else "one TF32 product"
     pieces = "three fp16 products of hi and lo halves" if prec == "tf32x3" else "one fp16 product"
     if d is not None and rows is not None and halves(prec, rank, d, rows):
-        kind = f"{pieces} of rows scaled by powers of two (as many bits as {prec}, at half its cost)"
-    elif d is not None and rows is not None and prec == "tf32x3":
-        kind += (f" (three fp16 products of scaled rows' halves take a ranking key where d <= {HALVES_MAX_D} "
+        kind = f"{pieces} of rows scaled by powers of two (as many bits as {prec}, at twice its rate)"
+    elif d is not None and rows is not None:
+        kind += (f" ({pieces} of rows scaled by powers of two take a ranking key where d <= {HALVES_MAX_D} "
                  f"and the column norms come from a pre-pass)")
     return (f"  fp32 rows: the key's expansion as {kind} on the tensor cores (float32 matmul precision "
             f"{mode!r}; 'highest' takes tf32x3's accuracy, 'high' and 'medium' TF32's); "

@@ -190,23 +190,38 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str,
     return a, b, a_s, b_s
 
 
-def split_halves(x: torch.Tensor, lo: bool):
-    """(hi, lo, inverse scale) of fp32 rows for a key ranked on the fp16 tensor cores
-    (dispatch.halves): x scaled by one power of two, its largest finite |coordinate| into
-    [2^13, 2^14), then hi = fp16(x * s) and lo = fp16(x * s - hi) (lo=False: hi again,
-    unused). Both keep x's strides (the kernel indexes them with x's). The inverse scale
-    is a one-element fp32 tensor: no host sync. A non-finite coordinate stays non-finite
-    in hi, so its row ranks again from its differences, as with TF32."""
-    big = torch.nan_to_num(x.abs(), nan=0.0, posinf=0.0).amax() if x.numel() else x.new_zeros(())
-    scale = torch.ldexp(torch.ones_like(big), 14 - torch.frexp(big).exponent)  # big * scale in [2^13, 2^14)
-    scaled = x * scale
-    hi = torch.empty_like(x, dtype=torch.float16)
-    hi.copy_(scaled)
-    low = hi
-    if lo:
-        low = torch.empty_like(hi)
-        low.copy_(scaled - hi.float())
-    return hi, low, scale.reciprocal().reshape(1)
+def l2_centre(b: torch.Tensor, b_axes, shared, k: str):
+    """The shift l2_shift takes, where one row serves every cell (no grid axis shared by
+    both operands, nothing packed): b's first row, its non-finite coordinates 0; else None."""
+    if any(x in shared for x in b_axes if x != k) or b.numel() == 0:
+        return None
+    first = b.detach()[tuple(slice(None) if x == k else 0 for x in b_axes)]
+    return torch.nan_to_num(first.float(), nan=0.0, posinf=0.0, neginf=0.0).contiguous()
+
+
+def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False):
+    """(hi, lo, 1 / s, norms) of fp32 rows for a key ranked on the fp16 tensor cores
+    (dispatch.halves; hsr.halves): x less centre (or as it is) scaled by one power of two,
+    its largest finite |coordinate| into [2^13, 2^14), hi = fp16(x s), lo = fp16(x s - hi)
+    (lo=False: hi again, unused); with norms, each row's squared norm of x less centre in fp32.
+    hi and lo keep x's strides (the kernel indexes them with x's); 1 / s is a one-element
+    fp32 tensor: no host sync. A non-finite coordinate stays non-finite in hi, so its row
+    ranks again from its differences. x must be a row matrix whose strides empty_like keeps
+    (halves_layout)."""
+    from . import halves
+    return halves.split(x, lo, centre, norms)
+
+
+def halves_layout(x: torch.Tensor) -> bool:
+    """Whether split_halves takes x: one [rows, k] matrix as a view, with strides that
+    empty_like keeps (so that its halves index as x does)."""
+    if x.numel() == 0 or x.stride(-1) != 1:
+        return False
+    try:
+        x.view(-1, x.shape[-1])
+    except RuntimeError:
+        return False
+    return torch.empty_like(x, dtype=torch.float16).stride() == x.stride()
 
 
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:

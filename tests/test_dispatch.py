@@ -379,20 +379,20 @@ def test_fp32_keys_follow_the_float32_matmul_precision(monkeypatch, mode, l2_key
     assert dispatch.precision(torch.float32, True, torch.device("cpu")) == "ieee"
     words = hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float32)
     assert f"float32 matmul precision {mode!r}" in words
-    assert ("three TF32 products (tf32x3)" if l2_key == "tf32x3" else "one TF32 product on") in words
+    assert ("three TF32 products (tf32x3)" if l2_key == "tf32x3" else "one TF32 product (one fp16 product") in words
     assert f"(now {mode!r})" in hsr.compile(MAXSIM).explain({"i": 1, "j": 8, "s": 32, "t": 64, "d": 128},
                                                                 torch.float32)
     assert "  fp32 rows:" not in hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float16)
 
 
 def test_three_fp16_products_rank_where_many_rows_meet_each_centre(monkeypatch):
-    """dispatch.halves: tf32x3's accuracy as three fp16 products of scaled halves, for a
-    ranking key of one tile where the columns' norms come from a pre-pass; "high" keeps
-    its TF32 product (HSR_HALVES=1 takes one fp16 product there); explain() names it."""
+    """dispatch.halves: TF32's accuracy as one fp16 product of scaled rows and tf32x3's as
+    three of their halves, for a ranking key of one tile where the columns' norms come from
+    a pre-pass; explain() names it."""
     monkeypatch.delenv("HSR_HALVES", raising=False)
     many = dispatch.COL_NORMS_ROWS
     assert dispatch.halves("tf32x3", True, 64, many) == 3
-    assert dispatch.halves("tf32", True, 64, many) == 0
+    assert dispatch.halves("tf32", True, 64, many) == 1
     assert dispatch.halves("tf32x3", True, 64, many - 1) == 0  # few rows: splitting B would not pay
     assert dispatch.halves("tf32x3", True, 256, many) == 0  # past one tile's halves
     assert dispatch.halves("tf32x3", False, 64, many) == 0  # a key with terms: its norms from the tiles
@@ -405,7 +405,7 @@ def test_three_fp16_products_rank_where_many_rows_meet_each_centre(monkeypatch):
     assert "three fp16 products of hi and lo halves of rows scaled by powers of two" in words
     assert "tiles (the general tile loop (tensor cores, one tile" in words  # one tile, not tf32x3's chunks
     words = hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float32)
-    assert "three TF32 products (tf32x3) (three fp16 products of scaled rows' halves take" in words
+    assert "three TF32 products (tf32x3) (three fp16 products of hi and lo halves of rows scaled by powers" in words
 
 
 def test_a_kept_call_follows_a_change_of_float32_matmul_precision(monkeypatch):

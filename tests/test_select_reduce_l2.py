@@ -310,3 +310,23 @@ def test_one_fp16_product_ranks_within_tf32s_rounding(monkeypatch, device, offse
     assert (chosen <= best + slack).all() and assign[11] == 7
     _ranked_again(device, 16, torch.float32, "max", "min", 3)
     assert seen and set(seen) == {1}
+
+
+def test_a_kept_call_replays_the_split_into_halves(monkeypatch, device):
+    """The halves are made by launches of their own (hsr.halves): a kept call (hsr.kept)
+    must replay them, or its forward reads stale halves (each row then ranks again from
+    its differences: right, and 30x slower)."""
+    from hsr import halves, kept
+    monkeypatch.setenv("HSR_PRECISION", "tf32x3")
+    monkeypatch.setenv("HSR_HALVES", "1")
+    op = hsr.compile(KMEANS)
+    g = torch.Generator().manual_seed(2)
+    x, c = torch.rand(200, 24, generator=g), torch.rand(30, 24, generator=g)
+    kept.forget()
+    op(x.to(device), c.to(device))
+    got = op((x + 0.25).to(device), c.to(device)).cpu()  # a replay
+    d64 = torch.cdist(x.double() + 0.25, c.double())
+    assert torch.equal(got, d64.argmin(-1))
+    launched = {step.kernel for table in kept._tables for replay in table.entries.values()
+                if isinstance(replay, kept.Replay) for step in replay.program if hasattr(step, "kernel")}
+    assert {halves._largest, halves._split} <= launched

@@ -194,7 +194,7 @@ def root(context, missing=missing):
             if l_1_halves:
                 pass
                 t_6.append(
-                    "    if HALVES > 0:  # b: the hi halves of B's scaled rows; the rows' own products again through a_inv\n        dot = tl.dot(a_hi, tl.trans(b))\n        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms\n",
+                    "    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)\n        dot = tl.dot(a_hi, tl.trans(b))\n        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms\n",
                 )
                 if l_1_tail:
                     pass
@@ -225,7 +225,7 @@ def root(context, missing=missing):
                         '_in[None, :], other=0.0)\n',
                     ))
                 t_6.append(
-                    '            dot = tl.dot(a_lo, tl.trans(b), dot)\n            dot = tl.dot(a_hi, tl.trans(b_lo), dot)\n        dot = dot * a_inv[:, None]\n    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n',
+                    '            dot = tl.dot(a_lo, tl.trans(b), dot)\n            dot = tl.dot(a_hi, tl.trans(b_lo), dot)\n    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n',
                 )
             else:
                 pass
@@ -234,7 +234,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 72 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 71 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_',
                 str(t_3((undefined(name='K') if l_1_K is missing else l_1_K))),
                 '\n    dot = tl.zeros([',
@@ -326,7 +326,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 96 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n            b = ',
                     str(('b_half' if l_1_half else 'b_desc')),
                     '.load([',
@@ -335,7 +335,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 98 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n        else:\n            ',
                     str(t_1(t_2((undefined(name='pointer_loads') if l_1_pointer_loads is missing else l_1_pointer_loads)), 12)),
                     '\n',
@@ -364,7 +364,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        if DOT_FP32:\n            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n        else:\n            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 116 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 115 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelse:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores\n    ',
                 str(t_1(context.call((undefined(name='small_b_loads') if l_0_small_b_loads is missing else l_0_small_b_loads)), 4)),
                 '\n',
@@ -489,8 +489,18 @@ def root(context, missing=missing):
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2') and l_1_rank):
                 pass
                 t_6.append(
-                    "if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)\n    # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that\n    # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.\n    sq = bsq[None, :] - 2.0 * dot\n",
+                    "if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)\n    # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that\n    # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.\n",
                 )
+                if l_1_halves:
+                    pass
+                    t_6.append(
+                        "    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA\n        sq = bsq[None, :] - two_inv * dot\n    else:\n        sq = bsq[None, :] - 2.0 * dot\n",
+                    )
+                else:
+                    pass
+                    t_6.append(
+                        '    sq = bsq[None, :] - 2.0 * dot\n',
+                    )
             elif environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2'):
                 pass
                 t_6.append(
@@ -1159,4 +1169,4 @@ def root(context, missing=missing):
     context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves',), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=162&44=171&45=179&47=182&48=186&49=189&52=194&56=199&57=203&58=209&60=218&61=224&72=237&73=239&74=241&75=246&76=250&78=253&80=257&82=259&83=262&84=266&86=271&88=282&89=288&90=294&91=302&92=306&93=314&87=319&95=320&97=324&98=331&100=340&102=347&104=350&107=355&110=360&116=367&118=369&119=372&121=376&122=381&123=386&124=388&127=394&128=398&129=400&133=403&134=407&136=418&138=425&139=430&140=432&143=442&145=451&146=456&147=461&148=463&150=469&151=473&152=476&153=481&154=483&158=489&163=494&170=502&172=517&173=518&174=521&175=527&176=533&177=538&178=542&180=548&181=555&183=559&184=566&185=570&188=577&189=581&191=587&192=591&193=594&196=599&198=603&200=610&202=613&203=617&204=622&205=626&206=628&208=633&209=637&210=639&211=641&212=643&213=648&215=652&216=657&218=661&224=673&226=675&230=677&231=681&233=684&234=688&237=695&239=697&243=699&244=701&245=704&247=708&249=713&250=716&251=719&253=727&257=735&258=741&259=744&262=746&263=750&264=752&266=755&267=760&268=762&274=774&276=776&277=778&278=782&280=787&281=796&283=802&285=808&286=813&287=816&288=820&292=825&293=833&294=836&298=840&299=843&303=847&307=852&308=857&309=861&311=866&312=872&313=874&314=878&315=882&317=885&320=889&321=893&322=896&323=901&324=903&326=915&327=918&328=923&329=926&330=930&332=939&336=945&338=949&340=952&341=956&343=959&344=963&347=965&349=969&350=971&351=975&352=981&353=983&354=987&355=991&356=993&359=998&360=1001&363=1007&364=1011&365=1013&366=1018&368=1022&370=1033&371=1035&372=1038&373=1042&374=1045&375=1049&377=1052&378=1056&379=1058&380=1063&381=1067&382=1073&383=1077&384=1083&385=1089&386=1091&387=1093&389=1100&390=1102&391=1108&394=1115&398=1124&403=1133&404=1139&405=1144&406=1148'
+debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=162&44=171&45=179&47=182&48=186&49=189&52=194&56=199&57=203&58=209&60=218&61=224&71=237&72=239&73=241&74=246&75=250&77=253&79=257&81=259&82=262&83=266&85=271&87=282&88=288&89=294&90=302&91=306&92=314&86=319&94=320&96=324&97=331&99=340&101=347&103=350&106=355&109=360&115=367&117=369&118=372&120=376&121=381&122=386&123=388&126=394&127=398&128=400&132=403&133=407&135=418&137=425&138=430&139=432&142=442&144=451&145=456&146=461&147=463&149=469&150=473&151=476&152=481&153=483&157=489&161=494&169=504&176=512&178=527&179=528&180=531&181=537&182=543&183=548&184=552&186=558&187=565&189=569&190=576&191=580&194=587&195=591&197=597&198=601&199=604&202=609&204=613&206=620&208=623&209=627&210=632&211=636&212=638&214=643&215=647&216=649&217=651&218=653&219=658&221=662&222=667&224=671&230=683&232=685&236=687&237=691&239=694&240=698&243=705&245=707&249=709&250=711&251=714&253=718&255=723&256=726&257=729&259=737&263=745&264=751&265=754&268=756&269=760&270=762&272=765&273=770&274=772&280=784&282=786&283=788&284=792&286=797&287=806&289=812&291=818&292=823&293=826&294=830&298=835&299=843&300=846&304=850&305=853&309=857&313=862&314=867&315=871&317=876&318=882&319=884&320=888&321=892&323=895&326=899&327=903&328=906&329=911&330=913&332=925&333=928&334=933&335=936&336=940&338=949&342=955&344=959&346=962&347=966&349=969&350=973&353=975&355=979&356=981&357=985&358=991&359=993&360=997&361=1001&362=1003&365=1008&366=1011&369=1017&370=1021&371=1023&372=1028&374=1032&376=1043&377=1045&378=1048&379=1052&380=1055&381=1059&383=1062&384=1066&385=1068&386=1073&387=1077&388=1083&389=1087&390=1093&391=1099&392=1101&393=1103&395=1110&396=1112&397=1118&400=1125&404=1134&409=1143&410=1149&411=1154&412=1158'

@@ -612,12 +612,64 @@ def root(context, missing=missing):
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)\n    if dot_mode < 2 and '
+        yield '_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)\n    # with halves: the hi halves in '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_ and '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, the lo ones in '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 'lo_ and '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield "lo_, each side's 1 / scale\n    halves = halves if dot_mode == 0 and "
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype == torch.float32 else 0\n    '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 'lo_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 'lo_, a_inv, b_inv = '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, out, out\n    cn, col_norms, centre = out, False, None\n'
+        if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')):
+            pass
+            yield '    if halves and '
+            yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+            yield ' == '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.dim() - 1 and runtime.halves_layout('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_) and runtime.halves_layout('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_):\n        centre = runtime.l2_centre('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
+            yield ', '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+            yield ', "'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '")  # one shift for every cell\n'
+        yield '    if centre is not None:  # the shift, the split and '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield "'s norms in one pass a side (hsr.halves)\n        "
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 'lo_, a_inv, _ = runtime.split_halves('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, halves == 3, centre)\n        '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 'lo_, b_inv, cn = runtime.split_halves('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, halves == 3, centre, norms=True)\n        col_norms = True\n    else:\n        if dot_mode < 2 and '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.dtype == torch.float32:\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
             pass
-            yield "        # packed rows: shifted as passed (each cell's own shift)\n        "
+            yield "            # packed rows: shifted as passed (each cell's own shift)\n            "
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
             yield '_, '
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -635,7 +687,7 @@ def root(context, missing=missing):
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '")), '
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
-            yield ',\n                                                   "'
+            yield ',\n                                                       "'
             yield str((undefined(name='K') if l_0_K is missing else l_0_K))
             yield '", *_packings(t, ("'
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
@@ -644,7 +696,7 @@ def root(context, missing=missing):
             yield '")))\n'
         else:
             pass
-            yield '        '
+            yield '            '
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
             yield '_, '
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -660,60 +712,62 @@ def root(context, missing=missing):
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'))
             yield ', '
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
-            yield ',\n                                                   '
+            yield ',\n                                                       '
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
             yield ', "'
             yield str((undefined(name='K') if l_0_K is missing else l_0_K))
             yield '")\n'
-        yield "    # the columns' squared norms once, where many programs read each of "
+        yield '        if halves and not (runtime.halves_layout('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_) and runtime.halves_layout('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield "'s row sets (dispatch.col_norms)\n    cn, cn_strides = out, ("
-        yield str(('0, ' * t_1(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
-        yield ')\n    halves = halves if dot_mode == 0 and '
+        yield "s_)):\n            halves = 0  # (a layout whose halves would not index as its rows do)\n        # the columns' squared norms once, where many programs read each of "
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_.dtype == torch.float32 else 0\n    # (with halves, the norms of the fp32 rows: the halves\' own would round them)\n    col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["'
+        yield '\'s row sets (dispatch.col_norms);\n        # with halves, the fp32 rows\' (the halves\' own would round them)\n        col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"] * '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-        yield '))\n    if col_norms:\n        rows = dispatch.row_matrix('
+        yield '))\n        if col_norms:\n            rows = dispatch.row_matrix('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_) if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
         yield ' == '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_.dim() - 1 else None\n        cn = _'
+        yield 's_.dim() - 1 else None\n            cn = _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_row_norms(rows).view('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_.shape[:-1]) if rows is not None \\\n            else runtime.squared_norms('
+        yield 's_.shape[:-1]) if rows is not None \\\n                else runtime.squared_norms('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_, '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-        yield ')\n        cn_strides = ('
-        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), 'cn', (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes')))
-        yield ',)\n    '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_, b_inv = '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, out  # with halves: '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield "'s lo halves and 1 / its scale\n    if halves:\n        "
+        yield ')\n        if halves:\n            '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 'lo_, a_inv, _ = runtime.split_halves('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, halves == 3)\n            '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_, b_inv = runtime.split_halves('
+        yield 'lo_, b_inv, _ = runtime.split_halves('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, halves == 3)\n'
+        yield 's_, halves == 3)\n    cn_strides = ('
+        yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), 'cn', (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes')))
+        yield ',) if col_norms else ('
+        yield str(('0, ' * t_1(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
+        yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 304 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 317 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 304 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 317 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -745,7 +799,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 315 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 328 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -756,7 +810,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 318 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 331 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -806,8 +860,10 @@ def root(context, missing=missing):
         yield 's_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 'lo_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_, b_inv, cn,'
+        yield 'lo_, a_inv, b_inv, cn,'
     yield ' *aux,'
     for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
         _loop_vars = {}
@@ -837,8 +893,8 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'out'))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 351 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 351 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 364 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 364 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -907,7 +963,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 360 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 373 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -927,7 +983,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 367 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 380 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -984,7 +1040,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 384 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 397 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1074,7 +1130,7 @@ def root(context, missing=missing):
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 442 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 455 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '), inputs,\n                     _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n\n\ndef _'
@@ -1190,7 +1246,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 483 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 496 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1493,7 +1549,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 595 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 608 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1565,4 +1621,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=580&268=590&270=594&272=597&274=603&276=605&277=608&278=616&279=618&281=621&282=639&284=648&285=664&287=669&288=671&289=673&291=675&293=679&294=685&295=689&296=693&297=695&299=701&301=707&304=710&305=720&307=724&308=730&309=732&310=734&312=737&313=739&314=742&315=744&316=750&317=753&318=755&320=761&321=764&324=766&325=769&330=772&333=775&334=779&335=782&337=784&338=787&341=789&344=792&345=795&349=798&351=838&352=843&353=845&354=848&357=886&360=910&361=912&364=922&365=925&367=927&370=933&371=937&373=943&374=947&376=949&378=962&380=971&383=982&384=985&386=989&387=993&389=996&391=1001&392=1005&394=1008&395=1010&397=1017&399=1019&401=1022&407=1032&408=1036&409=1040&410=1043&413=1048&416=1050&419=1053&426=1056&428=1059&431=1062&434=1065&437=1069&438=1071&440=1073&442=1075&443=1079&446=1081&447=1083&448=1085&449=1087&452=1093&455=1097&457=1105&459=1107&460=1109&462=1112&463=1122&466=1135&468=1139&469=1147&471=1155&472=1159&475=1169&482=1176&483=1186&484=1197&485=1211&486=1215&490=1226&491=1230&492=1232&493=1238&495=1262&496=1264&497=1268&498=1272&499=1276&501=1278&503=1280&507=1282&508=1286&511=1290&520=1292&529=1296&533=1300&537=1302&543=1306&544=1310&545=1312&547=1334&548=1336&549=1340&550=1342&554=1346&555=1349&558=1358&560=1361&561=1367&562=1371&564=1393&565=1395&566=1399&567=1401&568=1407&569=1409&570=1411&573=1415&574=1418&577=1431&578=1439&580=1449&581=1453&582=1459&583=1465&584=1469&585=1472&586=1474&587=1482&593=1488&595=1490&596=1498&599=1502&600=1504&601=1506&602=1512&605=1516&609=1518&610=1520&623=1522&632=1525&636=1527&637=1530&642=1536&644=1539&646=1544&648=1546&650=1549&652=1552&655=1554&656=1560'
+debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=580&268=590&270=594&272=597&274=603&276=605&277=608&278=616&279=624&280=626&282=634&283=637&284=645&286=654&287=656&288=662&291=668&292=670&294=673&295=691&297=700&298=716&300=721&302=725&304=727&306=731&307=737&308=741&310=745&311=751&312=757&314=761&317=764&318=774&320=778&321=784&322=786&323=788&325=791&326=793&327=796&328=798&329=804&330=807&331=809&333=815&334=818&337=820&338=823&343=826&346=829&347=833&348=836&350=838&351=841&354=843&357=846&358=849&362=852&364=894&365=899&366=901&367=904&370=942&373=966&374=968&377=978&378=981&380=983&383=989&384=993&386=999&387=1003&389=1005&391=1018&393=1027&396=1038&397=1041&399=1045&400=1049&402=1052&404=1057&405=1061&407=1064&408=1066&410=1073&412=1075&414=1078&420=1088&421=1092&422=1096&423=1099&426=1104&429=1106&432=1109&439=1112&441=1115&444=1118&447=1121&450=1125&451=1127&453=1129&455=1131&456=1135&459=1137&460=1139&461=1141&462=1143&465=1149&468=1153&470=1161&472=1163&473=1165&475=1168&476=1178&479=1191&481=1195&482=1203&484=1211&485=1215&488=1225&495=1232&496=1242&497=1253&498=1267&499=1271&503=1282&504=1286&505=1288&506=1294&508=1318&509=1320&510=1324&511=1328&512=1332&514=1334&516=1336&520=1338&521=1342&524=1346&533=1348&542=1352&546=1356&550=1358&556=1362&557=1366&558=1368&560=1390&561=1392&562=1396&563=1398&567=1402&568=1405&571=1414&573=1417&574=1423&575=1427&577=1449&578=1451&579=1455&580=1457&581=1463&582=1465&583=1467&586=1471&587=1474&590=1487&591=1495&593=1505&594=1509&595=1515&596=1521&597=1525&598=1528&599=1530&600=1538&606=1544&608=1546&609=1554&612=1558&613=1560&614=1562&615=1568&618=1572&622=1574&623=1576&636=1578&645=1581&649=1583&650=1586&655=1592&657=1595&659=1600&661=1602&663=1605&665=1608&668=1610&669=1616'

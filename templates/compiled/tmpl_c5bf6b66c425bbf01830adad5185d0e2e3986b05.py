@@ -435,6 +435,17 @@ def root(context, missing=missing):
                 str((undefined(name='R') if l_1_R is missing else l_1_R)),
                 '\n',
             ))
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'):
+                pass
+                t_10.extend((
+                    '    a_row_lo = a_rows_lo + offs_',
+                    str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                    '.to(tl.int64) * stride_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                    '_',
+                    str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                    '\n',
+                ))
         t_10.extend((
             str(context.call((undefined(name='row_loads') if l_0_row_loads is missing else l_0_row_loads), forward=True)),
             '\n',
@@ -464,9 +475,17 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'):
                 pass
                 t_10.extend((
-                    "    if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores: the tile's rows scaled and split once (dispatch.halves)\n        a_hi, a_lo, a_inv = _",
-                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
-                    '_halves(a, tl.load(bscale_ptr))\n',
+                    '    if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves\n        a_hi = a\n        if HALVES == 3:\n            a_lo = tl.load(a_row_lo[:, None] + offs_',
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    '[None, :] * stride_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                    '_',
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    ',\n                           mask=',
+                    str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                    '_ok[:, None] & ',
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    "_in[None, :], other=0.0)\n        two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled\n",
                 ))
         t_10.extend((
             str(context.call((undefined(name='small_a_loads') if l_0_small_a_loads is missing else l_0_small_a_loads))),
@@ -723,11 +742,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 226 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 228 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 235 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -782,7 +801,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 243 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 250 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -889,13 +908,15 @@ def root(context, missing=missing):
                 str((undefined(name='A') if l_0_A is missing else l_0_A)),
                 's_ptr + ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
-                '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\nb_rows_s = ',
+                '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\na_rows_lo = ',
+                str((undefined(name='A') if l_0_A is missing else l_0_A)),
+                'lo_ptr + ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
+                '  # with HALVES, *s hold the hi halves of the scaled rows, *lo the lo ones\nb_rows_s = ',
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 's_ptr + ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
-                '  # with HALVES, the hi halves of its scaled rows; ',
-                str((undefined(name='B') if l_0_B is missing else l_0_B)),
-                'lo the lo ones\nb_rows_lo = ',
+                '\nb_rows_lo = ',
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 'lo_ptr + ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base')),
@@ -1023,7 +1044,11 @@ def root(context, missing=missing):
                 str((undefined(name='A') if l_0_A is missing else l_0_A)),
                 's_ptr + ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
-                '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\n',
+                '  # the rows less their shift, for the expansion (DOT_MODE 0, 1)\na_rows_lo = ',
+                str((undefined(name='A') if l_0_A is missing else l_0_A)),
+                'lo_ptr + ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
+                '  # with HALVES, the lo halves of the scaled rows\n',
             ))
         t_17.extend((
             'offs_',
@@ -1098,11 +1123,6 @@ def root(context, missing=missing):
         yield ': '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair_text'))
         yield '\n    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    acc = tl.zeros([BLOCK], tl.float32)\n    for k0 in range(0, size_k, BLOCK_K):\n        offs = k0 + tl.arange(0, BLOCK_K)\n        x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],\n                    mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)\n        acc += tl.sum(x * x, axis=1)\n    tl.store(out_ptr + rows, acc, mask=rows < n_rows)\n\n\n'
-    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')):
-        pass
-        yield '\n@triton.jit\ndef _'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_halves(a, b_inv):\n    """A tile\'s fp32 rows as fp16 halves for the tensor cores (dispatch.halves): each row times\n    the power of two that brings its largest |coordinate| into [2^13, 2^14) (built from the\n    exponent\'s bits: exact), then hi = fp16(a * s), lo = fp16(a * s - hi); with the factor\n    1 / (s * B\'s scale) that takes a product of the halves back to the rows\' own."""\n    big = tl.max(tl.abs(a), axis=1)\n    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))\n    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e); an inf or NaN row keeps its non-finite values\n    s = (e_s << 23).to(tl.float32, bitcast=True)\n    inv = ((254 - e_s) << 23).to(tl.float32, bitcast=True)\n    scaled = a * s[:, None]\n    hi = scaled.to(tl.float16)\n    lo = (scaled - hi.to(tl.float32)).to(tl.float16)\n    return hi, lo, inv * b_inv\n'
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
         pass
         yield '\n@triton.jit\ndef _'
@@ -1136,8 +1156,10 @@ def root(context, missing=missing):
         yield 's_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_ptr, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 'lo_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_ptr, bscale_ptr, cn_ptr,'
+        yield 'lo_ptr, ascale_ptr, bscale_ptr, cn_ptr,'
     for l_1_x in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux'):
         _loop_vars = {}
         pass
@@ -1171,8 +1193,8 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 419 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 419 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 410 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 410 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1251,7 +1273,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 441 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 432 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1299,4 +1321,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&99=367&100=368&101=372&102=378&104=391&105=397&107=405&108=410&109=414&111=420&112=427&114=431&116=439&117=442&119=446&120=454&122=459&125=464&127=468&130=472&131=475&132=478&135=484&137=487&138=490&140=492&142=494&144=500&146=504&148=509&149=513&152=519&153=522&154=526&155=529&156=533&158=536&159=538&160=542&161=546&163=553&164=557&168=563&170=567&171=568&172=570&173=574&174=580&175=584&176=592&177=594&181=604&182=608&183=613&184=617&188=627&189=631&190=633&191=635&193=637&195=639&199=646&202=651&203=655&204=657&206=661&207=666&208=670&210=675&211=679&212=684&213=688&214=696&215=698&217=703&218=707&219=711&220=713&222=715&224=717&226=724&228=728&232=736&233=741&234=751&235=755&236=763&238=772&239=775&240=779&241=781&242=783&243=785&244=787&245=791&248=795&249=799&252=803&253=805&254=810&255=814&257=816&259=818&263=826&264=830&265=835&266=840&269=847&270=852&273=858&274=862&277=866&278=869&279=871&281=876&282=880&283=885&284=889&285=893&286=899&287=903&289=908&290=912&291=918&292=923&293=929&294=932&295=934&296=938&297=942&299=957&301=968&303=975&304=981&306=985&308=990&311=993&312=997&314=1002&315=1006&318=1008&320=1010&323=1012&324=1014&325=1019&326=1023&328=1030&329=1034&330=1040&331=1044&333=1047&334=1052&336=1058&337=1060&338=1065&339=1069&340=1073&341=1077&343=1082&344=1084&345=1086&348=1092&350=1095&355=1097&367=1101&370=1104&385=1106&388=1109&389=1111&390=1113&394=1115&395=1117&401=1119&404=1121&406=1123&416=1126&417=1128&419=1174&420=1177&421=1179&422=1183&424=1186&425=1189&427=1191&428=1194&430=1197&431=1201&432=1205&434=1209&435=1215&438=1239&439=1242&440=1246&441=1254&442=1256&443=1259&444=1263&445=1266&446=1270&448=1277&450=1282&451=1286&452=1289&453=1291&455=1293&457=1298'
+debug_info = '5=49&6=64&7=73&8=79&9=82&10=88&11=91&15=95&16=97&17=103&18=107&19=111&22=115&23=118&24=123&25=125&29=137&30=143&31=145&32=150&33=153&35=156&36=160&37=162&38=166&39=172&40=178&41=184&42=189&43=194&45=200&46=208&48=214&50=225&51=234&53=237&55=241&56=244&57=248&60=253&62=259&63=264&64=268&66=274&67=279&68=280&69=283&71=286&72=290&73=296&74=298&76=300&79=310&80=314&81=316&82=318&83=320&84=324&87=331&88=337&90=339&91=345&92=347&93=351&94=355&97=361&99=367&100=368&101=372&102=378&104=391&105=397&107=405&108=410&109=414&111=420&112=427&114=431&115=438&116=442&119=450&120=453&122=457&123=465&125=470&128=475&132=479&133=485&137=491&138=494&139=497&142=503&144=506&145=509&147=511&149=513&151=519&153=523&155=528&156=532&159=538&160=541&161=545&162=548&163=552&165=555&166=557&167=561&168=565&170=572&171=576&175=582&177=586&178=587&179=589&180=593&181=599&182=603&183=611&184=613&188=623&189=627&190=632&191=636&195=646&196=650&197=652&198=654&200=656&202=658&206=665&209=670&210=674&211=676&213=680&214=685&215=689&217=694&218=698&219=703&220=707&221=715&222=717&224=722&225=726&226=730&227=732&229=734&231=736&233=743&235=747&239=755&240=760&241=770&242=774&243=782&245=791&246=794&247=798&248=800&249=802&250=804&251=806&252=810&255=814&256=818&259=822&260=824&261=829&262=833&264=835&266=837&270=845&271=849&272=854&273=859&276=866&277=871&280=877&281=881&284=885&285=888&286=890&288=895&289=899&290=904&291=908&292=912&293=916&294=920&295=924&297=929&298=933&299=939&300=944&301=950&302=953&303=955&304=959&305=963&307=978&309=989&311=996&312=1002&314=1006&316=1011&319=1014&320=1018&322=1023&323=1027&326=1029&328=1031&331=1033&332=1035&333=1040&334=1044&335=1048&337=1055&338=1059&339=1065&340=1069&342=1072&343=1077&345=1083&346=1085&347=1090&348=1094&349=1098&350=1102&352=1107&353=1109&354=1111&357=1117&359=1120&364=1122&376=1126&379=1129&380=1131&381=1133&385=1135&386=1137&392=1139&395=1141&397=1143&407=1146&408=1148&410=1196&411=1199&412=1201&413=1205&415=1208&416=1211&418=1213&419=1216&421=1219&422=1223&423=1227&425=1231&426=1237&429=1261&430=1264&431=1268&432=1276&433=1278&434=1281&435=1285&436=1288&437=1292&439=1299&441=1304&442=1308&443=1311&444=1313&446=1315&448=1320'
