@@ -111,7 +111,10 @@ def test_the_int8_kernel_matches_the_reference(spec, device, case):
     args = [x if x is None else x.to(device) for x in (Q, D, qs, ds, qm, dm)]
     ref, indices = spec.reference(Q, D, qs, ds, qm, dm, return_indices=True)
     out, idx = spec.forward_with_indices(*args)
-    assert torch.allclose(out.cpu().double(), ref, rtol=1e-5, atol=1e-3)
+    # int8 products sum exactly in int32; Hopper's fp8 tensor cores keep fewer bits than fp32 while they
+    # accumulate (on an H200, a score of 17 query tokens 3.3e-5 off the float64 one: bench/NOTES.md, session 35)
+    rtol = 1e-5 if kind == "int8" or device == "cpu" else 2.0 ** -12
+    assert torch.allclose(out.cpu().double(), ref, rtol=rtol, atol=1e-3)
     (want, axes), = indices.values()
     want = want.permute(*[axes.index(a) for a in ("i", "j", "s")])
     got = idx.cpu().long()
@@ -121,7 +124,7 @@ def test_the_int8_kernel_matches_the_reference(spec, device, case):
     differ = got != want  # allowed only where the two keys tie in fp32 (their float64 values differ in the last bits)
     if differ.any():
         keys = ds.double()[None, :, None, :] * torch.einsum("isd,jtd->ijst", Q.double(), D.double())
-        tol = 1e-6 if kind == "int8" else 1e-5  # fp8 products are summed in fp32: not exact
+        tol = 1e-6 if kind == "int8" else rtol  # fp8 products are summed in fp32 or less: not exact
         keys = keys[kept]
         pick = lambda ix: keys.gather(1, ix.clamp(min=0)[:, None]).squeeze(1)  # noqa: E731
         assert (got[differ] >= 0).all() and torch.allclose(pick(got)[differ], pick(want)[differ], rtol=tol)
