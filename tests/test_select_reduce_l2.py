@@ -330,3 +330,37 @@ def test_a_kept_call_replays_the_split_into_halves(monkeypatch, device):
     launched = {step.kernel for table in kept._tables for replay in table.entries.values()
                 if isinstance(replay, kept.Replay) for step in replay.program if hasattr(step, "kernel")}
     assert {halves._largest, halves._split} <= launched
+
+
+@settings(max_examples=examples(6))
+@given(st.sampled_from(["tf32", "tf32x3"]), st.sampled_from([0.0, 100.0, 10000.0]), st.integers(9, 70),
+       st.booleans(), st.integers(0, 2**31 - 1))
+def test_halves_on_drawn_layouts_masks_and_empty_documents(device, precision, offset, d, transposed, seed):
+    """fp16 halves (forced) on a masked min-distance MaxSim: documents with holes and one
+    with no kept token (0, no gradient), rows strided so that their halves cannot take the
+    rows' layout (they then rank in TF32), any offset: values as the float64 reference
+    within the precision's rounding of the selection."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HSR_PRECISION", precision)
+        mp.setenv("HSR_HALVES", "1")
+        seen = _halves_launched(mp)
+        op = hsr.compile(STACKED_L2.format(outer="sum", select="min"))
+        g = torch.Generator().manual_seed(seed)
+        Q = (torch.rand(2, 7, d, generator=g) + offset).float()
+        D = (torch.rand(3, 11, d, generator=g) + offset).float()
+        D[1, 4] = Q[0, 2]  # a copied token: distance 0
+        if transposed:  # the coordinates strided: no row matrix
+            D = D.transpose(1, 2).contiguous().transpose(1, 2)
+        bmask = torch.rand(3, 11, generator=g) < 0.7
+        bmask[1, 4], bmask[2] = True, False
+        out = op(Q.to(device), D.to(device), bmask=bmask.to(device)).cpu().double()
+    sq = _sq64(Q[:, None].expand(2, 3, 7, d).reshape(6, 7, d), D[None].expand(2, 3, 11, d).reshape(6, 11, d))
+    sq = sq.reshape(2, 3, 7, 11).masked_fill(~bmask[None, :, None, :], float("inf"))
+    best = sq.min(-1).values
+    want = torch.where(torch.isinf(best), 0.0, best).sum(-1)
+    shift = D[0, 0].double()
+    spread = ((Q.double() - shift).norm(dim=-1).max() * (D.double() - shift).norm(dim=-1).max()).item()
+    slack = 7 * (2.0 ** -8 if precision == "tf32" else 2.0 ** -19) * spread + 1e-9
+    assert (out - want).abs().max().item() <= slack + 4 * ULP * want.abs().max().item()
+    assert out[:, 2].eq(0).all()  # the empty document
+    assert set(seen) == ({0} if transposed else {1 if precision == "tf32" else 3})
