@@ -15,6 +15,7 @@ import torch
 
 from .basics import autotuning, cache_dir, interpreting, length_bucket, next_pow2, tuning_on_call  # noqa: F401
 from .binding import CALL_FLOAT_DTYPES, INT_DTYPES, KERNEL_FLOAT_DTYPES, Signature, bind  # noqa: F401
+from .dispatch import row_matrix
 from .errors import TensorError
 
 
@@ -165,9 +166,7 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str,
             [first.shape[0] if n == dim else size for n, size in enumerate(c.shape)])
         axes_c[dim] = outer
     kept = [x for x in axes_c if x in shared or x == k]
-    c = c[tuple(slice(None) if x in kept else 0 for x in axes_c)] if c.numel() else \
-        c.new_zeros([c.shape[axes_c.index(x)] for x in kept])
-    c = torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0)
+    c = _first_rows(c, axes_c, kept)
 
     def less_c(x, x_axes, ragged, cu):
         here, cc = list(kept), c
@@ -190,13 +189,20 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str,
     return a, b, a_s, b_s
 
 
+def _first_rows(b: torch.Tensor, axes, kept) -> torch.Tensor:
+    """b's first row in each cell of the axes kept (the others indexed at 0), its
+    non-finite coordinates 0: l2_shift's c."""
+    c = b[tuple(slice(None) if x in kept else 0 for x in axes)] if b.numel() else \
+        b.new_zeros([b.shape[axes.index(x)] for x in kept])
+    return torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0)
+
+
 def l2_centre(b: torch.Tensor, b_axes, shared, k: str):
     """The shift l2_shift takes, where one row serves every cell (no grid axis shared by
-    both operands, nothing packed): b's first row, its non-finite coordinates 0; else None."""
+    both operands, nothing packed); else None."""
     if any(x in shared for x in b_axes if x != k) or b.numel() == 0:
         return None
-    first = b.detach()[tuple(slice(None) if x == k else 0 for x in b_axes)]
-    return torch.nan_to_num(first.float(), nan=0.0, posinf=0.0, neginf=0.0).contiguous()
+    return _first_rows(b.detach(), list(b_axes), [k]).contiguous()
 
 
 def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False):
@@ -215,13 +221,7 @@ def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, 
 def halves_layout(x: torch.Tensor) -> bool:
     """Whether split_halves takes x: one [rows, k] matrix as a view, with strides that
     empty_like keeps (so that its halves index as x does)."""
-    if x.numel() == 0 or x.stride(-1) != 1:
-        return False
-    try:
-        x.view(-1, x.shape[-1])
-    except RuntimeError:
-        return False
-    return torch.empty_like(x, dtype=torch.float16).stride() == x.stride()
+    return row_matrix(x) is not None and torch.empty_like(x, dtype=torch.float16).stride() == x.stride()
 
 
 def squared_norms(x: torch.Tensor, dim: int) -> torch.Tensor:
