@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one script a GPU (device) call runs, from the repository root:
-#   bash bench/run_gpu.sh [all|tests|bench|train|offgrid|lang|langtests|rel|edges|scatter|quant|exact|kmeans|base|specs|host|varlen|none]    (carry .whl with the call)
+#   bash bench/run_gpu.sh [all|tests|bench|train|offgrid|lang|langtests|rel|edges|scatter|quant|exact|kmeans|base|specs|host|varlen|compressed|none]    (carry .whl with the call)
 # It installs the carried wheels and hsr without network, prints the machine,
 # runs the GPU tests, then the MaxSim forward benchmark. Logs and results go
 # to $OUT (gpu_tests.log, bench.log, maxsim_forward.json, maxsim_forward.md).
@@ -22,6 +22,8 @@
 # host: bench/host.py, small calls against the peers (host.log/json/md, <= 400 s).
 # varlen: the ragged-axis suites on CUDA, then bench/varlen.py, packed MaxSim against the peers'
 # varlen (ragged_tests.log, varlen.log/json/md, <= 550 s).
+# compressed: bench/compressed.py, one query against a corpus stored quantized: hsr's int8/fp8 rows against
+# LIK's maxsim_inference_fp8 and flash-maxsim's int8 (compressed.log/json/md, <= 380 s, no new row after 300 s).
 # specs: bench/specs.py, specs of the language that no bundled op is (compiled from their text)
 # against eager PyTorch and the bundled sibling, values checked against float64 (specs.log/json/md,
 # <= 420 s, no new row after 280 s); arguments after the stage name go to the script: the whole suite
@@ -175,6 +177,10 @@ HSR_TEST_DEVICE=cuda HSR_AUTOTUNE=0 HYPOTHESIS_PROFILE=gpu timeout 300 $PY -m py
     tests/test_varlen.py tests/test_ragged.py tests/test_select_reduce_ragged.py 2>&1 | tee "$OUT/ragged_tests.log" || rc_tests=$?
 echo "ragged suites: exit $rc_tests after $(( $(date +%s) - T0 )) s"
 timeout 250 $PY bench/varlen.py --out "$OUT" --budget-s 200 2>&1 | tee "$OUT/varlen.log" || rc_bench=$?
+fi
+if [ "$STAGE" = compressed ]; then
+# 4m. A corpus stored quantized (int8, fp8), one query: hsr against the peers' quantized MaxSim (<= 380 s).
+timeout 380 $PY bench/compressed.py --out "$OUT" --budget-s 300 2>&1 | tee "$OUT/compressed.log" || rc_bench=$?
 fi
 if [ "$STAGE" = offgrid ]; then
 timeout 320 $PY bench/maxsim_forward.py --table off-grid --out "$OUT" --budget-s 250 "${@:2}" 2>&1 | tee "$OUT/offgrid.log" || rc_bench=$?

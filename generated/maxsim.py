@@ -1304,6 +1304,7 @@ def score_fwd_lean(
                 dmask_next = tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
             offs_t = t0 + tl.arange(0, BLOCK_T)
+
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
             if HAS_dmask:  # the conditions on t, where a mask is given
@@ -1325,6 +1326,7 @@ def score_fwd_lean(
                 dmask_next = tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
             offs_t = t0 + tl.arange(0, BLOCK_T)
+
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
             if HAS_dmask:  # the conditions on t, where a mask is given
@@ -1351,6 +1353,7 @@ def score_fwd_lean(
                 nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
                 for t0 in range(t_lo, t_hi, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
+
                     dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
                                         BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
                     if HAS_dmask:  # the conditions on t, where a mask is given
@@ -1708,7 +1711,7 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
     meta = dict(
         HAS_qmask=qmask_ is not None,
         HAS_dmask=dmask_ is not None,
-        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
+        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=dispatch.lean_block_k(a_rows),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,
         num_warps=warps, num_stages=stages)

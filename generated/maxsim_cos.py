@@ -1730,6 +1730,7 @@ def score_fwd_lean(
             bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
             if COL_NORMS:
                 bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < size_t, other=0.0)
+
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
             if HAS_dmask:  # the conditions on t, where a mask is given
@@ -1754,6 +1755,7 @@ def score_fwd_lean(
             bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
             if COL_NORMS:
                 bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < size_t, other=0.0)
+
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
             if HAS_dmask:  # the conditions on t, where a mask is given
@@ -1784,6 +1786,7 @@ def score_fwd_lean(
                         bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < t_hi, other=0.0)
                     else:
                         bsq = bsq_next  # (unused: the tile forms its own)
+
                     dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                         BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
                     if HAS_dmask:  # the conditions on t, where a mask is given
@@ -2216,7 +2219,7 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
     meta = dict(
         HAS_qmask=qmask_ is not None,
         HAS_dmask=dmask_ is not None,
-        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
+        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=dispatch.lean_block_k(a_rows),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, COL_NORMS=col_norms,
         num_warps=warps, num_stages=stages)

@@ -798,6 +798,7 @@ def score_fwd_lean(
         t_full = t_lo + ((t_hi - t_lo) // BLOCK_T) * BLOCK_T
         for t0 in range(t_lo, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
+
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its
@@ -807,6 +808,7 @@ def score_fwd_lean(
         if t_full < t_hi:  # the last, partial tile
             t0 = t_full
             offs_t = t0 + tl.arange(0, BLOCK_T)
+
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its
@@ -824,6 +826,7 @@ def score_fwd_lean(
                 nan_idx = tl.full([BLOCK_S], size_t, tl.int32)
                 for t0 in range(t_lo, t_hi, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
+
                     dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
                                         BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
                     nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, offs_t[None, :], size_t), axis=1))
@@ -1165,7 +1168,7 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
         1.0, part_len, parts, sizes.get(ragged.rows_key("cu_q"), -1), sizes.get(ragged.rows_key("cu_d"), -1),
     )
     meta = dict(
-        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
+        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=dispatch.lean_block_k(a_rows),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, CHECK_OFFSETS=fold,
         num_warps=warps, num_stages=stages, **debug)

@@ -1029,6 +1029,7 @@ def score_fwd_lean(
             bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
             if COL_NORMS:
                 bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its
@@ -1041,6 +1042,7 @@ def score_fwd_lean(
             bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
             if COL_NORMS:
                 bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its
@@ -1062,6 +1064,7 @@ def score_fwd_lean(
                         bsq = tl.load(bsq_ptr + b_row0 + offs_t, mask=offs_t < t_hi, other=0.0)
                     else:
                         bsq = bsq_next  # (unused: the tile forms its own)
+
                     dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                         BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
                     nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, offs_t[None, :], size_t), axis=1))
@@ -1478,7 +1481,7 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
         1.0, part_len, parts, sizes.get(ragged.rows_key("cu_q"), -1), sizes.get(ragged.rows_key("cu_d"), -1),
     )
     meta = dict(
-        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=runtime.next_pow2(sizes["d"]),
+        BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=dispatch.lean_block_k(a_rows),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, COL_NORMS=col_norms, CHECK_OFFSETS=fold,
         num_warps=warps, num_stages=stages, **debug)

@@ -57,11 +57,12 @@ def stacking_axis(term) -> str | None:
 
 def lean_blockers(term, signature) -> list[str]:
     """Why a term cannot run the lean forward (bench/NOTES.md, v16); empty where
-    it can. Its form: a plain dot, cosine or squared L2 distance (the norms from
-    the tiles; an L2 pair's selected value from its differences) selected by
-    max or min, reduced over the rows
+    it can. Its form: a dot (any key of it and of per-column terms, formed on
+    the tile: a column scale or bias, int8 and fp8 rows' scales), a plain cosine
+    or squared L2 distance (the norms from the tiles; an L2 pair's selected value
+    from its differences) selected by max or min, reduced over the rows
     (sum, mean, max, min; a max or min from chunk partials), any epilogue and per-row terms applied once a row at its selection
-    (a weight, a scale, a bias), no per-column term, conditions only as
+    (a weight, a scale, a bias), conditions only as
     optional masks (a mean runs lean only when none is given), ragged axes
     on the operands' rows (each packed operand's grid axis its offsets' axis;
     no mask beside them, no mean over a ragged row axis), each
@@ -71,15 +72,13 @@ def lean_blockers(term, signature) -> list[str]:
     t, why = term, []
     if t.pair not in ("dot", "cos", "sqdist", "dist"):
         why.append(f"the pair is {t.pair}, not a dot, cosine or L2 distance")
-    elif not (t.key_is_prim or t.key_is_cos):
+    elif not (t.key_is_prim or t.key_is_cos or t.pair == "dot"):
         why.append(f"the selection's key is not the plain {t.pair}")
-    if t.a.quantized:
-        why.append(f"{t.a.quantized} rows")
     if t.index_out:
         why.append("the output is an index")
     cols = [s.name for s in t.sides if s.side == "col"]
-    if cols:
-        why.append("per-column terms (" + ", ".join(cols) + ")")
+    if cols and t.pair != "dot":
+        why.append(f"per-column terms ({', '.join(cols)}) on a {t.pair} key")
     if t.outer == "none":
         why.append("no outer reduction")
     decls = {name: default for name, _axes, _kind, default in signature}
@@ -762,7 +761,18 @@ LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SM
 # 0.212 against 0.247; 96 x 300 0.104 against 0.107 (MaxSim itself slower so: 0.227 against 0.215;
 # bench/results/h200-l2-blocks-2026-11-27/variants.md, table 3; bench/NOTES.md, session 29).
 LEAN_L2_BLOCKS = (64, 64, 4, 3)
+# int8 and fp8 rows from LEAN_BYTE_MIN_ROWS rows: a tile of 128 columns is 128 bytes a row, as fp16's 64.
+# H200, one query against stored documents (bench/results/h200-lean-quantized-2026-11-27/, lean_quant_probe.json
+# and sweep_*.jsonl): 1024 x 1024 of 1000 int8 0.333 ms against LEAN_BLOCKS' 0.422, fp8 0.34 against 0.39-0.45;
+# 256 x 2048 of 300 int8 0.065 against 0.082, fp8 0.067 against 0.079; 200 x 800 of 1500 int8 0.140 against
+# 0.168. Where LEAN_BLOCKS' one chunk holds the rows it wins (128 x 1024 of 1000 int8 0.102-0.110 against
+# 0.135-0.150; 96 x 300 of 2000), and at 32 rows LEAN_TINY_BLOCKS.
+LEAN_BYTE_BLOCKS = (64, 128, 4, 3)
+LEAN_BYTE_MIN_ROWS = LEAN_BLOCKS[0] + 1
 LEAN_DIMS = (16, 32, 64, 128, 256)
+# the rows the lean forward reads: 16-bit floats, and int8 and fp8 (e4m3) rows on their tensor cores,
+# whose tiles take at least 32 coordinates (a shorter contraction reads zeros past its end)
+LEAN_DTYPES = ("float16", "bfloat16", "int8", "float8_e4m3fn")
 # Few cells, long rows (bench/NOTES.md, session 28): where a lean forward's programs
 # (cells x chunks of rows) are fewer than PART_PROGRAMS_PER_SM per multiprocessor, its
 # selected axis splits into parts of at least PART_MIN_COLS columns, a program each, and a
@@ -805,12 +815,13 @@ def column_parts(programs: int, cols: int, block_c: int, sms: int) -> tuple[int,
     return -(-cols // part_len), part_len
 
 
-def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: bool = False) -> str:
+def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: bool = False,
+                byte: bool = False) -> str:
     """explain()'s line on the lean forward's split of its selected axis (column_parts),
     for `cells` output cells of `rows` rows on `machine` (an sm90 GPU counts EXPLAIN_SMS)."""
     on_gpu = machine.startswith("cuda")
-    block_r = _gpu_lean_blocks(rows, l2)[0] if on_gpu else min(64, next_pow2(rows))
-    block_c = LEAN_BLOCKS[1] if on_gpu else min(LEAN_INTERPRET_COLS, next_pow2(cols))
+    block_r, block_c = _gpu_lean_blocks(rows, l2, byte)[:2] if on_gpu else \
+        (min(64, next_pow2(rows)), min(LEAN_INTERPRET_COLS, next_pow2(cols)))
     programs = cells * -(-rows // block_r)
     sms = EXPLAIN_SMS if on_gpu else INTERPRET_SMS
     parts, part_len = column_parts(programs, cols, block_c, sms)
@@ -862,8 +873,8 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     why = []
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
-    elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(rows, cols, out_cells or cells,
-                                                                                      sms, l2) \
+    elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(
+            rows, cols, out_cells or cells, sms, l2, dtype in ("int8", "float8_e4m3fn")) \
             and not (l2 and rows * cells >= LEAN_L2_STACKED_ROWS):
         why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
                    f"columns, with {out_cells or cells} cells enough to fill the GPU or rows shorter than "
@@ -871,8 +882,8 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
                                              f"(an L2 key)" if l2 else ""))
     if cols < 1:
         why.append("no columns")
-    if dtype not in ("float16", "bfloat16"):
-        why.append(f"{dtype} rows (fp16 and bf16 only)")
+    if dtype not in LEAN_DTYPES:
+        why.append(f"{dtype} rows (fp16, bf16, int8 and fp8 only)")
     if not LEAN_DIMS[0] <= d <= LEAN_DIMS[-1]:
         # (sizes other than LEAN_DIMS read through pointers, padded to a power of two: at d = 96, 128 x 1024,
         # 1 x 1000 documents, 0.078 ms against the general loop's 0.100, H200, bench/NOTES.md session 28)
@@ -884,18 +895,19 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     return why
 
 
-def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False) -> bool:
+def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: bool = False) -> bool:
     """Few cells, long rows: the lean forward splits the selected axis in parts
     (column_parts), which beats the general loop's stacking of row sets there
     (bench/NOTES.md, session 28: 8 x 16 documents of 2048 and 8192 tokens)."""
-    block_r, block_c = _gpu_lean_blocks(rows, l2)[:2]
+    block_r, block_c = _gpu_lean_blocks(rows, l2, byte)[:2]
     return column_parts(out_cells * -(-rows // block_r), cols, block_c, sms)[0] > 1
 
 
-def _gpu_lean_blocks(rows: int, l2: bool = False) -> tuple[int, int, int, int]:
-    """(rows, columns, warps, stages) of a lean program on a GPU (l2: an L2 pair's key)."""
+def _gpu_lean_blocks(rows: int, l2: bool = False, byte: bool = False) -> tuple[int, int, int, int]:
+    """(rows, columns, warps, stages) of a lean program on a GPU (l2: an L2 pair's key;
+    byte: int8 or fp8 rows)."""
     if rows > 64:
-        return LEAN_L2_BLOCKS if l2 else LEAN_BLOCKS
+        return LEAN_L2_BLOCKS if l2 else LEAN_BYTE_BLOCKS if byte and rows >= LEAN_BYTE_MIN_ROWS else LEAN_BLOCKS
     return LEAN_SMALL_BLOCKS if rows > 32 else LEAN_TINY_BLOCKS
 
 
@@ -926,12 +938,19 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
         # TMA where the rows are many; short rows are small calls, and Triton 3.6 encodes a
         # descriptor on the host at every launch (about 25 us a call, bench/results/
         # h200-lean-short-rows-2026-11-26/host.md): pointer loads there, as fast on the GPU
-        load = int(rows >= LEAN_MIN_ROWS and a.shape[-1] in LEAN_DIMS and all(
+        load = int(rows >= LEAN_MIN_ROWS and a.shape[-1] in LEAN_DIMS and a.shape[-1] >= lean_block_k(a) and all(
             m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
-        block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2)
+        block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2, a.element_size() == 1)
         return block_r, block_c, warps, stages, load, a_rows, b_rows
-    load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS else 0  # (a descriptor's block is a power of two)
+    # (a descriptor's block is a power of two, and the whole contraction)
+    load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS and a.shape[-1] >= lean_block_k(a) else 0
     return min(64, next_pow2(rows)), min(LEAN_INTERPRET_COLS, next_pow2(cols)), 4, 2, load, a_rows, b_rows
+
+
+def lean_block_k(a: torch.Tensor) -> int:
+    """The lean forward's tile of the contraction: its size padded to a power of
+    two, at least 32 for int8 and fp8 rows (their dots take K >= 32)."""
+    return next_pow2(a.shape[-1], 32 if a.element_size() == 1 else 16)
 
 
 def offsets_foldable(term) -> bool:
@@ -1031,6 +1050,9 @@ def forms(term, signature) -> dict:
                 split=split_form(term, both, bool(stacked)), tma=tma)
 
 
+QUANTIZED_DTYPES = {"int8": "int8", "fp8": "float8_e4m3fn"}  # a quantized operand's rows, as torch names them
+
+
 def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "float16",
                    machine: str = "cuda9") -> list[str]:
     """explain()'s lines on a term's forward kernel: the family that runs and what
@@ -1038,11 +1060,11 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     a dtype and the machine it runs on (see `where`; default an sm90 GPU), the family a call
     of those sizes takes, from the same rules the call applies."""
     f = forms(term, signature)
-    if term.a.quantized:
-        return [f"  forward kernel: {term.a.quantized} ({FAMILIES[term.a.quantized]})",
-                one_loop_words(term, sizes.get(term.c) if sizes else None)]
     d = sizes.get(term.k) if sizes else None
-    if term.pair == "l1":
+    if term.a.quantized:  # the rows' own tensor cores: the lean loop, or the general one on those rows
+        general = term.a.quantized
+        dtype = QUANTIZED_DTYPES[term.a.quantized]
+    elif term.pair == "l1":
         general = "elementwise"
     elif d is not None:
         prec = precision(torch.float32, term.pair in ("sqdist", "dist"), "cuda" if machine.startswith("cuda") else "cpu")
@@ -1054,7 +1076,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     lines = []
     if sizes is None:
         if not f["lean"]:
-            lines.append(f"  forward kernel: lean ({FAMILIES['lean']}) for fp16/bf16 rows, {term.k} from "
+            lines.append(f"  forward kernel: lean ({FAMILIES['lean']}) for "
+                         + (f"{term.a.quantized} rows" if term.a.quantized else "fp16/bf16 rows") + f", {term.k} from "
                          f"{LEAN_DIMS[0]} to {LEAN_DIMS[-1]} (TMA loads at {LEAN_DIMS}), at least {LEAN_MIN_ROWS} "
                          f"rows of {term.r!r} or "
                          + (f"at most {LEAN_FEW_CELLS} row sets of {term.a.name} (more where the rows are long "
@@ -1105,7 +1128,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                          f"given a mask: {general} ({FAMILIES[general]})")
         else:
             lines.append(f"  forward kernel: {family} ({FAMILIES[family]})")
-        if family in ("tiles", "tiles-long", "tiles-tma", "points", "elementwise") and cols:
+        if family in ("tiles", "tiles-long", "tiles-tma", "points", "elementwise", "int8", "fp8") and cols:
             lines.append(one_loop_words(term, cols, tma_masked(term, f)))
         if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
             lines.append(row_slot_words(l2))
@@ -1117,7 +1140,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         if lean_call:
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
         elif family == "lean":
-            lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2))
+            lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2, bool(term.a.quantized)))
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:

@@ -185,6 +185,7 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
     # each program checks its own sequences
     from . import ragged  # (Triton: only where a spec packs)
 
+    cols = [s for s in t.sides if s.side == "col"]
     checks = [dict(cu=cu, axis=axis, outer=outer) for cu, (axis, outer) in
               {cu: (axis, outer) for _n, axis, outer, cu in t.packing}.items()]
     fold = dispatch.offsets_foldable(t)
@@ -204,8 +205,12 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
                 grid_sizes="".join(f"size_{g}, " for g in t.grid),
                 # a cosine's or L2 pair's column norms (from the *_row_norms pre-pass, or the tile's own:
                 # dispatch.col_norms), a tile at a time
-                tile_args=" bsq, COL_NORMS," if t.pair in ("cos", "sqdist", "dist") else "",
-                tile_params=" bsq, COL_NORMS: tl.constexpr," if t.pair in ("cos", "sqdist", "dist") else "",
+                tile_args=(" bsq, COL_NORMS," if t.pair in ("cos", "sqdist", "dist") else "")
+                + "".join(f" col_{s.name}," for s in cols),
+                tile_params=(" bsq, COL_NORMS: tl.constexpr," if t.pair in ("cos", "sqdist", "dist") else "")
+                + "".join(f" col_{s.name}," for s in cols),
+                # a dot's key formed on the tile from the dot and the columns' terms (a scale, a bias)
+                key=t.key if t.pair == "dot" and not t.key_is_prim else "",
                 grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
 
 
@@ -267,6 +272,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
                           optional=decls[s.name][2] is not None, default=repr(float(s.default or 0.0)),
                           base=_offset(s.name, [x for x in s.axes if x != axis], grid_map),
                           row=f"offs_{axis} * stride_{s.name}_{axis}" if axis in s.axes else "0",
+                          # the next tile's (the lean forward loads a column term a tile ahead)
+                          next=f"(offs_{axis} + BLOCK_{axis.upper()}) * stride_{s.name}_{axis}" if axis in s.axes else "0",
                           sel=f"sel_safe * stride_{s.name}_{axis}" if axis in s.axes else "0",
                           cells_py=_py_sizes((t.a if s.side == "row" else t.b).grid_axes)))
     sizes = list(dict.fromkeys(list(t.grid) + [t.r, t.c, t.k]))

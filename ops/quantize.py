@@ -4,14 +4,15 @@
 Each row along ``dim`` keeps its own scale, max |x| over the format's largest
 value (127 for int8, 448 for fp8 e4m3), so that x is about scale * q: the
 scales enter the spec as float inputs and the dots run on the low-precision
-tensor cores. On a GPU (and in the interpreter) int8 rows along the last axis
+tensor cores. On a GPU (and in the interpreter) rows along the last axis
 are quantized by one kernel launch, _quantize_rows, rather than a dozen of
 torch's: a corpus stored quantized has its queries quantized on every call, and
 at one query against a thousand documents those launches cost more than the
 scoring (H200: 0.176 ms a call, the int8 spec's own call on quantized
-queries 0.024; bench/results/h200-stored-int8-2026-11-27/). fp8 keeps torch's ops: the
-interpreter's fp8 conversion differs from torch's, so the tests could not hold
-a fused one to torch's rounding.
+queries 0.024; bench/results/h200-stored-int8-2026-11-27/). Its fp8 rows are
+rounded to e4m3's grid in fp32 arithmetic before the conversion (the
+interpreter's own conversion rounds some values across a binade wrongly), so
+they equal torch's conversion bit for bit on either.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ ROUND: tl.constexpr = tl.constexpr(12582912.0)  # 1.5 * 2^23: (y + ROUND) - ROUN
 
 
 @triton.jit
-def _quantize_rows(x_ptr, q_ptr, scale_ptr, n_rows, d, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr):
-    """Rows [n_rows, d] of x to int8 as quantize_int8's torch ops do: scale = max |x| / 127 (1
-    for a row of zeros, NaN for a row holding NaN), q = x / scale rounded to the nearest
-    integer (ties to even), clamped to +-127, NaN to 0."""
+def _quantize_rows(x_ptr, q_ptr, scale_ptr, n_rows, d, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr,
+                   FP8: tl.constexpr):
+    """Rows [n_rows, d] of x to int8 (FP8: fp8 e4m3) as quantize_int8's (quantize_fp8's) torch ops
+    do: scale = max |x| / 127 (448; 1 for a row of zeros, NaN for a row holding NaN), q = x / scale
+    rounded to the nearest integer (e4m3 value), ties to even, clamped to +-127 (+-448), NaN to 0."""
     rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
     cols = tl.arange(0, BLOCK_D)
     ok = (rows < n_rows)[:, None] & (cols < d)[None, :]
@@ -40,11 +42,19 @@ def _quantize_rows(x_ptr, q_ptr, scale_ptr, n_rows, d, BLOCK_R: tl.constexpr, BL
     amax = tl.max(tl.abs(x), axis=1)
     amax = tl.where(tl.sum((x != x).to(tl.int32), axis=1) > 0, float("nan"), amax)  # max keeps no NaN
     # IEEE divisions (div_rn), as torch's: Triton's `/` on fp32 may round the last bit otherwise
-    scale = tl.where(amax > 0, tl.div_rn(amax, tl.full(amax.shape, 127.0, tl.float32)), tl.where(amax == 0, 1.0, amax))
+    top = 448.0 if FP8 else 127.0
+    scale = tl.where(amax > 0, tl.div_rn(amax, tl.full(amax.shape, top, tl.float32)), tl.where(amax == 0, 1.0, amax))
     y = tl.div_rn(x, tl.broadcast_to(scale[:, None], x.shape))
     y = tl.where(y == y, y, 0.0)
-    y = tl.minimum(tl.maximum((y + ROUND) - ROUND, -127.0), 127.0)
-    tl.store(q_ptr + at, y.to(tl.int8), mask=ok)
+    if FP8:  # to e4m3's grid: 3 fraction bits, a fixed step below its least normal exponent (-6)
+        bits = y.to(tl.int32, bitcast=True)
+        step = ((tl.maximum(((bits >> 23) & 0xFF) - 127, -6) - 3 + 127) << 23).to(tl.float32, bitcast=True)
+        r = tl.minimum(((tl.abs(y) / step + ROUND) - ROUND) * step, 448.0)  # (dividing by a power of two is exact)
+        r = (r.to(tl.int32, bitcast=True) | ((bits >> 31) << 31)).to(tl.float32, bitcast=True)  # y's sign: -0 too
+        tl.store(q_ptr + at, r.to(tl.float8e4nv), mask=ok)
+    else:
+        y = tl.minimum(tl.maximum((y + ROUND) - ROUND, -127.0), 127.0)
+        tl.store(q_ptr + at, y.to(tl.int8), mask=ok)
     tl.store(scale_ptr + rows, scale, mask=rows < n_rows)
 
 
@@ -53,7 +63,7 @@ def quantize_int8(x: torch.Tensor, dim: int = -1) -> tuple[torch.Tensor, torch.T
 
     A row of zeros gets scale 1 and stays zero; a row holding NaN gets a NaN
     scale, so that the scores it reaches are NaN, as with float inputs."""
-    fused = _fused(x, dim)
+    fused = _fused(x, dim, torch.int8)
     if fused is not None:
         return fused
     x, scale = _scaled(x, dim, 127.0, "quantize_int8")
@@ -64,6 +74,9 @@ def quantize_int8(x: torch.Tensor, dim: int = -1) -> tuple[torch.Tensor, torch.T
 def quantize_fp8(x: torch.Tensor, dim: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
     """(q, scale): q torch.float8_e4m3fn (rounded to nearest, |q| <= 448) with
     x's shape, scale fp32 without ``dim``; zeros and NaN rows as quantize_int8."""
+    fused = _fused(x, dim, torch.float8_e4m3fn)
+    if fused is not None:
+        return fused
     x, scale = _scaled(x, dim, 448.0, "quantize_fp8")
     q = (x / scale).clamp(-448.0, 448.0).nan_to_num(0.0).to(torch.float8_e4m3fn)
     return q, scale.squeeze(dim)
@@ -72,8 +85,9 @@ def quantize_fp8(x: torch.Tensor, dim: int = -1) -> tuple[torch.Tensor, torch.Te
 FUSED_MAX_D = 4096  # the widest rows the one-launch quantizer holds in a block
 
 
-def _fused(x, dim):
-    """quantize_int8's (q, scale) from one _quantize_rows launch, where it applies: x a float
+def _fused(x, dim, kind):
+    """quantize_int8's or quantize_fp8's (kind: the rows' dtype) (q, scale) from one
+    _quantize_rows launch, where it applies: x a float
     tensor (not float64) on a GPU or in the interpreter, quantized along its last axis, of at
     most FUSED_MAX_D; else None."""
     if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 1 and 0 < x.shape[-1] <= FUSED_MAX_D
@@ -81,13 +95,13 @@ def _fused(x, dim):
         return None
     d = x.shape[-1]
     rows = x.detach().reshape(-1, d).contiguous()
-    q = torch.empty(rows.shape, dtype=torch.int8, device=x.device)
+    q = torch.empty(rows.shape, dtype=kind, device=x.device)
     scale = torch.empty(rows.shape[0], dtype=torch.float32, device=x.device)
     if rows.shape[0]:
         block_d = next_pow2(d, 16)
         block_r = max(1, min(64, 4096 // block_d))
         launcher.launch(_quantize_rows, (triton.cdiv(rows.shape[0], block_r),), rows, q, scale, rows.shape[0], d,
-                        BLOCK_R=block_r, BLOCK_D=block_d, num_warps=4)
+                        BLOCK_R=block_r, BLOCK_D=block_d, FP8=kind == torch.float8_e4m3fn, num_warps=4)
     return q.view(x.shape), scale.view(x.shape[:-1])
 
 

@@ -39,6 +39,7 @@ D[j, t, d]: float
 c[j, t]: float
 score[i, j] = sum_s max_t (<Q_s, D_t> + c_t)
 """
+COSINE_COLUMN_TERM = COLUMN_TERM.replace("<Q_s, D_t>", "cos(Q_s, D_t)")
 L1 = """
 P[b, n, d]: float
 R[b, m, d]: float
@@ -89,7 +90,8 @@ CASES = [  # (spec, sizes, dtype, what the pair makes of them under the interpre
     (MAXSIM, dict(i=2, j=3, s=8, t=5, d=16), torch.float32, "tiles"),
     (MAXSIM, dict(i=2, j=3, s=8, t=5, d=24), torch.float16, "lean"),  # pointer loads, padded to 32
     (WEIGHTED, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "lean"),
-    (COLUMN_TERM, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "tiles"),
+    (COLUMN_TERM, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "lean"),
+    (COSINE_COLUMN_TERM, dict(i=2, j=3, s=8, t=5, d=16), torch.float16, "tiles"),
     (SPLADE, dict(b=2, s=5, h=24, v=6), torch.float32, "tiles"),
     (SPLADE, dict(b=1, s=3, h=272, v=4), torch.float16, "tiles-tma"),
     (NEAREST, dict(b=2, n=6, m=7, d=3), torch.float32, "points"),
@@ -132,10 +134,10 @@ def test_explain_names_the_split_pass_where_it_runs(monkeypatch, device):
 
 
 def test_the_rule_without_sizes_says_what_blocks_the_lean_forward():
-    text = hsr.compile(COLUMN_TERM).explain()
+    text = hsr.compile(COSINE_COLUMN_TERM).explain()
     assert "forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long" in text
-    assert "not lean: the selection's key is not the plain dot; per-column terms (c)" in text
-    for spec in (MAXSIM, WEIGHTED):
+    assert "not lean: the selection's key is not the plain cos; per-column terms (c) on a cos key" in text
+    for spec in (MAXSIM, WEIGHTED, COLUMN_TERM):  # a dot's key takes per-column terms on the tile
         text = hsr.compile(spec).explain()
         assert "forward kernel: lean" in text and "not lean" not in text
 
@@ -178,6 +180,8 @@ def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
     chunks of 4 warps where MaxSim's take 128 rows of 8; short rows keep the common blocks."""
     assert dispatch._gpu_lean_blocks(1024, l2=True) == dispatch.LEAN_L2_BLOCKS
     assert dispatch._gpu_lean_blocks(1024) == dispatch.LEAN_BLOCKS
+    assert dispatch._gpu_lean_blocks(1024, byte=True) == dispatch.LEAN_BYTE_BLOCKS  # int8 and fp8 rows, many
+    assert dispatch._gpu_lean_blocks(128, byte=True) == dispatch.LEAN_BLOCKS
     assert dispatch._gpu_lean_blocks(32, l2=True) == dispatch._gpu_lean_blocks(32)
     sizes = dict(i=1, j=1000, s=1024, t=300, d=128)
     gaussian = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
@@ -199,7 +203,7 @@ def test_the_general_loop_keeps_one_slot_per_row_where_no_index_is_carried(monke
     monkeypatch.setattr(launcher, "launch", spy)
     monkeypatch.delenv("HSR_ROW_SLOT", raising=False)
     sizes = dict(i=2, j=3, s=8, t=5, d=16)
-    op = hsr.compile(COLUMN_TERM)
+    op = hsr.compile(COSINE_COLUMN_TERM)  # (a dot's column term runs lean)
     Q, D, c = _inputs(op, sizes, torch.float16, "cpu")
     with torch.no_grad():
         op(Q, D, c)

@@ -3,7 +3,7 @@ checked against the float64 reference through the interpreter.
 
 For each family of dispatch.FAMILIES, hypothesis draws random specs of the normal
 form from test_language's strategy, its slots narrowed only as far as the family
-needs (the lean forward an outer reduction and no per-column term; tiles-long a
+needs (the lean forward an outer reduction, in 16-bit, int8 or fp8 rows; tiles-long a
 stacked outer axis; split and both-ways a min of a plain L2 or L1 pair per point;
 elementwise an L1 pair; int8 and fp8 the same specs on quantized operands), then
 sizes, a dtype and the switches that reach it here (a contraction of 16 or 32 in
@@ -15,7 +15,7 @@ the index where the output is one, and every float input's gradient against
 ran. The families reached are counted: the test fails if one never ran.
 
 All ten families run through the interpreter. int8 and fp8 are the general tile
-loop on quantized rows (no gradient). both-ways is never what ``op(...)`` runs (a
+loop on quantized rows (no gradient); the lean forward takes quantized rows too. both-ways is never what ``op(...)`` runs (a
 spec that writes both directions, Chamfer's sum, has outer reductions and runs one
 general kernel per term): it is the module's ``both_ways(X, Y)``, the call of both
 directions, made where the drawn spec's module carries it.
@@ -43,7 +43,6 @@ VALUE_TOL = 2e-4  # of max(|reference|, 1), as test_language (fp32 outputs; the 
 GRAD_TOL = {torch.float32: 2e-3, torch.float16: 1e-2, torch.bfloat16: 3e-2}  # 16-bit gradients, as test_splade
 LEAN_MIN_ROWS = 4  # the lean forward's row threshold here (128 on a GPU), as test_dispatch
 NOT_L1 = sorted(set(PAIRS) - {"l1"})
-NO_COLUMN = [p for p in PRES if "{col}" not in p]
 OUTER = ["sum", "mean", "max", "min"]
 # pre-selection epilogues that keep a min of the plain pair (a decreasing one under a max)
 NEAREST = {"min": ["{p}", "log1p(relu({p}))", "tanh({p})", "softplus({p}) * 2", "({p})^2"],
@@ -55,8 +54,8 @@ ALIGNED = st.integers(33, 36).map(lambda k: 8 * k)  # rows of 16-byte multiples 
 
 # family: (spec slots, contraction sizes, dtypes)
 FAMILIES = {
-    "lean": (dict(pairs=NOT_L1, outers=OUTER, pres=lambda select: NO_COLUMN),
-             st.sampled_from([16, 32]), st.sampled_from([torch.float16, torch.bfloat16])),
+    "lean": (dict(pairs=NOT_L1, outers=OUTER), st.sampled_from([16, 32]),
+             st.sampled_from([torch.float16, torch.bfloat16, "int8", "fp8"])),
     "tiles": (dict(pairs=NOT_L1), SHORT, st.sampled_from(FLOATS)),
     # a stacked outer axis (in-batch retrieval) keeps TMA out; one value per row does not
     "tiles-long": (dict(layouts=["retrieval"], pairs=NOT_L1, outers=OUTER), LONG, st.sampled_from(FLOATS)),
@@ -76,8 +75,10 @@ ROWS = {"P": "n", "Q": "s"}  # each layout's row axis
 @st.composite
 def cases(draw, target):
     slots, contraction, dtypes = FAMILIES[target]
-    text, index_out = draw(specs(**slots))
     dtype = draw(dtypes)
+    if dtype in ("int8", "fp8"):  # quantized rows meet in a dot only
+        slots = dict(slots, pairs=["dot"])
+    text, index_out = draw(specs(**slots))
     if dtype in ("int8", "fp8"):  # the same spec on quantized operands (they enter only the dot)
         for operand in OPERANDS:
             text = text.replace(f"{operand}: float", f"{operand}: {dtype}")
@@ -92,9 +93,9 @@ def cases(draw, target):
 
 def _family(op, launched: str) -> str:
     """The dispatch family of a forward the spy saw: an L1 pair's general kernel is the
-    elementwise loop, quantized rows' the int8 or fp8 family (as forward_kernel says)."""
+    elementwise loop, quantized rows' general loop the int8 or fp8 family (as forward_kernel says)."""
     term = op.plan.terms[0]
-    if term.a.quantized:
+    if term.a.quantized and launched != "lean":
         return term.a.quantized
     if term.pair == "l1" and launched not in ("lean", "both-ways"):
         return "elementwise"

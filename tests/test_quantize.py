@@ -59,32 +59,38 @@ def test_a_nan_row_gets_a_nan_scale():
 
 
 @given(st.integers(1, 40), st.integers(1, 300), st.sampled_from([torch.float32, torch.float16, torch.bfloat16]),
-       st.booleans(), st.integers(0, 2**31 - 1))
-def test_int8_rows_quantized_in_one_launch_as_torch_would(device, n, d, dtype, strided, seed):
-    """quantize_int8 on a GPU (here the interpreter) is one launch of _quantize_rows: its rows
-    and scales equal torch's ops' (max |x| / 127, rounding half to even, +-127, NaN to 0) bit
-    for bit, with rows of zeros, NaN, inf, ties (halves at scale 1) and strided rows."""
+       st.booleans(), st.sampled_from(["int8", "fp8"]), st.integers(0, 2**31 - 1))
+def test_rows_quantized_in_one_launch_as_torch_would(device, n, d, dtype, strided, kind, seed):
+    """quantize_int8 and quantize_fp8 on a GPU (here the interpreter) are one launch of
+    _quantize_rows: its rows and scales equal torch's ops' (max |x| / 127 or 448, rounding half
+    to even, +-127 or 448, NaN to 0) bit for bit, with rows of zeros, NaN, inf, ties (halves at
+    scale 1; fp8's between its 3-bit steps), values far below 1 (fp8's subnormals) and strided rows."""
     from hsr import launcher
+    top, quantize = (127.0, quantize_int8) if kind == "int8" else (448.0, quantize_fp8)
     gen = torch.Generator().manual_seed(seed)
     x = torch.randn(n, d + 3 if strided else d, generator=gen) * torch.rand(n, 1, generator=gen) * 9
     x = x[:, 1:d + 1] if strided else x
+    if n > 4:
+        x[4] *= torch.exp2(torch.randint(-20, 0, (d,), generator=gen).float())  # small steps and subnormals
     x[0] = torch.arange(d) / 2 - d / 4  # halves ...
-    x[0, 0] = 127.0  # ... at scale 1
+    x[0, 0] = top  # ... at scale 1
     if n > 3:
         x[1], x[2, d // 2], x[3, d - 1] = 0.0, float("nan"), float("-inf")
     x = x.to(dtype).to(device)
     calls, plain = [], launcher.launch
     try:
         launcher.launch = lambda kernel, *a, **k: calls.append(kernel) or plain(kernel, *a, **k)
-        q, scale = quantize_int8(x)
+        q, scale = quantize(x)
     finally:
         launcher.launch = plain
     xf = x.detach().float().cpu()
     amax = xf.abs().amax(dim=-1, keepdim=True)
-    want_scale = torch.where(amax > 0, amax / 127.0, torch.where(amax == 0, 1.0, amax))
-    want = torch.round(xf / want_scale).clamp(-127, 127).nan_to_num(0.0).to(torch.int8)
-    assert len(calls) == 1 and q.dtype == torch.int8 and q.shape == x.shape
-    assert torch.equal(q.cpu(), want)
+    want_scale = torch.where(amax > 0, amax / top, torch.where(amax == 0, 1.0, amax))
+    y = xf / want_scale
+    want = torch.round(y).clamp(-127, 127).nan_to_num(0.0).to(torch.int8) if kind == "int8" else \
+        y.clamp(-448.0, 448.0).nan_to_num(0.0).to(torch.float8_e4m3fn)
+    assert len(calls) == 1 and q.dtype == want.dtype and q.shape == x.shape
+    assert torch.equal(q.cpu().view(torch.uint8), want.view(torch.uint8))
     assert torch.equal(scale.cpu().nan_to_num(-1.0), want_scale.squeeze(-1).nan_to_num(-1.0))
 
 

@@ -741,6 +741,90 @@ def test_the_lean_forward_with_indices(lean, lean_ops, device, ni, nj, s, t, see
             assert torch.allclose(mine.cpu().double(), want, rtol=1e-2, atol=1e-2), name  # fp16 gradients
 
 
+LEAN_COLUMNS = {  # a dot's key formed on the tile from per-column terms, and quantized rows (their scales)
+    "col_scale": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        w[j, t]: float
+        amask[i, s]: bool = all
+        bmask[j, t]: bool = all
+        out[i, j] = sum_s max_t w_t * <A_s, B_t>  where amask, bmask
+    """,
+    "col_bias": """
+        A[i, s, d]: float
+        B[j, t, d]: float
+        b[j, t]: float = 0
+        out[i, j] = max_s min_t sigmoid(<A_s, B_t> + b_t)
+    """,
+    "int8": (OPS / "maxsim_int8.hsr").read_text(),
+    "fp8": (OPS / "maxsim_fp8.hsr").read_text(),
+}
+
+
+@pytest.fixture(scope="module")
+def column_ops():
+    return {name: hsr.compile(text) for name, text in LEAN_COLUMNS.items()}
+
+
+@settings(max_examples=examples(24))
+@given(st.sampled_from(sorted(LEAN_COLUMNS)), st.integers(1, 2), st.integers(1, 3), st.integers(1, 90),
+       st.integers(1, 100), st.sampled_from([16, 32, 40]), st.booleans(), st.integers(0, 10**6))
+def test_the_lean_forward_of_column_terms_and_quantized_rows(lean, column_ops, device, name, ni, nj, s, t, d,
+                                                             masked, seed):
+    """A column scale or bias in a dot's key, and int8 and fp8 rows times their scales,
+    through the lean kernel (a contraction of 16 or 40 padded to the quantized tile's 32):
+    values, indices (ties to the lowest: small integers, scales of quarters, every product
+    exact) and the float inputs' gradients as the reference."""
+    if name == "fp8" and device == "cuda" and torch.cuda.get_device_capability() < (8, 9):
+        pytest.skip("fp8 tensor cores")
+    gen = torch.Generator().manual_seed(seed)
+    op = column_ops[name]
+    quarters = lambda *shape: torch.randint(-8, 9, shape, generator=gen).float() / 4  # noqa: E731
+    A, B = _ints((ni, s, d), gen), _ints((nj, t, d), gen)
+    if name in ("int8", "fp8"):
+        kind = torch.int8 if name == "int8" else torch.float8_e4m3fn
+        args = [A.to(kind), B.to(kind)]
+        kw = dict(qscale=quarters(ni, s).abs() + 0.25, dscale=quarters(nj, t).abs() + 0.25)
+        key = torch.einsum("isd,jtd->ijst", A.double(), B.double()) * kw["dscale"].double()[None, :, None, :]
+    else:
+        args = [A.half(), B.half()]
+        kw = dict(w=quarters(nj, t).half()) if name == "col_scale" else dict(b=quarters(nj, t).half()) if masked else {}
+        key = torch.einsum("isd,jtd->ijst", A.double(), B.double())
+        key = key * kw["w"].double()[None, :, None, :] if "w" in kw else key + kw["b"].double()[None, :, None, :] \
+            if "b" in kw else key
+    if name != "col_bias" and masked:
+        kw["amask" if name == "col_scale" else "qmask"] = torch.rand(ni, s, generator=gen) < 0.7
+        kw["bmask" if name == "col_scale" else "dmask"] = bmask = torch.rand(nj, t, generator=gen) < 0.6
+        bmask[-1] = False  # a document with no token
+        key = key.masked_fill(~bmask[None, :, None, :], float("-inf"))
+    lean.clear()
+    dev_kw = {k: v.to(device) for k, v in kw.items()}
+    out, idx = op.forward_with_indices(*(x.to(device) for x in args), **dev_kw)
+    assert lean[-1] is not None, name
+    ref_kw = {k: v.double() if v.is_floating_point() else v for k, v in kw.items()}
+    ref = op.reference(*(x if name in ("int8", "fp8") else x.double() for x in args), **ref_kw)
+    assert torch.allclose(out.cpu().double(), ref, rtol=1e-5, atol=1e-5), name
+    best = key.amin(-1) if name == "col_bias" else key.amax(-1)
+    first = (key == best[..., None]).double().argmax(-1)
+    first[(best.abs() == float("inf"))] = -1  # an empty selection
+    for m in ("amask", "qmask"):
+        if m in kw:
+            first = first.masked_fill(~kw[m][:, None, :], -1)
+    assert torch.equal(idx.cpu().long(), first), name
+    if name in ("int8", "fp8"):
+        return  # quantized rows serve inference: no gradient
+    floats = [x.to(device).clone().requires_grad_() for x in args]
+    fkw = {k: v.to(device).clone().requires_grad_() if v.is_floating_point() else v.to(device) for k, v in kw.items()}
+    grad = torch.randn(ni, nj, generator=gen)
+    op(*floats, **fkw).backward(grad.to(device))
+    refs = [x.double().requires_grad_() for x in args]
+    rkw = {k: v.double().requires_grad_() if v.is_floating_point() else v for k, v in kw.items()}
+    op.reference(*refs, **rkw).backward(grad.double())
+    pairs = list(zip(floats, refs)) + [(fkw[k], rkw[k]) for k in kw if kw[k].is_floating_point()]
+    for mine, want in pairs:
+        assert torch.allclose(mine.grad.cpu().double(), want.grad, rtol=2e-2, atol=2e-2), name  # fp16 gradients
+
+
 def test_the_lean_forward_keeps_nan_in_its_own_cells(lean, lean_ops, device):
     """Rows are read as one matrix, so a last tile reads the next document's rows and a
     last chunk the next query's: a NaN there reaches only its own cells."""

@@ -241,7 +241,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_ is not None else target,'
         l_1_m = missing
-        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_sides'):
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
             yield ' t["'
@@ -292,7 +292,7 @@ def root(context, missing=missing):
             yield str(environment.getitem(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'mask_ranks'), environment.getattr(l_1_loop, 'index0')))
             yield '),'
         l_1_loop = l_1_m = missing
-        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_sides'):
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
             yield ' *_strides(t["'
@@ -316,7 +316,7 @@ def root(context, missing=missing):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
                     yield l_1_s
-        for l_1_s in t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_sides')):
+        for l_1_s in t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
             _loop_vars = {}
             pass
             yield '        HAS_'
@@ -331,9 +331,7 @@ def root(context, missing=missing):
         yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '=block_c, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield '=runtime.next_pow2(sizes["'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"]),\n        SIZE_'
+        yield '=dispatch.lean_block_k(a_rows),\n        SIZE_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
@@ -403,7 +401,11 @@ def root(context, missing=missing):
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
     yield '"]\n    device = '
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield '_.device\n    n_cells = '
+    yield '_.device\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'fp8'):
+        pass
+        yield '    runtime.require_fp8(device)\n'
+    yield '    n_cells = '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cells_py'))
     yield '\n'
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none')):
@@ -506,7 +508,7 @@ def root(context, missing=missing):
         pass
         yield '    blocks = None\n    if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
-        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 235 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 238 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ':\n        blocks = dispatch.lean_blocks('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -519,7 +521,7 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
-        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 236 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 239 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -549,7 +551,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 251 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 254 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -561,7 +563,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 254 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 257 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -589,7 +591,7 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 268 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 271 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
         pass
@@ -762,12 +764,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 317 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 317 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -799,7 +801,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 328 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 331 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -810,18 +812,13 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 331 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 334 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
         yield '    n_chunks = triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], split) if split else 1\n    target = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device) if split else out\n'
-    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'fp8'):
-        pass
-        yield '    runtime.require_fp8('
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_.device)\n'
     yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
@@ -1621,4 +1618,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=337&140=341&142=351&144=353&145=355&146=357&148=360&150=362&152=365&160=372&163=376&164=378&167=380&169=382&170=386&173=388&178=390&181=393&184=397&185=405&186=407&187=409&189=412&191=419&193=423&195=426&197=433&199=437&201=440&206=446&207=449&211=457&213=459&217=463&222=467&223=471&225=478&226=482&227=486&228=489&230=498&233=505&235=508&236=511&238=524&240=527&244=531&246=534&248=537&249=539&250=541&251=543&254=555&255=566&257=569&261=573&262=577&264=580&268=590&270=594&272=597&274=603&276=605&277=608&278=616&279=624&280=626&282=634&283=637&284=645&286=654&287=656&288=662&291=668&292=670&294=673&295=691&297=700&298=716&300=721&302=725&304=727&306=731&307=737&308=741&310=745&311=751&312=757&314=761&317=764&318=774&320=778&321=784&322=786&323=788&325=791&326=793&327=796&328=798&329=804&330=807&331=809&333=815&334=818&337=820&338=823&343=826&346=829&347=833&348=836&350=838&351=841&354=843&357=846&358=849&362=852&364=894&365=899&366=901&367=904&370=942&373=966&374=968&377=978&378=981&380=983&383=989&384=993&386=999&387=1003&389=1005&391=1018&393=1027&396=1038&397=1041&399=1045&400=1049&402=1052&404=1057&405=1061&407=1064&408=1066&410=1073&412=1075&414=1078&420=1088&421=1092&422=1096&423=1099&426=1104&429=1106&432=1109&439=1112&441=1115&444=1118&447=1121&450=1125&451=1127&453=1129&455=1131&456=1135&459=1137&460=1139&461=1141&462=1143&465=1149&468=1153&470=1161&472=1163&473=1165&475=1168&476=1178&479=1191&481=1195&482=1203&484=1211&485=1215&488=1225&495=1232&496=1242&497=1253&498=1267&499=1271&503=1282&504=1286&505=1288&506=1294&508=1318&509=1320&510=1324&511=1328&512=1332&514=1334&516=1336&520=1338&521=1342&524=1346&533=1348&542=1352&546=1356&550=1358&556=1362&557=1366&558=1368&560=1390&561=1392&562=1396&563=1398&567=1402&568=1405&571=1414&573=1417&574=1423&575=1427&577=1449&578=1451&579=1455&580=1457&581=1463&582=1465&583=1467&586=1471&587=1474&590=1487&591=1495&593=1505&594=1509&595=1515&596=1521&597=1525&598=1528&599=1530&600=1538&606=1544&608=1546&609=1554&612=1558&613=1560&614=1562&615=1568&618=1572&622=1574&623=1576&636=1578&645=1581&649=1583&650=1586&655=1592&657=1595&659=1600&661=1602&663=1605&665=1608&668=1610&669=1616'
+debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=335&140=339&142=349&144=351&145=353&146=355&148=358&150=360&152=363&160=370&163=374&164=376&167=378&169=380&170=384&173=386&178=388&181=391&184=395&185=403&186=405&189=409&190=411&192=414&194=421&196=425&198=428&200=435&202=439&204=442&209=448&210=451&214=459&216=461&220=465&225=469&226=473&228=480&229=484&230=488&231=491&233=500&236=507&238=510&239=513&241=526&243=529&247=533&249=536&251=539&252=541&253=543&254=545&257=557&258=568&260=571&264=575&265=579&267=582&271=592&273=596&275=599&277=605&279=607&280=610&281=618&282=626&283=628&285=636&286=639&287=647&289=656&290=658&291=664&294=670&295=672&297=675&298=693&300=702&301=718&303=723&305=727&307=729&309=733&310=739&311=743&313=747&314=753&315=759&317=763&320=766&321=776&323=780&324=786&325=788&326=790&328=793&329=795&330=798&331=800&332=806&333=809&334=811&336=817&337=820&343=823&346=826&347=830&348=833&350=835&351=838&354=840&357=843&358=846&362=849&364=891&365=896&366=898&367=901&370=939&373=963&374=965&377=975&378=978&380=980&383=986&384=990&386=996&387=1000&389=1002&391=1015&393=1024&396=1035&397=1038&399=1042&400=1046&402=1049&404=1054&405=1058&407=1061&408=1063&410=1070&412=1072&414=1075&420=1085&421=1089&422=1093&423=1096&426=1101&429=1103&432=1106&439=1109&441=1112&444=1115&447=1118&450=1122&451=1124&453=1126&455=1128&456=1132&459=1134&460=1136&461=1138&462=1140&465=1146&468=1150&470=1158&472=1160&473=1162&475=1165&476=1175&479=1188&481=1192&482=1200&484=1208&485=1212&488=1222&495=1229&496=1239&497=1250&498=1264&499=1268&503=1279&504=1283&505=1285&506=1291&508=1315&509=1317&510=1321&511=1325&512=1329&514=1331&516=1333&520=1335&521=1339&524=1343&533=1345&542=1349&546=1353&550=1355&556=1359&557=1363&558=1365&560=1387&561=1389&562=1393&563=1395&567=1399&568=1402&571=1411&573=1414&574=1420&575=1424&577=1446&578=1448&579=1452&580=1454&581=1460&582=1462&583=1464&586=1468&587=1471&590=1484&591=1492&593=1502&594=1506&595=1512&596=1518&597=1522&598=1525&599=1527&600=1535&606=1541&608=1543&609=1551&612=1555&613=1557&614=1559&615=1565&618=1569&622=1571&623=1573&636=1575&645=1578&649=1580&650=1583&655=1589&657=1592&659=1597&661=1599&663=1602&665=1605&668=1607&669=1613'

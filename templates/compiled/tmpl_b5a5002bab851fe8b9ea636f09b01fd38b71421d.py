@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_t = resolve('t')
-    l_0_cond_code = l_0_side_load = l_0_rank_again = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_R_END = l_0_C_END = l_0_lean_c_ok = l_0_lean_mask_loads = l_0_lean_step = l_0_lean_l2_at_selection = l_0_lean_merge = l_0_lean_l2_again = missing
+    l_0_cond_code = l_0_side_load = l_0_rank_again = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_R_END = l_0_C_END = l_0_lean_c_ok = l_0_lean_mask_loads = l_0_lean_col_loads = l_0_lean_step = l_0_lean_l2_at_selection = l_0_lean_merge = l_0_lean_l2_again = missing
     try:
         t_1 = environment.filters['indent']
     except KeyError:
@@ -34,7 +34,7 @@ def root(context, missing=missing):
         def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/lean.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'C_END': l_0_C_END, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'R_END': l_0_R_END, 'cond_code': l_0_cond_code, 'lean_c_ok': l_0_lean_c_ok, 'lean_l2_again': l_0_lean_l2_again, 'lean_l2_at_selection': l_0_lean_l2_at_selection, 'lean_mask_loads': l_0_lean_mask_loads, 'lean_merge': l_0_lean_merge, 'lean_step': l_0_lean_step, 'rank_again': l_0_rank_again, 'side_load': l_0_side_load})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/lean.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'C_END': l_0_C_END, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'R_END': l_0_R_END, 'cond_code': l_0_cond_code, 'lean_c_ok': l_0_lean_c_ok, 'lean_col_loads': l_0_lean_col_loads, 'lean_l2_again': l_0_lean_l2_again, 'lean_l2_at_selection': l_0_lean_l2_at_selection, 'lean_mask_loads': l_0_lean_mask_loads, 'lean_merge': l_0_lean_merge, 'lean_step': l_0_lean_step, 'rank_again': l_0_rank_again, 'side_load': l_0_side_load})
     l_0_cond_code = getattr(included_template, 'cond_code', missing)
     if l_0_cond_code is missing:
         l_0_cond_code = undefined(f"the template {included_template.__name__!r} (imported on line 3 in 'select_reduce/lean.py.jinja') does not export the requested name 'cond_code'", name='cond_code')
@@ -136,8 +136,47 @@ def root(context, missing=missing):
         return concat(t_7)
     context.exported_vars.add('lean_mask_loads')
     context.vars['lean_mask_loads'] = l_0_lean_mask_loads = Macro(environment, macro, 'lean_mask_loads', ('var',), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_partial):
+    def macro(l_1_ahead):
         t_9 = []
+        l_1_C = l_0_C
+        if l_1_ahead is missing:
+            l_1_ahead = False
+        pass
+        l_1_C = environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C')
+        for l_2_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
+            _loop_vars = {}
+            pass
+            t_9.extend((
+                '# spec line ',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line')),
+                ': the per-column term ',
+                str(environment.getattr(l_2_s, 'name')),
+                str((', a tile ahead' if l_1_ahead else cond_expr_undefined("the inline if-expression on line 30 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined."))),
+                '\n',
+            ))
+            if l_1_ahead:
+                pass
+                t_9.extend((
+                    'col_',
+                    str(environment.getattr(l_2_s, 'name')),
+                    ' = col_',
+                    str(environment.getattr(l_2_s, 'name')),
+                    '_next\n',
+                    str(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_2_s, str_join(('col_', environment.getattr(l_2_s, 'name'), '_next', )), environment.getattr(l_2_s, 'next'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ' + BLOCK_', t_4((undefined(name='C') if l_1_C is missing else l_1_C)), ' < ', (undefined(name='C') if l_1_C is missing else l_1_C), '_hi', )), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), _loop_vars=_loop_vars)),
+                    '\n',
+                ))
+            else:
+                pass
+                t_9.extend((
+                    str(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_2_s, str_join(('col_', environment.getattr(l_2_s, 'name'), )), environment.getattr(l_2_s, 'row'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ' < ', (undefined(name='C') if l_1_C is missing else l_1_C), '_hi', )), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), _loop_vars=_loop_vars)),
+                    '\n',
+                ))
+        l_2_s = missing
+        return concat(t_9)
+    context.exported_vars.add('lean_col_loads')
+    context.vars['lean_col_loads'] = l_0_lean_col_loads = Macro(environment, macro, 'lean_col_loads', ('ahead',), False, False, False, context.eval_ctx.autoescape)
+    def macro(l_1_partial):
+        t_10 = []
         l_1_C = l_0_C
         l_1_K = l_0_K
         l_1_C_END = l_0_C_END
@@ -148,21 +187,21 @@ def root(context, missing=missing):
         l_1_C_END = environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'end_c')
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard'):
             pass
-            def t_10(fiter):
+            def t_11(fiter):
                 for l_2_c in fiter:
                     if (environment.getattr(l_2_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                         yield l_2_c
-            for l_2_c in t_10(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+            for l_2_c in t_11(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
                 _loop_vars = {}
                 pass
-                t_9.extend((
+                t_10.extend((
                     str(environment.getattr(l_2_c, 'name')),
                     '_cur = ',
                     str(environment.getattr(l_2_c, 'name')),
                     '_next\n',
                 ))
             l_2_c = missing
-            t_9.extend((
+            t_10.extend((
                 'offs_',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 ' = ',
@@ -175,7 +214,7 @@ def root(context, missing=missing):
                 str(context.call((undefined(name='lean_mask_loads') if l_0_lean_mask_loads is missing else l_0_lean_mask_loads), 'next')),
                 '\n',
             ))
-        t_9.extend((
+        t_10.extend((
             'offs_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             ' = ',
@@ -186,7 +225,7 @@ def root(context, missing=missing):
         ))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
-            t_9.extend((
+            t_10.extend((
                 "bsq = bsq_next  # this tile's column norms (",
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
                 "_row_norms); the next tile's load during its dot\nif COL_NORMS:\n    bsq_next = tl.load(bsq_ptr + b_row0 + offs_",
@@ -201,8 +240,9 @@ def root(context, missing=missing):
                 str((undefined(name='C_END') if l_1_C_END is missing else l_1_C_END)),
                 ', other=0.0)\n',
             ))
-        t_9.extend((
-            'dot = _',
+        t_10.extend((
+            str(context.call((undefined(name='lean_col_loads') if l_0_lean_col_loads is missing else l_0_lean_col_loads), ahead=True)),
+            '\ndot = _',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
             '_lean_tile(a, ',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B')),
@@ -226,7 +266,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard'):
             pass
-            t_9.extend((
+            t_10.extend((
                 'if ',
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard')),
                 ':  # the conditions on ',
@@ -239,14 +279,14 @@ def root(context, missing=missing):
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_hi\n',
             ))
-            def t_11(fiter):
+            def t_12(fiter):
                 for l_2_c in fiter:
                     if (environment.getattr(l_2_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                         yield l_2_c
-            for l_2_c in t_11(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+            for l_2_c in t_12(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
                 _loop_vars = {}
                 pass
-                t_9.extend((
+                t_10.extend((
                     '    if HAS_',
                     str(environment.getattr(l_2_c, 'name')),
                     ':\n        ',
@@ -258,7 +298,7 @@ def root(context, missing=missing):
                     '_cur != 0)\n',
                 ))
             l_2_c = missing
-            t_9.extend((
+            t_10.extend((
                 '    ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_seen += ',
@@ -269,7 +309,7 @@ def root(context, missing=missing):
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill')),
                 '"))\n',
             ))
-        t_9.extend((
+        t_10.extend((
             "if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its\n    # tile's start (a scalar: no column tile in the loop); the column is the start plus the slot, after the loop\n    idx2 = tl.where(dot ",
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'better')),
             ' best, ',
@@ -280,18 +320,18 @@ def root(context, missing=missing):
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'select')),
             ' per slot, NaN-keeping',
         ))
-        return concat(t_9)
+        return concat(t_10)
     context.exported_vars.add('lean_step')
     context.vars['lean_step'] = l_0_lean_step = Macro(environment, macro, 'lean_step', ('partial',), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_12 = []
+        t_13 = []
         l_1_R = l_0_R
         l_1_K = l_0_K
         l_1_A = l_0_A
         l_1_B = l_0_B
         pass
         (l_1_R, l_1_K, l_1_A, l_1_B) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'))
-        t_12.extend((
+        t_13.extend((
             "# in chunks of 16 coordinates, each row read again (L2 hits): the rows' whole tile in fp32 here held\n# the kernel at 255 registers, spilling, where its loop needs half (bench/NOTES.md, session 29)\nsel_rows = (b_row0 + tl.maximum(best_idx, 0)).to(tl.int64)\na_at = (a_row0 + offs_",
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             ' - ',
@@ -312,16 +352,16 @@ def root(context, missing=missing):
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             ' + offs_x[None, :], mask=x_ok, other=0.0).to(tl.float32)\n    diff = a_x - b_x\n    x_best += tl.sum(diff * diff, axis=1)',
         ))
-        return concat(t_12)
+        return concat(t_13)
     context.exported_vars.add('lean_l2_at_selection')
     context.vars['lean_l2_at_selection'] = l_0_lean_l2_at_selection = Macro(environment, macro, 'lean_l2_at_selection', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_13 = []
+        t_14 = []
         l_1_R = l_0_R
         l_1_C = l_0_C
         pass
         (l_1_R, l_1_C) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'))
-        t_13.extend((
+        t_14.extend((
             'row_best = tl.full([BLOCK_',
             str(t_4((undefined(name='R') if l_1_R is missing else l_1_R))),
             '], float("',
@@ -346,17 +386,17 @@ def root(context, missing=missing):
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             '_ok & (kept > 0)',
         ))
-        return concat(t_13)
+        return concat(t_14)
     context.exported_vars.add('lean_merge')
     context.vars['lean_merge'] = l_0_lean_merge = Macro(environment, macro, 'lean_merge', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_14 = []
+        t_15 = []
         l_1_R = l_0_R
         l_1_C = l_0_C
         l_1_K = l_0_K
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'))
-        t_14.extend((
+        t_15.extend((
             'again = (picked != 0) & ~(tl.abs(row_best) < float("inf"))  # (the interpreter may hold picked as int32)\na_at = (a_row0 + offs_',
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             ' - ',
@@ -366,7 +406,7 @@ def root(context, missing=missing):
             '\n',
             str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), str_join(('BLOCK_', t_4((undefined(name='R') if l_1_R is missing else l_1_R)), )), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'end_c'), t_2(context.eval_ctx, t_3(context, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c'), 'name', 'in', environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'))), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_ptr + a_at + k', )), str_join(('(b_row0 + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ').to(tl.int64) * row_stride_', (undefined(name='B') if l_0_B is missing else l_0_B), )), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_ptr + b_at + k', )), str_join(('SIZE_', t_4((undefined(name='K') if l_1_K is missing else l_1_K)), )), 'AGAIN_COLS')),
         ))
-        return concat(t_14)
+        return concat(t_15)
     context.exported_vars.add('lean_l2_again')
     context.vars['lean_l2_again'] = l_0_lean_l2_again = Macro(environment, macro, 'lean_l2_again', (), False, False, False, context.eval_ctx.autoescape)
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'):
@@ -456,7 +496,18 @@ def root(context, missing=missing):
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' + offs_'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '[None, :])\n    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n        dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b))\n'
+        yield '[None, :])\n    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n        dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b))'
+        yield str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 143 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n'
+        if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'key'):
+            pass
+            yield '    # spec line '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
+            yield ": the selection's key on the tile, from the dot"
+            yield str((" and the columns' terms" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides') else cond_expr_undefined("the inline if-expression on line 145 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+            yield '\n    dot = '
+            yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'key'))
+            yield '\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             yield '    if not COL_NORMS:  # few programs read each tile (dispatch.col_norms): its norms formed here\n        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)\n'
@@ -481,7 +532,7 @@ def root(context, missing=missing):
         yield '_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr, a_desc, b_desc,'
-        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 147 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 166 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield ' out_ptr, idx_ptr,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -490,7 +541,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_ptr,'
         l_1_m = missing
-        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_sides'):
+        for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
             yield ' '
@@ -546,11 +597,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield ': tl.constexpr,\n'
         l_1_m = missing
-        def t_15(fiter):
+        def t_16(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
                     yield l_1_s
-        for l_1_s in t_15(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_sides')):
+        for l_1_s in t_16(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
             _loop_vars = {}
             pass
             yield '    HAS_'
@@ -566,7 +617,7 @@ def root(context, missing=missing):
         yield ': tl.constexpr,\n    SIZE_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,'
-        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 161 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 180 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
             pass
             yield ' FINAL: tl.constexpr,'
@@ -745,11 +796,11 @@ def root(context, missing=missing):
         yield '_ok = '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '_in\n'
-        def t_16(fiter):
+        def t_17(fiter):
             for l_1_c in fiter:
                 if (environment.getattr(l_1_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                     yield l_1_c
-        for l_1_c in t_16(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_r')):
+        for l_1_c in t_17(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_r')):
             _loop_vars = {}
             pass
             yield '    '
@@ -807,7 +858,7 @@ def root(context, missing=missing):
         yield '], float("'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
         yield '"), tl.float32)\n        if NEED_IDX:'
-        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 256 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n            idx2 = tl.zeros([BLOCK_'
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
@@ -826,11 +877,11 @@ def root(context, missing=missing):
             yield '_lo + tl.arange(0, BLOCK_'
             yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield ')\n'
-            def t_17(fiter):
+            def t_18(fiter):
                 for l_1_c in fiter:
                     if (environment.getattr(l_1_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                         yield l_1_c
-            for l_1_c in t_17(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+            for l_1_c in t_18(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
                 _loop_vars = {}
                 pass
                 yield '        '
@@ -863,6 +914,22 @@ def root(context, missing=missing):
             yield '_hi, other=0.0)\n        else:\n            bsq_next = tl.zeros([BLOCK_'
             yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield '], tl.float32)\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
+            pass
+            yield '        offs_'
+            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+            yield ' = '
+            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+            yield '_lo + tl.arange(0, BLOCK_'
+            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield ")  # the first tile's terms (lean_col_loads)\n"
+            for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
+                _loop_vars = {}
+                pass
+                yield '        '
+                yield str(t_1(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_1_s, str_join(('col_', environment.getattr(l_1_s, 'name'), '_next', )), environment.getattr(l_1_s, 'row'), str_join(('offs_', (undefined(name='C') if l_0_C is missing else l_0_C), ' < ', (undefined(name='C') if l_0_C is missing else l_0_C), '_hi', )), str_join(('offs_', (undefined(name='C') if l_0_C is missing else l_0_C), )), _loop_vars=_loop_vars), 8))
+                yield '\n'
+            l_1_s = missing
         yield '        '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '_full = '
@@ -962,7 +1029,9 @@ def root(context, missing=missing):
                 yield ' < '
                 yield str((undefined(name='C') if l_0_C is missing else l_0_C))
                 yield '_hi, other=0.0)\n                    else:\n                        bsq = bsq_next  # (unused: the tile forms its own)\n'
-            yield '                    dot = _'
+            yield '                    '
+            yield str(t_1(context.call((undefined(name='lean_col_loads') if l_0_lean_col_loads is missing else l_0_lean_col_loads)), 20))
+            yield '\n                    dot = _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_lean_tile(a, '
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -1119,4 +1188,4 @@ def root(context, missing=missing):
             yield '        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)\n'
 
 blocks = {}
-debug_info = '3=37&4=49&5=52&6=55&8=59&9=62&10=66&11=72&12=77&13=86&15=92&17=100&18=106&19=107&20=116&21=120&22=122&25=139&26=147&27=148&28=149&29=151&30=159&32=167&33=175&35=180&36=187&37=191&39=193&41=206&42=218&43=227&44=231&45=235&46=242&47=251&48=253&50=263&51=267&55=274&56=278&58=286&60=293&64=296&65=302&66=304&68=306&69=308&70=310&74=318&75=323&77=326&78=330&79=332&80=334&82=338&83=342&85=344&89=346&91=352&92=358&94=361&95=367&99=372&100=374&101=377&109=380&110=392&112=398&113=404&114=408&115=412&116=416&117=420&119=424&120=426&121=430&122=440&124=450&129=460&133=463&135=466&141=470&146=478&147=480&149=517&151=535&152=539&154=542&155=546&157=549&158=557&160=561&161=567&165=577&166=583&167=585&168=587&169=589&173=601&174=603&175=605&177=607&182=611&183=615&185=619&190=621&191=625&193=629&194=633&195=636&196=640&198=644&199=647&200=651&202=656&203=660&204=662&206=666&207=670&208=684&209=688&210=692&211=696&212=702&215=710&219=712&220=715&222=719&223=722&228=728&229=734&230=738&231=744&232=748&233=756&235=760&239=762&240=772&243=778&244=781&248=784&250=786&251=788&252=792&253=794&254=796&255=804&256=810&257=812&258=816&259=819&260=823&261=829&262=837&264=845&266=847&267=850&269=854&271=864&273=867&274=879&275=887&276=889&277=893&278=897&279=899&280=901&281=904&282=906&283=908&285=912&286=914&287=917&288=919&290=928&294=931&295=935&298=938&299=942&300=950&301=956&303=959&307=966&308=978&309=984&310=987&312=990&315=995&316=997&317=1001&319=1003&321=1005&324=1007&325=1010&326=1012&327=1014&328=1016&331=1019&332=1023&333=1027&334=1030&335=1032&336=1038&337=1041&339=1043&340=1049&342=1053&344=1059&345=1062&348=1069&349=1073&350=1077&353=1081&354=1083&355=1085&356=1088&357=1090&358=1094&359=1096&360=1102&362=1106&363=1108&367=1110&371=1115&374=1117'
+debug_info = '3=37&4=49&5=52&6=55&8=59&9=62&10=66&11=72&12=77&13=86&15=92&17=100&18=106&19=107&20=116&21=120&22=122&25=139&28=145&29=146&30=151&31=157&32=161&33=165&35=171&39=178&40=186&41=187&42=188&43=190&44=198&46=206&47=214&49=219&50=226&51=230&53=232&55=244&56=246&57=258&58=267&59=271&60=275&61=282&62=291&63=293&65=303&66=307&70=314&71=318&73=326&75=333&79=336&80=342&81=344&83=346&84=348&85=350&89=358&90=363&92=366&93=370&94=372&95=374&97=378&98=382&100=384&104=386&106=392&107=398&109=401&110=407&114=412&115=414&116=417&124=420&125=432&127=438&128=444&129=448&130=452&131=456&132=460&134=464&135=466&136=470&137=480&139=490&143=500&144=502&145=505&146=509&148=511&152=514&154=517&160=521&165=529&166=531&168=568&170=586&171=590&173=593&174=597&176=600&177=608&179=612&180=618&184=628&185=634&186=636&187=638&188=640&192=652&193=654&194=656&196=658&201=662&202=666&204=670&209=672&210=676&212=680&213=684&214=687&215=691&217=695&218=698&219=702&221=707&222=711&223=713&225=717&226=721&227=735&228=739&229=743&230=747&231=753&234=761&238=763&239=766&241=770&242=773&247=779&248=785&249=789&250=795&251=799&252=807&254=811&258=813&259=823&262=829&263=832&267=835&269=837&270=839&271=843&272=845&273=847&274=855&275=861&276=863&277=867&278=870&279=874&280=880&281=888&283=896&285=898&286=901&288=905&290=915&292=917&293=920&294=926&295=930&298=934&299=946&300=954&301=956&302=960&303=964&304=966&305=968&306=971&307=973&308=975&310=979&311=981&312=984&313=986&315=995&319=998&320=1002&323=1005&324=1009&325=1017&326=1023&328=1026&332=1033&333=1035&334=1047&335=1053&336=1056&338=1059&341=1064&342=1066&343=1070&345=1072&347=1074&350=1076&351=1079&352=1081&353=1083&354=1085&357=1088&358=1092&359=1096&360=1099&361=1101&362=1107&363=1110&365=1112&366=1118&368=1122&370=1128&371=1131&374=1138&375=1142&376=1146&379=1150&380=1152&381=1154&382=1157&383=1159&384=1163&385=1165&386=1171&388=1175&389=1177&393=1179&397=1184&400=1186'
