@@ -89,7 +89,7 @@ FAULTS = (
           "onehot = offs_{{ C }}[:, None] == sel[None, :] + 1",
           ("tests/test_maxsim.py", "tests/test_splade.py")),
     Fault("the general loop's L2 rank key halves the dot (|b|^2 - <a, b>)",
-          "templates/select_reduce/tile.py.jinja", "{% else %}\n    sq = bsq[None, :] - 2.0 * dot", "{% else %}\n    sq = bsq[None, :] - dot",
+          "templates/select_reduce/tile.py.jinja", "    else:\n        sq = bsq[None, :] - 2.0 * dot", "    else:\n        sq = bsq[None, :] - dot",
           ("tests/test_select_reduce_l2.py",)),
     Fault("the one slot per row drops a NaN (a tile's max over a NaN keeps the number)",
           "templates/select_reduce/tile.py.jinja",
