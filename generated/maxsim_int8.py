@@ -1457,9 +1457,9 @@ def score_fwd_lean(
         if HAS_dmask:
             dmask_next = tl.load(dmask_ptr + pid_j * stride_dmask_j + offs_t * stride_dmask_t, mask=offs_t < size_t, other=0)
 
-        offs_t = t_lo + tl.arange(0, BLOCK_T)  # the first tile's terms (lean_col_loads)
+        offs_t = t_lo + tl.arange(0, BLOCK_T)
+        # spec line 11: the per-column term dscale, a tile ahead
         col_dscale_next = tl.load(dscale_ptr + pid_j * stride_dscale_j + offs_t * stride_dscale_t, mask=offs_t < t_hi, other=0.0).to(tl.float32)
-
         t_full = t_lo + ((t_hi - t_lo) // BLOCK_T) * BLOCK_T
         for t0 in range(t_lo, t_full, BLOCK_T):
             dmask_cur = dmask_next

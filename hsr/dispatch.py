@@ -772,7 +772,8 @@ LEAN_BYTE_MIN_ROWS = LEAN_BLOCKS[0] + 1
 LEAN_DIMS = (16, 32, 64, 128, 256)
 # the rows the lean forward reads: 16-bit floats, and int8 and fp8 (e4m3) rows on their tensor cores,
 # whose tiles take at least 32 coordinates (a shorter contraction reads zeros past its end)
-LEAN_DTYPES = ("float16", "bfloat16", "int8", "float8_e4m3fn")
+QUANTIZED_DTYPES = {"int8": "int8", "fp8": "float8_e4m3fn"}  # a quantized operand's rows, as torch names them
+LEAN_DTYPES = ("float16", "bfloat16", *QUANTIZED_DTYPES.values())
 # Few cells, long rows (bench/NOTES.md, session 28): where a lean forward's programs
 # (cells x chunks of rows) are fewer than PART_PROGRAMS_PER_SM per multiprocessor, its
 # selected axis splits into parts of at least PART_MIN_COLS columns, a program each, and a
@@ -874,7 +875,7 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
     elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(
-            rows, cols, out_cells or cells, sms, l2, dtype in ("int8", "float8_e4m3fn")) \
+            rows, cols, out_cells or cells, sms, l2, dtype in QUANTIZED_DTYPES.values()) \
             and not (l2 and rows * cells >= LEAN_L2_STACKED_ROWS):
         why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
                    f"columns, with {out_cells or cells} cells enough to fill the GPU or rows shorter than "
@@ -1048,9 +1049,6 @@ def forms(term, signature) -> dict:
     tma = tma_blockers(term, bool(stacked), not both)
     return dict(stacked=stacked, lean=lean_blockers(term, signature), both=both,
                 split=split_form(term, both, bool(stacked)), tma=tma)
-
-
-QUANTIZED_DTYPES = {"int8": "int8", "fp8": "float8_e4m3fn"}  # a quantized operand's rows, as torch names them
 
 
 def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "float16",

@@ -28,10 +28,16 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'selectattr' found.")
     try:
-        t_4 = environment.filters['upper']
+        t_4 = environment.filters['trim']
     except KeyError:
         @internalcode
         def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'trim' found.")
+    try:
+        t_5 = environment.filters['upper']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
     included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/lean.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'C_END': l_0_C_END, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'R_END': l_0_R_END, 'cond_code': l_0_cond_code, 'lean_c_ok': l_0_lean_c_ok, 'lean_col_loads': l_0_lean_col_loads, 'lean_l2_again': l_0_lean_l2_again, 'lean_l2_at_selection': l_0_lean_l2_at_selection, 'lean_mask_loads': l_0_lean_mask_loads, 'lean_merge': l_0_lean_merge, 'lean_step': l_0_lean_step, 'rank_again': l_0_rank_again, 'side_load': l_0_side_load})
@@ -53,11 +59,11 @@ def root(context, missing=missing):
     context.vars.update({'C_END': l_0_C_END, 'R_END': l_0_R_END})
     context.exported_vars.update(('C_END', 'R_END'))
     def macro():
-        t_5 = []
+        t_6 = []
         l_1_C = l_0_C
         pass
         l_1_C = environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C')
-        t_5.extend((
+        t_6.extend((
             'if ',
             str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard')),
             ':  # the conditions on ',
@@ -74,44 +80,44 @@ def root(context, missing=missing):
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_in\n',
         ))
-        def t_6(fiter):
+        def t_7(fiter):
             for l_2_c in fiter:
                 if (environment.getattr(l_2_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                     yield l_2_c
-        for l_2_c in t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+        for l_2_c in t_7(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
             _loop_vars = {}
             pass
-            t_5.extend((
+            t_6.extend((
                 '    ',
                 str(t_1(context.call((undefined(name='cond_code') if l_0_cond_code is missing else l_0_cond_code), l_2_c, str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_ok', )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), _loop_vars=_loop_vars), 4)),
                 '\n',
             ))
         l_2_c = missing
-        t_5.extend((
+        t_6.extend((
             '    dot = tl.where(',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_ok[None, :], dot, float("',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill')),
             '"))',
         ))
-        return concat(t_5)
+        return concat(t_6)
     context.exported_vars.add('lean_c_ok')
     context.vars['lean_c_ok'] = l_0_lean_c_ok = Macro(environment, macro, 'lean_c_ok', (), False, False, False, context.eval_ctx.autoescape)
     def macro(l_1_var):
-        t_7 = []
+        t_8 = []
         l_1_C = l_0_C
         if l_1_var is missing:
             l_1_var = undefined("parameter 'var' was not provided", name='var')
         pass
         l_1_C = environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C')
-        def t_8(fiter):
+        def t_9(fiter):
             for l_2_c in fiter:
                 if (environment.getattr(l_2_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                     yield l_2_c
-        for l_2_c in t_8(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+        for l_2_c in t_9(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
             _loop_vars = {}
             pass
-            t_7.extend((
+            t_8.extend((
                 '# spec line ',
                 str(environment.getattr(l_2_c, 'line')),
                 ': where ',
@@ -133,50 +139,50 @@ def root(context, missing=missing):
                 ', other=0)\n',
             ))
         l_2_c = missing
-        return concat(t_7)
+        return concat(t_8)
     context.exported_vars.add('lean_mask_loads')
     context.vars['lean_mask_loads'] = l_0_lean_mask_loads = Macro(environment, macro, 'lean_mask_loads', ('var',), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_ahead):
-        t_9 = []
+    def macro(l_1_when):
+        t_10 = []
         l_1_C = l_0_C
-        if l_1_ahead is missing:
-            l_1_ahead = False
+        if l_1_when is missing:
+            l_1_when = 'here'
         pass
         l_1_C = environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C')
         for l_2_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
             _loop_vars = {}
             pass
-            t_9.extend((
+            t_10.extend((
                 '# spec line ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line')),
                 ': the per-column term ',
                 str(environment.getattr(l_2_s, 'name')),
-                str((', a tile ahead' if l_1_ahead else cond_expr_undefined("the inline if-expression on line 30 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined."))),
+                str((', a tile ahead' if (l_1_when != 'here') else cond_expr_undefined("the inline if-expression on line 31 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined."))),
                 '\n',
             ))
-            if l_1_ahead:
+            if (l_1_when == 'ahead'):
                 pass
-                t_9.extend((
+                t_10.extend((
                     'col_',
                     str(environment.getattr(l_2_s, 'name')),
                     ' = col_',
                     str(environment.getattr(l_2_s, 'name')),
                     '_next\n',
-                    str(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_2_s, str_join(('col_', environment.getattr(l_2_s, 'name'), '_next', )), environment.getattr(l_2_s, 'next'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ' + BLOCK_', t_4((undefined(name='C') if l_1_C is missing else l_1_C)), ' < ', (undefined(name='C') if l_1_C is missing else l_1_C), '_hi', )), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), _loop_vars=_loop_vars)),
+                    str(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_2_s, str_join(('col_', environment.getattr(l_2_s, 'name'), '_next', )), environment.getattr(l_2_s, 'next'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ' + BLOCK_', t_5((undefined(name='C') if l_1_C is missing else l_1_C)), ' < ', (undefined(name='C') if l_1_C is missing else l_1_C), '_hi', )), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), _loop_vars=_loop_vars)),
                     '\n',
                 ))
             else:
                 pass
-                t_9.extend((
-                    str(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_2_s, str_join(('col_', environment.getattr(l_2_s, 'name'), )), environment.getattr(l_2_s, 'row'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ' < ', (undefined(name='C') if l_1_C is missing else l_1_C), '_hi', )), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), _loop_vars=_loop_vars)),
+                t_10.extend((
+                    str(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_2_s, str_join(('col_', environment.getattr(l_2_s, 'name'), ('_next' if (l_1_when == 'first') else ''), )), environment.getattr(l_2_s, 'row'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ' < ', (undefined(name='C') if l_1_C is missing else l_1_C), '_hi', )), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), _loop_vars=_loop_vars)),
                     '\n',
                 ))
         l_2_s = missing
-        return concat(t_9)
+        return concat(t_10)
     context.exported_vars.add('lean_col_loads')
-    context.vars['lean_col_loads'] = l_0_lean_col_loads = Macro(environment, macro, 'lean_col_loads', ('ahead',), False, False, False, context.eval_ctx.autoescape)
+    context.vars['lean_col_loads'] = l_0_lean_col_loads = Macro(environment, macro, 'lean_col_loads', ('when',), False, False, False, context.eval_ctx.autoescape)
     def macro(l_1_partial):
-        t_10 = []
+        t_11 = []
         l_1_C = l_0_C
         l_1_K = l_0_K
         l_1_C_END = l_0_C_END
@@ -187,61 +193,61 @@ def root(context, missing=missing):
         l_1_C_END = environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'end_c')
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard'):
             pass
-            def t_11(fiter):
+            def t_12(fiter):
                 for l_2_c in fiter:
                     if (environment.getattr(l_2_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                         yield l_2_c
-            for l_2_c in t_11(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+            for l_2_c in t_12(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
                 _loop_vars = {}
                 pass
-                t_10.extend((
+                t_11.extend((
                     str(environment.getattr(l_2_c, 'name')),
                     '_cur = ',
                     str(environment.getattr(l_2_c, 'name')),
                     '_next\n',
                 ))
             l_2_c = missing
-            t_10.extend((
+            t_11.extend((
                 'offs_',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 ' = ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '0 + BLOCK_',
-                str(t_4((undefined(name='C') if l_1_C is missing else l_1_C))),
+                str(t_5((undefined(name='C') if l_1_C is missing else l_1_C))),
                 ' + tl.arange(0, BLOCK_',
-                str(t_4((undefined(name='C') if l_1_C is missing else l_1_C))),
+                str(t_5((undefined(name='C') if l_1_C is missing else l_1_C))),
                 ")  # the next tile's masks load during this tile's dot\n",
                 str(context.call((undefined(name='lean_mask_loads') if l_0_lean_mask_loads is missing else l_0_lean_mask_loads), 'next')),
                 '\n',
             ))
-        t_10.extend((
+        t_11.extend((
             'offs_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             ' = ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '0 + tl.arange(0, BLOCK_',
-            str(t_4((undefined(name='C') if l_1_C is missing else l_1_C))),
+            str(t_5((undefined(name='C') if l_1_C is missing else l_1_C))),
             ')\n',
         ))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
-            t_10.extend((
+            t_11.extend((
                 "bsq = bsq_next  # this tile's column norms (",
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
                 "_row_norms); the next tile's load during its dot\nif COL_NORMS:\n    bsq_next = tl.load(bsq_ptr + b_row0 + offs_",
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 ' + BLOCK_',
-                str(t_4((undefined(name='C') if l_1_C is missing else l_1_C))),
+                str(t_5((undefined(name='C') if l_1_C is missing else l_1_C))),
                 ', mask=offs_',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 ' + BLOCK_',
-                str(t_4((undefined(name='C') if l_1_C is missing else l_1_C))),
+                str(t_5((undefined(name='C') if l_1_C is missing else l_1_C))),
                 ' < ',
                 str((undefined(name='C_END') if l_1_C_END is missing else l_1_C_END)),
                 ', other=0.0)\n',
             ))
-        t_10.extend((
-            str(context.call((undefined(name='lean_col_loads') if l_0_lean_col_loads is missing else l_0_lean_col_loads), ahead=True)),
+        t_11.extend((
+            str(context.call((undefined(name='lean_col_loads') if l_0_lean_col_loads is missing else l_0_lean_col_loads), 'ahead')),
             '\ndot = _',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
             '_lean_tile(a, ',
@@ -255,18 +261,18 @@ def root(context, missing=missing):
             ',',
             str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'tile_args')),
             '\n                    BLOCK_',
-            str(t_4((undefined(name='C') if l_1_C is missing else l_1_C))),
+            str(t_5((undefined(name='C') if l_1_C is missing else l_1_C))),
             ', BLOCK_',
-            str(t_4((undefined(name='K') if l_1_K is missing else l_1_K))),
+            str(t_5((undefined(name='K') if l_1_K is missing else l_1_K))),
             ', SIZE_',
-            str(t_4((undefined(name='K') if l_1_K is missing else l_1_K))),
+            str(t_5((undefined(name='K') if l_1_K is missing else l_1_K))),
             ', LOAD, DOT_FP32, ',
             str(l_1_partial),
             ')\n',
         ))
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard'):
             pass
-            t_10.extend((
+            t_11.extend((
                 'if ',
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard')),
                 ':  # the conditions on ',
@@ -279,14 +285,14 @@ def root(context, missing=missing):
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_hi\n',
             ))
-            def t_12(fiter):
+            def t_13(fiter):
                 for l_2_c in fiter:
                     if (environment.getattr(l_2_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                         yield l_2_c
-            for l_2_c in t_12(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+            for l_2_c in t_13(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
                 _loop_vars = {}
                 pass
-                t_10.extend((
+                t_11.extend((
                     '    if HAS_',
                     str(environment.getattr(l_2_c, 'name')),
                     ':\n        ',
@@ -298,7 +304,7 @@ def root(context, missing=missing):
                     '_cur != 0)\n',
                 ))
             l_2_c = missing
-            t_10.extend((
+            t_11.extend((
                 '    ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_seen += ',
@@ -309,7 +315,7 @@ def root(context, missing=missing):
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill')),
                 '"))\n',
             ))
-        t_10.extend((
+        t_11.extend((
             "if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its\n    # tile's start (a scalar: no column tile in the loop); the column is the start plus the slot, after the loop\n    idx2 = tl.where(dot ",
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'better')),
             ' best, ',
@@ -320,18 +326,18 @@ def root(context, missing=missing):
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'select')),
             ' per slot, NaN-keeping',
         ))
-        return concat(t_10)
+        return concat(t_11)
     context.exported_vars.add('lean_step')
     context.vars['lean_step'] = l_0_lean_step = Macro(environment, macro, 'lean_step', ('partial',), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_13 = []
+        t_14 = []
         l_1_R = l_0_R
         l_1_K = l_0_K
         l_1_A = l_0_A
         l_1_B = l_0_B
         pass
         (l_1_R, l_1_K, l_1_A, l_1_B) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'))
-        t_13.extend((
+        t_14.extend((
             "# in chunks of 16 coordinates, each row read again (L2 hits): the rows' whole tile in fp32 here held\n# the kernel at 255 registers, spilling, where its loop needs half (bench/NOTES.md, session 29)\nsel_rows = (b_row0 + tl.maximum(best_idx, 0)).to(tl.int64)\na_at = (a_row0 + offs_",
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             ' - ',
@@ -339,11 +345,11 @@ def root(context, missing=missing):
             '0).to(tl.int64) * row_stride_',
             str((undefined(name='A') if l_1_A is missing else l_1_A)),
             '\nx_best = tl.zeros([BLOCK_',
-            str(t_4((undefined(name='R') if l_1_R is missing else l_1_R))),
+            str(t_5((undefined(name='R') if l_1_R is missing else l_1_R))),
             '], tl.float32)\nfor x0 in range(0, SIZE_',
-            str(t_4((undefined(name='K') if l_1_K is missing else l_1_K))),
+            str(t_5((undefined(name='K') if l_1_K is missing else l_1_K))),
             ', 16):\n    offs_x = x0 + tl.arange(0, 16)\n    x_ok = (picked != 0)[:, None] & (offs_x < SIZE_',
-            str(t_4((undefined(name='K') if l_1_K is missing else l_1_K))),
+            str(t_5((undefined(name='K') if l_1_K is missing else l_1_K))),
             ')[None, :]  # (the interpreter may hold picked as int32)\n    a_x = tl.load(',
             str((undefined(name='A') if l_1_A is missing else l_1_A)),
             '_ptr + a_at[:, None] + offs_x[None, :], mask=x_ok, other=0.0).to(tl.float32)\n    b_x = tl.load(',
@@ -352,24 +358,24 @@ def root(context, missing=missing):
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             ' + offs_x[None, :], mask=x_ok, other=0.0).to(tl.float32)\n    diff = a_x - b_x\n    x_best += tl.sum(diff * diff, axis=1)',
         ))
-        return concat(t_13)
+        return concat(t_14)
     context.exported_vars.add('lean_l2_at_selection')
     context.vars['lean_l2_at_selection'] = l_0_lean_l2_at_selection = Macro(environment, macro, 'lean_l2_at_selection', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_14 = []
+        t_15 = []
         l_1_R = l_0_R
         l_1_C = l_0_C
         pass
         (l_1_R, l_1_C) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'))
-        t_14.extend((
+        t_15.extend((
             'row_best = tl.full([BLOCK_',
-            str(t_4((undefined(name='R') if l_1_R is missing else l_1_R))),
+            str(t_5((undefined(name='R') if l_1_R is missing else l_1_R))),
             '], float("',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill')),
             '"), tl.float32)\nbest_idx = tl.zeros([BLOCK_',
-            str(t_4((undefined(name='R') if l_1_R is missing else l_1_R))),
+            str(t_5((undefined(name='R') if l_1_R is missing else l_1_R))),
             '], tl.int32)\nkept = tl.zeros([BLOCK_',
-            str(t_4((undefined(name='R') if l_1_R is missing else l_1_R))),
+            str(t_5((undefined(name='R') if l_1_R is missing else l_1_R))),
             '], tl.int32)\nat = (cell.to(tl.int64) * size_',
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             ' + offs_',
@@ -386,17 +392,17 @@ def root(context, missing=missing):
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             '_ok & (kept > 0)',
         ))
-        return concat(t_14)
+        return concat(t_15)
     context.exported_vars.add('lean_merge')
     context.vars['lean_merge'] = l_0_lean_merge = Macro(environment, macro, 'lean_merge', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_15 = []
+        t_16 = []
         l_1_R = l_0_R
         l_1_C = l_0_C
         l_1_K = l_0_K
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'))
-        t_15.extend((
+        t_16.extend((
             'again = (picked != 0) & ~(tl.abs(row_best) < float("inf"))  # (the interpreter may hold picked as int32)\na_at = (a_row0 + offs_',
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             ' - ',
@@ -404,9 +410,9 @@ def root(context, missing=missing):
             '0).to(tl.int64) * row_stride_',
             str((undefined(name='A') if l_0_A is missing else l_0_A)),
             '\n',
-            str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), str_join(('BLOCK_', t_4((undefined(name='R') if l_1_R is missing else l_1_R)), )), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'end_c'), t_2(context.eval_ctx, t_3(context, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c'), 'name', 'in', environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'))), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_ptr + a_at + k', )), str_join(('(b_row0 + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ').to(tl.int64) * row_stride_', (undefined(name='B') if l_0_B is missing else l_0_B), )), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_ptr + b_at + k', )), str_join(('SIZE_', t_4((undefined(name='K') if l_1_K is missing else l_1_K)), )), 'AGAIN_COLS')),
+            str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), str_join(('BLOCK_', t_5((undefined(name='R') if l_1_R is missing else l_1_R)), )), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'end_c'), t_2(context.eval_ctx, t_3(context, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c'), 'name', 'in', environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'))), str_join(((undefined(name='A') if l_0_A is missing else l_0_A), '_ptr + a_at + k', )), str_join(('(b_row0 + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), ').to(tl.int64) * row_stride_', (undefined(name='B') if l_0_B is missing else l_0_B), )), str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_ptr + b_at + k', )), str_join(('SIZE_', t_5((undefined(name='K') if l_1_K is missing else l_1_K)), )), 'AGAIN_COLS')),
         ))
-        return concat(t_15)
+        return concat(t_16)
     context.exported_vars.add('lean_l2_again')
     context.vars['lean_l2_again'] = l_0_lean_l2_again = Macro(environment, macro, 'lean_l2_again', (), False, False, False, context.eval_ctx.autoescape)
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'):
@@ -414,7 +420,7 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
             yield '# the columns a tile of the rank-again pass (lean_l2_again): 16, not BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield ", so that a thread holds\n# a few rows' addresses (at 64 columns a thread held 32 rows' int64 addresses: the kernel's register peak)\nAGAIN_COLS: tl.constexpr = tl.constexpr(16)\n"
         yield '\n\n\n@triton.jit\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -429,25 +435,25 @@ def root(context, missing=missing):
         yield ','
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'tile_params'))
         yield '\n        BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield ': tl.constexpr, BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, SIZE_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, LOAD: tl.constexpr,\n        DOT_FP32: tl.constexpr, PARTIAL: tl.constexpr):\n    """Scores of a\'s rows against the '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile at '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '0 ([rows, BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield "], fp32); a PARTIAL\n    tile's columns past size_"
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield " (the next cell's rows, or zeros) are "
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
         yield '. A contraction of\n    SIZE_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ' < BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ' (not a power of two: pointer loads) reads zeros past its end."""\n    # spec line '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair_line'))
         yield ': '
@@ -455,17 +461,17 @@ def root(context, missing=missing):
         yield '\n    offs_'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield ' = tl.arange(0, BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield ')\n    offs_'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield ' = tl.arange(0, BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ')\n    if LOAD == 1:\n        b = b_desc.load([b_row0 + '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '0, 0])\n    elif PARTIAL or SIZE_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ' < BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ':\n        b = tl.load('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr + (b_row0 + '
@@ -485,7 +491,7 @@ def root(context, missing=missing):
         yield ')[:, None] & (offs_'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield ' < SIZE_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ')[None, :], other=0.0)\n    else:\n        b = tl.load('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr + (b_row0 + '
@@ -497,14 +503,14 @@ def root(context, missing=missing):
         yield ' + offs_'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '[None, :])\n    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n        dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b))'
-        yield str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 143 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 144 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'key'):
             pass
             yield '    # spec line '
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
             yield ": the selection's key on the tile, from the dot"
-            yield str((" and the columns' terms" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides') else cond_expr_undefined("the inline if-expression on line 145 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((" and the columns' terms" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides') else cond_expr_undefined("the inline if-expression on line 146 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n    dot = '
             yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'key'))
             yield '\n'
@@ -532,7 +538,7 @@ def root(context, missing=missing):
         yield '_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr, a_desc, b_desc,'
-        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 166 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 167 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield ' out_ptr, idx_ptr,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -597,11 +603,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield ': tl.constexpr,\n'
         l_1_m = missing
-        def t_16(fiter):
+        def t_17(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
                     yield l_1_s
-        for l_1_s in t_16(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
+        for l_1_s in t_17(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
             _loop_vars = {}
             pass
             yield '    HAS_'
@@ -609,15 +615,15 @@ def root(context, missing=missing):
             yield ': tl.constexpr,\n'
         l_1_s = missing
         yield '    BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ': tl.constexpr, BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield ': tl.constexpr, BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr,\n    SIZE_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,'
-        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 180 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 181 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
             pass
             yield ' FINAL: tl.constexpr,'
@@ -631,7 +637,7 @@ def root(context, missing=missing):
         yield ' a power of two'
         yield str((', masks as given' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks') else ', no mask given'))
         yield '):\n    one program per (cell, chunk of BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield " rows), a cell's chunks neighbours in\n    launch order so that they read its "
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tiles from L2, and nothing carried but the\n    running '
@@ -665,7 +671,7 @@ def root(context, missing=missing):
         yield '\n    n_chunks = tl.cdiv(size_'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ', BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ")\n    pid = tl.program_id(0)\n    if PHASE == 1:  # a cell's parts are neighbours in launch order: they share its "
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield ' tile\n        part = pid % n_parts\n        pid = pid // n_parts\n    chunk = pid % n_chunks\n    cell = pid // n_chunks\n'
@@ -679,7 +685,7 @@ def root(context, missing=missing):
         yield '    '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '0 = chunk * BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '\n'
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'ragged_r'):
             pass
@@ -780,11 +786,11 @@ def root(context, missing=missing):
         yield ' = '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '0 + tl.arange(0, BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ')\n    offs_'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield ' = tl.arange(0, BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ')\n    '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '_in = offs_'
@@ -796,11 +802,11 @@ def root(context, missing=missing):
         yield '_ok = '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '_in\n'
-        def t_17(fiter):
+        def t_18(fiter):
             for l_1_c in fiter:
                 if (environment.getattr(l_1_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                     yield l_1_c
-        for l_1_c in t_17(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_r')):
+        for l_1_c in t_18(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_r')):
             _loop_vars = {}
             pass
             yield '    '
@@ -824,7 +830,7 @@ def root(context, missing=missing):
         yield '_in[:, None] & (offs_'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield ' < SIZE_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ')[None, :], other=0.0)\n    if DOT_FP32:\n        a = a.to(tl.float32)\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos'):
             pass
@@ -852,42 +858,42 @@ def root(context, missing=missing):
         yield '), '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '_lo)\n        best = tl.full([BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '], float("'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
         yield '"), tl.float32)\n        if NEED_IDX:'
-        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 276 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n            idx2 = tl.zeros([BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '], tl.int32)\n'
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard'):
             pass
             yield '        '
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield '_seen = tl.zeros([BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield '], tl.int32)\n        offs_'
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield ' = '
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield '_lo + tl.arange(0, BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield ')\n'
-            def t_18(fiter):
+            def t_19(fiter):
                 for l_1_c in fiter:
                     if (environment.getattr(l_1_c, 'name') in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks')):
                         yield l_1_c
-            for l_1_c in t_18(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+            for l_1_c in t_19(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
                 _loop_vars = {}
                 pass
                 yield '        '
                 yield str(environment.getattr(l_1_c, 'name'))
                 yield '_next = tl.zeros([BLOCK_'
-                yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+                yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
                 yield '], '
                 yield str(environment.getattr(l_1_c, 'name'))
                 yield '_ptr.dtype.element_ty)\n'
@@ -900,7 +906,7 @@ def root(context, missing=missing):
             yield '        offs_'
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield ' = tl.arange(0, BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield ")\n        if COL_NORMS:  # the columns' norms from the pre-pass, else from each tile (dispatch.col_norms)\n            bsq_next = tl.load(bsq_ptr + b_row0 + "
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield '_lo + offs_'
@@ -912,7 +918,7 @@ def root(context, missing=missing):
             yield ' < '
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield '_hi, other=0.0)\n        else:\n            bsq_next = tl.zeros([BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield '], tl.float32)\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
             pass
@@ -921,15 +927,10 @@ def root(context, missing=missing):
             yield ' = '
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield '_lo + tl.arange(0, BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
-            yield ")  # the first tile's terms (lean_col_loads)\n"
-            for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
-                _loop_vars = {}
-                pass
-                yield '        '
-                yield str(t_1(context.call((undefined(name='side_load') if l_0_side_load is missing else l_0_side_load), l_1_s, str_join(('col_', environment.getattr(l_1_s, 'name'), '_next', )), environment.getattr(l_1_s, 'row'), str_join(('offs_', (undefined(name='C') if l_0_C is missing else l_0_C), ' < ', (undefined(name='C') if l_0_C is missing else l_0_C), '_hi', )), str_join(('offs_', (undefined(name='C') if l_0_C is missing else l_0_C), )), _loop_vars=_loop_vars), 8))
-                yield '\n'
-            l_1_s = missing
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield ')\n        '
+            yield str(t_1(t_4(context.call((undefined(name='lean_col_loads') if l_0_lean_col_loads is missing else l_0_lean_col_loads), 'first')), 8))
+            yield '\n'
         yield '        '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '_full = '
@@ -939,9 +940,9 @@ def root(context, missing=missing):
         yield '_hi - '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '_lo) // BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield ') * BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '\n        for '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '0 in range('
@@ -949,7 +950,7 @@ def root(context, missing=missing):
         yield '_lo, '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '_full, BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '):\n            '
         yield str(t_1(context.call((undefined(name='lean_step') if l_0_lean_step is missing else l_0_lean_step), 'False'), 12))
         yield '\n        if '
@@ -995,14 +996,14 @@ def root(context, missing=missing):
             yield str((undefined(name='R') if l_0_R is missing else l_0_R))
             yield '_ok\n'
         yield "        if NEED_IDX:\n            # the lowest index holding the best; a NaN best: the row's first NaN, from a second pass\n            best_idx = tl.min(tl.where(best == row_best[:, None], idx2 + tl.arange(0, BLOCK_"
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield ')[None, :], size_'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '), axis=1)\n'
         if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             yield '            row_nan = (row_best != row_best) & picked\n            if tl.sum(row_nan.to(tl.int32), axis=0) > 0:\n                nan_idx = tl.full([BLOCK_'
-            yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+            yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
             yield '], size_'
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield ', tl.int32)\n                for '
@@ -1012,13 +1013,13 @@ def root(context, missing=missing):
             yield '_lo, '
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield '_hi, BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield '):\n                    offs_'
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield ' = '
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield '0 + tl.arange(0, BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield ')\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos'):
                 pass
@@ -1044,11 +1045,11 @@ def root(context, missing=missing):
             yield ','
             yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'tile_args'))
             yield '\n                                        BLOCK_'
-            yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+            yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield ', BLOCK_'
-            yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+            yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
             yield ', SIZE_'
-            yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+            yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
             yield ', LOAD, DOT_FP32, True)\n'
             if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard'):
                 pass
@@ -1117,7 +1118,7 @@ def root(context, missing=missing):
             yield '[None, :],\n                            mask=(picked != 0)[:, None] & (offs_'
             yield str((undefined(name='K') if l_0_K is missing else l_0_K))
             yield ' < SIZE_'
-            yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+            yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
             yield ')[None, :], other=0.0)  # (the interpreter may hold picked as int32)\n            x_sel = tl.sum(a.to(tl.float32) * b_sel.to(tl.float32), axis=1)\n            tl.store(xsel_ptr + cell.to(tl.int64) * size_'
             yield str((undefined(name='R') if l_0_R is missing else l_0_R))
             yield ' + offs_'
@@ -1188,4 +1189,4 @@ def root(context, missing=missing):
             yield '        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)\n'
 
 blocks = {}
-debug_info = '3=37&4=49&5=52&6=55&8=59&9=62&10=66&11=72&12=77&13=86&15=92&17=100&18=106&19=107&20=116&21=120&22=122&25=139&28=145&29=146&30=151&31=157&32=161&33=165&35=171&39=178&40=186&41=187&42=188&43=190&44=198&46=206&47=214&49=219&50=226&51=230&53=232&55=244&56=246&57=258&58=267&59=271&60=275&61=282&62=291&63=293&65=303&66=307&70=314&71=318&73=326&75=333&79=336&80=342&81=344&83=346&84=348&85=350&89=358&90=363&92=366&93=370&94=372&95=374&97=378&98=382&100=384&104=386&106=392&107=398&109=401&110=407&114=412&115=414&116=417&124=420&125=432&127=438&128=444&129=448&130=452&131=456&132=460&134=464&135=466&136=470&137=480&139=490&143=500&144=502&145=505&146=509&148=511&152=514&154=517&160=521&165=529&166=531&168=568&170=586&171=590&173=593&174=597&176=600&177=608&179=612&180=618&184=628&185=634&186=636&187=638&188=640&192=652&193=654&194=656&196=658&201=662&202=666&204=670&209=672&210=676&212=680&213=684&214=687&215=691&217=695&218=698&219=702&221=707&222=711&223=713&225=717&226=721&227=735&228=739&229=743&230=747&231=753&234=761&238=763&239=766&241=770&242=773&247=779&248=785&249=789&250=795&251=799&252=807&254=811&258=813&259=823&262=829&263=832&267=835&269=837&270=839&271=843&272=845&273=847&274=855&275=861&276=863&277=867&278=870&279=874&280=880&281=888&283=896&285=898&286=901&288=905&290=915&292=917&293=920&294=926&295=930&298=934&299=946&300=954&301=956&302=960&303=964&304=966&305=968&306=971&307=973&308=975&310=979&311=981&312=984&313=986&315=995&319=998&320=1002&323=1005&324=1009&325=1017&326=1023&328=1026&332=1033&333=1035&334=1047&335=1053&336=1056&338=1059&341=1064&342=1066&343=1070&345=1072&347=1074&350=1076&351=1079&352=1081&353=1083&354=1085&357=1088&358=1092&359=1096&360=1099&361=1101&362=1107&363=1110&365=1112&366=1118&368=1122&370=1128&371=1131&374=1138&375=1142&376=1146&379=1150&380=1152&381=1154&382=1157&383=1159&384=1163&385=1165&386=1171&388=1175&389=1177&393=1179&397=1184&400=1186'
+debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=250&57=252&58=264&59=273&60=277&61=281&62=288&63=297&64=299&66=309&67=313&71=320&72=324&74=332&76=339&80=342&81=348&82=350&84=352&85=354&86=356&90=364&91=369&93=372&94=376&95=378&96=380&98=384&99=388&101=390&105=392&107=398&108=404&110=407&111=413&115=418&116=420&117=423&125=426&126=438&128=444&129=450&130=454&131=458&132=462&133=466&135=470&136=472&137=476&138=486&140=496&144=506&145=508&146=511&147=515&149=517&153=520&155=523&161=527&166=535&167=537&169=574&171=592&172=596&174=599&175=603&177=606&178=614&180=618&181=624&185=634&186=640&187=642&188=644&189=646&193=658&194=660&195=662&197=664&202=668&203=672&205=676&210=678&211=682&213=686&214=690&215=693&216=697&218=701&219=704&220=708&222=713&223=717&224=719&226=723&227=727&228=741&229=745&230=749&231=753&232=759&235=767&239=769&240=772&242=776&243=779&248=785&249=791&250=795&251=801&252=805&253=813&255=817&259=819&260=829&263=835&264=838&268=841&270=843&271=845&272=849&273=851&274=853&275=861&276=867&277=869&278=873&279=876&280=880&281=886&282=894&284=902&286=904&287=907&289=911&291=921&293=923&294=926&295=932&297=935&298=947&299=955&300=957&301=961&302=965&303=967&304=969&305=972&306=974&307=976&309=980&310=982&311=985&312=987&314=996&318=999&319=1003&322=1006&323=1010&324=1018&325=1024&327=1027&331=1034&332=1036&333=1048&334=1054&335=1057&337=1060&340=1065&341=1067&342=1071&344=1073&346=1075&349=1077&350=1080&351=1082&352=1084&353=1086&356=1089&357=1093&358=1097&359=1100&360=1102&361=1108&362=1111&364=1113&365=1119&367=1123&369=1129&370=1132&373=1139&374=1143&375=1147&378=1151&379=1153&380=1155&381=1158&382=1160&383=1164&384=1166&385=1172&387=1176&388=1178&392=1180&396=1185&399=1187'
