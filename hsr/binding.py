@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 from .errors import TensorError
+from .ir import CODE_BITS
 
 KERNEL_FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 # What an op's entry points accept: float64 calls run the float64 reference
@@ -46,6 +47,7 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
     device, float_dtype, float_name = None, None, None
     packs = {name: (axis, outer, cu) for name, axis, outer, cu in packing}
     totals: dict = {}  # offsets name -> (packed rows, the input that gave them)
+    codes = []  # (name, axis, bytes, bits) of each n-bit code input: its last axis holds packed bytes
     for name, axes, kind, default in signature:
         value = given.get(name)
         if value is None:
@@ -78,6 +80,9 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
         else:
             shape = value.shape
         for dim, (axis, size) in enumerate(zip(held, shape)):
+            if kind in CODE_BITS and dim == len(held) - 1:  # bytes, not codes: checked once the axis is bound
+                codes.append((name, axis, size, CODE_BITS[kind]))
+                continue
             if packed is not None and axis == packed[0]:  # the packed rows: every sequence's, one after another
                 known = totals.setdefault(packed[2], (size, name))
                 if known[0] != size:
@@ -100,6 +105,11 @@ def bind(op_name: str, signature: Signature, args: tuple, kwargs: dict,
         if missing:
             raise TensorError(f"{op_name}: the size of axis {missing[0]!r} is unknown: "
                               f"pass {name!r} or another input with that axis")
+    for name, axis, size, bits in codes:
+        want = -(-sizes[axis] * bits // 8)
+        if size != want:
+            raise TensorError(f"{op_name}: input {name!r} holds {bits}-bit codes along {axis!r}, packed {8 // bits} "
+                              f"a byte: {axis!r} of size {sizes[axis]} needs {want} bytes in its last dim, got {size}")
     return tensors, sizes
 
 
@@ -116,6 +126,9 @@ def _check_dtype(op_name, name, kind, value, float_dtypes):
     if kind == "fp8" and value.dtype != torch.float8_e4m3fn:
         raise TensorError(f"{op_name}: input {name!r} is declared fp8 (quantized rows, torch.float8_e4m3fn), "
                           f"got {value.dtype}")
+    if kind in CODE_BITS and value.dtype != torch.uint8:
+        raise TensorError(f"{op_name}: input {name!r} is declared {kind} ({CODE_BITS[kind]}-bit codes packed in bytes), "
+                          f"so it must be torch.uint8, got {value.dtype}")
     if kind == "int" and value.dtype not in INT_DTYPES:
         raise TensorError(f"{op_name}: length {name!r} must be int32 or int64, got {value.dtype}")
     if kind == "offsets" and value.dtype not in INT_DTYPES:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import ir
 from . import syntax as S
+from .check_rows import row_definition
 from .errors import SpecError, source_lines
 
 
@@ -25,6 +26,7 @@ class _Checker:
     def __init__(self, spec: S.Spec):
         self.spec = spec
         self.tensors: dict[str, ir.Tensor] = {}
+        self.rows: dict[str, ir.Tensor] = {}  # computed operands (check_rows), by name
         self.used: set[str] = set()
 
     def error(self, message: str, pos: S.Pos, hint: str) -> SpecError:
@@ -41,15 +43,20 @@ class _Checker:
             last = len(source_lines(self.spec.source.rstrip("\n"))) or 1
             raise self.error("the spec defines no output", S.Pos(last, 1),
                              "add a definition such as  out[i, j] = sum_s max_t <Q_s, D_t>")
-        if len(defs) > 1:
-            raise self.error(f"a second definition ({defs[1].name!r}); a spec has one output",
-                             defs[1].pos, "write one spec per output; a sum of terms goes in one definition")
-        definition = self.definition(defs[0])
-        for t in self.tensors.values():
+        for d in defs[:-1]:  # computed operands: every definition before the output's
+            if any(True for _ in _reductions(d.expr)):
+                raise self.error(f"a second definition ({defs[-1].name!r}); a spec has one output", defs[-1].pos,
+                                 "write one spec per output; a sum of terms goes in one definition (a definition "
+                                 "before the output's defines a computed operand's rows, without reductions)")
+            self.rows[d.name] = row_definition(self, d)
+        definition = self.definition(defs[-1])
+        for t in (*self.tensors.values(), *self.rows.values()):
             if t.name not in self.used:
-                raise self.error(f"{t.name!r} is declared but never used", t.pos,
-                                 "remove the declaration or use it in the definition")
-        return ir.Program(tuple(self.tensors.values()), definition, self.spec.source, self.spec.filename)
+                what = "defined" if t.rows else "declared"
+                raise self.error(f"{t.name!r} is {what} but never used", t.pos,
+                                 f"remove the {'definition' if t.rows else 'declaration'} or use it in the output's")
+        return ir.Program(tuple(self.tensors.values()), definition, self.spec.source, self.spec.filename,
+                          rows=tuple(self.rows.values()))
 
     def declare(self, decl: S.Declaration) -> None:
         if decl.name in self.tensors:
@@ -67,7 +74,7 @@ class _Checker:
             raise self.error(f"offsets {decl.name!r} must have one axis, the sequences'", decl.pos,
                              f"as in {decl.name}[i]: offsets (N + 1 entries for N sequences)")
         default = decl.default
-        allowed = {"bool": ("all",), "int": ("full",), "float": (), "int8": (), "fp8": (), "offsets": ()}[decl.type]
+        allowed = {"bool": ("all",), "int": ("full",)}.get(decl.type, ())
         if default is not None:
             ok = default in allowed or (decl.type == "float" and isinstance(default, float))
             if not ok:
@@ -123,11 +130,12 @@ class _Checker:
 
     # -- the definition -----------------------------------------------------
     def definition(self, d: S.Definition) -> ir.Definition:
-        if d.name in self.tensors:
-            raise self.error(f"{d.name!r} is already declared as an input", d.pos, "give the output a name of its own")
+        if d.name in self.tensors or d.name in self.rows:
+            what = "declared as an input" if d.name in self.tensors else "a computed operand"
+            raise self.error(f"{d.name!r} is already {what}", d.pos, "give the output a name of its own")
         if len(set(d.axes)) != len(d.axes):
             raise self.error(f"output {d.name!r} names an axis twice", d.pos, "each output axis is named once")
-        known = {a for t in self.tensors.values() for a in t.axes}
+        known = {a for t in (*self.tensors.values(), *self.rows.values()) for a in t.axes}
         for axis in d.axes:
             if axis not in known:
                 raise self.error(f"output axis {axis!r} is not an axis of any input", d.pos,
@@ -199,6 +207,8 @@ class _Checker:
 
     # -- expressions --------------------------------------------------------
     def lookup(self, name: str, pos: S.Pos) -> ir.Tensor:
+        if name in self.rows:
+            return self.rows[name]
         if name not in self.tensors:
             raise self.error(f"{name!r} is not declared", pos,
                              f"declare it first, as in {name}[i, s]: float")
@@ -274,6 +284,11 @@ class _Checker:
         if la.contracted in self.ragged:
             raise self.error(f"the contraction axis {la.contracted!r} is ragged", pos,
                              "a ragged axis is one of the rows' axes, never the one a pair contracts")
+        computed = next((x for x in (la, lb) if x.tensor.rows is not None), None)
+        if computed is not None and kind != "dot":
+            raise self.error(f"{computed.tensor.name} is a computed operand; it is read by a dot <A, B>", pos,
+                             f"for a cosine, write normalize(...) around {computed.tensor.name}'s definition "
+                             "and normalise the other rows; L2 and L1 pairs read stored rows")
         kinds = [x.tensor.kind for x in (la, lb)]
         low = next((k for k in kinds if k in ir.QUANTIZED), None)
         if low and (kind != "dot" or kinds[0] != kinds[1]):
@@ -289,6 +304,9 @@ class _Checker:
         if t.kind in ir.QUANTIZED and not pair:
             raise self.error(f"{t.name!r} is {t.kind} (quantized rows); it enters only a dot <A, B>", r.pos,
                              "scale the score outside it, as in s_t * <Q_s, D_t>, with float scales")
+        if t.rows is not None and not pair:
+            raise self.error(f"{t.name!r} is a computed operand; it enters only a dot <A, B>", r.pos,
+                             f"as in <Q_s, {t.name}_t>")
         if t.kind not in (ir.FLOAT, *ir.QUANTIZED):
             raise self.error(f"{t.name!r} is {t.kind}; only float inputs enter arithmetic", r.pos,
                              "bool inputs are masks (where ...), int inputs are length bounds, "
@@ -311,6 +329,10 @@ class _Checker:
                                  f"{t.name} is declared [{', '.join(t.axes)}]")
             bound = set()
             for declared, given in zip(t.axes, r.index):
+                if isinstance(given, S.Ref):
+                    raise self.error(f"{t.name} is read at an index ({given.name}) in the output's definition",
+                                     given.pos, "gathers define a computed operand, as in "
+                                     "D[j, t, d] = C[codes[j, t], d], which the output then reads")
                 if given == ":":
                     continue
                 if given != declared:
@@ -326,11 +348,11 @@ class _Checker:
                     raise self.error(f"axis {a!r} is bound here and cannot be contracted with ':'", r.pos,
                                      "contract an axis that no output or reduction binds")
             return t, bound
-        if r.name in self.tensors:
-            return self.tensors[r.name], set()
+        if r.name in self.tensors or r.name in self.rows:
+            return self.lookup(r.name, r.pos), set()
         base, sep, axis = r.name.rpartition("_")
-        if sep and base in self.tensors:
-            t = self.tensors[base]
+        if sep and (base in self.tensors or base in self.rows):
+            t = self.lookup(base, r.pos)
             if axis not in t.axes:
                 raise self.error(f"{base} has no axis {axis!r}", r.pos,
                                  f"{base} is declared [{', '.join(t.axes)}]")

@@ -23,6 +23,7 @@ import os
 
 import torch
 
+from . import ir
 from .basics import interpreting, next_pow2
 
 FAMILIES = {
@@ -81,6 +82,8 @@ def lean_blockers(term, signature) -> list[str]:
         why.append(f"per-column terms ({', '.join(cols)}) on a {t.pair} key")
     if t.outer == "none":
         why.append("no outer reduction")
+    if t.b.computed is not None:
+        why.append(f"{t.b.name} is computed in the kernel (pointer loads of its inputs, not TMA tiles)")
     decls = {name: default for name, _axes, _kind, default in signature}
     for name, axis, outer, _cu in t.packing:
         if name in (t.a.name, t.b.name) and (t.a if name == t.a.name else t.b).grid_axes != (outer,):
@@ -150,6 +153,8 @@ def tma_blockers(term, stacked: bool, both: bool) -> list[str]:
         why.append("both ways")
     if t.pair == "l1" or t.a.quantized:
         why.append("not a float dot")
+    if t.b.computed is not None:
+        why.append(f"{t.b.name} is computed")
     if any(c.axis == t.r for c in t.conds):
         why.append("conditions on the rows")
     for op, axis in ((t.a, t.r), (t.b, t.c)):
@@ -213,6 +218,8 @@ def sparse_rows(n_contenders: int, outer: int, selected: int, cells: int = 1, wi
 def backward_words(term, sizes: dict) -> str:
     """explain(sizes)'s line on the backward a call of those sizes takes: what "auto"
     picks and how "deterministic" owns the selection side's gradient (the rules above)."""
+    if term.b.computed is not None:
+        return f"  backward at these sizes: the gather alone ({term.b.name} is computed: nothing scatters)"
     contenders = cells = 1
     for g in term.grid:
         contenders *= sizes.get(g, 1) if g not in term.b.grid_axes else 1
@@ -257,7 +264,8 @@ def deterministic_scatter(n_contenders: int, outer: int, selected: int, cells: i
 SMALL_D_MAX = 8  # contractions up to this length unroll on the CUDA cores, coordinates in registers
 
 
-def contraction(d: int, quantized: bool = False, three_products: bool = False) -> tuple[int, int, int]:
+def contraction(d: int, quantized: bool = False, three_products: bool = False,
+                computed: bool = False) -> tuple[int, int, int]:
     """(DOT_MODE, BLOCK_K, SMALL_D) of a forward for a contraction of length d:
     2, a few coordinates (point clouds) as exact fp32 products on the CUDA
     cores, unrolled over SMALL_D = d; 0, the whole row in one tensor-core tile
@@ -269,7 +277,13 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False) -
     64 coordinates, chunks of 32: one 128-wide fp32 tile split three ways spills (the
     k-means assignment, 1M x 1024 x 128 on an H200: 14.4 ms in one tile, 8.0 in chunks
     of 32, 8.6 in chunks of 64; at 64 coordinates one tile, 2.7 ms against 4.7;
-    bench/NOTES.md). HSR_CONTRACTION="mode,block_k" overrides it (sweeps)."""
+    bench/NOTES.md). HSR_CONTRACTION="mode,block_k" overrides it (sweeps).
+
+    computed: a computed operand's rows are formed a whole tile at a time (a
+    normalised one needs each row whole): one tile at every d (at most
+    COMPUTED_MAX_D, runtime.with_rows checks it)."""
+    if computed:
+        return 0, next_pow2(d, 16), 0
     if d <= SMALL_D_MAX:
         return 2, 16, d
     override = os.environ.get("HSR_CONTRACTION")
@@ -283,6 +297,7 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False) -
     return 1, 64, 0
 
 
+COMPUTED_MAX_D = 256  # the widest computed row: one tile
 THREE_PRODUCTS_ONE_TILE = 64  # the widest fp32 row whose three TF32 products take one tile
 
 
@@ -1033,6 +1048,21 @@ def long_tma(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
 
 # -- the choice in words ----------------------------------------------------------
 
+def computed_words(b) -> str:
+    """explain()'s line on a computed operand: what its rows are formed from, in the kernel."""
+    parts = []
+    for node in ir.walk(b.computed.rows.expr):
+        if isinstance(node, ir.Gather):
+            bits = ir.CODE_BITS.get(node.index.kind)
+            at = f"{node.index.name}'s {bits}-bit codes" if bits else node.index.name
+            parts.append(f"{node.table.name} read at {at}")
+        elif isinstance(node, ir.Load):
+            parts.append(node.tensor.name)
+    norm = ", L2-normalised" if b.computed.rows.normalize else ""
+    return (f"  computed operand {b.name}: its rows formed in the kernel, a tile at a time, from {', '.join(parts)}"
+            f"{norm}; never written to memory (one tile of {b.axes[-1]}, at most {COMPUTED_MAX_D})")
+
+
 def scalar_bound(kind: str, axes, grid, stacked: str | None) -> bool:
     """A length bound the same for a whole program (its limit's axes all grid axes
     one program holds one value of): the tile loop can stop at it."""
@@ -1064,6 +1094,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         dtype = QUANTIZED_DTYPES[term.a.quantized]
     elif term.pair == "l1":
         general = "elementwise"
+    elif term.b.computed is not None:
+        general = "tiles"
     elif d is not None:
         prec = precision(torch.float32, term.pair in ("sqdist", "dist"), "cuda" if machine.startswith("cuda") else "cpu")
         three = dtype == "float32" and prec == "tf32x3" and not (
@@ -1146,6 +1178,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                                      rows_per_column_set(term, sizes) if sizes else None))
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):
         lines.append(f"  not lean: {'; '.join(f['lean'])}")
+    if term.b.computed is not None:
+        lines.append(computed_words(term.b))
     if term.packing:
         lines.append("  offsets' checks (max_seqlen given, on a GPU): " + (
             "in the lean forward's kernel (a device assert), else one check launch before the forward"

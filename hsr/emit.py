@@ -10,9 +10,10 @@ import ast
 
 from . import __version__
 from .errors import source_lines
+from .ir import CODE_BITS, Gather, walk
 from .plan import Plan, TermPlan, lowering_id
 from .templating import environment
-from . import dispatch
+from . import dispatch, emit_rows
 from .dispatch import SMALL_D_MAX, SPLIT_K
 
 
@@ -25,7 +26,8 @@ def emit(plan: Plan, source: str, filename: str) -> str:
                    packed_out=next((repr((x, o, cu)) for _n, x, o, cu in plan.packing if x in plan.axes), None),
                    index_out=plan.index_out, out_axes=list(plan.axes),
                    terms=[_term_context(t, plan, source) for t in plan.terms],
-                   differentiable=repr(tuple(dict.fromkeys(n for t in plan.terms for n in t.differentiable))))
+                   differentiable=repr(tuple(dict.fromkeys(n for t in plan.terms for n in t.differentiable))),
+                   rows=repr(_rows(plan)))
     names = [name for name, _axes, _kind, _default in plan.signature]
     context.update(op_params=", ".join(f"{n}: torch.Tensor" if d is None else f"{n}: Optional[torch.Tensor]"
                                        for n, _a, _k, d in plan.signature),
@@ -39,6 +41,20 @@ def emit(plan: Plan, source: str, filename: str) -> str:
         text = text.replace("\n\n\n\n", "\n\n\n")
     ast.parse(text)  # a template bug shows here, not at import time
     return text
+
+
+def _rows(plan: Plan) -> tuple:
+    """runtime.with_rows's description of each computed operand a plan reads."""
+    out = {}
+    for t in plan.terms:
+        b = t.b.computed
+        if b is None or b.name in out:
+            continue
+        floats = [x.name for x in t.b.rows_inputs if x.kind == "float"]
+        gathers = tuple(dict.fromkeys((n.index.name, n.table.name, n.axis, CODE_BITS.get(n.index.kind, 0))
+                                      for n in walk(b.rows.expr) if isinstance(n, Gather)))
+        out[b.name] = (b.name, b.axes, floats[0], gathers, b.axes[-1])
+    return tuple(out.values())
 
 
 def _plain(text: str) -> bool:
@@ -368,6 +384,11 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         ragged_r=any(x == t.r for x, _o, _cu in packing.values()),
         ragged_c=any(x == t.c for x, _o, _cu in packing.values()),
         lean=_lean(t, plan), tma=tma, lowering=lowering_id(t, plan.signature),
+        # a computed operand (B): its inputs, its tables' gathered axes, and the lines of a tile of its rows
+        rows=t.b.computed is not None and dict(
+            name=t.b.name, inputs=emit_rows.rows_inputs(t.b), sizes=emit_rows.table_axes(t.b),
+            tile=lambda at, ok, ks, k_ok, out, dtype: "\n".join(emit_rows.rows_tile(
+                t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype))),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
         # unstacked outer max, min or mean (dispatch.outer_split, partials merged on the host)
         row_split=t.outer == "sum" or (t.outer in ("max", "min", "mean") and not blocked),

@@ -15,6 +15,9 @@ from .syntax import Pos
 
 FLOAT, BOOL, INT, INT8, FP8, OFFSETS = "float", "bool", "int", "int8", "fp8", "offsets"
 QUANTIZED = (INT8, FP8)  # rows for the low-precision tensor cores; dots only
+# n-bit codes, packed LSB-first along the last axis: code f of a row sits in byte
+# f // (8 // n), at bit (f % (8 // n)) * n (a uint8 tensor of ceil(size * n / 8) bytes)
+CODE_BITS = {"uint1": 1, "uint2": 2, "uint4": 4, "uint8": 8}
 
 REDUCE_OPS = ("sum", "mean", "max", "min", "argmax", "argmin")
 SELECT_OPS = ("max", "min", "argmax", "argmin")
@@ -35,6 +38,7 @@ class Tensor:
     default: Union[str, float, None]
     pos: Pos
     ragged: tuple | None = None
+    rows: "Rows | None" = None  # a computed operand: its definition (never an input)
 
     @property
     def optional(self) -> bool:
@@ -59,6 +63,32 @@ class Load:
     @property
     def axes(self) -> frozenset:
         return frozenset(a for a in self.tensor.axes if a != self.contracted)
+
+
+@dataclass(frozen=True)
+class Gather:
+    """``table[..., index[...], ...]``: the table read along ``axis`` at the value
+    of an int or code input (a PLAID centroid ``C[codes[j, t], d]``, a bucket
+    weight ``w[res[j, t, d]]``), inside a computed operand's definition."""
+    table: Tensor
+    axis: str
+    index: Tensor
+    pos: Pos
+
+    @property
+    def axes(self) -> frozenset:
+        return frozenset(a for a in self.table.axes if a != self.axis) | frozenset(self.index.axes)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A computed operand's definition: ``expr`` over its axes (gathers, loads,
+    numbers and + - * /), L2-normalised over the last axis where ``normalize``.
+    The kernels form its rows a tile at a time, on chip."""
+    expr: "Expr"
+    normalize: bool
+    line: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -125,7 +155,7 @@ class Reduce:
         return self.body.axes - {self.axis}
 
 
-Expr = Union[Const, Load, Pair, Apply, Reduce]
+Expr = Union[Const, Load, Gather, Pair, Apply, Reduce]
 
 
 @dataclass(frozen=True)
@@ -143,15 +173,17 @@ class Definition:
 
 @dataclass(frozen=True)
 class Program:
-    """A checked spec: its inputs in declaration order and its one definition."""
+    """A checked spec: its inputs in declaration order, its computed operands
+    (``rows``, each a Tensor with its definition) and its one output definition."""
     tensors: tuple[Tensor, ...]
     definition: Definition
     source: str
     filename: str
     axis_order: tuple[str, ...] = field(default=())
+    rows: tuple[Tensor, ...] = ()
 
     def tensor(self, name: str) -> Tensor:
-        return next(t for t in self.tensors if t.name == name)
+        return next(t for t in self.tensors + self.rows if t.name == name)
 
     def line(self, pos: Pos) -> str:
         lines = source_lines(self.source)
@@ -161,6 +193,8 @@ class Program:
 def walk(expr: Expr):
     """Yield every node of an expression, parents first."""
     yield expr
+    if isinstance(expr, Gather):
+        return
     if isinstance(expr, Pair):
         yield from walk(expr.a)
         yield from walk(expr.b)

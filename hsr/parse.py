@@ -17,7 +17,7 @@ _TOKEN_WORDS = {
     "LSQB": "'['", "RSQB": "']'", "LPAR": "'('", "RPAR": "')'", "COMMA": "','",
     "COLON": "':'", "EQUAL": "'='", "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'",
     "SLASH": "'/'", "LESSTHAN": "'<'", "MORETHAN": "'>'", "_NL": "end of line",
-    "TYPE": "a type (float, bool, int, int8, fp8, offsets)", "BY": "'by'", "WHERE": "'where'", "CIRCUMFLEX": "'^'",
+    "TYPE": "a type (float, bool, int, int8, fp8, offsets, uint1, uint2, uint4, uint8)", "BY": "'by'", "WHERE": "'where'", "CIRCUMFLEX": "'^'",
     "__ANON_0": "'||'", "NORM1": "'_1'", "$END": "end of input",
 }
 
@@ -107,6 +107,17 @@ class _Builder:
         out_axes = tuple(str(item.children[0]) for item in axes.children)
         return S.Definition(str(name), out_axes, self.expr(expr), conds, self.pos(name))
 
+    def index(self, node: lark.Tree) -> tuple:
+        """An index list's entries: axis names, ':' or a gather's nested reference."""
+        out = []
+        for item in node.children:
+            if item.data == "gather":
+                name, inner = item.children
+                out.append(S.Ref(str(name), self.pos(name), self.index(inner)))
+            else:
+                out.append(str(item.children[0]))
+        return tuple(out)
+
     def axis_list(self, node: lark.Tree) -> tuple[str, ...]:
         return tuple(str(t) for t in node.children)
 
@@ -132,8 +143,7 @@ class _Builder:
         if kind == "short_ref":
             return S.Ref(str(kids[0]), self.pos(kids[0]))
         if kind == "explicit_ref":
-            index = tuple(str(i.children[0]) for i in kids[1].children)
-            return S.Ref(str(kids[0]), self.pos(kids[0]), index)
+            return S.Ref(str(kids[0]), self.pos(kids[0]), self.index(kids[1]))
         if kind == "call":
             return S.Call(str(kids[0]), tuple(self.expr(k) for k in kids[1:]), self.pos(kids[0]))
         if kind == "dot":

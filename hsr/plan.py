@@ -88,6 +88,22 @@ class Operand:
     axes: tuple[str, ...]        # declared axes, in order
     grid_axes: tuple[str, ...]   # the program-grid axes it carries, in declared order
     quantized: str = ""          # "int8" or "fp8": rows for those tensor cores (not differentiable)
+    # a computed operand (hsr.check_rows): the Tensor with its definition; its rows are formed in the
+    # kernel from its inputs (rows_inputs), and it has no gradient of its own
+    computed: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def rows_inputs(self) -> tuple:
+        """The inputs a computed operand's rows read, in order of first reading."""
+        if self.computed is None:
+            return ()
+        found = []
+        for node in ir.walk(self.computed.rows.expr):
+            if isinstance(node, ir.Load):
+                found.append(node.tensor)
+            elif isinstance(node, ir.Gather):
+                found += [node.index, node.table]
+        return tuple(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)
@@ -164,7 +180,8 @@ class TermPlan:
     def differentiable(self) -> tuple[str, ...]:
         if self.index_out or self.a.quantized:  # a quantized dot serves inference: no gradient at all
             return ()
-        return (self.a.name, self.b.name) + tuple(s.name for s in self.sides)
+        rows = tuple(o.name for o in (self.a, self.b) if o.computed is None)  # a computed operand's tables: none yet
+        return rows + tuple(s.name for s in self.sides)
 
     def explain(self, signature=(), sizes: dict | None = None, dtype: str = "float16",
                 where: str = "cuda9") -> list[str]:
@@ -217,6 +234,9 @@ class TermPlan:
             lines.append(f"  where {what}: positions of {c.axis!r} left out")
         if self.a.quantized:
             lines.append(f"  no backward: {self.a.quantized} rows serve inference (train on float tensors)")
+        elif self.b.computed is not None:
+            lines.append(f"  backward: {self.a.name} by gather, {self.b.name}'s rows formed again at the saved "
+                         f"int32 index; {self.b.name} is computed: no gradient reaches its inputs")
         elif not self.index_out:
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
                          f"or destination-owned (\"deterministic\": the index sorted by selected row, or "
@@ -291,10 +311,12 @@ def lowering_id(term: TermPlan, signature) -> str:
     decls = {name: (kind, default) for name, _axes, kind, default in signature}
     forms = dispatch.forms(term, signature)
     axes = _role_axes(term)
-    text = repr((renamed, tuple((names[n], *decls[n]) for n in names),
+    text = repr((renamed, tuple((names[n], *decls.get(n, ("rows", None))) for n in names),
                  axes.get(forms["stacked"]), forms["split"], not forms["tma"]))
     if term.packing:
         text += repr(renamed.packing)
+    if term.b.computed is not None:  # the computed operand's form, by node kinds and code widths
+        text += repr(rows_form(term.b.computed))
     select = ("arg" if term.index_out else "") + term.select
     words = "_".join(w for w in (term.outer, select, term.pair, term.a.quantized) if w not in ("none", ""))
     return f"{words}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
@@ -302,6 +324,19 @@ def lowering_id(term: TermPlan, signature) -> str:
 
 def _role_axes(term: TermPlan) -> dict:
     return {term.r: "r", term.c: "c", term.k: "k", **{g: f"g{n}" for n, g in enumerate(term.grid)}}
+
+
+def rows_form(t: ir.Tensor) -> tuple:
+    """A computed operand's definition without names: what its kernel code depends on."""
+    def form(node):
+        if isinstance(node, ir.Gather):
+            return ("gather", node.index.kind, node.table.axes.index(node.axis), len(node.table.axes))
+        if isinstance(node, ir.Load):
+            return ("load", len(node.tensor.axes))
+        if isinstance(node, ir.Const):
+            return ("const", node.value)
+        return (node.fn, *(form(a) for a in node.args))
+    return form(t.rows.expr), t.rows.normalize
 
 
 def _by_role(term: TermPlan) -> tuple[TermPlan, dict]:
@@ -423,6 +458,10 @@ class _Planner:
         if c not in b_load.tensor.axes or c in a_load.tensor.axes:
             raise self.reject("pair", f"exactly one of {a_load.tensor.name} and {b_load.tensor.name} must carry "
                               f"the selected axis {c!r}", pair.pos, "one row comes from the selected axis")
+        if a_load.tensor.rows is not None:
+            raise self.reject("pair", f"the computed operand {a_load.tensor.name} is read on the outer side; "
+                              f"computed rows are the selected side's (the axis {c!r} a max or min runs over)",
+                              a_load.pos, "swap the roles, or pass the outer side's rows as a stored input")
         out_axes = d.axes
         if outer is not None:
             r = outer.axis
@@ -577,10 +616,12 @@ class _Planner:
             col_grads=col_grads, ties=ties, need_x=need_x, uses_value=uses_value, uniform=bool(uniform),
             weighted=pair.kind == "dot" and not uniform and {w for w, _ in weights} == {"dot"},
             line=root.pos.line, spec_line=self.program.line(root.pos), pair_line=pair.pos.line,
-            packing=self.packing({a.name, b.name, *sides, *(x.name for x in conds if x.name)}))
+            packing=self.packing({a.name, b.name, *sides, *(x.name for x in conds if x.name),
+                                  *(x.name for x in b.rows_inputs)}))
 
     def packing(self, read: set) -> tuple:
-        return tuple((t.name, *t.ragged) for t in self.program.tensors if t.ragged and t.name in read)
+        return tuple((t.name, *t.ragged) for t in self.program.tensors + self.program.rows
+                     if t.ragged and t.name in read)
 
     @staticmethod
     def derivatives(pre, post, v, sides):
@@ -608,7 +649,7 @@ class _Planner:
     def operand(load: ir.Load, grid) -> Operand:
         t = load.tensor
         return Operand(t.name, t.axes, tuple(x for x in t.axes if x in grid),
-                       t.kind if t.kind in ir.QUANTIZED else "")
+                       t.kind if t.kind in ir.QUANTIZED else "", computed=t if t.rows is not None else None)
 
     def condition(self, cond: ir.Cond) -> Condition:
         if isinstance(cond, ir.Mask):

@@ -102,11 +102,66 @@ def _bind(program: ir.Program, args: tuple, kwargs: dict) -> tuple[dict, dict]:
             cu = tensors[t.ragged[2]]
             tensors[t.name] = unpack(tensors[t.name], t.axes, t.ragged, cu, sizes[t.ragged[0]])
     offsets = {}
+    for t in program.rows:  # computed operands, formed whole (the kernels form them a tile at a time)
+        tensors[t.name] = _rows(program.definition.name, t, tensors, sizes)
     for t in program.tensors:
         if t.kind == ir.OFFSETS:
             cu = offsets[t.name] = tensors[t.name].to(torch.int64)
             tensors[t.name] = cu[1:] - cu[:-1]
     return tensors, sizes, offsets
+
+
+def _rows(op_name: str, t: ir.Tensor, tensors: dict, sizes: dict) -> torch.Tensor:
+    """A computed operand's rows over its axes, in float64 (packed axes unpacked)."""
+    def ev(node):
+        if isinstance(node, ir.Const):
+            return torch.tensor(node.value, dtype=torch.float64), ()
+        if isinstance(node, ir.Load):
+            return tensors[node.tensor.name].to(torch.float64), node.tensor.axes
+        if isinstance(node, ir.Gather):
+            return _gather(op_name, node, tensors, sizes)
+        args = [ev(a) for a in node.args]
+        if node.fn == "neg":
+            return -args[0][0], args[0][1]
+        full = tuple(dict.fromkeys(args[0][1] + args[1][1]))
+        x, y = (_Evaluator.align(v, axes, full) for v, axes in args)
+        return {"+": torch.add, "-": torch.sub, "*": torch.mul, "/": torch.div}[node.fn](x, y), full
+    value, axes = ev(t.rows.expr)
+    value = _Evaluator.align(value.to(next(v.device for v in tensors.values() if v is not None)), axes, t.axes)
+    value = value.expand(*[sizes[a] for a in t.axes]).contiguous()
+    if t.rows.normalize:  # as torch.nn.functional.normalize over the last axis
+        value = value / value.norm(dim=-1, keepdim=True).clamp_min(_EPS)
+    return value
+
+
+def codes(packed: torch.Tensor, bits: int, size: int) -> torch.Tensor:
+    """n-bit codes (int64) unpacked from bytes along the last axis, LSB-first:
+    code f sits in byte f // (8 // bits), at bit (f % (8 // bits)) * bits."""
+    per = 8 // bits
+    f = torch.arange(size, device=packed.device)
+    byte = packed.to(torch.int64)[..., f // per]
+    return (byte >> ((f % per) * bits)) & ((1 << bits) - 1)
+
+
+def _gather(op_name: str, node: ir.Gather, tensors: dict, sizes: dict) -> tuple:
+    table, ix = tensors[node.table.name], node.index
+    index = tensors[ix.name].to(torch.int64)
+    if ix.kind in ir.CODE_BITS:
+        index = codes(tensors[ix.name], ir.CODE_BITS[ix.kind], sizes[ix.axes[-1]])
+    n = sizes[node.axis]
+    if index.numel() and (int(index.min()) < 0 or int(index.max()) >= n):
+        raise TensorError(f"{op_name}: input {ix.name!r} holds an index outside 0 .. {n - 1} "
+                          f"(the size of {node.table.name}'s axis {node.axis!r})")
+    rest = tuple(a for a in node.table.axes if a != node.axis)
+    full = tuple(dict.fromkeys(ix.axes + rest))
+    shape = [sizes[a] for a in full]
+    picks = []
+    for a in node.table.axes:
+        if a == node.axis:
+            picks.append(_Evaluator.align(index, ix.axes, full).expand(shape))
+        else:
+            picks.append(_Evaluator.align(torch.arange(sizes[a], device=index.device), (a,), full).expand(shape))
+    return table.to(torch.float64)[tuple(picks)], full
 
 
 def _reduces(node):

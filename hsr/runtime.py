@@ -15,7 +15,7 @@ import torch
 
 from .basics import autotuning, cache_dir, interpreting, length_bucket, next_pow2, tuning_on_call  # noqa: F401
 from .binding import CALL_FLOAT_DTYPES, INT_DTYPES, KERNEL_FLOAT_DTYPES, Signature, bind  # noqa: F401
-from .dispatch import row_matrix
+from .dispatch import COMPUTED_MAX_D, row_matrix
 from .errors import TensorError
 
 
@@ -26,6 +26,43 @@ def off_current_device(device: torch.device) -> bool:
 
 
 BACKWARDS = ("auto", "atomic", "deterministic")
+
+
+def check_rows(op_name: str, t: dict, sizes: dict, rows: tuple) -> None:
+    """A call's computed operands checked before any kernel: their width, and
+    their indices (int ones on the device where a host check would sync,
+    torch._assert_async; n-bit codes by their table's size). rows: (name, axes,
+    float input, gathers, k axis), each gather (index input, table, gathered
+    axis, code bits or 0)."""
+    for name, _axes, _like, gathers, k in rows:
+        if sizes[k] > COMPUTED_MAX_D:
+            raise TensorError(f"{op_name}: the computed operand {name!r} has {sizes[k]} coordinates along {k!r}; "
+                              f"its rows are formed one tile at a time, at most {COMPUTED_MAX_D}")
+        for index, table, axis, bits in gathers:
+            if torch.is_grad_enabled() and t[table].requires_grad:
+                raise TensorError(f"{op_name}: {table!r} requires grad, but gradients do not reach the inputs of "
+                                  f"the computed operand {name!r}; pass {table}.detach()")
+            n, x = sizes[axis], t[index]
+            if bits:
+                if n < 1 << bits:
+                    raise TensorError(f"{op_name}: {index!r} holds {bits}-bit codes (0 .. {(1 << bits) - 1}), but "
+                                      f"{table!r} has {n} entries along {axis!r}; give it {1 << bits}")
+                continue
+            message = f"{op_name}: input {index!r} holds an index outside 0 .. {n - 1} (the size of {table}'s axis {axis!r})"
+            if x.device.type == "cuda":
+                torch._assert_async(((x >= 0) & (x < n)).all(), message)
+            elif x.numel() and bool(((x < 0) | (x >= n)).any()):
+                raise TensorError(message)
+
+
+def stand_ins(t: dict, sizes: dict, rows: tuple) -> dict:
+    """The call's tensors with a stand-in for each computed operand: a zero-stride
+    tensor of its dtype and shape, which the host path reads for those alone (the
+    kernels form its rows from its inputs)."""
+    t = dict(t)
+    for name, axes, like, _gathers, _k in rows:
+        t[name] = torch.empty((), dtype=t[like].dtype, device=t[like].device).expand(*[sizes[a] for a in axes])
+    return t
 
 
 def check_backward(op_name: str, backward) -> None:

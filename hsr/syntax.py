@@ -24,10 +24,12 @@ class Num:
 @dataclass(frozen=True)
 class Ref:
     """A tensor reference: ``Q_s`` (short form, ``suffix`` set), ``w`` (bare) or
-    ``Q[i, s, :]`` (explicit, ``index`` set; ':' marks the contraction axis)."""
+    ``Q[i, s, :]`` (explicit, ``index`` set; ':' marks the contraction axis).
+    An index entry may itself be a Ref: ``C[codes[j, t], d]`` reads table C at
+    the value of codes (a gather, in a computed operand's definition)."""
     name: str
     pos: Pos
-    index: tuple[str, ...] | None = None
+    index: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ Cond = Union[MaskCond, BoundCond]
 class Declaration:
     name: str
     axes: tuple[str, ...]
-    type: str  # float bool int offsets
+    type: str  # float bool int int8 fp8 offsets uint1 uint2 uint4 uint8
     default: Union[str, float, None]
     pos: Pos
     ragged: tuple = ()  # ((axis, offsets name, Pos of the offsets name), ...): `s by cu_q`

@@ -306,7 +306,7 @@ def test_syntax_error_hint_lists_what_was_expected():
     assert "'>'" in info.value.hint
     with pytest.raises(SpecError) as info:
         parse("Q[i, s, d]: \n", "bad.hsr")
-    assert "a type (float, bool, int, int8, fp8, offsets)" in info.value.hint
+    assert "a type (float, bool, int, int8, fp8, offsets, uint1, uint2, uint4, uint8)" in info.value.hint
 
 
 def test_the_type_hint_lists_every_type_the_grammar_accepts():

@@ -147,7 +147,14 @@ def root(context, missing=missing):
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
                 ' rows held in registers\n',
             ))
-            if l_1_tail:
+            if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'):
+                pass
+                t_6.extend((
+                    '    ',
+                    str(t_1(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'b', str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_ptr.dtype.element_ty', ))), 4)),
+                    '\n',
+                ))
+            elif l_1_tail:
                 pass
                 t_6.extend((
                     '    b = tl.load(',
@@ -234,7 +241,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 71 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 73 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_',
                 str(t_3((undefined(name='K') if l_1_K is missing else l_1_K))),
                 '\n    dot = tl.zeros([',
@@ -326,7 +333,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 96 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 98 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n            b = ',
                     str(('b_half' if l_1_half else 'b_desc')),
                     '.load([',
@@ -335,7 +342,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 99 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n        else:\n            ',
                     str(t_1(t_2((undefined(name='pointer_loads') if l_1_pointer_loads is missing else l_1_pointer_loads)), 12)),
                     '\n',
@@ -364,7 +371,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        if DOT_FP32:\n            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n        else:\n            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 115 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 117 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelse:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores\n    ',
                 str(t_1(context.call((undefined(name='small_b_loads') if l_0_small_b_loads is missing else l_0_small_b_loads)), 4)),
                 '\n',
@@ -1169,4 +1176,4 @@ def root(context, missing=missing):
     context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves',), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=162&44=171&45=179&47=182&48=186&49=189&52=194&56=199&57=203&58=209&60=218&61=224&71=237&72=239&73=241&74=246&75=250&77=253&79=257&81=259&82=262&83=266&85=271&87=282&88=288&89=294&90=302&91=306&92=314&86=319&94=320&96=324&97=331&99=340&101=347&103=350&106=355&109=360&115=367&117=369&118=372&120=376&121=381&122=386&123=388&126=394&127=398&128=400&132=403&133=407&135=418&137=425&138=430&139=432&142=442&144=451&145=456&146=461&147=463&149=469&150=473&151=476&152=481&153=483&157=489&161=494&169=504&176=512&178=527&179=528&180=531&181=537&182=543&183=548&184=552&186=558&187=565&189=569&190=576&191=580&194=587&195=591&197=597&198=601&199=604&202=609&204=613&206=620&208=623&209=627&210=632&211=636&212=638&214=643&215=647&216=649&217=651&218=653&219=658&221=662&222=667&224=671&230=683&232=685&236=687&237=691&239=694&240=698&243=705&245=707&249=709&250=711&251=714&253=718&255=723&256=726&257=729&259=737&263=745&264=751&265=754&268=756&269=760&270=762&272=765&273=770&274=772&280=784&282=786&283=788&284=792&286=797&287=806&289=812&291=818&292=823&293=826&294=830&298=835&299=843&300=846&304=850&305=853&309=857&313=862&314=867&315=871&317=876&318=882&319=884&320=888&321=892&323=895&326=899&327=903&328=906&329=911&330=913&332=925&333=928&334=933&335=936&336=940&338=949&342=955&344=959&346=962&347=966&349=969&350=973&353=975&355=979&356=981&357=985&358=991&359=993&360=997&361=1001&362=1003&365=1008&366=1011&369=1017&370=1021&371=1023&372=1028&374=1032&376=1043&377=1045&378=1048&379=1052&380=1055&381=1059&383=1062&384=1066&385=1068&386=1073&387=1077&388=1083&389=1087&390=1093&391=1099&392=1101&393=1103&395=1110&396=1112&397=1118&400=1125&404=1134&409=1143&410=1149&411=1154&412=1158'
+debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=157&43=161&44=169&46=178&47=186&49=189&50=193&51=196&54=201&58=206&59=210&60=216&62=225&63=231&73=244&74=246&75=248&76=253&77=257&79=260&81=264&83=266&84=269&85=273&87=278&89=289&90=295&91=301&92=309&93=313&94=321&88=326&96=327&98=331&99=338&101=347&103=354&105=357&108=362&111=367&117=374&119=376&120=379&122=383&123=388&124=393&125=395&128=401&129=405&130=407&134=410&135=414&137=425&139=432&140=437&141=439&144=449&146=458&147=463&148=468&149=470&151=476&152=480&153=483&154=488&155=490&159=496&163=501&171=511&178=519&180=534&181=535&182=538&183=544&184=550&185=555&186=559&188=565&189=572&191=576&192=583&193=587&196=594&197=598&199=604&200=608&201=611&204=616&206=620&208=627&210=630&211=634&212=639&213=643&214=645&216=650&217=654&218=656&219=658&220=660&221=665&223=669&224=674&226=678&232=690&234=692&238=694&239=698&241=701&242=705&245=712&247=714&251=716&252=718&253=721&255=725&257=730&258=733&259=736&261=744&265=752&266=758&267=761&270=763&271=767&272=769&274=772&275=777&276=779&282=791&284=793&285=795&286=799&288=804&289=813&291=819&293=825&294=830&295=833&296=837&300=842&301=850&302=853&306=857&307=860&311=864&315=869&316=874&317=878&319=883&320=889&321=891&322=895&323=899&325=902&328=906&329=910&330=913&331=918&332=920&334=932&335=935&336=940&337=943&338=947&340=956&344=962&346=966&348=969&349=973&351=976&352=980&355=982&357=986&358=988&359=992&360=998&361=1000&362=1004&363=1008&364=1010&367=1015&368=1018&371=1024&372=1028&373=1030&374=1035&376=1039&378=1050&379=1052&380=1055&381=1059&382=1062&383=1066&385=1069&386=1073&387=1075&388=1080&389=1084&390=1090&391=1094&392=1100&393=1106&394=1108&395=1110&397=1117&398=1119&399=1125&402=1132&406=1141&411=1150&412=1156&413=1161&414=1165'

@@ -17,11 +17,13 @@ def root(context, missing=missing):
     l_0_spec_literal = resolve('spec_literal')
     l_0_signature = resolve('signature')
     l_0_differentiable = resolve('differentiable')
+    l_0_rows = resolve('rows')
     l_0_ragged = resolve('ragged')
     l_0_packed_out = resolve('packed_out')
     l_0_out_axes = resolve('out_axes')
     l_0_combine = resolve('combine')
     l_0_u = resolve('u')
+    l_0_bound = missing
     try:
         t_1 = environment.filters['join']
     except KeyError:
@@ -100,6 +102,11 @@ def root(context, missing=missing):
     yield '\nNAMES = tuple(entry[0] for entry in SIGNATURE)\nDIFFERENTIABLE = '
     yield str((undefined(name='differentiable') if l_0_differentiable is missing else l_0_differentiable))
     yield '\n'
+    if ((undefined(name='rows') if l_0_rows is missing else l_0_rows) != '()'):
+        pass
+        yield '# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis)\nROWS = '
+        yield str((undefined(name='rows') if l_0_rows is missing else l_0_rows))
+        yield '\n'
     if (undefined(name='packed') if l_0_packed is missing else l_0_packed):
         pass
         yield '# packed inputs: name -> (ragged axis, the axis it is ragged in, offsets); passed without that axis\nRAGGED = '
@@ -133,21 +140,21 @@ def root(context, missing=missing):
         yield str(environment.getattr(l_1_t, 'spec_line'))
         yield '\n\n'
         template = environment.get_or_select_template(str_join(((undefined(name='family') if l_1_family is missing else l_1_family), '.py.jinja', )), 'module.py.jinja')
-        gen = template.root_render_func(template.new_context(context.get_all(), True, {'loop': l_1_loop, 't': l_1_t, 'u': l_0_u}))
+        gen = template.root_render_func(template.new_context(context.get_all(), True, {'loop': l_1_loop, 't': l_1_t, 'bound': l_0_bound, 'u': l_0_u}))
         try:
             for event in gen:
                 yield event
         finally: gen.close()
         yield '\n\n'
         template = environment.get_or_select_template(str_join(((undefined(name='family') if l_1_family is missing else l_1_family), '_host.py.jinja', )), 'module.py.jinja')
-        gen = template.root_render_func(template.new_context(context.get_all(), True, {'loop': l_1_loop, 't': l_1_t, 'u': l_0_u}))
+        gen = template.root_render_func(template.new_context(context.get_all(), True, {'loop': l_1_loop, 't': l_1_t, 'bound': l_0_bound, 'u': l_0_u}))
         try:
             for event in gen:
                 yield event
         finally: gen.close()
     l_1_loop = l_1_t = l_1_family = missing
     yield '\n\n_KEPT = kept.Table()  # apply\'s calls by signature (hsr.kept)\n\n\ndef apply(*args, backward="auto", '
-    yield str(('max_seqlen=None, ' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 156 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('max_seqlen=None, ' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 160 in 'module.py.jinja' evaluated to false and no else section was defined.")))
     yield '**kwargs):\n    """'
     yield str((undefined(name='out') if l_0_out is missing else l_0_out))
     yield ' on tensors given by position (declaration order) or name.\n\n    CUDA tensors run the kernels; CPU tensors run them through the Triton\n    interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator.\n    float64 inputs run the float64 reference evaluator on their device (float64\n    out, torch autograd): for checking and small problems.\n    backward: "atomic" (one pass, fp32 atomics), "deterministic" (bitwise\n    reproducible) or "auto".\n    A call whose signature was seen before replays its allocations and launches.'
@@ -155,18 +162,30 @@ def root(context, missing=missing):
         pass
         yield '\n    Packed inputs come without the axis they are ragged in (RAGGED); max_seqlen\n    ({ragged axis: longest sequence}) spares the host sync that reads it from\n    the offsets, which are then checked on the device.'
     yield '"""\n    if torch.compiler.is_compiling():\n        return _apply(args, kwargs, backward'
-    yield str((', max_seqlen' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 171 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', max_seqlen' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 175 in 'module.py.jinja' evaluated to false and no else section was defined.")))
     yield ')\n    inputs = (*args, *kwargs.values())\n    key = kept.signature(inputs, backward, len(args), *kwargs'
-    yield str((', max_seqlen and tuple(sorted(max_seqlen.items()))' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 173 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', max_seqlen and tuple(sorted(max_seqlen.items()))' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 177 in 'module.py.jinja' evaluated to false and no else section was defined.")))
     yield ')\n    return kept.call(_KEPT, key, inputs, _apply, args, kwargs, backward, '
     yield str(('max_seqlen' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else 'None'))
     yield ', key)\n\n\n_KEPT_BOUND = kept.Table(autograd=True)  # _bound\'s calls by signature: the autograd path\'s checks\n\n\ndef _bound(args, kwargs, backward, max_seqlen=None, key=None):\n    """(tensors by name, axis sizes) of a call, checked. Replayed where its\n    signature (key) was seen: a call with gradients is not a replay as a whole\n    (autograd), but its checks and sizes are fixed by the signature."""\n    if key is None or torch.compiler.is_compiling():\n        return _bound_as_written(args, kwargs, backward, max_seqlen)\n    return kept.call(_KEPT_BOUND, key, (*args, *kwargs.values()), _bound_as_written, args, kwargs, backward, max_seqlen)\n\n\ndef _bound_as_written(args, kwargs, backward, max_seqlen):\n    runtime.check_backward(OUTPUT, backward)\n'
+    l_0_bound = ('t, sizes = ' if ((undefined(name='rows') if l_0_rows is missing else l_0_rows) != '()') else 'return ')
+    context.vars['bound'] = l_0_bound
+    context.exported_vars.add('bound')
     if (undefined(name='packed') if l_0_packed is missing else l_0_packed):
         pass
-        yield "    # (a device check of the offsets is owed to the first term's forward: ragged.OWED)\n    return runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES, packing=PACKING,\n                        max_seqlen=max_seqlen, defer=True)\n"
+        yield "    # (a device check of the offsets is owed to the first term's forward: ragged.OWED)\n    "
+        yield str((undefined(name='bound') if l_0_bound is missing else l_0_bound))
+        yield 'runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES, packing=PACKING,\n    '
+        yield str((' ' * t_2((undefined(name='bound') if l_0_bound is missing else l_0_bound))))
+        yield '             max_seqlen=max_seqlen, defer=True)\n'
     else:
         pass
-        yield '    return runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)\n'
+        yield '    '
+        yield str((undefined(name='bound') if l_0_bound is missing else l_0_bound))
+        yield 'runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)\n'
+    if ((undefined(name='rows') if l_0_rows is missing else l_0_rows) != '()'):
+        pass
+        yield "    runtime.check_rows(OUTPUT, t, sizes, ROWS)  # the computed operands' widths and indices\n    return t, sizes\n"
     yield '\n\ndef _apply(args, kwargs, backward, max_seqlen=None, key=None):\n    """apply, as written (its checks replayed where key was seen): bind, check, launch."""\n    t, sizes = _bound(args, kwargs, backward, max_seqlen, key)\n'
     if (undefined(name='packed') if l_0_packed is missing else l_0_packed):
         pass
@@ -217,12 +236,15 @@ def root(context, missing=missing):
         else:
             pass
             yield '    t, sizes = runtime.bind(OUTPUT, SIGNATURE, args, kwargs, runtime.CALL_FLOAT_DTYPES)\n'
+        if ((undefined(name='rows') if l_0_rows is missing else l_0_rows) != '()'):
+            pass
+            yield '    runtime.check_rows(OUTPUT, t, sizes, ROWS)\n'
         yield '    if runtime.float64(t):\n        return runtime.reference_float64(SPEC, FILENAME, args, kwargs, indices='
         yield str(t_6(context.eval_ctx, (environment.getattr(environment.getitem((undefined(name='terms') if l_0_terms is missing else l_0_terms), 0), 'grid') + [environment.getattr(environment.getitem((undefined(name='terms') if l_0_terms is missing else l_0_terms), 0), 'R')])))
         yield ')\n    first = next(v for v in t.values() if v is not None)\n    if runtime.off_current_device(first.device):  # Triton launches on the current device\n        with torch.cuda.device(first.device):\n            return forward_with_indices(*args, **kwargs)\n    out, saved = _'
         yield str(environment.getattr(environment.getitem((undefined(name='terms') if l_0_terms is missing else l_0_terms), 0), 'P'))
         yield '_forward(t, sizes, True'
-        yield str((', ties=True' if environment.getattr(environment.getitem((undefined(name='terms') if l_0_terms is missing else l_0_terms), 0), 'ties') else cond_expr_undefined("the inline if-expression on line 249 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ties=True' if environment.getattr(environment.getitem((undefined(name='terms') if l_0_terms is missing else l_0_terms), 0), 'ties') else cond_expr_undefined("the inline if-expression on line 261 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (undefined(name='packed_out') if l_0_packed_out is missing else l_0_packed_out):
             pass
@@ -307,7 +329,7 @@ def root(context, missing=missing):
             yield str(l_1_c)
             yield '='
             yield str(l_1_c)
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 288 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 300 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_c = missing
         yield ')\n    second = dict('
         l_1_loop = missing
@@ -318,7 +340,7 @@ def root(context, missing=missing):
             yield '='
             yield str(l_1_c)
             yield '_swapped'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 289 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 301 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_c = missing
         yield ')\n    t, sizes = runtime.bind(OUTPUT, SIGNATURE, ('
         yield str(environment.getattr((undefined(name='u') if l_0_u is missing else l_0_u), 'A'))
@@ -362,7 +384,7 @@ def root(context, missing=missing):
             yield str(l_1_c)
             yield '='
             yield str(l_1_c)
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 298 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 310 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_c = missing
         yield ')\n    second = dict('
         l_1_loop = missing
@@ -373,7 +395,7 @@ def root(context, missing=missing):
             yield '='
             yield str(l_1_c)
             yield '_swapped'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 299 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 311 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_c = missing
         yield ')\n    if runtime.float64(t) or runtime.float64(t_sw):  # the float64 reference evaluator, once each way\n        return (apply('
         yield str(environment.getattr((undefined(name='u') if l_0_u is missing else l_0_u), 'A'))
@@ -517,4 +539,4 @@ def root(context, missing=missing):
         yield '_BothSumFunction.apply(sizes, sizes_sw, backward, fused, weights,\n                                       *(t[n] for n in NAMES), *(t_sw[n] for n in NAMES))\n'
 
 blocks = {}
-debug_info = '1=63&4=67&5=71&9=75&10=79&12=83&19=85&24=89&29=93&30=95&31=97&33=99&35=101&36=103&38=106&60=108&65=111&66=113&132=117&142=124&144=129&146=135&149=142&156=150&157=152&165=154&171=158&173=160&174=162&191=164&203=171&214=175&220=182&223=186&224=190&226=197&227=200&229=205&231=207&235=210&237=214&244=221&249=223&250=227&253=231&255=241&256=243&262=247&263=260&265=268&266=273&267=277&287=290&288=304&289=314&290=324&291=328&295=332&297=345&298=359&299=369&301=379&302=383&303=387&304=389&305=391&306=393&309=406&310=410&311=414&312=416&314=424&316=426&317=430&318=434&326=436&332=449&340=462&342=475&345=488&347=490&350=492&351=494&352=502&353=506&354=510&360=512&361=514&362=516'
+debug_info = '1=65&4=69&5=73&9=77&10=81&12=85&19=87&24=91&29=95&30=97&31=99&33=101&35=103&36=105&38=108&40=110&42=113&64=115&69=118&70=120&136=124&146=131&148=136&150=142&153=149&160=157&161=159&169=161&175=165&177=167&178=169&195=171&196=174&198=177&199=179&201=184&203=186&212=190&223=194&229=201&232=205&233=209&235=216&236=219&238=224&240=226&244=229&246=233&252=239&256=243&261=245&262=249&265=253&267=263&268=265&274=269&275=282&277=290&278=295&279=299&299=312&300=326&301=336&302=346&303=350&307=354&309=367&310=381&311=391&313=401&314=405&315=409&316=411&317=413&318=415&321=428&322=432&323=436&324=438&326=446&328=448&329=452&330=456&338=458&344=471&352=484&354=497&357=510&359=512&362=514&363=516&364=524&365=528&366=532&372=534&373=536&374=538'

@@ -9,7 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_t = resolve('t')
     l_0_packed = resolve('packed')
-    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_st = missing
+    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_rows_args = l_0_st = missing
     try:
         t_1 = environment.filters['length']
     except KeyError:
@@ -38,6 +38,12 @@ def root(context, missing=missing):
     (l_0_R, l_0_C, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
     context.vars.update({'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R})
     context.exported_vars.update(('A', 'B', 'C', 'K', 'P', 'R'))
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'rows_args': l_0_rows_args, 'st': l_0_st})
+    l_0_rows_args = getattr(included_template, 'rows_args', missing)
+    if l_0_rows_args is missing:
+        l_0_rows_args = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_args'", name='rows_args')
+    context.vars['rows_args'] = l_0_rows_args
+    context.exported_vars.discard('rows_args')
     def macro(l_1_var, l_1_name, l_1_axes):
         t_5 = []
         if l_1_var is missing:
@@ -192,11 +198,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 92 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 93 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """The lean forward into out (and idx, unless None)'
         yield str((', masks as given' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks') else ''))
         yield ' (dispatch.lean_blocks)'
-        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 93 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 94 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n    block_r, block_c, warps, stages, load, a_rows, b_rows = blocks\n    n_chunks = triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)\n    target = out if n_chunks == 1 else torch.empty(('
@@ -230,7 +236,7 @@ def root(context, missing=missing):
         yield ' * sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], parts), dtype=torch.float32, device=out.device)\n        part_idx = torch.empty_like(part_val, dtype=torch.int32)\n    args = (\n        a_rows, b_rows, a_desc, b_desc,'
-        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 125 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 126 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' target, idx if idx is not None else target,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -299,7 +305,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 128 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 129 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '),'
         l_1_s = missing
         yield '\n    )\n    meta = dict(\n'
@@ -346,7 +352,7 @@ def root(context, missing=missing):
             pass
             yield ' CHECK_OFFSETS=fold,'
         yield '\n        num_warps=warps, num_stages=stages'
-        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 142 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 143 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n    if parts > 1:\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)\n    launcher.launch('
@@ -379,7 +385,7 @@ def root(context, missing=missing):
     yield '_forward_as_written(t, sizes, need_idx, launch, ties)\n    inputs = tuple(t[name] for name in NAMES)\n    return kept.call(_'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_KEPT_FORWARD, kept.signature(inputs, need_idx, ties'
-    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 169 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 170 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '), inputs,\n                     _'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward_as_written, t, sizes, need_idx, True, ties)\n\n\ndef _'
@@ -391,6 +397,11 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
         yield '    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+        pass
+        yield '    t = runtime.stand_ins(t, sizes, ROWS)  # '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' is computed in the kernels: a stand-in of its shape and dtype\n'
     yield '    '
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_, '
@@ -508,7 +519,7 @@ def root(context, missing=missing):
         pass
         yield '    blocks = None\n    if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
-        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 238 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 242 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ':\n        blocks = dispatch.lean_blocks('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -521,7 +532,7 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
-        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 239 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 243 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -551,7 +562,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 254 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 258 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -563,7 +574,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 257 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 261 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -591,7 +602,8 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 271 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
         pass
@@ -764,12 +776,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 324 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 324 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -801,7 +813,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 331 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 335 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -812,7 +824,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 334 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 338 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -890,8 +902,8 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'out'))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 364 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 364 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 368 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 368 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -960,7 +972,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 373 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 377 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -971,7 +983,13 @@ def root(context, missing=missing):
         yield ' runtime.length_bucket(sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]),'
-    yield '\n    )\n'
+    yield '\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+        pass
+        yield '        '
+        yield str(context.call((undefined(name='rows_args') if l_0_rows_args is missing else l_0_rows_args)))
+        yield '\n'
+    yield '    )\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
         pass
         yield '    # programs that keep a block of '
@@ -980,7 +998,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 380 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 387 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -1037,7 +1055,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 397 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 404 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1127,7 +1145,7 @@ def root(context, missing=missing):
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 455 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 462 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '), inputs,\n                     _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n\n\ndef _'
@@ -1146,6 +1164,11 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
             pass
             yield '    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield '    t = runtime.stand_ins(t, sizes, ROWS)  # '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield ' is computed in the kernels: a stand-in of its shape and dtype\n'
         yield '    '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1156,7 +1179,13 @@ def root(context, missing=missing):
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '"]\n    if mode == "auto":\n        mode = '
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_auto_backward(sizes)\n    atomic = mode == "atomic"\n    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_'
+        yield '_auto_backward(sizes)\n    atomic = mode == "atomic"\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield '    atomic = True  # '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield ' is computed: it takes no gradient, so nothing scatters (the gather is deterministic)\n'
+        yield '    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
@@ -1176,12 +1205,14 @@ def root(context, missing=missing):
             yield 'p_ = grad_'
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_ = torch.zeros('
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.shape, dtype=torch.float32 if atomic else '
+            yield str(('(1,)' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_.shape', ))))
+            yield ', dtype=torch.float32 if atomic else '
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.device)\n'
+            yield '_.device)'
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield '\n'
         else:
             pass
             yield '    if into is not None:\n        grad_'
@@ -1199,12 +1230,14 @@ def root(context, missing=missing):
             yield '_.device)\n        grad_'
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_ = torch.zeros('
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.shape, dtype=torch.float32 if atomic else '
+            yield str(('(1,)' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_.shape', ))))
+            yield ', dtype=torch.float32 if atomic else '
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.device)\n'
+            yield '_.device)'
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 495 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield '\n'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
@@ -1243,7 +1276,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 496 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 509 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1279,9 +1312,18 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"])\n        block_k = min(128, runtime.next_pow2(sizes["'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"]))\n        launcher.launch('
+        yield '"])\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield '        block_k = runtime.next_pow2(sizes["'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '"])  # a computed row in one chunk: its norm needs it whole\n'
+        else:
+            pass
+            yield '        block_k = min(128, runtime.next_pow2(sizes["'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '"]))\n'
+        yield '        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_bwd, ('
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_cells_py'))
@@ -1321,11 +1363,18 @@ def root(context, missing=missing):
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='A') if l_0_A is missing else l_0_A), '_', )), (undefined(name='A') if l_0_A is missing else l_0_A), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes')))
         yield ', '
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
-        yield ', *grad.stride(),\n            **has, BLOCK_'
+        yield ', *grad.stride(),'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield '            '
+            yield str(context.call((undefined(name='rows_args') if l_0_rows_args is missing else l_0_rows_args)))
+        yield '\n            **has, BLOCK_'
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield '=block_k, SCATTER=atomic,\n            ACCUMULATE='
+        yield '=block_k, SCATTER=atomic'
+        yield str((' and False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 530 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ', num_warps=8,\n        )\n        scatter = None if atomic else '
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -1471,13 +1520,17 @@ def root(context, missing=missing):
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
             yield '": grad_'
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield 'p_, "'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '": grad_'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield 'p_.to('
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.dtype)}\n'
+            yield 'p_'
+            if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows')):
+                pass
+                yield ', "'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '": grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield 'p_.to('
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.dtype)'
+            yield '}\n'
         else:
             pass
             yield '    if into is not None:\n        return {"'
@@ -1492,13 +1545,17 @@ def root(context, missing=missing):
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
             yield '": grad_'
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_, "'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '": grad_'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.to('
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.dtype)}\n'
+            yield '_'
+            if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows')):
+                pass
+                yield ', "'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '": grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.to('
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.dtype)'
+            yield '}\n'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
@@ -1546,7 +1603,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 608 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 627 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1605,17 +1662,17 @@ def root(context, missing=missing):
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward(t, sizes, False)[0]\n\n\n'
     template = environment.get_template('select_reduce/library_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'rows_args': l_0_rows_args, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
     template = environment.get_template('select_reduce/both_ways_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'rows_args': l_0_rows_args, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&8=50&10=72&12=74&13=78&14=82&15=86&16=92&17=98&20=101&21=104&25=106&31=109&37=111&38=115&39=117&41=119&43=121&45=123&50=127&51=130&52=132&53=138&55=142&56=144&57=154&58=156&60=160&66=164&67=166&73=168&74=170&75=172&81=174&82=177&83=179&86=181&91=183&92=186&93=197&96=201&97=203&98=205&102=208&103=211&105=213&106=217&108=219&115=223&116=225&118=227&122=229&125=233&127=270&128=276&132=306&133=310&135=315&136=323&138=329&139=335&140=339&142=349&144=351&145=353&146=355&148=358&150=360&152=363&160=370&163=374&164=376&167=378&169=380&170=384&173=386&178=388&181=391&184=395&185=403&186=405&189=409&190=411&192=414&194=421&196=425&198=428&200=435&202=439&204=442&209=448&210=451&214=459&216=461&220=465&225=469&226=473&228=480&229=484&230=488&231=491&233=500&236=507&238=510&239=513&241=526&243=529&247=533&249=536&251=539&252=541&253=543&254=545&257=557&258=568&260=571&264=575&265=579&267=582&271=592&273=596&275=599&277=605&279=607&280=610&281=618&282=626&283=628&285=636&286=639&287=647&289=656&290=658&291=664&294=670&295=672&297=675&298=693&300=702&301=718&303=723&305=727&307=729&309=733&310=739&311=743&313=747&314=753&315=759&317=763&320=766&321=776&323=780&324=786&325=788&326=790&328=793&329=795&330=798&331=800&332=806&333=809&334=811&336=817&337=820&343=823&346=826&347=830&348=833&350=835&351=838&354=840&357=843&358=846&362=849&364=891&365=896&366=898&367=901&370=939&373=963&374=965&377=975&378=978&380=980&383=986&384=990&386=996&387=1000&389=1002&391=1015&393=1024&396=1035&397=1038&399=1042&400=1046&402=1049&404=1054&405=1058&407=1061&408=1063&410=1070&412=1072&414=1075&420=1085&421=1089&422=1093&423=1096&426=1101&429=1103&432=1106&439=1109&441=1112&444=1115&447=1118&450=1122&451=1124&453=1126&455=1128&456=1132&459=1134&460=1136&461=1138&462=1140&465=1146&468=1150&470=1158&472=1160&473=1162&475=1165&476=1175&479=1188&481=1192&482=1200&484=1208&485=1212&488=1222&495=1229&496=1239&497=1250&498=1264&499=1268&503=1279&504=1283&505=1285&506=1291&508=1315&509=1317&510=1321&511=1325&512=1329&514=1331&516=1333&520=1335&521=1339&524=1343&533=1345&542=1349&546=1353&550=1355&556=1359&557=1363&558=1365&560=1387&561=1389&562=1393&563=1395&567=1399&568=1402&571=1411&573=1414&574=1420&575=1424&577=1446&578=1448&579=1452&580=1454&581=1460&582=1462&583=1464&586=1468&587=1471&590=1484&591=1492&593=1502&594=1506&595=1512&596=1518&597=1522&598=1525&599=1527&600=1535&606=1541&608=1543&609=1551&612=1555&613=1557&614=1559&615=1565&618=1569&622=1571&623=1573&636=1575&645=1578&649=1580&650=1583&655=1589&657=1592&659=1597&661=1599&663=1602&665=1605&668=1607&669=1613'
+debug_info = '4=38&5=41&6=47&9=56&11=78&13=80&14=84&15=88&16=92&17=98&18=104&21=107&22=110&26=112&32=115&38=117&39=121&40=123&42=125&44=127&46=129&51=133&52=136&53=138&54=144&56=148&57=150&58=160&59=162&61=166&67=170&68=172&74=174&75=176&76=178&82=180&83=183&84=185&87=187&92=189&93=192&94=203&97=207&98=209&99=211&103=214&104=217&106=219&107=223&109=225&116=229&117=231&119=233&123=235&126=239&128=276&129=282&133=312&134=316&136=321&137=329&139=335&140=341&141=345&143=355&145=357&146=359&147=361&149=364&151=366&153=369&161=376&164=380&165=382&168=384&170=386&171=390&174=392&179=394&182=397&185=400&186=403&188=406&189=414&190=416&193=420&194=422&196=425&198=432&200=436&202=439&204=446&206=450&208=453&213=459&214=462&218=470&220=472&224=476&229=480&230=484&232=491&233=495&234=499&235=502&237=511&240=518&242=521&243=524&245=537&247=540&251=544&253=547&255=550&256=552&257=554&258=556&261=568&262=579&264=582&268=586&269=590&271=593&275=603&277=608&279=611&281=617&283=619&284=622&285=630&286=638&287=640&289=648&290=651&291=659&293=668&294=670&295=676&298=682&299=684&301=687&302=705&304=714&305=730&307=735&309=739&311=741&313=745&314=751&315=755&317=759&318=765&319=771&321=775&324=778&325=788&327=792&328=798&329=800&330=802&332=805&333=807&334=810&335=812&336=818&337=821&338=823&340=829&341=832&347=835&350=838&351=842&352=845&354=847&355=850&358=852&361=855&362=858&366=861&368=903&369=908&370=910&371=913&374=951&377=975&378=977&380=987&381=990&384=993&385=996&387=998&390=1004&391=1008&393=1014&394=1018&396=1020&398=1033&400=1042&403=1053&404=1056&406=1060&407=1064&409=1067&411=1072&412=1076&414=1079&415=1081&417=1088&419=1090&421=1093&427=1103&428=1107&429=1111&430=1114&433=1119&436=1121&439=1124&446=1127&448=1130&451=1133&454=1136&457=1140&458=1142&460=1144&462=1146&463=1150&466=1152&467=1154&468=1156&469=1158&472=1164&475=1167&476=1170&478=1173&480=1181&482=1183&483=1186&485=1189&486=1191&488=1194&489=1204&492=1219&494=1223&495=1231&497=1241&498=1245&501=1255&508=1262&509=1272&510=1283&511=1297&512=1301&516=1312&517=1316&518=1319&520=1324&522=1327&523=1333&525=1357&526=1359&527=1363&528=1370&530=1372&531=1378&533=1380&535=1382&539=1384&540=1388&543=1392&552=1394&561=1398&565=1402&569=1404&575=1408&576=1412&577=1414&579=1436&580=1438&581=1442&582=1444&586=1448&587=1451&590=1460&592=1463&593=1469&594=1473&596=1495&597=1497&598=1501&599=1503&600=1509&601=1511&602=1513&605=1517&606=1520&609=1537&610=1545&612=1559&613=1563&614=1569&615=1575&616=1579&617=1582&618=1584&619=1592&625=1598&627=1600&628=1608&631=1612&632=1614&633=1616&634=1622&637=1626&641=1628&642=1630&655=1632&664=1635&668=1637&669=1640&674=1646&676=1649&678=1654&680=1656&682=1659&684=1662&687=1664&688=1670'

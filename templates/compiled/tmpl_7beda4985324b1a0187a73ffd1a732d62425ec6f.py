@@ -7,7 +7,7 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
-    l_0_cond_code = l_0_side_load = l_0_row_loads = l_0_small_a_loads = l_0_small_b_loads = l_0_bound_end = l_0_rank_again = missing
+    l_0_cond_code = l_0_side_load = l_0_row_loads = l_0_small_a_loads = l_0_small_b_loads = l_0_bound_end = l_0_rank_again = l_0_rows_params = l_0_rows_args = missing
     try:
         t_1 = environment.filters['indent']
     except KeyError:
@@ -453,6 +453,67 @@ def root(context, missing=missing):
         return concat(t_12)
     context.exported_vars.add('rank_again')
     context.vars['rank_again'] = l_0_rank_again = Macro(environment, macro, 'rank_again', ('rows', 'end', 'conds', 'a_k', 'b_at', 'b_k', 'k_end', 'cols'), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_13 = []
+        l_1_t = resolve('t')
+        pass
+        for l_2_x in environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'inputs'):
+            _loop_vars = {}
+            pass
+            t_13.extend((
+                str(environment.getattr(l_2_x, 'name')),
+                '_ptr, ',
+                str(environment.getattr(l_2_x, 'strides')),
+                ', ',
+            ))
+        l_2_x = missing
+        for l_2_a in environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'sizes'):
+            _loop_vars = {}
+            pass
+            t_13.extend((
+                'size_',
+                str(l_2_a),
+                ', ',
+            ))
+        l_2_a = missing
+        t_13.extend((
+            '  # ',
+            str(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'name')),
+            "'s inputs",
+        ))
+        return concat(t_13)
+    context.exported_vars.add('rows_params')
+    context.vars['rows_params'] = l_0_rows_params = Macro(environment, macro, 'rows_params', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_14 = []
+        l_1_t = resolve('t')
+        pass
+        for l_2_x in environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'inputs'):
+            _loop_vars = {}
+            pass
+            t_14.extend((
+                't["',
+                str(environment.getattr(l_2_x, 'name')),
+                '"], *_strides(t["',
+                str(environment.getattr(l_2_x, 'name')),
+                '"], ',
+                str(environment.getattr(l_2_x, 'rank')),
+                str((str_join((', "', environment.getattr(l_2_x, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'packing') else cond_expr_undefined("the inline if-expression on line 113 in 'select_reduce/common.py.jinja' evaluated to false and no else section was defined."))),
+                '), ',
+            ))
+        l_2_x = missing
+        for l_2_a in environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'sizes'):
+            _loop_vars = {}
+            pass
+            t_14.extend((
+                'sizes["',
+                str(l_2_a),
+                '"], ',
+            ))
+        l_2_a = missing
+        return concat(t_14)
+    context.exported_vars.add('rows_args')
+    context.vars['rows_args'] = l_0_rows_args = Macro(environment, macro, 'rows_args', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=344&74=345&75=346&76=347&79=350&81=352&82=356&83=360&84=364&85=370&86=378&87=387&88=394&89=399&91=405&92=407&93=411&94=413&95=415&97=420&98=425&99=431&100=433&101=435&103=444&106=450'
+debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=344&74=345&75=346&76=347&79=350&81=352&82=356&83=360&84=364&85=370&86=378&87=387&88=394&89=399&91=405&92=407&93=411&94=413&95=415&97=420&98=425&99=431&100=433&101=435&103=444&106=450&108=456&110=460&112=487&113=491'

@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_t = resolve('t')
-    l_0_row_loads = l_0_side_load = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_weights = l_0_pair_grads = missing
+    l_0_row_loads = l_0_side_load = l_0_rows_params = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_weights = l_0_pair_grads = missing
     try:
         t_1 = environment.filters['indent']
     except KeyError:
@@ -34,15 +34,18 @@ def root(context, missing=missing):
         def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/backward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'pair_grads': l_0_pair_grads, 'row_loads': l_0_row_loads, 'side_load': l_0_side_load, 'weights': l_0_weights})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/backward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'pair_grads': l_0_pair_grads, 'row_loads': l_0_row_loads, 'rows_params': l_0_rows_params, 'side_load': l_0_side_load, 'weights': l_0_weights})
     l_0_row_loads = getattr(included_template, 'row_loads', missing)
     if l_0_row_loads is missing:
         l_0_row_loads = undefined(f"the template {included_template.__name__!r} (imported on line 3 in 'select_reduce/backward.py.jinja') does not export the requested name 'row_loads'", name='row_loads')
     l_0_side_load = getattr(included_template, 'side_load', missing)
     if l_0_side_load is missing:
         l_0_side_load = undefined(f"the template {included_template.__name__!r} (imported on line 3 in 'select_reduce/backward.py.jinja') does not export the requested name 'side_load'", name='side_load')
-    context.vars.update({'row_loads': l_0_row_loads, 'side_load': l_0_side_load})
-    context.exported_vars.difference_update(('row_loads', 'side_load'))
+    l_0_rows_params = getattr(included_template, 'rows_params', missing)
+    if l_0_rows_params is missing:
+        l_0_rows_params = undefined(f"the template {included_template.__name__!r} (imported on line 3 in 'select_reduce/backward.py.jinja') does not export the requested name 'rows_params'", name='rows_params')
+    context.vars.update({'row_loads': l_0_row_loads, 'side_load': l_0_side_load, 'rows_params': l_0_rows_params})
+    context.exported_vars.difference_update(('row_loads', 'side_load', 'rows_params'))
     (l_0_R, l_0_C, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
     context.vars.update({'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R})
     context.exported_vars.update(('A', 'B', 'C', 'K', 'P', 'R'))
@@ -285,6 +288,11 @@ def root(context, missing=missing):
             yield '    '
             yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ostrides'), ', '))
             yield ',\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield '    '
+            yield str(context.call((undefined(name='rows_params') if l_0_rows_params is missing else l_0_rows_params)))
+            yield '\n'
         def t_8(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
@@ -422,21 +430,30 @@ def root(context, missing=missing):
         yield str(t_1(context.call((undefined(name='weights') if l_0_weights is missing else l_0_weights)), 12))
         yield '\n            hit_k = picked[:, None] & '
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '_in[None, :]\n            b = tl.load('
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_ptr + '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base'))
-        yield ' + sel_safe.to(tl.int64)[:, None] * stride_'
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_'
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield ' + offs_'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '[None, :] * stride_'
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield ',\n                        mask=hit_k, other=0.0).to(tl.float32)\n            '
+        yield '_in[None, :]\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield '            '
+            yield str(t_1(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'tile'), 'sel_safe', 'picked', str_join(('offs_', (undefined(name='K') if l_0_K is missing else l_0_K), )), str_join(((undefined(name='K') if l_0_K is missing else l_0_K), '_in', )), 'b', 'tl.float32'), 12))
+            yield '\n'
+        else:
+            pass
+            yield '            b = tl.load('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_ptr + '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_base'))
+            yield ' + sel_safe.to(tl.int64)[:, None] * stride_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_'
+            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+            yield ' + offs_'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '[None, :] * stride_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield ',\n                        mask=hit_k, other=0.0).to(tl.float32)\n'
+        yield '            '
         yield str(t_1(context.call((undefined(name='pair_grads') if l_0_pair_grads is missing else l_0_pair_grads)), 12))
         yield '\n            if SCATTER:\n                tl.atomic_add(grad_'
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -526,4 +543,4 @@ def root(context, missing=missing):
         l_1_name = l_1_direct = l_1_through = missing
 
 blocks = {}
-debug_info = '3=37&4=46&5=49&6=54&7=57&11=64&12=68&13=75&15=79&17=86&18=89&24=97&25=101&27=106&28=115&29=120&33=126&34=130&36=134&37=138&39=141&40=146&43=155&48=163&49=165&54=173&56=178&61=186&64=191&69=199&70=201&74=206&77=211&78=213&82=218&86=226&90=229&91=231&93=257&95=269&96=271&97=275&99=279&100=281&101=283&102=286&104=288&105=296&107=300&110=304&111=308&113=314&114=322&115=326&117=330&118=334&120=338&121=344&122=350&123=352&124=356&126=362&127=366&128=374&129=380&130=386&131=402&132=406&133=410&134=412&135=416&137=420&138=422&139=424&140=426&142=440&144=442&146=456&147=459&148=461&149=465&151=472&153=476&154=482&157=486&159=502&160=506&161=512&162=516'
+debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=89&18=92&24=100&25=104&27=109&28=118&29=123&33=129&34=133&36=137&37=141&39=144&40=149&43=158&48=166&49=168&54=176&56=181&61=189&64=194&69=202&70=204&74=209&77=214&78=216&82=221&86=229&90=232&91=234&93=260&95=272&96=274&97=278&99=282&100=284&101=286&102=289&104=291&105=294&107=296&108=304&110=308&113=312&114=316&116=322&117=330&118=334&120=338&121=342&123=346&124=352&125=358&126=360&127=364&129=370&130=374&131=382&132=388&133=394&134=410&135=414&136=418&137=420&138=424&140=428&141=430&142=432&143=434&144=437&146=442&149=457&151=459&153=473&154=476&155=478&156=482&158=489&160=493&161=499&164=503&166=519&167=523&168=529&169=533'

@@ -1,0 +1,131 @@
+"""Stage 2, check, for computed operands: a definition before the output's, such as
+
+    D[j, t, d] = normalize(C[codes[j, t], d] + w[res[j, t, d]])
+
+defines rows that the kernels form a tile at a time and never write to memory.
+Its body reads float inputs at its own axes, gathers (a table read at the value
+of an int or n-bit code input), numbers, + - * /, and may be L2-normalised over
+its last axis (the axis a pair contracts) by ``normalize(...)`` around it all.
+"""
+
+from __future__ import annotations
+
+from . import ir
+from . import syntax as S
+
+FORMS = "inputs at the row's axes, gathers such as C[codes[j, t], d], numbers, + - * /, and normalize(...) around it all"
+
+
+def row_definition(ck, d: S.Definition) -> ir.Tensor:
+    """The computed operand ``d`` defines, as a Tensor carrying its Rows."""
+    if d.name in ck.tensors or d.name in ck.rows:
+        raise ck.error(f"{d.name!r} is already defined", d.pos, "give the computed operand a name of its own")
+    if d.conds:
+        raise ck.error(f"a computed operand ({d.name}) takes no where-conditions", d.conds[0].pos,
+                       "put masks and length bounds on the output's definition, over the axis they restrict")
+    if len(set(d.axes)) != len(d.axes):
+        raise ck.error(f"{d.name!r} names an axis twice", d.pos, "each axis is named once")
+    if len(d.axes) < 2:
+        raise ck.error(f"computed operand {d.name!r} needs a row axis and a contraction axis", d.pos,
+                       f"as in {d.name}[j, t, d] = C[codes[j, t], d]")
+    scope = frozenset(d.axes)
+    body, normalize = d.expr, False
+    if isinstance(body, S.Call) and body.fn == "normalize":
+        if len(body.args) != 1:
+            raise ck.error("normalize takes one argument", body.pos, f"as in normalize(C[codes[j, t], {d.axes[-1]}])")
+        body, normalize = body.args[0], True
+    expr = _expr(ck, body, scope, d.name)
+    missing = [a for a in d.axes if a not in expr.axes]
+    if missing:
+        raise ck.error(f"axis {missing[0]!r} of {d.name} does not appear in its definition", d.pos,
+                       "every axis of a computed operand is an axis of something it reads")
+    contracted = d.axes[-1]
+    if contracted in ck.ragged:
+        raise ck.error(f"the last axis of {d.name} ({contracted!r}) is ragged", d.pos,
+                       "the last axis is the one a pair contracts: a row's coordinates")
+    ragged = next(((a, *ck.ragged[a]) for a in d.axes if a in ck.ragged), None)
+    if ragged and ragged[1] not in d.axes:
+        raise ck.error(f"{d.name} is ragged in {ragged[1]!r}, which it must also carry", d.pos,
+                       f"as in {d.name}[{ragged[1]}, {ragged[0]}, ...]")
+    lines = ck.spec.source.splitlines()
+    text = lines[d.pos.line - 1].strip() if 0 < d.pos.line <= len(lines) else ""
+    return ir.Tensor(d.name, d.axes, ir.FLOAT, None, d.pos, ragged, ir.Rows(expr, normalize, d.pos.line, text))
+
+
+def _expr(ck, e, scope: frozenset, name: str):
+    if isinstance(e, S.Num):
+        return ir.Const(e.value, e.pos)
+    if isinstance(e, S.Ref):
+        return _ref(ck, e, scope)
+    if isinstance(e, S.Binary):
+        return ir.Apply(e.op, (_expr(ck, e.left, scope, name), _expr(ck, e.right, scope, name)), e.pos)
+    if isinstance(e, S.Neg):
+        return ir.Apply("neg", (_expr(ck, e.operand, scope, name),), e.pos)
+    what = {S.Reduce: "a reduction", S.Dot: "a pairwise score", S.Norm: "a norm", S.Pow: "a power"}.get(type(e))
+    if isinstance(e, S.Call):
+        what = "normalize inside the expression" if e.fn == "normalize" else f"the function {e.fn}"
+    raise ck.error(f"{what or 'this'} is not part of a computed operand ({name})", getattr(e, "pos", S.Pos(1, 1)),
+                   f"a computed operand reads {FORMS}")
+
+
+def _ref(ck, r: S.Ref, scope: frozenset):
+    if r.index is None:
+        raise ck.error(f"write {r.name!r} with its axes in a computed operand", r.pos,
+                       "as in C[codes[j, t], d] or scale[j, t]: every axis named")
+    t = ck.lookup(r.name, r.pos)
+    if t.rows is not None:
+        raise ck.error(f"{t.name!r} is a computed operand; one cannot read another", r.pos,
+                       "write its definition into this one")
+    if t.kind != ir.FLOAT:
+        raise ck.error(f"{t.name!r} is {t.kind}; a computed operand's values come from float inputs", r.pos,
+                       f"an {t.kind} input indexes a table, as in C[{t.name}[{', '.join(t.axes)}], d]")
+    _arity(ck, t, r)
+    gathers = [(i, x) for i, x in enumerate(r.index) if isinstance(x, S.Ref)]
+    if len(gathers) > 1:
+        raise ck.error(f"{t.name} is read at two indices", gathers[1][1].pos, "a table is read along one axis")
+    for declared, given in zip(t.axes, r.index):
+        if not isinstance(given, S.Ref):
+            _axis(ck, t, declared, given, scope, r.pos)
+    ck.used.add(t.name)
+    if not gathers:
+        return ir.Load(t, None, r.pos)
+    at, ix = gathers[0]
+    axis = t.axes[at]
+    if axis in scope:
+        raise ck.error(f"{t.name}'s axis {axis!r} is read at an index, but {axis!r} is also an axis here", ix.pos,
+                       f"name the table's gathered axis apart from the operand's axes, as in C[c, d]")
+    if ix.index is None:
+        raise ck.error(f"write the index {ix.name!r} with its axes", ix.pos, f"as in {t.name}[{ix.name}[j, t], ...]")
+    it = ck.lookup(ix.name, ix.pos)
+    if it.kind != ir.INT and it.kind not in ir.CODE_BITS:
+        raise ck.error(f"{it.name!r} is {it.kind}, but an index is int or n-bit codes (uint1, uint2, uint4, uint8)",
+                       ix.pos, f"declare it as {it.name}[{', '.join(it.axes)}]: int")
+    if it.ragged is None and any(a in ck.ragged for a in it.axes):
+        raise ck.error(f"{it.name!r} is read along a ragged axis, but is not packed", ix.pos,
+                       "declare it packed by the same offsets")
+    _arity(ck, it, ix)
+    for declared, given in zip(it.axes, ix.index):
+        if isinstance(given, S.Ref):
+            raise ck.error("an index is read at the operand's axes, not at another index", given.pos,
+                           "one level of gather: table[index[j, t], d]")
+        _axis(ck, it, declared, given, scope, ix.pos)
+    ck.used.add(it.name)
+    return ir.Gather(t, axis, it, r.pos)
+
+
+def _arity(ck, t: ir.Tensor, r: S.Ref) -> None:
+    if len(r.index) != len(t.axes):
+        raise ck.error(f"{t.name} has {len(t.axes)} axes, indexed with {len(r.index)}", r.pos,
+                       f"{t.name} is declared [{', '.join(t.axes)}]")
+
+
+def _axis(ck, t: ir.Tensor, declared: str, given: str, scope: frozenset, pos: S.Pos) -> None:
+    if given == ":":
+        raise ck.error(f"':' has no place in a computed operand ({t.name})", pos,
+                       "name each axis: the pair that reads the operand contracts its last axis")
+    if given != declared:
+        raise ck.error(f"{t.name}'s axis {declared!r} is indexed as {given!r}", pos,
+                       f"use the declared axis name {declared!r} (renaming is not supported)")
+    if given not in scope:
+        raise ck.error(f"axis {given!r} is not an axis of the computed operand", pos,
+                       "a computed operand reads its inputs at its own axes (and tables at an index)")

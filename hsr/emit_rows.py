@@ -1,0 +1,109 @@
+"""Stage 4, emit, for computed operands: the Triton lines that form a tile of a
+computed operand's rows from its inputs (hsr.check_rows), on chip.
+
+A tile is [rows, coordinates]: the rows at ``at`` (the tile's positions of the
+selected axis, or a row block's selected positions in the backward), the
+coordinates at ``ks``. Each input is read at its own strides: grid axes from the
+program's cell (its base, as the operand's would be), the selected axis at
+``at``, the contraction axis at ``ks``, a table's gathered axis at an index's
+value. n-bit codes are unpacked LSB-first from their bytes. The lines end with
+``out`` holding the tile in the operand's dtype, 0 where a row or coordinate is
+out of bounds.
+"""
+
+from __future__ import annotations
+
+from . import ir
+
+
+def rows_inputs(b) -> list[dict]:
+    """The kernel parameters of a computed operand's inputs: {name, axes, rank, strides}."""
+    return [dict(name=x.name, axes=list(x.axes), rank=len(x.axes),
+                 strides=", ".join(f"stride_{x.name}_{a}" for a in x.axes)) for x in b.rows_inputs]
+
+
+def table_axes(b) -> list[str]:
+    """The gathered axes of a computed operand's tables: their sizes bound the indices in the kernel."""
+    return list(dict.fromkeys(n.axis for n in ir.walk(b.computed.rows.expr) if isinstance(n, ir.Gather)))
+
+
+def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype: str) -> list[str]:
+    """The lines that leave the tile of ``term.b`` (a computed operand) in ``out``.
+    base(name, axes): the offset of an input's program cell (emit's _offset)."""
+    t = term.b.computed
+    c, k = term.c, term.k
+    names = iter(range(1000))
+    lines = [f"# spec line {t.rows.line}: {t.rows.text}  ({t.name}'s rows, formed on chip)",
+             f"rx_ok = {ok}[:, None] & {k_ok}[None, :]"]
+
+    def place(x: ir.Tensor, axis: str, index: str | None = None) -> str:
+        if axis == c:
+            return f"{at}.to(tl.int64)[:, None] * stride_{x.name}_{axis}"
+        if axis == k:
+            return f"{ks}[None, :] * stride_{x.name}_{axis}"
+        return f"{index}.to(tl.int64) * stride_{x.name}_{axis}"
+
+    def mask(x: ir.Tensor) -> str:
+        rows, cols = c in x.axes, k in x.axes
+        return "rx_ok" if rows and cols else f"{ok}[:, None]" if rows else f"{k_ok}[None, :]" if cols else "True"
+
+    def pointer(x: ir.Tensor, gathered: str | None = None, index: str | None = None) -> str:
+        grid = [a for a in x.axes if a not in (c, k, gathered)]
+        parts = [f"{x.name}_ptr + {base(x.name, grid)}"]
+        parts += [place(x, a, index) for a in x.axes if a in (c, k) or a == gathered]
+        return " + ".join(parts)
+
+    def code(x: ir.Tensor) -> str:
+        """An index input's values: ints, or n-bit codes unpacked from their bytes (LSB-first)."""
+        name = f"rx_{next(names)}"
+        if x.kind not in ir.CODE_BITS:
+            lines.append(f"{name} = tl.load({pointer(x)}, mask={mask(x)}, other=0).to(tl.int32)")
+            return name
+        bits = ir.CODE_BITS[x.kind]
+        last = x.axes[-1]
+        pos = at if last == c else ks
+        per = 8 // bits
+        shape = "[:, None]" if last == c else "[None, :]"
+        grid = [a for a in x.axes if a not in (c, k)]
+        parts = [f"{x.name}_ptr + {base(x.name, grid)}"]
+        for a in x.axes:
+            if a == last:
+                parts.append(f"({pos} // {per}).to(tl.int64){shape} * stride_{x.name}_{a}")
+            elif a in (c, k):
+                parts.append(place(x, a))
+        lines.append(f"{name} = tl.load({' + '.join(parts)}, mask={mask(x)}, other=0).to(tl.int32)")
+        if bits < 8:
+            lines.append(f"{name} = ({name} >> (({pos} % {per}) * {bits}){shape}) & {(1 << bits) - 1}  "
+                         f"# {x.name}: {bits}-bit codes, {per} a byte, LSB-first")
+        return name
+
+    def value(node) -> str:
+        if isinstance(node, ir.Const):
+            return repr(float(node.value))
+        if isinstance(node, ir.Load):
+            x = node.tensor
+            name = f"rx_{next(names)}"
+            lines.append(f"{name} = tl.load({pointer(x)}, mask={mask(x)}, other=0.0).to(tl.float32)")
+            return name
+        if isinstance(node, ir.Gather):
+            ix = code(node.index)
+            x = node.table
+            rows, cols = c in node.axes, k in node.axes
+            m = "rx_ok" if rows and cols else f"{ok}[:, None]" if rows else f"{k_ok}[None, :]"
+            # an index out of the table's range reads nothing (the op checks them before any kernel runs)
+            m = f"{m} & ({ix} >= 0) & ({ix} < size_{node.axis})"
+            name = f"rx_{next(names)}"
+            lines.append(f"{name} = tl.load({pointer(x, node.axis, ix)}, mask={m}, other=0.0).to(tl.float32)")
+            return name
+        if node.fn == "neg":
+            return f"(-{value(node.args[0])})"
+        left, right = (value(a) for a in node.args)
+        return f"({left} {node.fn} {right})"
+
+    expr = value(t.rows.expr)
+    lines.append(f"{out} = tl.where(rx_ok, {expr}, 0.0)")
+    if t.rows.normalize:
+        lines.append(f"{out} = {out} * (1.0 / tl.maximum(tl.sqrt(tl.sum({out} * {out}, axis=1)), 1e-12))[:, None]"
+                     "  # L2-normalised, as torch.nn.functional.normalize")
+    lines.append(f"{out} = {out}.to({dtype})")
+    return lines

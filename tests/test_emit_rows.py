@@ -1,0 +1,134 @@
+"""Computed operands (hsr.check_rows, hsr.emit_rows): a spec's rows formed in the
+kernel from gathers and n-bit codes, checked against the float64 reference
+evaluator (which forms them whole), values, indices and gradients, through the
+interpreter (or on CUDA with HSR_TEST_DEVICE=cuda)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from profiles import examples
+
+import hsr
+from hsr import reference
+from hsr.errors import TensorError
+
+RESIDUAL = """
+Q[i, s, d]: float
+C[c, d]: float                # centroids
+codes[j, t]: int              # a centroid a token
+res[j, t, d]: {kind}          # a bucket a coordinate, packed LSB-first
+w[b]: float                   # the buckets' values
+dlen[j]: int = full
+D[j, t, d] = {body}
+score[i, j] = sum_s max_t <Q_s, D_t>  where t < dlen[j]
+"""
+
+PACKED = """
+cu[j]: offsets
+Q[i, s, d]: float
+C[c, d]: float
+codes[j, t by cu]: int
+res[j, t by cu, d]: uint4
+w[b]: float
+D[j, t, d] = normalize(C[codes[j, t], d] + w[res[j, t, d]])
+score[i, j] = sum_s max_t <Q_s, D_t>
+"""
+
+
+def _pack(codes: torch.Tensor, bits: int) -> torch.Tensor:
+    """n-bit codes [..., d] into bytes, LSB-first (as the spec language reads them)."""
+    per = 8 // bits
+    d = codes.shape[-1]
+    padded = torch.zeros(*codes.shape[:-1], -(-d // per) * per, dtype=torch.int64)
+    padded[..., :d] = codes
+    grouped = padded.view(*codes.shape[:-1], -1, per)
+    shifts = torch.arange(per) * bits
+    return (grouped << shifts).sum(-1).to(torch.uint8)
+
+
+def _grad(out, x, seed):
+    w = torch.randn(out.shape, generator=torch.Generator().manual_seed(seed)).to(out.device)
+    return torch.autograd.grad((out * w).sum(), x)[0]
+
+
+@settings(max_examples=examples(18), deadline=None)
+@given(st.sampled_from([1, 2, 4, 8]), st.integers(1, 3), st.integers(1, 40), st.integers(3, 70),
+       st.booleans(), st.sampled_from(["plain", "normalized", "scaled"]), st.integers(0, 2**31 - 1))
+@example(bits=2, nq=2, ld=9, d=19, ties=False, body="normalized", seed=5)
+def test_residual_rows_match_the_reference(device, bits, nq, ld, d, ties, body, seed):
+    gen = torch.Generator().manual_seed(seed)
+    text = {"plain": "C[codes[j, t], d] + w[res[j, t, d]]",
+            "normalized": "normalize(C[codes[j, t], d] + w[res[j, t, d]])",
+            "scaled": "C[codes[j, t], d] * 0.5 - w[res[j, t, d]] * scale[j, t]"}[body]
+    spec = RESIDUAL.format(kind=f"uint{bits}", body=text)
+    if body == "scaled":
+        spec = spec.replace("dlen[j]: int = full", "dlen[j]: int = full\nscale[j, t]: float")
+    op = hsr.compile(spec)
+    nd, nc = 3, 5
+    C = torch.randn(nc, d, generator=gen)
+    if ties:  # one centroid for every token and one bucket: every row ties
+        C[1:] = C[0]
+    Q = torch.randn(nq, 7, d, generator=gen)
+    codes = torch.randint(0, nc, (nd, ld), generator=gen)
+    buckets = torch.randint(0, 1 << bits, (nd, ld, d), generator=gen) * (0 if ties else 1)
+    res = _pack(buckets, bits)
+    w = torch.randn(1 << bits, generator=gen)
+    dlen = torch.tensor([ld, ld // 2, 0])  # an empty document
+    extra = [torch.randn(nd, ld, generator=gen)] if body == "scaled" else []
+    args = [x.to(device) for x in (C, codes, res, w, dlen, *extra)]
+    Qd = Q.to(device).requires_grad_()
+    out = op(Qd, *args)
+    want = op.reference(Q.double(), C.double(), codes, res, w.double(), dlen, *(x.double() for x in extra))
+    assert torch.allclose(out.double().cpu(), want, atol=1e-4, rtol=1e-4)
+    _, idx = op.forward_with_indices(Qd.detach(), *args)
+    _, want_idx = reference.evaluate_selection(op.program, ("i", "j", "s"), Q.double(), C.double(), codes, res,
+                                               w.double(), dlen, *(x.double() for x in extra))
+    assert torch.equal(idx.cpu().long(), want_idx.long())  # (with ties: every row ties, the lowest index wins)
+    Qr = Q.double().requires_grad_()
+    ref = op.reference(Qr, C.double(), codes, res, w.double(), dlen, *(x.double() for x in extra))
+    assert torch.allclose(_grad(out, Qd, seed).double().cpu(), _grad(ref, Qr, seed), atol=1e-4, rtol=1e-4)
+
+
+def test_packed_documents_and_explain(device):
+    op = hsr.compile(PACKED)
+    gen = torch.Generator().manual_seed(3)
+    lengths = [5, 0, 9]
+    cu = torch.tensor([0, 5, 5, 14], dtype=torch.int32)
+    C, Q, w = torch.randn(6, 24, generator=gen), torch.randn(2, 4, 24, generator=gen), torch.randn(16, generator=gen)
+    codes = torch.randint(0, 6, (sum(lengths),), generator=gen)
+    res = _pack(torch.randint(0, 16, (sum(lengths), 24), generator=gen), 4)
+    out = op(*(x.to(device) for x in (cu, Q, C, codes, res, w)))
+    want = op.reference(cu, Q.double(), C.double(), codes, res, w.double())
+    assert torch.allclose(out.double().cpu(), want, atol=1e-5)
+    assert out[:, 1].abs().max() == 0  # the empty document
+    text = op.explain({"i": 1, "s": 32, "j": 100, "t": 300, "d": 128})
+    assert "computed operand D: its rows formed in the kernel" in text
+    assert "C read at codes, w read at res's 4-bit codes, L2-normalised" in text
+    assert "not lean: D is computed in the kernel" in text
+    assert "forward kernel: tiles" in text
+
+
+def test_bad_codes_and_widths(device):
+    op = hsr.compile(RESIDUAL.format(kind="uint2", body="C[codes[j, t], d] + w[res[j, t, d]]"))
+    C, Q, w = torch.randn(4, 10), torch.randn(1, 3, 10), torch.randn(4)
+    codes, res = torch.arange(10).view(2, 5) % 4, torch.zeros(2, 5, 3, dtype=torch.uint8)
+    dev = lambda *xs: [x.to(device) for x in xs]  # noqa: E731
+    with pytest.raises(TensorError, match=r"'res' holds 2-bit codes along 'd', packed 4 a byte: 'd' of size 10 "
+                                          r"needs 3 bytes in its last dim, got 2"):
+        op(*dev(Q, C, codes, res[..., :2], w))
+    with pytest.raises(TensorError, match="'res' is declared uint2.*must be torch.uint8"):
+        op(*dev(Q, C, codes, res.to(torch.int32), w))
+    with pytest.raises(TensorError, match=r"'w' has 3 entries along 'b'; give it 4"):
+        op(*dev(Q, C, codes, res, w[:3]))
+    if device == "cpu":  # (on a GPU the same check is a device assert: no host sync)
+        with pytest.raises(TensorError, match=r"'codes' holds an index outside 0 \.\. 3 \(the size of C's axis 'c'\)"):
+            op(*dev(Q, C, codes + 1, res, w))
+    with pytest.raises(TensorError, match="'C' requires grad, but gradients do not reach"):
+        op(*dev(Q), C.to(device).requires_grad_(), *dev(codes, res, w))
+    wide = hsr.compile(RESIDUAL.format(kind="uint8", body="C[codes[j, t], d]").replace(
+        "res[j, t, d]: uint8", "").replace("w[b]: float", ""))
+    with pytest.raises(TensorError, match="at most 256"):
+        wide(*dev(torch.randn(1, 2, 300), torch.randn(3, 300), torch.zeros(1, 2, dtype=torch.int64)))
