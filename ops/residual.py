@@ -72,11 +72,18 @@ def _check(Q, codes, residuals, centroids, bucket_weights, nbits):
                           f"got shape {tuple(bucket_weights.shape)}")
 
 
-def _rows(Q, tables):
-    """Q as a batch, and the tables in Q's dtype (the kernels' float inputs share one dtype)."""
+def _rows(Q, tables, normalize):
+    """Q as a batch (normalised where asked) and the tables in one dtype, the kernels'
+    (their float inputs share one): the centroids' where they are 16-bit (an fp16
+    index keeps its precision; the rows are formed in fp32 and rounded once, to it),
+    else Q's."""
     single = Q.dim() == 2
     Q3 = Q.unsqueeze(0) if single else Q
-    return single, Q3, [t.to(Q.dtype) if t is not None and t.dtype != Q.dtype else t for t in tables]
+    centroids = tables[0]
+    work = centroids.dtype if centroids.dtype in (torch.float16, torch.bfloat16) else Q.dtype
+    if normalize:
+        Q3 = torch.nn.functional.normalize(Q3.float() if Q3.dtype != torch.float64 else Q3, dim=-1)
+    return single, Q3.to(work), [t.to(work) if t is not None and t.dtype != work else t for t in tables]
 
 
 def maxsim_residual(Q: torch.Tensor, codes: torch.Tensor, residuals: torch.Tensor, doc_lengths: torch.Tensor | None,
@@ -88,12 +95,10 @@ def maxsim_residual(Q: torch.Tensor, codes: torch.Tensor, residuals: torch.Tenso
     residuals [Nd, Ld, ceil(d * nbits / 8)] uint8 (LSB-first; see plaid_bytes);
     doc_lengths [Nd] (tokens past a document's length are padding) or None;
     centroids [C, d]; bucket_weights [2^nbits]. normalize: L2-normalise Q's tokens and
-    each decompressed row (PLAID's rows are). Differentiable in Q. The tables are cast
-    to Q's dtype."""
+    each decompressed row (PLAID's rows are). Differentiable in Q. The kernels run in
+    the centroids' dtype where it is 16-bit (Q is cast to it), else in Q's."""
     _check(Q, codes, residuals, centroids, bucket_weights, nbits)
-    single, Q3, (centroids, bucket_weights) = _rows(Q, (centroids, bucket_weights))
-    if normalize:
-        Q3 = torch.nn.functional.normalize(Q3, dim=-1)
+    single, Q3, (centroids, bucket_weights) = _rows(Q, (centroids, bucket_weights), normalize)
     out = _module(nbits, False, normalize).apply(Q=Q3, centroids=centroids, codes=codes, residuals=residuals,
                                                  bucket_weights=bucket_weights, doc_lengths=doc_lengths)
     return out[0] if single else out
@@ -107,9 +112,7 @@ def maxsim_residual_varlen(Q: torch.Tensor, codes: torch.Tensor, residuals: torc
     scores 0). max_seqlen_d, where known, spares the host sync that reads the
     longest document (the offsets are then checked on the device)."""
     _check(Q, codes, residuals, centroids, bucket_weights, nbits)
-    single, Q3, (centroids, bucket_weights) = _rows(Q, (centroids, bucket_weights))
-    if normalize:
-        Q3 = torch.nn.functional.normalize(Q3, dim=-1)
+    single, Q3, (centroids, bucket_weights) = _rows(Q, (centroids, bucket_weights), normalize)
     seqlen = None if max_seqlen_d is None else {"t": int(max_seqlen_d)}
     out = _module(nbits, True, normalize).apply(Q=Q3, centroids=centroids, cu=cu_seqlens_d, codes=codes,
                                                 residuals=residuals, bucket_weights=bucket_weights, max_seqlen=seqlen)
@@ -124,9 +127,7 @@ def plaid_centroid_scores(Q: torch.Tensor, codes: torch.Tensor, doc_lengths: tor
     Arguments as maxsim_residual's; normalize: L2-normalise Q's tokens and each
     centroid row (PLAID's centroids are unit rows already)."""
     _check(Q, codes, None, centroids, None, 2)
-    single, Q3, (centroids,) = _rows(Q, (centroids,))
-    if normalize:
-        Q3 = torch.nn.functional.normalize(Q3, dim=-1)
+    single, Q3, (centroids,) = _rows(Q, (centroids,), normalize)
     out = _module(2, False, normalize, residual=False).apply(Q=Q3, centroids=centroids, codes=codes,
                                                             doc_lengths=doc_lengths)
     return out[0] if single else out
