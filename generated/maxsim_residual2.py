@@ -21,11 +21,11 @@
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     where t < doc_lengths: positions of 't' left out
 #     backward: Q by gather, D's rows formed again at the saved int32 index; D is computed: no gradient reaches its inputs
-#     forward kernel: tiles
+#     forward kernel: tiles-long
 #     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
 #     not lean: D is computed in the kernel (pointer loads of its inputs, not TMA tiles); a length bound or a required mask
-#     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 2-bit codes, L2-normalised; never written to memory (one tile of d, at most 256)
+#     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 2-bit codes, L2-normalised; never written to memory (d in chunks of 32, at most 256)
 #     stacking (general loop): values of 'i' share each D tile
 #     launch order (general loop, stacked): the blocks of Q rows lead the launch order where Q holds at most 8 MiB (each D tile read from memory once, from L2 by the other blocks), else the other cells do
 #     persistent programs (general loop, stacked): each keeps a block of 'i' (its Q tile loaded once) and walks a run of the other cells, where 's' is at most 64 long and the cells give 2 programs a multiprocessor 8 or more; else a program per cell
@@ -241,17 +241,27 @@ def score_fwd(
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
                             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                         mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                            rx_ok = t_in[:, None] & d_in[None, :]
+                            rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                            rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                            rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                            b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
                                 dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                        dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                     else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                         if SMALL_D > 0:
                             _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -339,17 +349,27 @@ def score_fwd(
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
                             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                         mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                            rx_ok = t_in[:, None] & d_in[None, :]
+                            rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                            rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                            rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                            b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
                                 dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                        dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                     else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                         if SMALL_D > 0:
                             _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -436,17 +456,27 @@ def score_fwd(
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
                             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                         mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                            rx_ok = t_in[:, None] & d_in[None, :]
+                            rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                            rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                            rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                            b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
                                 dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                        dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                     else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                         if SMALL_D > 0:
                             _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -542,17 +572,27 @@ def score_fwd(
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                             dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                             for d0 in range(0, size_d, BLOCK_D):
                                 offs_d = d0 + tl.arange(0, BLOCK_D)
                                 d_in = offs_d < size_d
                                 a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                             mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                                # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                                rx_ok = t_in[:, None] & d_in[None, :]
+                                rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                                rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                                rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                                b = b.to(D_ptr.dtype.element_ty)
                                 if DOT_FP32:
                                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                                 else:
                                     dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                            dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                         else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                             if SMALL_D > 0:
                                 _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -622,17 +662,27 @@ def score_fwd(
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                             dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                             for d0 in range(0, size_d, BLOCK_D):
                                 offs_d = d0 + tl.arange(0, BLOCK_D)
                                 d_in = offs_d < size_d
                                 a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                             mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                                # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                                rx_ok = t_in[:, None] & d_in[None, :]
+                                rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                                rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                                rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                                b = b.to(D_ptr.dtype.element_ty)
                                 if DOT_FP32:
                                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                                 else:
                                     dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                            dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                         else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                             if SMALL_D > 0:
                                 _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -801,17 +851,27 @@ def score_fwd(
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
                             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                         mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                            rx_ok = t_in[:, None] & d_in[None, :]
+                            rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                            rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                            rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                            b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
                                 dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                        dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                     else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                         if SMALL_D > 0:
                             _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -899,17 +959,27 @@ def score_fwd(
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
                             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                         mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                            rx_ok = t_in[:, None] & d_in[None, :]
+                            rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                            rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                            rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                            b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
                                 dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                        dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                     else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                         if SMALL_D > 0:
                             _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -996,17 +1066,27 @@ def score_fwd(
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                         dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                        rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                         for d0 in range(0, size_d, BLOCK_D):
                             offs_d = d0 + tl.arange(0, BLOCK_D)
                             d_in = offs_d < size_d
                             a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                         mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                            b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                        mask=t_in[:, None] & d_in[None, :], other=0.0)
+                            # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                            rx_ok = t_in[:, None] & d_in[None, :]
+                            rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                            rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                            rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                            b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:
                                 dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                             else:
                                 dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                        dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                     else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                         if SMALL_D > 0:
                             _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -1102,17 +1182,27 @@ def score_fwd(
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                             dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                             for d0 in range(0, size_d, BLOCK_D):
                                 offs_d = d0 + tl.arange(0, BLOCK_D)
                                 d_in = offs_d < size_d
                                 a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                             mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                                # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                                rx_ok = t_in[:, None] & d_in[None, :]
+                                rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                                rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                                rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                                b = b.to(D_ptr.dtype.element_ty)
                                 if DOT_FP32:
                                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                                 else:
                                     dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                            dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                         else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                             if SMALL_D > 0:
                                 _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)
@@ -1182,17 +1272,27 @@ def score_fwd(
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
                             dot = tl.zeros([BLOCK_I * BLOCK_S, BLOCK_T], tl.float32)
+                            rows_sq = tl.zeros([BLOCK_T], tl.float32)  # D's rows' squared norms, chunk by chunk: normalised after the loop
                             for d0 in range(0, size_d, BLOCK_D):
                                 offs_d = d0 + tl.arange(0, BLOCK_D)
                                 d_in = offs_d < size_d
                                 a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Q_d,
                                             mask=s_ok[:, None] & d_in[None, :], other=0.0)
-                                b = tl.load(b_row[:, None] + offs_d[None, :] * stride_D_d,
-                                            mask=t_in[:, None] & d_in[None, :], other=0.0)
+                                # spec line 9: D[j, t, d] = normalize(centroids[codes[j, t], d] + bucket_weights[residuals[j, t, d]])  (D's rows, formed on chip)
+                                rx_ok = t_in[:, None] & d_in[None, :]
+                                rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
+                                rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
+                                rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
+                                b = b.to(D_ptr.dtype.element_ty)
                                 if DOT_FP32:
                                     dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
                                 else:
                                     dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+                            dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: D's rows normalised
                         else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
                             if SMALL_D > 0:
                                 _b0 = tl.load(b_row + 0 * stride_D_d, mask=t_in, other=0.0).to(tl.float32)

@@ -279,11 +279,14 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False,
     of 32, 8.6 in chunks of 64; at 64 coordinates one tile, 2.7 ms against 4.7;
     bench/NOTES.md). HSR_CONTRACTION="mode,block_k" overrides it (sweeps).
 
-    computed: a computed operand's rows are formed a whole tile at a time (a
-    normalised one needs each row whole): one tile at every d (at most
-    COMPUTED_MAX_D, runtime.with_rows checks it)."""
+    computed: a computed operand's rows are formed on chip in chunks of
+    COMPUTED_BLOCK_K coordinates (a normalised one's norms summed over the chunks,
+    applied to the dot), which keeps the formed tile's registers few; at most
+    COMPUTED_MAX_D coordinates (runtime.check_rows checks it: its backward forms
+    each selected row whole). HSR_COMPUTED_K overrides the chunk (0: one tile)."""
     if computed:
-        return 0, next_pow2(d, 16), 0
+        block_k = int(os.environ.get("HSR_COMPUTED_K", COMPUTED_BLOCK_K))
+        return (0, next_pow2(d, 16), 0) if block_k == 0 or block_k >= next_pow2(d, 16) else (1, block_k, 0)
     if d <= SMALL_D_MAX:
         return 2, 16, d
     override = os.environ.get("HSR_CONTRACTION")
@@ -297,7 +300,8 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False,
     return 1, 64, 0
 
 
-COMPUTED_MAX_D = 256  # the widest computed row: one tile
+COMPUTED_MAX_D = 256  # the widest computed row: its backward forms a selected row whole
+COMPUTED_BLOCK_K = 32  # coordinates of a computed operand's rows formed at a time
 THREE_PRODUCTS_ONE_TILE = 64  # the widest fp32 row whose three TF32 products take one tile
 
 
@@ -1060,7 +1064,7 @@ def computed_words(b) -> str:
             parts.append(node.tensor.name)
     norm = ", L2-normalised" if b.computed.rows.normalize else ""
     return (f"  computed operand {b.name}: its rows formed in the kernel, a tile at a time, from {', '.join(parts)}"
-            f"{norm}; never written to memory (one tile of {b.axes[-1]}, at most {COMPUTED_MAX_D})")
+            f"{norm}; never written to memory ({b.axes[-1]} in chunks of {COMPUTED_BLOCK_K}, at most {COMPUTED_MAX_D})")
 
 
 def scalar_bound(kind: str, axes, grid, stacked: str | None) -> bool:
@@ -1095,7 +1099,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     elif term.pair == "l1":
         general = "elementwise"
     elif term.b.computed is not None:
-        general = "tiles"
+        general = "tiles-long" if d is None or contraction(d, computed=True)[0] == 1 else "tiles"
     elif d is not None:
         prec = precision(torch.float32, term.pair in ("sqdist", "dist"), "cuda" if machine.startswith("cuda") else "cpu")
         three = dtype == "float32" and prec == "tf32x3" and not (

@@ -387,8 +387,9 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         # a computed operand (B): its inputs, its tables' gathered axes, and the lines of a tile of its rows
         rows=t.b.computed is not None and dict(
             name=t.b.name, inputs=emit_rows.rows_inputs(t.b), sizes=emit_rows.table_axes(t.b),
-            tile=lambda at, ok, ks, k_ok, out, dtype: "\n".join(emit_rows.rows_tile(
-                t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype))),
+            normalize=t.b.computed.rows.normalize,
+            tile=lambda at, ok, ks, k_ok, out, dtype, norms=None: "\n".join(emit_rows.rows_tile(
+                t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype, norms))),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
         # unstacked outer max, min or mean (dispatch.outer_split, partials merged on the host)
         row_split=t.outer == "sum" or (t.outer in ("max", "min", "mean") and not blocked),

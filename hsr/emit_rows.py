@@ -27,9 +27,13 @@ def table_axes(b) -> list[str]:
     return list(dict.fromkeys(n.axis for n in ir.walk(b.computed.rows.expr) if isinstance(n, ir.Gather)))
 
 
-def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype: str) -> list[str]:
+def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype: str,
+              norms: str | None = None) -> list[str]:
     """The lines that leave the tile of ``term.b`` (a computed operand) in ``out``.
-    base(name, axes): the offset of an input's program cell (emit's _offset)."""
+    base(name, axes): the offset of an input's program cell (emit's _offset).
+    norms: a chunk of the coordinates (the contraction in chunks): the tile is left
+    unnormalised and its rows' squared norms are added to ``norms``, for the caller
+    to normalise the chunks' sum (<a, b / |b|> = <a, b> / |b|)."""
     t = term.b.computed
     c, k = term.c, term.k
     names = iter(range(1000))
@@ -102,7 +106,9 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
 
     expr = value(t.rows.expr)
     lines.append(f"{out} = tl.where(rx_ok, {expr}, 0.0)")
-    if t.rows.normalize:
+    if norms and t.rows.normalize:
+        lines.append(f"{norms} += tl.sum({out} * {out}, axis=1)  # this chunk's share of the rows' squared norms")
+    elif t.rows.normalize:
         lines.append(f"{out} = {out} * (1.0 / tl.maximum(tl.sqrt(tl.sum({out} * {out}, axis=1)), 1e-12))[:, None]"
                      "  # L2-normalised, as torch.nn.functional.normalize")
     lines.append(f"{out} = {out}.to({dtype})")

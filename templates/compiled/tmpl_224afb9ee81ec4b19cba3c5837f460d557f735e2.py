@@ -273,6 +273,15 @@ def root(context, missing=missing):
                     str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
                     '], tl.float32)\n',
                 ))
+            if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize')):
+                pass
+                t_6.extend((
+                    '    rows_sq = tl.zeros([',
+                    str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
+                    '], tl.float32)  # ',
+                    str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                    "'s rows' squared norms, chunk by chunk: normalised after the loop\n",
+                ))
             t_6.extend((
                 '    for ',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
@@ -309,20 +318,31 @@ def root(context, missing=missing):
                 str((undefined(name='R') if l_1_R is missing else l_1_R)),
                 '_ok[:, None] & ',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '_in[None, :], other=0.0)\nb = tl.load(',
-                str((undefined(name='b_row') if l_1_b_row is missing else l_1_b_row)),
-                '[:, None] + offs_',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '[None, :] * stride_',
-                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
-                '_',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                ',\n            mask=',
-                str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '_in[:, None] & ',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 '_in[None, :], other=0.0)\n',
             ))
+            if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'):
+                pass
+                t_7.extend((
+                    str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'b', str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_ptr.dtype.element_ty', )), 'rows_sq')),
+                    '\n',
+                ))
+            else:
+                pass
+                t_7.extend((
+                    'b = tl.load(',
+                    str((undefined(name='b_row') if l_1_b_row is missing else l_1_b_row)),
+                    '[:, None] + offs_',
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    '[None, :] * stride_',
+                    str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                    '_',
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    ',\n            mask=',
+                    str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                    '_in[:, None] & ',
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    '_in[None, :], other=0.0)\n',
+                ))
             l_1_pointer_loads = (Markup if context.eval_ctx.autoescape else identity)(concat(t_7))
             if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'):
                 pass
@@ -333,7 +353,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 98 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 105 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n            b = ',
                     str(('b_half' if l_1_half else 'b_desc')),
                     '.load([',
@@ -342,7 +362,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 99 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 106 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n        else:\n            ',
                     str(t_1(t_2((undefined(name='pointer_loads') if l_1_pointer_loads is missing else l_1_pointer_loads)), 12)),
                     '\n',
@@ -371,8 +391,18 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        if DOT_FP32:\n            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n        else:\n            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 117 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
-                '\nelse:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores\n    ',
+                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 124 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                '\n',
+            ))
+            if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize')):
+                pass
+                t_6.extend((
+                    '    dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: ',
+                    str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                    "'s rows normalised\n",
+                ))
+            t_6.extend((
+                'else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores\n    ',
                 str(t_1(context.call((undefined(name='small_b_loads') if l_0_small_b_loads is missing else l_0_small_b_loads)), 4)),
                 '\n',
             ))
@@ -1176,4 +1206,4 @@ def root(context, missing=missing):
     context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves',), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=157&43=161&44=169&46=178&47=186&49=189&50=193&51=196&54=201&58=206&59=210&60=216&62=225&63=231&73=244&74=246&75=248&76=253&77=257&79=260&81=264&83=266&84=269&85=273&87=278&89=289&90=295&91=301&92=309&93=313&94=321&88=326&96=327&98=331&99=338&101=347&103=354&105=357&108=362&111=367&117=374&119=376&120=379&122=383&123=388&124=393&125=395&128=401&129=405&130=407&134=410&135=414&137=425&139=432&140=437&141=439&144=449&146=458&147=463&148=468&149=470&151=476&152=480&153=483&154=488&155=490&159=496&163=501&171=511&178=519&180=534&181=535&182=538&183=544&184=550&185=555&186=559&188=565&189=572&191=576&192=583&193=587&196=594&197=598&199=604&200=608&201=611&204=616&206=620&208=627&210=630&211=634&212=639&213=643&214=645&216=650&217=654&218=656&219=658&220=660&221=665&223=669&224=674&226=678&232=690&234=692&238=694&239=698&241=701&242=705&245=712&247=714&251=716&252=718&253=721&255=725&257=730&258=733&259=736&261=744&265=752&266=758&267=761&270=763&271=767&272=769&274=772&275=777&276=779&282=791&284=793&285=795&286=799&288=804&289=813&291=819&293=825&294=830&295=833&296=837&300=842&301=850&302=853&306=857&307=860&311=864&315=869&316=874&317=878&319=883&320=889&321=891&322=895&323=899&325=902&328=906&329=910&330=913&331=918&332=920&334=932&335=935&336=940&337=943&338=947&340=956&344=962&346=966&348=969&349=973&351=976&352=980&355=982&357=986&358=988&359=992&360=998&361=1000&362=1004&363=1008&364=1010&367=1015&368=1018&371=1024&372=1028&373=1030&374=1035&376=1039&378=1050&379=1052&380=1055&381=1059&382=1062&383=1066&385=1069&386=1073&387=1075&388=1080&389=1084&390=1090&391=1094&392=1100&393=1106&394=1108&395=1110&397=1117&398=1119&399=1125&402=1132&406=1141&411=1150&412=1156&413=1161&414=1165'
+debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=157&43=161&44=169&46=178&47=186&49=189&50=193&51=196&54=201&58=206&59=210&60=216&62=225&63=231&73=244&74=246&75=248&76=253&77=257&79=260&81=264&83=266&84=269&85=273&87=276&88=280&90=287&92=298&93=304&94=310&95=318&96=323&97=326&99=333&100=341&91=346&103=347&105=351&106=358&108=367&110=374&112=377&115=382&118=387&124=394&125=397&126=401&129=406&130=409&132=413&133=418&134=423&135=425&138=431&139=435&140=437&144=440&145=444&147=455&149=462&150=467&151=469&154=479&156=488&157=493&158=498&159=500&161=506&162=510&163=513&164=518&165=520&169=526&173=531&181=541&188=549&190=564&191=565&192=568&193=574&194=580&195=585&196=589&198=595&199=602&201=606&202=613&203=617&206=624&207=628&209=634&210=638&211=641&214=646&216=650&218=657&220=660&221=664&222=669&223=673&224=675&226=680&227=684&228=686&229=688&230=690&231=695&233=699&234=704&236=708&242=720&244=722&248=724&249=728&251=731&252=735&255=742&257=744&261=746&262=748&263=751&265=755&267=760&268=763&269=766&271=774&275=782&276=788&277=791&280=793&281=797&282=799&284=802&285=807&286=809&292=821&294=823&295=825&296=829&298=834&299=843&301=849&303=855&304=860&305=863&306=867&310=872&311=880&312=883&316=887&317=890&321=894&325=899&326=904&327=908&329=913&330=919&331=921&332=925&333=929&335=932&338=936&339=940&340=943&341=948&342=950&344=962&345=965&346=970&347=973&348=977&350=986&354=992&356=996&358=999&359=1003&361=1006&362=1010&365=1012&367=1016&368=1018&369=1022&370=1028&371=1030&372=1034&373=1038&374=1040&377=1045&378=1048&381=1054&382=1058&383=1060&384=1065&386=1069&388=1080&389=1082&390=1085&391=1089&392=1092&393=1096&395=1099&396=1103&397=1105&398=1110&399=1114&400=1120&401=1124&402=1130&403=1136&404=1138&405=1140&407=1147&408=1149&409=1155&412=1162&416=1171&421=1180&422=1186&423=1191&424=1195'
