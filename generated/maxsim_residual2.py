@@ -25,7 +25,7 @@
 #     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
 #     not lean: D is computed in the kernel (pointer loads of its inputs, not TMA tiles); a length bound or a required mask
-#     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 2-bit codes, L2-normalised; never written to memory (d in chunks of 32, at most 256)
+#     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 2-bit codes, L2-normalised; never written to memory (one tile of d, at most 256)
 #     stacking (general loop): values of 'i' share each D tile
 #     launch order (general loop, stacked): the blocks of Q rows lead the launch order where Q holds at most 8 MiB (each D tile read from memory once, from L2 by the other blocks), else the other cells do
 #     persistent programs (general loop, stacked): each keeps a block of 'i' (its Q tile loaded once) and walks a run of the other cells, where 's' is at most 64 long and the cells give 2 programs a multiprocessor 8 or more; else a program per cell

@@ -25,7 +25,7 @@
 #     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
 #     not lean: D is computed in the kernel (pointer loads of its inputs, not TMA tiles)
-#     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 4-bit codes, L2-normalised; never written to memory (d in chunks of 32, at most 256)
+#     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 4-bit codes, L2-normalised; never written to memory (one tile of d, at most 256)
 #     offsets' checks (max_seqlen given, on a GPU): one check launch before the forward
 #     stacking (general loop): values of 'i' share each D tile
 #     launch order (general loop, stacked): the blocks of Q rows lead the launch order where Q holds at most 8 MiB (each D tile read from memory once, from L2 by the other blocks), else the other cells do

@@ -279,11 +279,13 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False,
     of 32, 8.6 in chunks of 64; at 64 coordinates one tile, 2.7 ms against 4.7;
     bench/NOTES.md). HSR_CONTRACTION="mode,block_k" overrides it (sweeps).
 
-    computed: a computed operand's rows are formed on chip in chunks of
-    COMPUTED_BLOCK_K coordinates (a normalised one's norms summed over the chunks,
-    applied to the dot), which keeps the formed tile's registers few; at most
-    COMPUTED_MAX_D coordinates (runtime.check_rows checks it: its backward forms
-    each selected row whole). HSR_COMPUTED_K overrides the chunk (0: one tile)."""
+    computed: a computed operand's rows are formed on chip, whole (one tile; a
+    normalised one needs each row's norm) or in chunks of COMPUTED_BLOCK_K
+    coordinates (a normalised one's norms summed over the chunks, applied to the
+    dot); at most COMPUTED_MAX_D coordinates (runtime.check_rows checks it: its
+    backward forms each selected row whole). Whole rows measured faster than
+    chunks of 32 or 64 from 1024-token documents, level at 200 (bench/NOTES.md,
+    session 37). HSR_COMPUTED_K overrides the chunk (0: one tile), for sweeps."""
     if computed:
         block_k = int(os.environ.get("HSR_COMPUTED_K", COMPUTED_BLOCK_K))
         return (0, next_pow2(d, 16), 0) if block_k == 0 or block_k >= next_pow2(d, 16) else (1, block_k, 0)
@@ -301,7 +303,7 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False,
 
 
 COMPUTED_MAX_D = 256  # the widest computed row: its backward forms a selected row whole
-COMPUTED_BLOCK_K = 32  # coordinates of a computed operand's rows formed at a time
+COMPUTED_BLOCK_K = 0  # coordinates of a computed operand's rows formed at a time (0: the whole row, one tile)
 THREE_PRODUCTS_ONE_TILE = 64  # the widest fp32 row whose three TF32 products take one tile
 
 
@@ -1064,7 +1066,8 @@ def computed_words(b) -> str:
             parts.append(node.tensor.name)
     norm = ", L2-normalised" if b.computed.rows.normalize else ""
     return (f"  computed operand {b.name}: its rows formed in the kernel, a tile at a time, from {', '.join(parts)}"
-            f"{norm}; never written to memory ({b.axes[-1]} in chunks of {COMPUTED_BLOCK_K}, at most {COMPUTED_MAX_D})")
+            f"{norm}; never written to memory (" + (f"{b.axes[-1]} in chunks of {COMPUTED_BLOCK_K}" if COMPUTED_BLOCK_K
+                                                   else f"one tile of {b.axes[-1]}") + f", at most {COMPUTED_MAX_D})")
 
 
 def scalar_bound(kind: str, axes, grid, stacked: str | None) -> bool:

@@ -132,3 +132,19 @@ def test_bad_codes_and_widths(device):
         "res[j, t, d]: uint8", "").replace("w[b]: float", ""))
     with pytest.raises(TensorError, match="at most 256"):
         wide(*dev(torch.randn(1, 2, 300), torch.randn(3, 300), torch.zeros(1, 2, dtype=torch.int64)))
+
+
+def test_rows_formed_in_chunks_of_the_contraction(device, monkeypatch):
+    """HSR_COMPUTED_K: the rows formed 32 coordinates at a time, a normalised operand's norms summed over
+    the chunks and applied to the dot (the sweeps' other path), against the reference."""
+    monkeypatch.setenv("HSR_COMPUTED_K", "32")
+    op = hsr.compile(RESIDUAL.format(kind="uint4", body="normalize(C[codes[j, t], d] - w[res[j, t, d]])")
+                     + "# chunks\n")
+    gen = torch.Generator().manual_seed(11)
+    C, Q, w = torch.randn(5, 70, generator=gen), torch.randn(2, 6, 70, generator=gen), torch.randn(16, generator=gen)
+    codes, dlen = torch.randint(0, 5, (3, 40), generator=gen), torch.tensor([40, 17, 0])
+    res = _pack(torch.randint(0, 16, (3, 40, 70), generator=gen), 4)
+    assert "tiles-long" in op.explain({"i": 2, "s": 6, "j": 3, "t": 40, "d": 70, "c": 5, "b": 16})
+    out = op(*(x.to(device) for x in (Q, C, codes, res, w, dlen)))
+    want = op.reference(Q.double(), C.double(), codes, res, w.double(), dlen)
+    assert torch.allclose(out.double().cpu(), want, atol=1e-4, rtol=1e-4)
