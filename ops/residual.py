@@ -17,7 +17,10 @@ fast-plaid and ColBERT write each byte's bits in the opposite order:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
+from pathlib import Path
 
 import torch
 
@@ -140,3 +143,67 @@ def plaid_bytes(residuals: torch.Tensor) -> torch.Tensor:
     if residuals.dtype != torch.uint8:
         raise TensorError(f"plaid_bytes: residuals must be torch.uint8, got {residuals.dtype}")
     return _REV8.to(residuals.device)[residuals.long()]
+
+
+@dataclasses.dataclass(frozen=True)
+class ResidualCorpus:
+    """A corpus stored as a PLAID index, packed: document j is tokens
+    cu_seqlens[j] .. cu_seqlens[j + 1] - 1 of ``codes`` [T] and ``residuals``
+    [T, ceil(d * nbits / 8)] (LSB-first bytes); ``centroids`` [C, d],
+    ``bucket_weights`` [2^nbits]. ``hsr.ops.maxsim_topk`` scans it whole, scoring
+    it as stored (maxsim_residual_varlen, block by block); ``load_fast_plaid``
+    reads one from a fast-plaid index. ``max_seqlen``: the longest document, where
+    known (else read from the offsets once)."""
+    codes: torch.Tensor
+    residuals: torch.Tensor
+    cu_seqlens: torch.Tensor
+    centroids: torch.Tensor
+    bucket_weights: torch.Tensor
+    nbits: int
+    max_seqlen: int | None = None
+    normalize: bool = True
+
+    def __len__(self) -> int:
+        return self.cu_seqlens.shape[0] - 1
+
+    @property
+    def nbytes(self) -> int:
+        """The index's bytes: codes (as int32), residuals, offsets, centroids and bucket weights."""
+        return (self.codes.numel() * 4 + self.residuals.numel() + self.cu_seqlens.numel() * 4
+                + self.centroids.numel() * self.centroids.element_size() + self.bucket_weights.numel() * 4)
+
+    def to(self, device) -> "ResidualCorpus":
+        return dataclasses.replace(self, **{f.name: getattr(self, f.name).to(device) for f in dataclasses.fields(self)
+                                            if isinstance(getattr(self, f.name), torch.Tensor)})
+
+
+def load_fast_plaid(path, device=None) -> ResidualCorpus:
+    """A fast-plaid (1.7) index as a ResidualCorpus: its codes, residuals (their
+    bytes converted by plaid_bytes), centroids and bucket weights, with offsets
+    from its document lengths. Reads the merged payload (merged_codes.npy,
+    merged_residuals.npy) or the per-chunk files ({i}.codes.npy, {i}.residuals.npy)."""
+    import numpy as np  # (numpy reads the index's .npy files; torch does not)
+
+    path = Path(path)
+    meta = json.loads((path / "metadata.json").read_text())
+    chunks = int(meta.get("num_chunks", 1))
+    lengths = [n for i in range(chunks) for n in json.loads((path / f"doclens.{i}.json").read_text())]
+    total = sum(lengths)
+
+    def payload(kind):
+        merged = path / f"merged_{kind}.npy"
+        parts = [np.load(merged, mmap_mode="r")] if merged.exists() else \
+            [np.load(path / f"{i}.{kind}.npy", mmap_mode="r") for i in range(chunks)]
+        joined = np.concatenate([np.asarray(p) for p in parts]) if len(parts) > 1 else np.asarray(parts[0])
+        if joined.shape[0] < total:
+            raise TensorError(f"load_fast_plaid: {path} holds {joined.shape[0]} {kind} rows, its doclens {total}")
+        return torch.from_numpy(np.array(joined[:total]))  # a copy (the merged files end with padding rows)
+
+    cu = torch.zeros(len(lengths) + 1, dtype=torch.int64)
+    cu[1:] = torch.tensor(lengths, dtype=torch.int64).cumsum(0)
+    corpus = ResidualCorpus(
+        codes=payload("codes"), residuals=plaid_bytes(payload("residuals")), cu_seqlens=cu,
+        centroids=torch.from_numpy(np.load(path / "centroids.npy")),
+        bucket_weights=torch.from_numpy(np.load(path / "bucket_weights.npy")).float(),
+        nbits=int(meta["nbits"]), max_seqlen=max(lengths, default=0))
+    return corpus.to(device) if device is not None else corpus

@@ -52,6 +52,7 @@ from hsr.errors import TensorError
 
 from .maxsim import maxsim
 from .quantize import stored_rows
+from .residual import ResidualCorpus, maxsim_residual_varlen
 
 __all__ = ["maxsim_topk", "maxsim_topk_distributed", "default_block_size"]
 
@@ -80,6 +81,10 @@ def maxsim_topk(Q: torch.Tensor, corpus: torch.Tensor, k: int, *, q_mask: torch.
        scales [N, Ld] fp32) that hsr.ops.quantize_int8 / quantize_fp8 returned,
        both where the corpus lives: it streams half (or a quarter, from fp32)
        of the bytes, and Q is quantized to its format (maxsim(Q, (rows, scales))).
+       Or a hsr.ops.ResidualCorpus (a PLAID index: centroid ids and residual
+       codes, packed), on the device where Q is scored: each block of documents
+       is scored as stored (maxsim_residual_varlen), with no decompressed copy;
+       q_mask is not taken there, and normalize is the corpus's own.
     k: results per query (k > N pads with score -inf and index -1).
     q_mask [Nq, Lq] (or [Lq], shared by every query), corpus_mask [N, Ld]:
        True marks a real token (as in :func:`hsr.ops.maxsim`; 0/1 integer
@@ -97,8 +102,12 @@ def maxsim_topk(Q: torch.Tensor, corpus: torch.Tensor, k: int, *, q_mask: torch.
     Returns (scores [Nq, k] fp32, indices [Nq, k] int64), on ``device``,
     sorted by score descending, ties to the lower index.
     """
-    keys, single = _search(Q, corpus, k, q_mask=q_mask, corpus_mask=corpus_mask, block_size=block_size,
-                           device=device, normalize=normalize, overlap=overlap, offset=0)
+    if isinstance(corpus, ResidualCorpus):
+        keys, single = _search_codes(Q, corpus, k, q_mask=q_mask, corpus_mask=corpus_mask, block_size=block_size,
+                                     device=device)
+    else:
+        keys, single = _search(Q, corpus, k, q_mask=q_mask, corpus_mask=corpus_mask, block_size=block_size,
+                               device=device, normalize=normalize, overlap=overlap, offset=0)
     scores, indices = _decode(keys)
     return (scores[0], indices[0]) if single else (scores, indices)
 
@@ -384,6 +393,43 @@ def _run(p: _Plan, offset: int, overlap: bool) -> torch.Tensor:
                 mask = _bool(p.corpus_mask[start:end]).to(p.device) if p.corpus_mask is not None else None
                 score(block if len(block) > 1 else block[0], mask, start)
     return running
+
+
+def _search_codes(Q, corpus: ResidualCorpus, k, *, q_mask, corpus_mask, block_size, device):
+    """The running top-k keys over a PLAID corpus, a block of documents at a time, each block's
+    codes and residuals sliced in place (the offsets read once on the host)."""
+    k = _check_k(k)
+    if q_mask is not None or corpus_mask is not None:
+        raise TensorError("maxsim_topk: a ResidualCorpus takes no q_mask or corpus_mask (its offsets "
+                          "give each document's tokens; pass each query's real tokens)")
+    if not isinstance(Q, torch.Tensor):
+        raise TensorError("maxsim_topk: Q must be a torch.Tensor")
+    dev = _resolve_device(device, Q)
+    if corpus.codes.device != dev:
+        raise TensorError(f"maxsim_topk: the ResidualCorpus is on {corpus.codes.device}, the search on {dev}: "
+                          f"move it once with corpus.to(device)")
+    single = Q.dim() == 2
+    Q3 = (Q.unsqueeze(0) if single else Q).to(dev)
+    n, nq = len(corpus), Q3.shape[0]
+    if n > MAX_DOCS:
+        raise TensorError(f"maxsim_topk: indices must stay below 2**32 - 1, the corpus holds {n}")
+    running = _pad_keys(nq, k, dev)
+    if k == 0 or nq == 0 or n == 0:
+        return running, single
+    cu = corpus.cu_seqlens.to("cpu", torch.int64)
+    longest = corpus.max_seqlen if corpus.max_seqlen is not None else int((cu[1:] - cu[:-1]).max())
+    block = block_size or max(1, min(n, SCRATCH_BYTES // (_SCRATCH_PER_PAIR * max(1, nq))))
+    low_base = MAX_DOCS - torch.arange(block, dtype=torch.int64, device=dev)
+    with torch.no_grad():
+        for start in range(0, n, block):
+            end = min(n, start + block)
+            t0, t1 = int(cu[start]), int(cu[end])
+            offsets = (cu[start:end + 1] - t0).to(dev, torch.int32, non_blocking=True)
+            scores = maxsim_residual_varlen(Q3, corpus.codes[t0:t1], corpus.residuals[t0:t1], offsets,
+                                            corpus.centroids, corpus.bucket_weights, corpus.nbits,
+                                            max_seqlen_d=longest, normalize=corpus.normalize)
+            running = _merge(running, _keys(scores, start, low_base), k)
+    return running, single
 
 
 def _stored(corpus, normalize):

@@ -92,3 +92,25 @@ def test_bad_arguments():
         maxsim_residual(Q, codes, r[..., :1], None, c, w, 2)
     with pytest.raises(TensorError, match="must be torch.uint8"):
         plaid_bytes(r.to(torch.int32))
+
+
+FAST_PLAID = __import__("pathlib").Path(__file__).parent / "data" / "fast_plaid_2bit"
+
+
+def test_a_fast_plaid_index_scores_as_fast_plaid_decompresses_it(device):
+    """tests/data/fast_plaid_2bit (built by fast-plaid 1.7.0; its README says how): hsr's scores over the index
+    as stored equal MaxSim over fast-plaid's own decompression of every token, within its fp16 rounding."""
+    import numpy as np
+
+    from hsr.ops import load_fast_plaid, maxsim_varlen
+
+    corpus = load_fast_plaid(FAST_PLAID, device=device)
+    assert (len(corpus), corpus.nbits, corpus.max_seqlen) == (24, 2, 11)
+    rows = torch.from_numpy(np.load(FAST_PLAID / "expected_embeddings.npy")).double()
+    Q = torch.nn.functional.normalize(torch.randn(3, 6, 64, generator=torch.Generator().manual_seed(2)), dim=-1)
+    mine = maxsim_residual_varlen(Q.to(device), corpus.codes, corpus.residuals, corpus.cu_seqlens, corpus.centroids,
+                                  corpus.bucket_weights, corpus.nbits)
+    want = maxsim_varlen(Q.reshape(-1, 64).double(), rows, torch.tensor([0, 6, 12, 18]), corpus.cu_seqlens.cpu())
+    assert torch.allclose(mine.double().cpu(), want, atol=2e-3)  # (fast-plaid's rows are fp16: 6 of them summed)
+    per_token = corpus.codes.numel() * 4 + corpus.residuals.numel()  # 20 bytes a token: 6.4x fewer than fp16 rows
+    assert per_token * 6 < rows.numel() * 2

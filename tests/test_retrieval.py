@@ -445,3 +445,29 @@ def test_a_1d_q_mask_is_shared_by_every_query(reference_scoring):
     one = qm[0]
     _same(maxsim_topk(Q, C, 5, q_mask=one, corpus_mask=cm),
           brute(Q, C, 5, one.expand(Q.shape[0], -1), cm))
+
+
+def test_topk_over_a_corpus_stored_as_residual_codes(device):
+    """A ResidualCorpus (a PLAID index, packed): the top-k of the whole scan, block by block, equal
+    the top-k of maxsim_residual_varlen's scores over every document, ties to the lower index."""
+    from hsr.ops import ResidualCorpus, maxsim_residual_varlen
+
+    gen = torch.Generator().manual_seed(4)
+    lengths = torch.tensor([5, 0, 9, 3, 5, 7, 1, 4])
+    cu = torch.zeros(9, dtype=torch.int64)
+    cu[1:] = lengths.cumsum(0)
+    t = int(cu[-1])
+    corpus = ResidualCorpus(torch.randint(0, 6, (t,), generator=gen), torch.randint(0, 256, (t, 8), generator=gen,
+                            dtype=torch.uint8), cu, torch.randn(6, 32, generator=gen),
+                            torch.tensor([-0.1, 0.0, 0.05, 0.1]), 2).to(device)
+    Q = torch.randn(2, 4, 32, generator=gen).to(device)
+    full = maxsim_residual_varlen(Q, corpus.codes, corpus.residuals, corpus.cu_seqlens, corpus.centroids,
+                                  corpus.bucket_weights, 2).cpu()
+    for block in (3, 8):
+        scores, idx = maxsim_topk(Q, corpus, 5, block_size=block)
+        want = torch.topk(full, 5, dim=1)
+        assert torch.equal(scores.cpu(), want.values) and torch.equal(idx.cpu(), want.indices)
+    scores, idx = maxsim_topk(Q[0], corpus, 10)
+    assert idx[-1].item() == -1 and scores.shape == (10,)  # 8 documents: the rest padding
+    with pytest.raises(TensorError, match="takes no q_mask"):
+        maxsim_topk(Q, corpus, 2, q_mask=torch.ones(2, 4, dtype=torch.bool, device=device))
