@@ -5,7 +5,7 @@ from .hidden import maxsim_from_hidden
 from .maxsim import maxsim
 from .quantize import quantize_fp8, quantize_int8
 from .residual import (ResidualCorpus, load_fast_plaid, maxsim_residual, maxsim_residual_varlen, plaid_bytes,
-                       plaid_centroid_scores)
+                       plaid_centroid_scores, plaid_centroid_scores_varlen)
 from .retrieval import maxsim_topk, maxsim_topk_distributed
 from .splade import SpladeMaxPooling, splade_max
 from .varlen import maxsim_pairs, maxsim_varlen
@@ -25,4 +25,4 @@ from . import pylate, sentence_transformers  # noqa: E402,F401
 
 __all__ = ["chamfer_distance", "maxsim", "maxsim_from_hidden", "maxsim_varlen", "maxsim_pairs", "spec_path", "maxsim_topk", "quantize_fp8", "quantize_int8", "maxsim_topk_distributed", "splade_max", "SpladeMaxPooling",
            "maxsim_residual", "maxsim_residual_varlen", "plaid_bytes", "plaid_centroid_scores", "ResidualCorpus",
-           "load_fast_plaid"]
+           "load_fast_plaid", "plaid_centroid_scores_varlen"]

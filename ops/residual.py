@@ -28,7 +28,6 @@ from hsr import generated
 from hsr.errors import TensorError
 
 NBITS = (1, 2, 4, 8)
-BUNDLED = (2, 4)  # widths whose normalised ops ship generated (PLAID's); the others compile at first use
 _REV8 = torch.tensor([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=torch.uint8)
 
 def spec_text(nbits: int, varlen: bool, normalize: bool = True, residual: bool = True) -> str:
@@ -52,11 +51,16 @@ def spec_text(nbits: int, varlen: bool, normalize: bool = True, residual: bool =
     return "\n".join(lines) + "\n"
 
 
+# the ops' modules that ship generated (ops/*.hsr): the others compile from spec_text at their first call
+BUNDLED_MODULES = ("maxsim_residual2", "maxsim_residual2_varlen", "maxsim_residual4", "maxsim_residual4_varlen",
+                   "plaid_centroids")
+
+
 @functools.lru_cache(maxsize=None)
 def _module(nbits: int, varlen: bool, normalize: bool, residual: bool = True):
     """The op's module: bundled where generated, else compiled from the spec text (once a process)."""
     name = (f"maxsim_residual{nbits}" if residual else "plaid_centroids") + ("_varlen" if varlen else "")
-    if normalize and (nbits in BUNDLED or not residual):
+    if normalize and name in BUNDLED_MODULES:
         return getattr(generated, name)
     import hsr  # (the compiler: parsing and rendering, only for what is not bundled)
 
@@ -133,6 +137,19 @@ def plaid_centroid_scores(Q: torch.Tensor, codes: torch.Tensor, doc_lengths: tor
     single, Q3, (centroids,) = _rows(Q, (centroids,), normalize)
     out = _module(2, False, normalize, residual=False).apply(Q=Q3, centroids=centroids, codes=codes,
                                                             doc_lengths=doc_lengths)
+    return out[0] if single else out
+
+
+def plaid_centroid_scores_varlen(Q: torch.Tensor, codes: torch.Tensor, cu_seqlens_d: torch.Tensor,
+                                 centroids: torch.Tensor, *, max_seqlen_d: int | None = None,
+                                 normalize: bool = True) -> torch.Tensor:
+    """plaid_centroid_scores over packed documents: codes [T], cu_seqlens_d [Nd + 1]
+    (compiled from its spec at the first call)."""
+    _check(Q, codes, None, centroids, None, 2)
+    single, Q3, (centroids,) = _rows(Q, (centroids,), normalize)
+    seqlen = None if max_seqlen_d is None else {"t": int(max_seqlen_d)}
+    out = _module(2, True, normalize, residual=False).apply(Q=Q3, centroids=centroids, cu=cu_seqlens_d, codes=codes,
+                                                           max_seqlen=seqlen)
     return out[0] if single else out
 
 
