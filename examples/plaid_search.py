@@ -29,14 +29,7 @@ import os
 import sys
 from pathlib import Path
 
-GPU = "--gpu" in sys.argv
-if not GPU:
-    os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton (imported by hsr) is
-
-import torch  # noqa: E402
-
-import hsr  # noqa: E402
-from hsr.ops import ResidualCorpus, maxsim_residual_varlen, maxsim_topk, plaid_centroid_scores_varlen  # noqa: E402
+import torch
 
 SPEC = Path(__file__).resolve().with_name("kmeans_assign.hsr")
 
@@ -92,6 +85,12 @@ def recall(found, exact):
 
 
 def main() -> int:
+    GPU = "--gpu" in sys.argv
+    if not GPU:
+        os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton (imported by hsr.ops) is
+    import hsr
+    from hsr.ops import ResidualCorpus, maxsim_residual_varlen, maxsim_topk, plaid_centroid_scores_varlen
+
     device = "cuda" if GPU else "cpu"
     gen = torch.Generator().manual_seed(7)
     n_docs, d, k, nbits = (20000, 128, 4096, 2) if GPU else (60, 96, 16, 2)
