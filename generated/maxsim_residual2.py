@@ -229,9 +229,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -251,9 +251,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -337,9 +337,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -359,9 +359,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -444,9 +444,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -466,9 +466,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -560,9 +560,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
@@ -582,9 +582,9 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                                 b = b.to(D_ptr.dtype.element_ty)
@@ -650,9 +650,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
@@ -672,9 +672,9 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                                 b = b.to(D_ptr.dtype.element_ty)
@@ -839,9 +839,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -861,9 +861,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -947,9 +947,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -969,9 +969,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -1054,9 +1054,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -1076,9 +1076,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -1170,9 +1170,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
@@ -1192,9 +1192,9 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                                 b = b.to(D_ptr.dtype.element_ty)
@@ -1260,9 +1260,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
@@ -1282,9 +1282,9 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                                 b = b.to(D_ptr.dtype.element_ty)
@@ -1409,9 +1409,9 @@ def score_bwd(
             rx_ok = picked[:, None] & d_in[None, :]
             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + sel_safe.to(tl.int64)[:, None] * stride_codes_t, mask=picked[:, None], other=0).to(tl.int32)
             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + sel_safe.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + sel_safe.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=picked[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_S, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
             b = b.to(tl.float32)

@@ -259,9 +259,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -281,9 +281,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -366,9 +366,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -388,9 +388,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -472,9 +472,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -494,9 +494,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -587,9 +587,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
@@ -609,9 +609,9 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                                 b = b.to(D_ptr.dtype.element_ty)
@@ -676,9 +676,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
@@ -698,9 +698,9 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                                 b = b.to(D_ptr.dtype.element_ty)
@@ -863,9 +863,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -885,9 +885,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -970,9 +970,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -992,9 +992,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -1076,9 +1076,9 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                        rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
@@ -1098,9 +1098,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                             b = b.to(D_ptr.dtype.element_ty)
@@ -1191,9 +1191,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
@@ -1213,9 +1213,9 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                                 b = b.to(D_ptr.dtype.element_ty)
@@ -1280,9 +1280,9 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
@@ -1302,9 +1302,9 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-                                rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
                                 b = b.to(D_ptr.dtype.element_ty)
@@ -1429,9 +1429,9 @@ def score_bwd(
             rx_ok = picked[:, None] & d_in[None, :]
             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + sel_safe.to(tl.int64)[:, None] * stride_codes_t, mask=picked[:, None], other=0).to(tl.int32)
             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + sel_safe.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
-            rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
+            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + sel_safe.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=picked[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
+            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_S, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+            rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
             b = b.to(tl.float32)

@@ -259,8 +259,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                         rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -281,8 +281,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -366,8 +366,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                         rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -388,8 +388,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -472,8 +472,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                         rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -494,8 +494,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -587,8 +587,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -609,8 +609,8 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                                 rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -676,8 +676,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -698,8 +698,8 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                                 rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -863,8 +863,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                         rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -885,8 +885,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -970,8 +970,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                         rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -992,8 +992,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -1076,8 +1076,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                        rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                         rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -1098,8 +1098,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -1191,8 +1191,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -1213,8 +1213,8 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                                 rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -1280,8 +1280,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -1302,8 +1302,8 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-                                rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_T, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
                                 rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -1429,8 +1429,8 @@ def score_bwd(
             rx_ok = picked[:, None] & d_in[None, :]
             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_codes_t + sel_safe.to(tl.int64)[:, None] * stride_codes_t, mask=picked[:, None], other=0).to(tl.int32)
             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + sel_safe.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 2).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
-            rx_2 = (rx_2 >> ((offs_d % 2) * 4)[None, :]) & 15  # residuals: 4-bit codes, 2 a byte, LSB-first
+            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * stride_residuals_t + sel_safe.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 2 + tl.arange(0, BLOCK_D // 2))[None, :] * stride_residuals_d, mask=picked[:, None] & (((d0) // 2 + tl.arange(0, BLOCK_D // 2)) < (size_d * 4 + 7) // 8)[None, :], other=0).to(tl.int32)
+            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 2) * 4)[None, None, :]) & 15, [BLOCK_S, BLOCK_D])  # residuals: 4-bit codes, 2 a byte, LSB-first
             rx_3 = tl.load(bucket_weights_ptr + 0 + rx_2.to(tl.int64) * stride_bucket_weights_b, mask=rx_ok & (rx_2 >= 0) & (rx_2 < size_b), other=0.0).to(tl.float32)
             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize

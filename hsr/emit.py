@@ -388,8 +388,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         rows=t.b.computed is not None and dict(
             name=t.b.name, inputs=emit_rows.rows_inputs(t.b), sizes=emit_rows.table_axes(t.b),
             normalize=t.b.computed.rows.normalize,
-            tile=lambda at, ok, ks, k_ok, out, dtype, norms=None: "\n".join(emit_rows.rows_tile(
-                t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype, norms))),
+            tile=lambda at, ok, ks, k_ok, out, dtype, norms=None, shape=None: "\n".join(emit_rows.rows_tile(
+                t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype, norms, shape))),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
         # unstacked outer max, min or mean (dispatch.outer_split, partials merged on the host)
         row_split=t.outer == "sum" or (t.outer in ("max", "min", "mean") and not blocked),

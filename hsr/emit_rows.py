@@ -13,7 +13,16 @@ out of bounds.
 
 from __future__ import annotations
 
+import os
+
 from . import ir
+
+# Code inputs read a byte at a time and split into their codes in registers (a reshape), where the tile's
+# shape is known; else a load a code. HSR_ROWS_BYTES=0/1 overrides (for sweeps).
+BYTES_ONCE = os.environ.get("HSR_ROWS_BYTES", "1") == "1"
+# Tables of at most 2^SELECT_BITS entries read at n-bit codes: the entries loaded once a tile and picked by
+# the codes' bits (selects), not gathered a coordinate at a time. HSR_ROWS_SELECT_BITS overrides.
+SELECT_BITS = int(os.environ.get("HSR_ROWS_SELECT_BITS", "2"))
 
 
 def rows_inputs(b) -> list[dict]:
@@ -28,12 +37,14 @@ def table_axes(b) -> list[str]:
 
 
 def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype: str,
-              norms: str | None = None) -> list[str]:
+              norms: str | None = None, shape: tuple | None = None) -> list[str]:
     """The lines that leave the tile of ``term.b`` (a computed operand) in ``out``.
     base(name, axes): the offset of an input's program cell (emit's _offset).
     norms: a chunk of the coordinates (the contraction in chunks): the tile is left
     unnormalised and its rows' squared norms are added to ``norms``, for the caller
-    to normalise the chunks' sum (<a, b / |b|> = <a, b> / |b|)."""
+    to normalise the chunks' sum (<a, b / |b|> = <a, b> / |b|).
+    shape: (rows' block, coordinates' block, first coordinate), constexpr names: where
+    given, codes packed along the coordinates are read a byte at a time."""
     t = term.b.computed
     c, k = term.c, term.k
     names = iter(range(1000))
@@ -67,17 +78,28 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
         last = x.axes[-1]
         pos = at if last == c else ks
         per = 8 // bits
-        shape = "[:, None]" if last == c else "[None, :]"
         grid = [a for a in x.axes if a not in (c, k)]
         parts = [f"{x.name}_ptr + {base(x.name, grid)}"]
+        if BYTES_ONCE and shape and last == k and c in x.axes and bits < 8:
+            # a byte at a time: [rows, block / per] bytes, each split into its per codes, LSB-first
+            rows, block, k0 = shape
+            at_byte = f"({k0}) // {per} + tl.arange(0, {block} // {per})"
+            parts += [place(x, c), f"({at_byte})[None, :] * stride_{x.name}_{last}"]
+            lines.append(f"{name} = tl.load({' + '.join(parts)}, mask={ok}[:, None] & (({at_byte}) < "
+                         f"(size_{k} * {bits} + 7) // 8)[None, :], other=0).to(tl.int32)")
+            lines.append(f"{name} = tl.reshape(({name}[:, :, None] >> (tl.arange(0, {per}) * {bits})[None, None, :]) "
+                         f"& {(1 << bits) - 1}, [{rows}, {block}])  # {x.name}: {bits}-bit codes, {per} a byte, "
+                         f"LSB-first")
+            return name
+        shape_ = "[:, None]" if last == c else "[None, :]"
         for a in x.axes:
             if a == last:
-                parts.append(f"({pos} // {per}).to(tl.int64){shape} * stride_{x.name}_{a}")
+                parts.append(f"({pos} // {per}).to(tl.int64){shape_} * stride_{x.name}_{a}")
             elif a in (c, k):
                 parts.append(place(x, a))
         lines.append(f"{name} = tl.load({' + '.join(parts)}, mask={mask(x)}, other=0).to(tl.int32)")
         if bits < 8:
-            lines.append(f"{name} = ({name} >> (({pos} % {per}) * {bits}){shape}) & {(1 << bits) - 1}  "
+            lines.append(f"{name} = ({name} >> (({pos} % {per}) * {bits}){shape_}) & {(1 << bits) - 1}  "
                          f"# {x.name}: {bits}-bit codes, {per} a byte, LSB-first")
         return name
 
@@ -88,6 +110,18 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
             x = node.tensor
             name = f"rx_{next(names)}"
             lines.append(f"{name} = tl.load({pointer(x)}, mask={mask(x)}, other=0.0).to(tl.float32)")
+            return name
+        if isinstance(node, ir.Gather) and len(node.table.axes) == 1 and \
+                ir.CODE_BITS.get(node.index.kind, 99) <= SELECT_BITS:
+            # a small table: its entries loaded once (scalars), each code's picked by its bits
+            ix = code(node.index)
+            x, bits = node.table, ir.CODE_BITS[node.index.kind]
+            level = [f"tl.load({x.name}_ptr + {i} * stride_{x.name}_{node.axis}).to(tl.float32)"
+                     for i in range(1 << bits)]
+            for b in range(bits):
+                level = [f"tl.where(({ix} & {1 << b}) != 0, {level[i + 1]}, {level[i]})" for i in range(0, len(level), 2)]
+            name = f"rx_{next(names)}"
+            lines.append(f"{name} = {level[0]}  # {x.name} at {node.index.name}'s codes, by their bits")
             return name
         if isinstance(node, ir.Gather):
             ix = code(node.index)

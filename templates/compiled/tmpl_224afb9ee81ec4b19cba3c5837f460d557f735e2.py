@@ -151,7 +151,7 @@ def root(context, missing=missing):
                 pass
                 t_6.extend((
                     '    ',
-                    str(t_1(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'b', str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_ptr.dtype.element_ty', ))), 4)),
+                    str(t_1(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'b', str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_ptr.dtype.element_ty', )), None, ((undefined(name='BC') if l_1_BC is missing else l_1_BC), str_join(('BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), )), '0')), 4)),
                     '\n',
                 ))
             elif l_1_tail:
@@ -323,7 +323,7 @@ def root(context, missing=missing):
             if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'):
                 pass
                 t_7.extend((
-                    str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'b', str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_ptr.dtype.element_ty', )), 'rows_sq')),
+                    str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'b', str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_ptr.dtype.element_ty', )), 'rows_sq', ((undefined(name='BC') if l_1_BC is missing else l_1_BC), str_join(('BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '0', ))))),
                     '\n',
                 ))
             else:

@@ -434,7 +434,7 @@ def root(context, missing=missing):
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
             yield '            '
-            yield str(t_1(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'tile'), 'sel_safe', 'picked', str_join(('offs_', (undefined(name='K') if l_0_K is missing else l_0_K), )), str_join(((undefined(name='K') if l_0_K is missing else l_0_K), '_in', )), 'b', 'tl.float32'), 12))
+            yield str(t_1(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'tile'), 'sel_safe', 'picked', str_join(('offs_', (undefined(name='K') if l_0_K is missing else l_0_K), )), str_join(((undefined(name='K') if l_0_K is missing else l_0_K), '_in', )), 'b', 'tl.float32', None, (str_join(('BLOCK_', t_4((undefined(name='R') if l_0_R is missing else l_0_R)), )), str_join(('BLOCK_', t_4((undefined(name='K') if l_0_K is missing else l_0_K)), )), str_join(((undefined(name='K') if l_0_K is missing else l_0_K), '0', )))), 12))
             yield '\n'
         else:
             pass
