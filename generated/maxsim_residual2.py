@@ -229,8 +229,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -251,8 +251,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -337,8 +337,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -359,8 +359,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -444,8 +444,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -466,8 +466,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -560,8 +560,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -582,8 +582,8 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                                 rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -650,8 +650,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -672,8 +672,8 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                                 rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -839,8 +839,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -861,8 +861,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -947,8 +947,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -969,8 +969,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -1054,8 +1054,8 @@ def score_fwd(
                         rx_ok = t_in[:, None] & d_in[None, :]
                         rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                         rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                        rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                        rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                        rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                         b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -1076,8 +1076,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -1170,8 +1170,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -1192,8 +1192,8 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                                 rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -1260,8 +1260,8 @@ def score_fwd(
                             rx_ok = t_in[:, None] & d_in[None, :]
                             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
@@ -1282,8 +1282,8 @@ def score_fwd(
                                 rx_ok = t_in[:, None] & d_in[None, :]
                                 rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + offs_t.to(tl.int64)[:, None] * stride_codes_t, mask=t_in[:, None], other=0).to(tl.int32)
                                 rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=t_in[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-                                rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_T, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+                                rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + offs_t.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+                                rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                                 rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                                 b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
                                 rows_sq += tl.sum(b * b, axis=1)  # this chunk's share of the rows' squared norms
@@ -1409,8 +1409,8 @@ def score_bwd(
             rx_ok = picked[:, None] & d_in[None, :]
             rx_0 = tl.load(codes_ptr + pid_j * stride_codes_j + sel_safe.to(tl.int64)[:, None] * stride_codes_t, mask=picked[:, None], other=0).to(tl.int32)
             rx_1 = tl.load(centroids_ptr + 0 + rx_0.to(tl.int64) * stride_centroids_c + offs_d[None, :] * stride_centroids_d, mask=rx_ok & (rx_0 >= 0) & (rx_0 < size_c), other=0.0).to(tl.float32)
-            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + sel_safe.to(tl.int64)[:, None] * stride_residuals_t + ((d0) // 4 + tl.arange(0, BLOCK_D // 4))[None, :] * stride_residuals_d, mask=picked[:, None] & (((d0) // 4 + tl.arange(0, BLOCK_D // 4)) < (size_d * 2 + 7) // 8)[None, :], other=0).to(tl.int32)
-            rx_2 = tl.reshape((rx_2[:, :, None] >> (tl.arange(0, 4) * 2)[None, None, :]) & 3, [BLOCK_S, BLOCK_D])  # residuals: 2-bit codes, 4 a byte, LSB-first
+            rx_2 = tl.load(residuals_ptr + pid_j * stride_residuals_j + sel_safe.to(tl.int64)[:, None] * stride_residuals_t + (offs_d // 4).to(tl.int64)[None, :] * stride_residuals_d, mask=rx_ok, other=0).to(tl.int32)
+            rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
             b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize

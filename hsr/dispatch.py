@@ -1054,6 +1054,24 @@ def long_tma(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int):
 
 # -- the choice in words ----------------------------------------------------------
 
+# How a computed operand's codes are read (hsr.emit_rows; H100, the residual ops at 1024 x 200 / 1024 /
+# 8192 tokens, bench/results/h100-residual-formation-2026-11-27/): 4-bit codes a byte at a time, split
+# by a reshape (0.33 against 0.36 ms at 1024 x 1024, 1.21 against 1.39 at 512 x 8192); 1- and 2-bit
+# codes a load a code, where the reshape of 4 (or 8) codes a byte cost more than it saved (0.25 against
+# 0.28, 0.83 against 0.93). Tables of at most 2^ROWS_SELECT_BITS entries read at codes: their entries
+# loaded once a tile and picked by the codes' bits, not gathered a coordinate at a time (2-bit: 0.25
+# against 0.29 ms, 0.83 against 1.03; 4-bit tables by 15 selects were slower: 0.44 against 0.33).
+# Read when a module is rendered; HSR_ROWS_BYTES_BITS ("4", "2,4", "" ...) and HSR_ROWS_SELECT_BITS
+# override them, for sweeps.
+ROWS_BYTES_ONCE_BITS = tuple(int(b) for b in os.environ.get("HSR_ROWS_BYTES_BITS", "4").split(",") if b)
+ROWS_SELECT_BITS = int(os.environ.get("HSR_ROWS_SELECT_BITS", "2"))
+
+
+def rows_bytes_once(bits: int) -> bool:
+    """Whether n-bit codes packed along a computed operand's coordinates are read a byte at a time."""
+    return bits in ROWS_BYTES_ONCE_BITS
+
+
 def computed_words(b) -> str:
     """explain()'s line on a computed operand: what its rows are formed from, in the kernel."""
     parts = []

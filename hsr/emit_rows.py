@@ -13,16 +13,7 @@ out of bounds.
 
 from __future__ import annotations
 
-import os
-
-from . import ir
-
-# Code inputs read a byte at a time and split into their codes in registers (a reshape), where the tile's
-# shape is known; else a load a code. HSR_ROWS_BYTES=0/1 overrides (for sweeps).
-BYTES_ONCE = os.environ.get("HSR_ROWS_BYTES", "1") == "1"
-# Tables of at most 2^SELECT_BITS entries read at n-bit codes: the entries loaded once a tile and picked by
-# the codes' bits (selects), not gathered a coordinate at a time. HSR_ROWS_SELECT_BITS overrides.
-SELECT_BITS = int(os.environ.get("HSR_ROWS_SELECT_BITS", "2"))
+from . import dispatch, ir
 
 
 def rows_inputs(b) -> list[dict]:
@@ -80,7 +71,7 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
         per = 8 // bits
         grid = [a for a in x.axes if a not in (c, k)]
         parts = [f"{x.name}_ptr + {base(x.name, grid)}"]
-        if BYTES_ONCE and shape and last == k and c in x.axes and bits < 8:
+        if shape and last == k and c in x.axes and dispatch.rows_bytes_once(bits):
             # a byte at a time: [rows, block / per] bytes, each split into its per codes, LSB-first
             rows, block, k0 = shape
             at_byte = f"({k0}) // {per} + tl.arange(0, {block} // {per})"
@@ -112,7 +103,7 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
             lines.append(f"{name} = tl.load({pointer(x)}, mask={mask(x)}, other=0.0).to(tl.float32)")
             return name
         if isinstance(node, ir.Gather) and len(node.table.axes) == 1 and \
-                ir.CODE_BITS.get(node.index.kind, 99) <= SELECT_BITS:
+                ir.CODE_BITS.get(node.index.kind, 99) <= dispatch.ROWS_SELECT_BITS:
             # a small table: its entries loaded once (scalars), each code's picked by its bits
             ix = code(node.index)
             x, bits = node.table, ir.CODE_BITS[node.index.kind]
