@@ -98,7 +98,6 @@ def tune_grid(args):
     import torch
 
     import hsr.ops as ops
-    from hsr import autotune, tuned
 
     gen = torch.Generator().manual_seed(1)
     os.makedirs(args.out, exist_ok=True)
@@ -116,12 +115,9 @@ def tune_grid(args):
                 pc[doc, pos], pr[doc, pos] = codes, res
                 ops.maxsim_residual(q, pc, pr, lengths.cuda(), cent, w, nbits=nbits)
                 print(f"tuned nbits {nbits} {dtype} Ld {ld}", flush=True)
-    where = autotune._where()
-    table = {}
-    for name, config in tuned.measured().items():
-        lowering, at, key = json.loads(name)
-        if at == where:
-            table[json.dumps([lowering, "", key])] = config
+    from tune_grid import measured_table
+
+    table = measured_table()
     with open(os.path.join(args.out, "residual_tuned.json"), "w") as f:
         json.dump({"_source": f"bench/residual.py --tune-grid on {torch.cuda.get_device_name()}", "sm90": table}, f,
                   indent=1, sort_keys=True)

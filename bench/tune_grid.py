@@ -61,6 +61,19 @@ def persistent_documents(nq: int, lq: int, ld: int) -> int:
     return max(300, min(4000, int(8e11 // (nq * lq * ld * 128))))
 
 
+def measured_table() -> dict:
+    """This machine's tuned picks (this architecture's) as entries of hsr/tuned.json's table."""
+    from hsr import autotune, tuned
+
+    where = autotune._where()
+    table = {}
+    for name, config in tuned.measured().items():
+        lowering, at, key = json.loads(name)
+        if at == where:
+            table[json.dumps([lowering, "", key])] = config
+    return table
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
@@ -70,7 +83,7 @@ def main():
                     choices=("bundled", "wide", "broad", "fp32", "stacked", "wide-one", "batched", "persistent"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
-    from hsr import autotune, tune, tuned
+    from hsr import tune
     from hsr.cli import bundled_spec
 
     out = Path(args.out)
@@ -93,12 +106,7 @@ def main():
         print(f"{kind} Nq={nq} Nd={nd} {lq}x{ld} d={d} {dtype}: {time.monotonic() - started:.1f} s {picks}",
               file=log, flush=True)
         torch.cuda.empty_cache()
-    where = autotune._where()
-    table = {}
-    for name, config in tuned.measured().items():
-        lowering, at, key = json.loads(name)
-        if at == where:
-            table[json.dumps([lowering, "", key])] = config
+    table = measured_table()
     device = torch.cuda.get_device_name()
     (out / "tuned_grid.json").write_text(json.dumps(
         {"_source": f"bench/tune_grid.py on {device}, HSR_TUNE_SECONDS={args.tune_seconds}", "sm90": table},
