@@ -17,19 +17,27 @@ BUNDLED = sorted(p.stem for p in (ROOT / "ops").glob("*.hsr") if ": offsets" not
 UTILS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
 
 
-def _inputs(signature, device, seed, grad=True):
+def _inputs(signature, device, seed, grad=True, rows=()):
     """Random inputs for a signature: every axis of size 2 to 5, masks with a
-    hole, lengths that cut some rows short."""
+    hole, lengths that cut some rows short; with a module's computed operands
+    (rows, its ROWS), a code table as many entries as its codes take, each index
+    within its table, n-bit codes as their packed bytes."""
     g = torch.Generator().manual_seed(seed)
-    sizes = {}
+    sizes = {axis: 1 << bits for _n, _a, _l, gathers, _k in rows for _i, _t, axis, bits in gathers if bits}
     for _name, axes, _kind, _default in signature:
         for axis in axes:
             sizes.setdefault(axis, int(torch.randint(2, 6, (1,), generator=g)))
+    index_range = {index: sizes[axis] for _n, _a, _l, gathers, _k in rows for index, _t, axis, _b in gathers}
     values = []
     grad = grad and all(kind not in ("int8", "fp8") for _n, _a, kind, _d in signature)  # inference only
-    for _name, axes, kind, _default in signature:
+    for name, axes, kind, _default in signature:
         shape = [sizes[a] for a in axes]
-        if kind == "float":
+        if kind.startswith("uint"):
+            shape[-1] = -(-shape[-1] * int(kind[4:]) // 8)
+            values.append(torch.randint(0, 256, shape, generator=g, dtype=torch.uint8).to(device))
+        elif name in index_range:
+            values.append(torch.randint(0, index_range[name], shape, generator=g).to(device))
+        elif kind == "float":
             x = torch.randn(shape, generator=g, dtype=torch.float32).to(device)
             values.append(x.requires_grad_(grad))
         elif kind == "int8":
@@ -58,7 +66,7 @@ def test_opcheck_every_bundled_op(name, backward, device):
     # torch's schema check compares fp8 inputs with torch.allclose, which fp8 lacks on the CPU
     utils = tuple(u for u in UTILS if u != "test_schema") if name.endswith("fp8") else UTILS
     for op in term_ops:
-        args = _inputs(module.SIGNATURE, device, seed=len(name))
+        args = _inputs(module.SIGNATURE, device, seed=len(name), rows=getattr(module, "ROWS", ()))
         result = torch.library.opcheck(op, (*args, True, backward), test_utils=utils)
         assert set(result.values()) == {"SUCCESS"}, result
 
