@@ -107,10 +107,24 @@ FAULTS = (
           '{{ ".to(tl.float32)  # int8 x int8: exact int32" if t.quantized == "int8" }}',
           '{{ ".to(tl.float32) * 0.5" if t.quantized == "int8" }}',
           ("tests/test_select_reduce.py",)),
+    Fault("a computed operand's n-bit codes read from a byte's high bits (MSB-first, not LSB-first)",
+          "hsr/emit_rows.py", 'lines.append(f"{name} = ({name} >> (({pos} % {per}) * {bits}){shape_}) & {(1 << bits) - 1}  "',
+          'lines.append(f"{name} = ({name} >> ((({per} - 1) - {pos} % {per}) * {bits}){shape_}) & {(1 << bits) - 1}  "',
+          ("tests/test_emit_rows.py", "tests/test_residual.py")),
+    Fault("a small code table picked with its bits' roles swapped (entry 1 for code 2)",
+          "hsr/emit_rows.py", 'level = [f"tl.where(({ix} & {1 << b}) != 0, {level[i + 1]}, {level[i]})"',
+          'level = [f"tl.where(({ix} & {1 << (bits - 1 - b)}) != 0, {level[i + 1]}, {level[i]})"',
+          ("tests/test_emit_rows.py", "tests/test_residual.py")),
+    Fault("a computed operand's rows in chunks left unnormalised (the norms' scale dropped after the loop)",
+          "templates/select_reduce/tile.py.jinja",
+          "dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]",
+          "dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq + 1.0), 1e-12))[None, :]",
+          ("tests/test_emit_rows.py",)),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")
-GENERATING = ("templates/", "hsr/emit.py", "hsr/plan.py", "hsr/dispatch.py", "hsr/symbolic.py", "hsr/check.py")
+GENERATING = ("templates/", "hsr/emit.py", "hsr/emit_rows.py", "hsr/plan.py", "hsr/dispatch.py", "hsr/symbolic.py",
+              "hsr/check.py")
 
 
 def run(cmd, **kw):
