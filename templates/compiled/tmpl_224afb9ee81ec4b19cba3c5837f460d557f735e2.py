@@ -397,7 +397,7 @@ def root(context, missing=missing):
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize')):
                 pass
                 t_6.extend((
-                    '    dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq + 1.0), 1e-12))[None, :]  # <a, b / |b|>: ',
+                    '    dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]  # <a, b / |b|>: ',
                     str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
                     "'s rows normalised\n",
                 ))
