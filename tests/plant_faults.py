@@ -8,7 +8,7 @@ A fault is one exact text edit of one file. The script applies it, writes the
 bundled generated modules again where the edit reaches code generation (a
 template or a compiler module), runs the tests that exercise that part (a part
 of the suite: what it catches, the suite catches) with ``-x``, puts everything
-back (the file and generated/), and records whether the tests failed. It
+back (the file, generated/ and templates/compiled/), and records whether the tests failed. It
 refuses to start on a work tree whose planted files or generated/ have
 uncommitted changes, since it restores them from git. tests/README.md records
 its last results.
@@ -137,7 +137,7 @@ def regenerate() -> None:
 
 
 def restore(fault: Fault) -> None:
-    run(["git", "checkout", "--", fault.where, "generated"], check=True)
+    run(["git", "checkout", "--", fault.where, "generated", "templates/compiled"], check=True)
 
 
 def plant(fault: Fault) -> None:
@@ -185,7 +185,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="also write the markdown table here")
     args = parser.parse_args(argv)
     chosen = [FAULTS[int(n) - 1] for n in args.only.split(",")] if args.only else list(FAULTS)
-    dirty = run(["git", "status", "--porcelain", "--", "generated", *{f.where for f in chosen}],
+    dirty = run(["git", "status", "--porcelain", "--", "generated", "templates/compiled", *{f.where for f in chosen}],
                 capture_output=True, text=True).stdout.strip()
     if dirty:
         raise SystemExit(f"uncommitted changes where faults are planted (they are restored from git):\n{dirty}")
