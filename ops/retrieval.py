@@ -44,6 +44,7 @@ document, even one that scores ``-inf``.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 
 import torch
@@ -82,9 +83,11 @@ def maxsim_topk(Q: torch.Tensor, corpus: torch.Tensor, k: int, *, q_mask: torch.
        both where the corpus lives: it streams half (or a quarter, from fp32)
        of the bytes, and Q is quantized to its format (maxsim(Q, (rows, scales))).
        Or a hsr.ops.ResidualCorpus (a PLAID index: centroid ids and residual
-       codes, packed), on the device where Q is scored: each block of documents
-       is scored as stored (maxsim_residual_varlen), with no decompressed copy;
-       q_mask is not taken there, and normalize is the corpus's own.
+       codes, packed): each block of documents is scored as stored
+       (maxsim_residual_varlen), with no decompressed copy; a corpus in host
+       memory is copied to the device a block at a time (pin it for the
+       bandwidth; the copies do not overlap the scoring yet). q_mask is not
+       taken there, and normalize is the corpus's own.
     k: results per query (k > N pads with score -inf and index -1).
     q_mask [Nq, Lq] (or [Lq], shared by every query), corpus_mask [N, Ld]:
        True marks a real token (as in :func:`hsr.ops.maxsim`; 0/1 integer
@@ -405,9 +408,10 @@ def _search_codes(Q, corpus: ResidualCorpus, k, *, q_mask, corpus_mask, block_si
     if not isinstance(Q, torch.Tensor):
         raise TensorError("maxsim_topk: Q must be a torch.Tensor")
     dev = _resolve_device(device, Q)
-    if corpus.codes.device != dev:
-        raise TensorError(f"maxsim_topk: the ResidualCorpus is on {corpus.codes.device}, the search on {dev}: "
-                          f"move it once with corpus.to(device)")
+    host = corpus.codes.device != dev  # its blocks copied to the device one after another (no overlap yet)
+    if host:
+        corpus = dataclasses.replace(corpus, centroids=corpus.centroids.to(dev),
+                                     bucket_weights=corpus.bucket_weights.to(dev))
     single = Q.dim() == 2
     Q3 = (Q.unsqueeze(0) if single else Q).to(dev)
     n, nq = len(corpus), Q3.shape[0]
@@ -425,9 +429,11 @@ def _search_codes(Q, corpus: ResidualCorpus, k, *, q_mask, corpus_mask, block_si
             end = min(n, start + block)
             t0, t1 = int(cu[start]), int(cu[end])
             offsets = (cu[start:end + 1] - t0).to(dev, torch.int32, non_blocking=True)
-            scores = maxsim_residual_varlen(Q3, corpus.codes[t0:t1], corpus.residuals[t0:t1], offsets,
-                                            corpus.centroids, corpus.bucket_weights, corpus.nbits,
-                                            max_seqlen_d=longest, normalize=corpus.normalize)
+            codes, residuals = corpus.codes[t0:t1], corpus.residuals[t0:t1]
+            if host:
+                codes, residuals = codes.to(dev, non_blocking=True), residuals.to(dev, non_blocking=True)
+            scores = maxsim_residual_varlen(Q3, codes, residuals, offsets, corpus.centroids, corpus.bucket_weights,
+                                            corpus.nbits, max_seqlen_d=longest, normalize=corpus.normalize)
             running = _merge(running, _keys(scores, start, low_base), k)
     return running, single
 

@@ -471,3 +471,25 @@ def test_topk_over_a_corpus_stored_as_residual_codes(device):
     assert idx[-1].item() == -1 and scores.shape == (10,)  # 8 documents: the rest padding
     with pytest.raises(TensorError, match="takes no q_mask"):
         maxsim_topk(Q, corpus, 2, q_mask=torch.ones(2, 4, dtype=torch.bool, device=device))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_GPU_SKIP is not None, reason=_GPU_SKIP or "")
+def test_gpu_residual_corpus_streams_from_the_host_as_resident():
+    """A ResidualCorpus in host memory (pinned), copied to the GPU a block at a time: the same top-k as the
+    resident corpus, scores bit for bit."""
+    from hsr.ops import ResidualCorpus
+
+    gen = torch.Generator().manual_seed(9)
+    lengths = torch.randint(0, 40, (700,), generator=gen)
+    cu = torch.zeros(701, dtype=torch.int64)
+    cu[1:] = lengths.cumsum(0)
+    t = int(cu[-1])
+    host = ResidualCorpus(torch.randint(0, 50, (t,), generator=gen, dtype=torch.int32).pin_memory(),
+                          torch.randint(0, 256, (t, 32), generator=gen, dtype=torch.uint8).pin_memory(), cu,
+                          torch.nn.functional.normalize(torch.randn(50, 128, generator=gen), dim=-1).half(),
+                          torch.tensor([-0.05, -0.01, 0.01, 0.05]), 2)
+    Q = torch.randn(3, 16, 128, generator=gen).cuda().half()
+    streamed = maxsim_topk(Q, host, 20, block_size=97)
+    resident = maxsim_topk(Q, host.to("cuda"), 20, block_size=97)
+    assert torch.equal(streamed[0], resident[0]) and torch.equal(streamed[1], resident[1])
