@@ -148,3 +148,27 @@ def test_rows_formed_in_chunks_of_the_contraction(device, monkeypatch):
     out = op(*(x.to(device) for x in (Q, C, codes, res, w, dlen)))
     want = op.reference(Q.double(), C.double(), codes, res, w.double(), dlen)
     assert torch.allclose(out.double().cpu(), want, atol=1e-4, rtol=1e-4)
+
+
+def test_a_computed_operand_under_an_epilogue_a_mask_and_a_mean(device):
+    """The operand's rows are formed where the kernels load them, whatever the reduction around them:
+    a decreasing epilogue (max turns min), a required mask on the selected axis, an outer mean."""
+    op = hsr.compile("""
+Q[i, s, d]: float
+C[c, d]: float
+codes[j, t]: int
+m[j, t]: bool
+D[j, t, d] = C[codes[j, t], d] * 0.5
+score[i, j] = mean_s max_t exp(-<Q_s, D_t>)  where m
+""")
+    assert "computed operand D" in op.explain()
+    gen = torch.Generator().manual_seed(5)
+    Q, C = torch.randn(2, 5, 24, generator=gen), torch.randn(4, 24, generator=gen)
+    codes, m = torch.randint(0, 4, (3, 9), generator=gen), torch.rand(3, 9, generator=gen) < 0.6
+    m[2] = False  # a document with no kept token
+    Qd = Q.to(device).requires_grad_()
+    out = op(Qd, *(x.to(device) for x in (C, codes, m)))
+    Qr = Q.double().requires_grad_()
+    want = op.reference(Qr, C.double(), codes, m)
+    assert torch.allclose(out.double().cpu(), want, atol=1e-5, rtol=1e-5)
+    assert torch.allclose(_grad(out, Qd, 1).double().cpu(), _grad(want, Qr, 1), atol=1e-5, rtol=1e-5)
