@@ -89,35 +89,23 @@ def make(n_docs, gen, torch):
 
 def build_index(n_docs, cu, tokens_of, gen, torch, hsr, k=16384):
     """hsr's PLAID index: centroids by k-means on a sample, then each chunk's codes and residual bytes."""
-    from plaid_search import kmeans
+    from plaid_search import bucket_levels, encode, kmeans
 
     assign = hsr.compile(ROOT / "examples" / "kmeans_assign.hsr")
     sample = tokens_of(0, min(n_docs, CHUNK)).float()
     sample = sample[torch.randperm(sample.shape[0], device="cuda")[:k * 16]]
     half = lambda x, c: assign(x.half(), c.half())  # noqa: E731 - (the 16-bit key: the index's codes)
     C = kmeans(sample, k, 4, half, torch.Generator().manual_seed(0))
-    levels = 1 << NBITS
-    resid = sample - C[half(sample, C)]
-    flat = resid.flatten()[:1 << 22]
-    cutoffs = torch.quantile(flat, torch.arange(1, levels, device="cuda") / levels)
-    weights = torch.quantile(flat, (torch.arange(levels, device="cuda") + 0.5) / levels)
+    levels = bucket_levels(sample - C[half(sample, C)], NBITS)
+    weights = levels[1]
     total = int(cu[-1])
     codes = torch.empty(total, dtype=torch.int32, device="cuda")
     res = torch.empty(total, D * NBITS // 8, dtype=torch.uint8, device="cuda")
-    per = 8 // NBITS
-    shifts = torch.arange(per, device="cuda") * NBITS
-    for lo in range(0, n_docs, CHUNK):
+    for lo in range(0, n_docs, CHUNK):  # each chunk's codes and bytes, by the sample's cut-offs
         hi = min(n_docs, lo + CHUNK)
-        x = tokens_of(lo, hi).float()
-        c = half(x, C)
-        b = torch.bucketize(x - C[c], cutoffs)
         t0, t1 = int(cu[lo]), int(cu[hi])
-        codes[t0:t1], res[t0:t1] = c.int(), (b.view(x.shape[0], -1, per) << shifts).sum(-1).to(torch.uint8)
+        codes[t0:t1], res[t0:t1], _ = encode(tokens_of(lo, hi).float(), C, NBITS, half, levels)
     return C.half(), weights, codes, res
-
-
-def recall(found, exact):
-    return sum(len(set(f) & set(e)) / 10 for f, e in zip(found.tolist(), exact.tolist())) / len(exact)
 
 
 def main(argv=None):
@@ -127,6 +115,7 @@ def main(argv=None):
 
     import hsr
     from hsr.ops import ResidualCorpus, maxsim_topk, quantize_int8
+    from plaid_search import recall
 
     t_start = time.monotonic()
     results = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, rows=[])

@@ -65,14 +65,21 @@ def kmeans(tokens, k, iters, assign, gen):
     return torch.nn.functional.normalize(C, dim=-1)
 
 
-def encode(tokens, C, nbits, assign):
-    """(codes int32 [T], residual bytes uint8 [T, d * nbits / 8], bucket weights [2^nbits])."""
-    codes = assign(tokens, C)
-    residual = tokens - C[codes]
+def bucket_levels(residual, nbits):
+    """(cut-offs [2^nbits - 1], bucket weights [2^nbits]): quantiles of a sample of residual coordinates."""
     levels = 1 << nbits
     sample = residual.flatten()[:1 << 20].float()
-    cutoffs = torch.quantile(sample, torch.arange(1, levels, device=tokens.device) / levels)
-    weights = torch.quantile(sample, (torch.arange(levels, device=tokens.device) + 0.5) / levels)
+    cutoffs = torch.quantile(sample, torch.arange(1, levels, device=residual.device) / levels)
+    weights = torch.quantile(sample, (torch.arange(levels, device=residual.device) + 0.5) / levels)
+    return cutoffs, weights
+
+
+def encode(tokens, C, nbits, assign, levels=None):
+    """(codes int32 [T], residual bytes uint8 [T, d * nbits / 8], bucket weights [2^nbits]); levels:
+    bucket_levels' (cut-offs, weights), else taken from these tokens' residuals."""
+    codes = assign(tokens, C)
+    residual = tokens - C[codes]
+    cutoffs, weights = levels if levels is not None else bucket_levels(residual, nbits)
     buckets = torch.bucketize(residual, cutoffs)                     # 0 .. levels - 1 per coordinate
     per = 8 // nbits
     grouped = buckets.view(tokens.shape[0], -1, per) << (torch.arange(per, device=tokens.device) * nbits)
