@@ -111,6 +111,7 @@ def build_index(n_docs, cu, tokens_of, gen, torch, hsr, k=16384):
 def main(argv=None):
     args = parse_args(argv)
     import torch
+    import triton
     import triton.testing
 
     import hsr
@@ -118,11 +119,13 @@ def main(argv=None):
     from plaid_search import recall
 
     t_start = time.monotonic()
-    results = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, rows=[])
+    results = dict(device=torch.cuda.get_device_name(), torch=torch.__version__,
+                   triton=triton.__version__, rows=[])
     try:
-        import fast_plaid  # noqa: F401
+        from importlib.metadata import version
+
         from fast_plaid import search as fp_search
-        results["fast_plaid"] = getattr(fast_plaid, "__version__", "?")
+        results["fast_plaid"] = version("fast-plaid")
     except Exception as e:  # noqa: BLE001 - a missing peer is a note
         fp_search, results["fast_plaid"] = None, f"not installed ({type(e).__name__})"
     fp_sizes = {int(x) for x in args.fast_plaid.split(",") if x}
@@ -189,7 +192,7 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     Path(args.out, "plaid_search.json").write_text(json.dumps(results, indent=1))
     lines = [f"# Exhaustive search over stored corpora, {results['device']} (torch {results['torch']}, "
-             f"fast-plaid {results['fast_plaid']})", "",
+             f"Triton {results['triton']}, fast-plaid {results['fast_plaid']})", "",
              "| documents | variant | ms / query, alone | ms / query, in a batch of 64 | recall@10 | index GiB |",
              "|---|---|---|---|---|---|"]
     for r in results["rows"]:

@@ -128,14 +128,13 @@ def main(argv=None):
     args = parse_args(argv)
     if args.tune_grid:
         return tune_grid(args)
+    on_gpu = args.device == "cuda"
+    if not on_gpu:
+        os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton (imported by hsr.ops) is
     import torch
 
     import hsr.ops as ops
     from harness import Harness
-
-    on_gpu = args.device == "cuda"
-    if not on_gpu:
-        os.environ.setdefault("TRITON_INTERPRET", "1")
     h = Harness(args) if on_gpu else None
     try:
         lik = importlib.import_module("late_interaction_kernels")
@@ -144,8 +143,10 @@ def main(argv=None):
         lik, lik_note = None, f"not installed ({type(e).__name__})"
     copy = h.copy_ceiling() if on_gpu else None
     gbps = copy["tb_per_s"] * 1e3 if copy else None  # GB/s
+    import triton
+
     results = dict(device=torch.cuda.get_device_name() if on_gpu else "cpu", torch=torch.__version__,
-                   lik=lik_note, copy=copy, rows=[])
+                   triton=triton.__version__, lik=lik_note, copy=copy, rows=[])
     gen = torch.Generator().manual_seed(0)
     for nbits in (int(x) for x in args.nbits.split(",")):
         for nd, ld in SHAPES[(args.device, args.quick)]:
@@ -199,7 +200,8 @@ def main(argv=None):
 
 def table(results) -> str:
     """ms (speedup of hsr over each), peak memory, share of the bytes floor."""
-    lines = [f"# MaxSim over residual codes, {results['device']} (torch {results['torch']}, LIK {results['lik']})", "",
+    lines = [f"# MaxSim over residual codes, {results['device']} (torch {results['torch']}, Triton "
+             f"{results.get('triton', '?')}, LIK {results['lik']})", "",
              "| nbits | Nd x Ld | variant | ms | peak GiB | of the bytes floor | max abs err |", "|---|---|---|---|---|---|---|"]
     for r in results["rows"]:
         ms = r.get("ms")
