@@ -20,7 +20,7 @@
 #     tile loop keeps the running max of dot over 't' (D rows streamed in tiles; lowest index wins ties)
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     't' ragged by cu: packed rows, sequence j's cu[j] .. cu[j + 1] - 1 (no padding read, tiles end at its length)
-#     backward: Q by gather, D's rows formed again at the saved int32 index; D is computed: no gradient reaches its inputs
+#     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, D's is scattered (fp32 atomics) and its rows formed again in torch at the rows it reached only (hsr.row_grads; every row where they can be more than 1 / 4 of them)
 #     forward kernel: tiles-long
 #     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
@@ -40,6 +40,7 @@ import triton
 import triton.language as tl
 
 from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import row_grads
 from hsr import ragged
 from hsr.errors import TensorError
 
@@ -60,9 +61,11 @@ OUTPUT = "score"
 # (name, axes, kind, default) of each input, in declaration order.
 SIGNATURE = (('Q', ('i', 's', 'd'), 'float', None), ('centroids', ('c', 'd'), 'float', None), ('cu', ('j',), 'offsets', None), ('codes', ('j', 't'), 'int', None), ('residuals', ('j', 't', 'd'), 'uint2', None), ('bucket_weights', ('b',), 'float', None))
 NAMES = tuple(entry[0] for entry in SIGNATURE)
-DIFFERENTIABLE = ('Q',)
-# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis)
-ROWS = (('D', ('j', 't', 'd'), 'centroids', (('codes', 'centroids', 'c', 0), ('residuals', 'bucket_weights', 'b', 2)), 'd'),)
+DIFFERENTIABLE = ('Q', 'centroids', 'bucket_weights')
+# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis,
+#   the definition as data (hsr.row_grads forms rows again from it), L2-normalised)
+ROWS = (('D', ('j', 't', 'd'), 'centroids', (('codes', 'centroids', 'c', 0), ('residuals', 'bucket_weights', 'b', 2)), 'd', ('+', ('gather', 'centroids', ('c', 'd'), 'c', 'codes', ('j', 't'), 0), ('gather', 'bucket_weights', ('b',), 'b', 'residuals', ('j', 't', 'd'), 2)), True),)
+ROWS_BY_NAME = {entry[0]: entry for entry in ROWS}
 # packed inputs: name -> (ragged axis, the axis it is ragged in, offsets); passed without that axis
 RAGGED = {'codes': ('t', 'j', 'cu'), 'residuals': ('t', 'j', 'cu')}
 PACKING = tuple((name, *entry) for name, entry in RAGGED.items())
@@ -171,7 +174,7 @@ def score_fwd(
     stride_cu_j,
     ostride_i, ostride_j,
     r_bucket, c_bucket, g_bucket,  # autotune keys only
-    codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,   # D's inputs
+    codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,  # D's inputs
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
     NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
@@ -1390,7 +1393,7 @@ def score_bwd(
     dstride_Q_i, dstride_Q_s, dstride_Q_d,
     dstride_D_j, dstride_D_t, dstride_D_d,
     ostride_i, ostride_j,
-    codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,   # D's inputs
+    codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,  # D's inputs
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr,
 ):
@@ -1788,20 +1791,23 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _score_KEPT_BACKWARD = kept.Table()  # _score_backward's calls by signature (hsr.kept)
 
 
-def _score_backward(t, sizes, saved, grad_out, mode, into=None):
+def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
+    if rows_grad is None:  # D's inputs' gradients: where one of them requires grad
+        rows_grad = any(t[n] is not None and t[n].requires_grad for n in ['centroids', 'bucket_weights'])
     if torch.compiler.is_compiling():
-        return _score_backward_as_written(t, sizes, saved, grad_out, mode, into)
+        return _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
     inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
-    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, *sizes.values()), inputs,
-                     _score_backward_as_written, t, sizes, saved, grad_out, mode, into)
+    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad, *sizes.values()), inputs,
+                     _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
 
 
-def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
-    """Gradients {name: tensor} of ('Q',), in their input dtypes.
+def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_grad=False):
+    """Gradients {name: tensor} of ('Q', 'centroids', 'bucket_weights'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_D; "deterministic":
     grad_D owned by its rows. into: fp32 buffers (grad_Q, grad_D), atomic
-    only, that the gradients are added to (and returned as they are)."""
+    only, that the gradients are added to (and returned as they are). rows_grad: the
+    gradients of a computed D's inputs too (hsr.row_grads)."""
     idx, stat, xsel, aux = saved
     t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels
     t = runtime.stand_ins(t, sizes, ROWS)  # D is computed in the kernels: a stand-in of its shape and dtype
@@ -1809,10 +1815,15 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     if mode == "auto":
         mode = score_auto_backward(sizes)
     atomic = mode == "atomic"
-    atomic = True  # D is computed: it takes no gradient, so nothing scatters (the gather is deterministic)
+    # D is computed: its rows' gradient is scattered (fp32 atomics) where its inputs want one, else
+    # nothing scatters (the gather is deterministic)
+    atomic = True
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Q
     # the gradients as the inputs were passed (packed), written through views over the declared axes
     grad_Qp_ = grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
+    if rows_grad:
+        raise TensorError(f"{OUTPUT}: centroids, bucket_weights require grad, but the computed operand D is packed "
+                          f"(ragged): gradients reach a packed computed operand's inputs in a later version; pass them detached")
     grad_Dp_ = grad_D_ = torch.zeros((1,), dtype=torch.float32 if atomic else D_.dtype, device=D_.device).expand(D_.shape)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
@@ -1829,7 +1840,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *ragged.strides(Q_, ["i", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["j", "t", "d"], RAGGED.get("D")), *aux_strides, *side_strides,
             *ragged.strides(grad_Q_, ["i", "s", "d"], RAGGED.get("Q")), *ragged.strides(grad_D_, ["j", "t", "d"], RAGGED.get("D")), *grad.stride(),            t["codes"], *_strides(t["codes"], 2, "codes"), t["centroids"], *_strides(t["centroids"], 2, "centroids"), t["residuals"], *_strides(t["residuals"], 3, "residuals"), t["bucket_weights"], *_strides(t["bucket_weights"], 1, "bucket_weights"), sizes["c"], sizes["b"],
-            **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and False,
+            **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and rows_grad,
             ACCUMULATE=False, num_warps=8,
         )
         scatter = None if atomic else score_scatter(sizes)
@@ -1917,7 +1928,7 @@ class _score_Function(torch.autograd.Function):
     @staticmethod
     def forward(ctx, sizes, mode, *inputs):
         t = dict(zip(NAMES, inputs))
-        need = any(ctx.needs_input_grad[2 + NAMES.index(n)] for n in ('Q',))
+        need = any(ctx.needs_input_grad[2 + NAMES.index(n)] for n in ('Q', 'centroids', 'bucket_weights'))
         out, saved = _score_forward(t, sizes, need)
         if need:
             idx, stat, xsel, aux = saved
@@ -1943,7 +1954,7 @@ def _score_run(t, sizes, backward, grad):
     """The term's output, through autograd when a gradient is wanted. Under
     torch.compile it goes through the custom op (fake shapes, registered
     autograd); eagerly through the autograd.Function, which costs less per call."""
-    need = grad and any(t[n] is not None and t[n].requires_grad for n in ('Q',))
+    need = grad and any(t[n] is not None and t[n].requires_grad for n in ('Q', 'centroids', 'bucket_weights'))
     if torch.compiler.is_compiling():
         # each ragged axis's size (max_seqlen, or all the rows where fewer): the op binds it again
         return score_op(*(t[name] for name in NAMES), need, backward, [sizes[a] for a in SEQLEN_AXES])[0]
@@ -1974,8 +1985,8 @@ score_op.register_fake(lambda *a: _score_op_outputs(a[:len(NAMES)], a[len(NAMES)
 
 
 def _score_op_backward(Q: torch.Tensor, centroids: torch.Tensor, cu: torch.Tensor, codes: torch.Tensor, residuals: torch.Tensor, bucket_weights: torch.Tensor, _idx: torch.Tensor, _stat: torch.Tensor, _xsel: torch.Tensor,
-        _grad_out: torch.Tensor, _backward: str, _max_seqlen: list[int]) -> tuple[torch.Tensor]:
-    """Gradients of ('Q',), in that order; empty for an absent input."""
+        _grad_out: torch.Tensor, _backward: str, _max_seqlen: list[int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Gradients of ('Q', 'centroids', 'bucket_weights'), in that order; empty for an absent input."""
     return _score_op_grads((Q, centroids, cu, codes, residuals, bucket_weights), (_idx, _stat, _xsel), _grad_out, _backward,
                             launch=True, max_seqlen=_max_seqlen)
 
@@ -1988,10 +1999,10 @@ def _score_op_grads(inputs, saved, grad_out, backward, launch, max_seqlen=None):
     if launch:
         idx, stat, xsel, *aux = saved
         kept = (idx if idx.numel() else None, stat if stat.numel() else None, xsel if xsel.numel() else None, aux)
-        grads = _score_backward(t, sizes, kept, grad_out, backward)
+        grads = _score_backward(t, sizes, kept, grad_out, backward, rows_grad=True)
     else:
-        grads = {n: torch.empty_like(t[n], memory_format=torch.contiguous_format) for n in ('Q',) if t[n] is not None}
-    return tuple(grads[n].contiguous() if n in grads else grad_out.new_empty((0,)) for n in ('Q',))
+        grads = {n: torch.empty_like(t[n], memory_format=torch.contiguous_format) for n in ('Q', 'centroids', 'bucket_weights') if t[n] is not None}
+    return tuple(grads[n].contiguous() if n in grads else grad_out.new_empty((0,)) for n in ('Q', 'centroids', 'bucket_weights'))
 
 
 _score_op_grad = torch.library.custom_op(runtime.library_op_name(__name__, "score_backward"), _score_op_backward,
@@ -2008,7 +2019,7 @@ def _score_op_setup(ctx, inputs, output):
 def _score_op_derivative(ctx, grad_out, *unused):
     grads = _score_op_grad(*ctx.saved_tensors, grad_out, ctx.backward_mode, ctx.max_seqlen)
     out = [None] * (len(NAMES) + 3)
-    for name, g in zip(('Q',), grads):
+    for name, g in zip(('Q', 'centroids', 'bucket_weights'), grads):
         if ctx.needs_input_grad[NAMES.index(name)]:
             out[NAMES.index(name)] = g
     return tuple(out)

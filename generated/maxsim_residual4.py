@@ -20,7 +20,7 @@
 #     tile loop keeps the running max of dot over 't' (D rows streamed in tiles; lowest index wins ties)
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     where t < doc_lengths: positions of 't' left out
-#     backward: Q by gather, D's rows formed again at the saved int32 index; D is computed: no gradient reaches its inputs
+#     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, D's is scattered (fp32 atomics) and its rows formed again in torch at the rows it reached only (hsr.row_grads; every row where they can be more than 1 / 4 of them)
 #     forward kernel: tiles-long
 #     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
@@ -39,6 +39,7 @@ import triton
 import triton.language as tl
 
 from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import row_grads
 
 SPEC = """\
 # MaxSim over a PLAID index as stored: each document token a centroid id and 4-bit residual codes, one a coordinate.
@@ -57,9 +58,11 @@ OUTPUT = "score"
 # (name, axes, kind, default) of each input, in declaration order.
 SIGNATURE = (('Q', ('i', 's', 'd'), 'float', None), ('centroids', ('c', 'd'), 'float', None), ('codes', ('j', 't'), 'int', None), ('residuals', ('j', 't', 'd'), 'uint4', None), ('bucket_weights', ('b',), 'float', None), ('doc_lengths', ('j',), 'int', 'full'))
 NAMES = tuple(entry[0] for entry in SIGNATURE)
-DIFFERENTIABLE = ('Q',)
-# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis)
-ROWS = (('D', ('j', 't', 'd'), 'centroids', (('codes', 'centroids', 'c', 0), ('residuals', 'bucket_weights', 'b', 4)), 'd'),)
+DIFFERENTIABLE = ('Q', 'centroids', 'bucket_weights')
+# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis,
+#   the definition as data (hsr.row_grads forms rows again from it), L2-normalised)
+ROWS = (('D', ('j', 't', 'd'), 'centroids', (('codes', 'centroids', 'c', 0), ('residuals', 'bucket_weights', 'b', 4)), 'd', ('+', ('gather', 'centroids', ('c', 'd'), 'c', 'codes', ('j', 't'), 0), ('gather', 'bucket_weights', ('b',), 'b', 'residuals', ('j', 't', 'd'), 4)), True),)
+ROWS_BY_NAME = {entry[0]: entry for entry in ROWS}
 
 
 @triton.jit
@@ -138,7 +141,7 @@ def score_fwd(
     stride_doc_lengths_j,
     ostride_i, ostride_j,
     r_bucket, c_bucket, g_bucket,  # autotune keys only
-    codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,   # D's inputs
+    codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,  # D's inputs
     HAS_doc_lengths: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
     NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
@@ -1370,7 +1373,7 @@ def score_bwd(
     dstride_Q_i, dstride_Q_s, dstride_Q_d,
     dstride_D_j, dstride_D_t, dstride_D_d,
     ostride_i, ostride_j,
-    codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,   # D's inputs
+    codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,  # D's inputs
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr,
 ):
@@ -1759,33 +1762,39 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 _score_KEPT_BACKWARD = kept.Table()  # _score_backward's calls by signature (hsr.kept)
 
 
-def _score_backward(t, sizes, saved, grad_out, mode, into=None):
+def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
+    if rows_grad is None:  # D's inputs' gradients: where one of them requires grad
+        rows_grad = any(t[n] is not None and t[n].requires_grad for n in ['centroids', 'bucket_weights'])
     if torch.compiler.is_compiling():
-        return _score_backward_as_written(t, sizes, saved, grad_out, mode, into)
+        return _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
     inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
-    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None), inputs,
-                     _score_backward_as_written, t, sizes, saved, grad_out, mode, into)
+    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad), inputs,
+                     _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
 
 
-def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
-    """Gradients {name: tensor} of ('Q',), in their input dtypes.
+def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_grad=False):
+    """Gradients {name: tensor} of ('Q', 'centroids', 'bucket_weights'), in their input dtypes.
     mode "atomic": one pass, fp32 atomics into grad_D; "deterministic":
     grad_D owned by its rows. into: fp32 buffers (grad_Q, grad_D), atomic
-    only, that the gradients are added to (and returned as they are)."""
+    only, that the gradients are added to (and returned as they are). rows_grad: the
+    gradients of a computed D's inputs too (hsr.row_grads)."""
     idx, stat, xsel, aux = saved
     t = runtime.stand_ins(t, sizes, ROWS)  # D is computed in the kernels: a stand-in of its shape and dtype
     Q_, D_ = t["Q"], t["D"]
     if mode == "auto":
         mode = score_auto_backward(sizes)
     atomic = mode == "atomic"
-    atomic = True  # D is computed: it takes no gradient, so nothing scatters (the gather is deterministic)
+    # D is computed: its rows' gradient is scattered (fp32 atomics) where its inputs want one, else
+    # nothing scatters (the gather is deterministic)
+    atomic = True
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Q
     if into is not None:
         grad_Q_, grad_D_ = into
     else:
         grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-        grad_D_ = torch.zeros((1,), dtype=torch.float32 if atomic else D_.dtype, device=D_.device).expand(D_.shape)
+        # D's rows' gradient where its inputs want one (hsr.row_grads), else a stand-in nothing writes
+        grad_D_ = torch.zeros(D_.shape if rows_grad else (1,), dtype=torch.float32, device=D_.device).expand(D_.shape)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
@@ -1801,7 +1810,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
             *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),            t["codes"], *_strides(t["codes"], 2), t["centroids"], *_strides(t["centroids"], 2), t["residuals"], *_strides(t["residuals"], 3), t["bucket_weights"], *_strides(t["bucket_weights"], 1), sizes["c"], sizes["b"],
-            **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and False,
+            **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and rows_grad,
             ACCUMULATE=into is not None, num_warps=8,
         )
         scatter = None if atomic else score_scatter(sizes)
@@ -1872,6 +1881,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     if into is not None:
         return {"Q": grad_Q_, "D": grad_D_}
     grads = {"Q": grad_Q_}
+    if rows_grad and gathers:  # D's rows formed again in torch at the rows that got a gradient
+        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grad_D_, idx.numel()))
     return grads
 
 
@@ -1891,7 +1902,7 @@ class _score_Function(torch.autograd.Function):
     @staticmethod
     def forward(ctx, sizes, mode, *inputs):
         t = dict(zip(NAMES, inputs))
-        need = any(ctx.needs_input_grad[2 + NAMES.index(n)] for n in ('Q',))
+        need = any(ctx.needs_input_grad[2 + NAMES.index(n)] for n in ('Q', 'centroids', 'bucket_weights'))
         out, saved = _score_forward(t, sizes, need)
         if need:
             idx, stat, xsel, aux = saved
@@ -1917,7 +1928,7 @@ def _score_run(t, sizes, backward, grad):
     """The term's output, through autograd when a gradient is wanted. Under
     torch.compile it goes through the custom op (fake shapes, registered
     autograd); eagerly through the autograd.Function, which costs less per call."""
-    need = grad and any(t[n] is not None and t[n].requires_grad for n in ('Q',))
+    need = grad and any(t[n] is not None and t[n].requires_grad for n in ('Q', 'centroids', 'bucket_weights'))
     if torch.compiler.is_compiling():
         return score_op(*(t[name] for name in NAMES), need, backward)[0]
     if need:
@@ -1945,8 +1956,8 @@ score_op.register_fake(lambda *a: _score_op_outputs(a[:len(NAMES)], a[len(NAMES)
 
 
 def _score_op_backward(Q: torch.Tensor, centroids: torch.Tensor, codes: torch.Tensor, residuals: torch.Tensor, bucket_weights: torch.Tensor, doc_lengths: Optional[torch.Tensor], _idx: torch.Tensor, _stat: torch.Tensor, _xsel: torch.Tensor,
-        _grad_out: torch.Tensor, _backward: str) -> tuple[torch.Tensor]:
-    """Gradients of ('Q',), in that order; empty for an absent input."""
+        _grad_out: torch.Tensor, _backward: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Gradients of ('Q', 'centroids', 'bucket_weights'), in that order; empty for an absent input."""
     return _score_op_grads((Q, centroids, codes, residuals, bucket_weights, doc_lengths), (_idx, _stat, _xsel), _grad_out, _backward,
                             launch=True)
 
@@ -1957,10 +1968,10 @@ def _score_op_grads(inputs, saved, grad_out, backward, launch, max_seqlen=None):
     if launch:
         idx, stat, xsel, *aux = saved
         kept = (idx if idx.numel() else None, stat if stat.numel() else None, xsel if xsel.numel() else None, aux)
-        grads = _score_backward(t, sizes, kept, grad_out, backward)
+        grads = _score_backward(t, sizes, kept, grad_out, backward, rows_grad=True)
     else:
-        grads = {n: torch.empty_like(t[n], memory_format=torch.contiguous_format) for n in ('Q',) if t[n] is not None}
-    return tuple(grads[n].contiguous() if n in grads else grad_out.new_empty((0,)) for n in ('Q',))
+        grads = {n: torch.empty_like(t[n], memory_format=torch.contiguous_format) for n in ('Q', 'centroids', 'bucket_weights') if t[n] is not None}
+    return tuple(grads[n].contiguous() if n in grads else grad_out.new_empty((0,)) for n in ('Q', 'centroids', 'bucket_weights'))
 
 
 _score_op_grad = torch.library.custom_op(runtime.library_op_name(__name__, "score_backward"), _score_op_backward,
@@ -1976,7 +1987,7 @@ def _score_op_setup(ctx, inputs, output):
 def _score_op_derivative(ctx, grad_out, *unused):
     grads = _score_op_grad(*ctx.saved_tensors, grad_out, ctx.backward_mode)
     out = [None] * (len(NAMES) + 2)
-    for name, g in zip(('Q',), grads):
+    for name, g in zip(('Q', 'centroids', 'bucket_weights'), grads):
         if ctx.needs_input_grad[NAMES.index(name)]:
             out[NAMES.index(name)] = g
     return tuple(out)

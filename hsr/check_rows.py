@@ -4,8 +4,10 @@
 
 defines rows that the kernels form a tile at a time and never write to memory.
 Its body reads float inputs at its own axes, gathers (a table read at the value
-of an int or n-bit code input), numbers, + - * /, and may be L2-normalised over
-its last axis (the axis a pair contracts) by ``normalize(...)`` around it all.
+of an int or n-bit code input), projections (``<H[j, t, :], W[d, :]>``, a
+Linear layer's product contracting an axis of its own), numbers, + - * /, and
+may be L2-normalised over its last axis (the axis a pair contracts) by
+``normalize(...)`` around it all.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 from . import ir
 from . import syntax as S
 
-FORMS = "inputs at the row's axes, gathers such as C[codes[j, t], d], numbers, + - * /, and normalize(...) around it all"
+FORMS = ("inputs at the row's axes, gathers such as C[codes[j, t], d], projections such as <H[j, t, :], W[d, :]>, "
+         "numbers, + - * /, and normalize(...) around it all")
 
 
 def row_definition(ck, d: S.Definition) -> ir.Tensor:
@@ -34,7 +37,7 @@ def row_definition(ck, d: S.Definition) -> ir.Tensor:
         if len(body.args) != 1:
             raise ck.error("normalize takes one argument", body.pos, f"as in normalize(C[codes[j, t], {d.axes[-1]}])")
         body, normalize = body.args[0], True
-    expr = _expr(ck, body, scope, d.name)
+    expr = _expr(ck, body, scope, d.name, d.axes[-1])
     missing = [a for a in d.axes if a not in expr.axes]
     if missing:
         raise ck.error(f"axis {missing[0]!r} of {d.name} does not appear in its definition", d.pos,
@@ -52,16 +55,18 @@ def row_definition(ck, d: S.Definition) -> ir.Tensor:
     return ir.Tensor(d.name, d.axes, ir.FLOAT, None, d.pos, ragged, ir.Rows(expr, normalize, d.pos.line, text))
 
 
-def _expr(ck, e, scope: frozenset, name: str):
+def _expr(ck, e, scope: frozenset, name: str, last: str):
     if isinstance(e, S.Num):
         return ir.Const(e.value, e.pos)
     if isinstance(e, S.Ref):
         return _ref(ck, e, scope)
     if isinstance(e, S.Binary):
-        return ir.Apply(e.op, (_expr(ck, e.left, scope, name), _expr(ck, e.right, scope, name)), e.pos)
+        return ir.Apply(e.op, (_expr(ck, e.left, scope, name, last), _expr(ck, e.right, scope, name, last)), e.pos)
     if isinstance(e, S.Neg):
-        return ir.Apply("neg", (_expr(ck, e.operand, scope, name),), e.pos)
-    what = {S.Reduce: "a reduction", S.Dot: "a pairwise score", S.Norm: "a norm", S.Pow: "a power"}.get(type(e))
+        return ir.Apply("neg", (_expr(ck, e.operand, scope, name, last),), e.pos)
+    if isinstance(e, S.Dot):
+        return _projection(ck, e, scope, last)
+    what = {S.Reduce: "a reduction", S.Norm: "a norm", S.Pow: "a power"}.get(type(e))
     if isinstance(e, S.Call):
         what = "normalize inside the expression" if e.fn == "normalize" else f"the function {e.fn}"
     raise ck.error(f"{what or 'this'} is not part of a computed operand ({name})", getattr(e, "pos", S.Pos(1, 1)),
@@ -111,6 +116,54 @@ def _ref(ck, r: S.Ref, scope: frozenset):
         _axis(ck, it, declared, given, scope, ix.pos)
     ck.used.add(it.name)
     return ir.Gather(t, axis, it, r.pos)
+
+
+def _projection(ck, e: S.Dot, scope: frozenset, last: str) -> ir.Pair:
+    """``<H[j, t, :], W[d, :]>``: rows of H times a weight W over an axis of their
+    own (':' or its declared name), as torch.nn.Linear forms them. W is shared by
+    every row: it carries the operand's last axis and the contracted one only."""
+    sides = []
+    for side in (e.a, e.b):
+        if not isinstance(side, S.Ref) or side.index is None:
+            raise ck.error("a projection reads two inputs with their axes written out", getattr(side, "pos", e.pos),
+                           "as in <H[j, t, :], W[d, :]>, ':' marking the axis it contracts")
+        t = ck.lookup(side.name, side.pos)
+        if t.rows is not None:
+            raise ck.error(f"{t.name!r} is a computed operand; one cannot read another", side.pos,
+                           "write its definition into this one")
+        if t.kind != ir.FLOAT:
+            raise ck.error(f"{t.name!r} is {t.kind}; a projection multiplies float inputs", side.pos,
+                           f"declare {t.name} as float")
+        _arity(ck, t, side)
+        contracted = [a for a, given in zip(t.axes, side.index) if given == ":" or given not in scope]
+        if len(contracted) != 1 or any(isinstance(x, S.Ref) for x in side.index):
+            raise ck.error(f"{t.name} needs exactly one axis to contract, written ':'", side.pos,
+                           "as in <H[j, t, :], W[d, :]>: the other axes are the computed operand's")
+        for declared, given in zip(t.axes, side.index):
+            if declared != contracted[0]:
+                _axis(ck, t, declared, given, scope, side.pos)
+            elif given not in (":", declared):
+                raise ck.error(f"{t.name}'s axis {declared!r} is indexed as {given!r}", side.pos,
+                               f"write ':' or {declared!r}")
+        if contracted[0] in ck.ragged:
+            raise ck.error(f"{t.name}'s contracted axis {contracted[0]!r} is ragged", side.pos,
+                           "a projection contracts a row's coordinates, never a ragged axis")
+        ck.used.add(t.name)
+        sides.append(ir.Load(t, contracted[0], side.pos))
+    a, b = sides
+    if a.contracted != b.contracted:
+        raise ck.error(f"the projection contracts {a.contracted!r} on one side and {b.contracted!r} on the other",
+                       e.pos, "name the contracted axis alike in both declarations, so that its sizes match")
+    rows, weight = (a, b) if last not in a.axes else (b, a)
+    if rows.axes != scope - {last}:
+        raise ck.error(f"the projected rows {rows.tensor.name} carry every axis of the computed operand but its last "
+                       f"({', '.join(sorted(scope - {last}))})", rows.pos,
+                       f"as in <H[j, t, :], W[{last}, :]>: one hidden row per operand row")
+    if weight.axes != {last}:
+        raise ck.error(f"a projection is rows times a weight that carries the operand's last axis ({last!r}) "
+                       f"and the contracted one only", e.pos,
+                       f"as in <H[j, t, :], W[{last}, :]>, W shared by every row (torch.nn.Linear's weight)")
+    return ir.Pair("dot", rows, weight, a.contracted, e.pos)
 
 
 def _arity(ck, t: ir.Tensor, r: S.Ref) -> None:

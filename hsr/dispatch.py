@@ -1067,6 +1067,15 @@ ROWS_BYTES_ONCE_BITS = tuple(int(b) for b in os.environ.get("HSR_ROWS_BYTES_BITS
 ROWS_SELECT_BITS = int(os.environ.get("HSR_ROWS_SELECT_BITS", "2"))
 
 
+# A projection in a computed operand (<H[j, t, :], W[d, :]>) is formed on the tensor cores, the
+# contracted axis PROJECTION_BLOCK at a time; its rows block is at least 16 (tl.dot's least).
+PROJECTION_BLOCK = 32
+# The inputs of a computed operand get their gradient from its rows formed again in torch at the rows
+# MaxSim's backward reached (hsr.row_grads): where the selections could reach more than
+# 1 / ROWS_DENSE_SHARE of the rows, every row is formed instead (two GEMMs, no selection of rows).
+ROWS_DENSE_SHARE = 4
+
+
 def rows_bytes_once(bits: int) -> bool:
     """Whether n-bit codes packed along a computed operand's coordinates are read a byte at a time."""
     return bits in ROWS_BYTES_ONCE_BITS
@@ -1074,13 +1083,17 @@ def rows_bytes_once(bits: int) -> bool:
 
 def computed_words(b) -> str:
     """explain()'s line on a computed operand: what its rows are formed from, in the kernel."""
-    parts = []
+    parts, projected = [], set()
     for node in ir.walk(b.computed.rows.expr):
-        if isinstance(node, ir.Gather):
+        if isinstance(node, ir.Pair):
+            parts.append(f"{node.a.tensor.name} projected by {node.b.tensor.name} over {node.axis!r} "
+                         f"(tensor cores, {PROJECTION_BLOCK} at a time)")
+            projected |= {id(node.a), id(node.b)}
+        elif isinstance(node, ir.Gather):
             bits = ir.CODE_BITS.get(node.index.kind)
             at = f"{node.index.name}'s {bits}-bit codes" if bits else node.index.name
             parts.append(f"{node.table.name} read at {at}")
-        elif isinstance(node, ir.Load):
+        elif isinstance(node, ir.Load) and id(node) not in projected:
             parts.append(node.tensor.name)
     norm = ", L2-normalised" if b.computed.rows.normalize else ""
     return (f"  computed operand {b.name}: its rows formed in the kernel, a tile at a time, from {', '.join(parts)}"

@@ -10,7 +10,7 @@ import ast
 
 from . import __version__
 from .errors import source_lines
-from .ir import CODE_BITS, Gather, walk
+from .ir import CODE_BITS, Const, Gather, Load, Pair, walk
 from .plan import Plan, TermPlan, lowering_id
 from .templating import environment
 from . import dispatch, emit_rows
@@ -53,8 +53,22 @@ def _rows(plan: Plan) -> tuple:
         floats = [x.name for x in t.b.rows_inputs if x.kind == "float"]
         gathers = tuple(dict.fromkeys((n.index.name, n.table.name, n.axis, CODE_BITS.get(n.index.kind, 0))
                                       for n in walk(b.rows.expr) if isinstance(n, Gather)))
-        out[b.name] = (b.name, b.axes, floats[0], gathers, b.axes[-1])
+        out[b.name] = (b.name, b.axes, floats[0], gathers, b.axes[-1], _rows_expr(b.rows.expr), b.rows.normalize)
     return tuple(out.values())
+
+
+def _rows_expr(node) -> tuple:
+    """A computed operand's definition as data, for hsr.row_grads to form its rows again in torch."""
+    if isinstance(node, Const):
+        return ("const", node.value)
+    if isinstance(node, Load):
+        return ("load", node.tensor.name, node.tensor.axes)
+    if isinstance(node, Gather):
+        return ("gather", node.table.name, node.table.axes, node.axis, node.index.name, node.index.axes,
+                CODE_BITS.get(node.index.kind, 0))
+    if isinstance(node, Pair):
+        return ("project", node.a.tensor.name, node.a.tensor.axes, node.b.tensor.name, node.b.tensor.axes, node.axis)
+    return (node.fn, *(_rows_expr(a) for a in node.args))
 
 
 def _plain(text: str) -> bool:
@@ -387,7 +401,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         # a computed operand (B): its inputs, its tables' gathered axes, and the lines of a tile of its rows
         rows=t.b.computed is not None and dict(
             name=t.b.name, inputs=emit_rows.rows_inputs(t.b), sizes=emit_rows.table_axes(t.b),
-            normalize=t.b.computed.rows.normalize,
+            normalize=t.b.computed.rows.normalize, projects=emit_rows.projects(t.b),
+            floats=[x.name for x in t.b.rows_inputs if x.kind == "float"],
             tile=lambda at, ok, ks, k_ok, out, dtype, norms=None, shape=None: "\n".join(emit_rows.rows_tile(
                 t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype, norms, shape))),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an

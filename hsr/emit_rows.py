@@ -23,8 +23,14 @@ def rows_inputs(b) -> list[dict]:
 
 
 def table_axes(b) -> list[str]:
-    """The gathered axes of a computed operand's tables: their sizes bound the indices in the kernel."""
-    return list(dict.fromkeys(n.axis for n in ir.walk(b.computed.rows.expr) if isinstance(n, ir.Gather)))
+    """The axes whose sizes a computed operand's tile reads: its tables' gathered axes
+    (they bound the indices) and its projections' contracted axes (their loops' ends)."""
+    return list(dict.fromkeys(n.axis for n in ir.walk(b.computed.rows.expr) if isinstance(n, (ir.Gather, ir.Pair))))
+
+
+def projects(b) -> bool:
+    """Whether a computed operand's rows are a projection (tl.dot: a rows block of 16 at least)."""
+    return any(isinstance(n, ir.Pair) for n in ir.walk(b.computed.rows.expr))
 
 
 def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype: str,
@@ -94,6 +100,30 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
                          f"# {x.name}: {bits}-bit codes, {per} a byte, LSB-first")
         return name
 
+    def project(node: ir.Pair) -> str:
+        """<H[.., c, :], W[k, :]>: H's rows times W's, the contracted axis a block at a
+        time on the tensor cores (IEEE products for fp32, as torch.nn.Linear at "highest")."""
+        x, w, h = node.a.tensor, node.b.tensor, node.axis
+        block = dispatch.PROJECTION_BLOCK
+        name, a_, b_ = (f"rx_{next(names)}" for _ in range(3))
+        x_at = " + ".join([f"{x.name}_ptr + {base(x.name, [a for a in x.axes if a not in (c, h)])}"]
+                          + [f"rx_{h}[None, :] * stride_{x.name}_{h}" if a == h else place(x, a)
+                             for a in x.axes if a in (c, h)])
+        w_at = " + ".join([f"{w.name}_ptr"] + [f"rx_{h}[:, None] * stride_{w.name}_{h}" if a == h
+                                              else f"{ks}[None, :] * stride_{w.name}_{a}" for a in w.axes])
+        lines.extend([
+            f"{name} = tl.zeros(rx_ok.shape, tl.float32)  # <{x.name}, {w.name}> over {h!r}, {block} at a time",
+            f"for rx_{h}0 in range(0, size_{h}, {block}):",
+            f"    rx_{h} = rx_{h}0 + tl.arange(0, {block})",
+            f"    {a_} = tl.load({x_at}, mask={ok}[:, None] & (rx_{h} < size_{h})[None, :], other=0.0)",
+            f"    {b_} = tl.load({w_at}, mask={k_ok}[None, :] & (rx_{h} < size_{h})[:, None], other=0.0).to({a_}.dtype)",
+            f"    if RX_FP32 or {x.name}_ptr.dtype.element_ty == tl.float32:  # (RX_FP32: the interpreter's bf16)",
+            f"        {name} = tl.dot({a_}.to(tl.float32), {b_}.to(tl.float32), {name}, input_precision=\"ieee\")",
+            f"    else:",
+            f"        {name} = tl.dot({a_}, {b_}, {name})",
+        ])
+        return name
+
     def value(node) -> str:
         if isinstance(node, ir.Const):
             return repr(float(node.value))
@@ -124,6 +154,8 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
             name = f"rx_{next(names)}"
             lines.append(f"{name} = tl.load({pointer(x, node.axis, ix)}, mask={m}, other=0.0).to(tl.float32)")
             return name
+        if isinstance(node, ir.Pair):
+            return project(node)
         if node.fn == "neg":
             return f"(-{value(node.args[0])})"
         left, right = (value(a) for a in node.args)

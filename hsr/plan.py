@@ -180,8 +180,9 @@ class TermPlan:
     def differentiable(self) -> tuple[str, ...]:
         if self.index_out or self.a.quantized:  # a quantized dot serves inference: no gradient at all
             return ()
-        rows = tuple(o.name for o in (self.a, self.b) if o.computed is None)  # a computed operand's tables: none yet
-        return rows + tuple(s.name for s in self.sides)
+        rows = tuple(o.name for o in (self.a, self.b) if o.computed is None)
+        computed = tuple(x.name for x in self.b.rows_inputs if x.kind == ir.FLOAT)  # hsr.row_grads
+        return rows + computed + tuple(s.name for s in self.sides)
 
     def explain(self, signature=(), sizes: dict | None = None, dtype: str = "float16",
                 where: str = "cuda9") -> list[str]:
@@ -235,8 +236,11 @@ class TermPlan:
         if self.a.quantized:
             lines.append(f"  no backward: {self.a.quantized} rows serve inference (train on float tensors)")
         elif self.b.computed is not None:
+            floats = [x.name for x in self.b.rows_inputs if x.kind == ir.FLOAT]
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name}'s rows formed again at the saved "
-                         f"int32 index; {self.b.name} is computed: no gradient reaches its inputs")
+                         f"int32 index; where {', '.join(floats)} need a gradient, {self.b.name}'s is scattered "
+                         f"(fp32 atomics) and its rows formed again in torch at the rows it reached only "
+                         f"(hsr.row_grads; every row where they can be more than 1 / {dispatch.ROWS_DENSE_SHARE} of them)")
         elif not self.index_out:
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
                          f"or destination-owned (\"deterministic\": the index sorted by selected row, or "
@@ -335,6 +339,8 @@ def rows_form(t: ir.Tensor) -> tuple:
             return ("load", len(node.tensor.axes))
         if isinstance(node, ir.Const):
             return ("const", node.value)
+        if isinstance(node, ir.Pair):  # a projection: rows times a weight
+            return ("project", len(node.a.tensor.axes), len(node.b.tensor.axes))
         return (node.fn, *(form(a) for a in node.args))
     return form(t.rows.expr), t.rows.normalize
 

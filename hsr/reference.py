@@ -120,6 +120,13 @@ def _rows(op_name: str, t: ir.Tensor, tensors: dict, sizes: dict) -> torch.Tenso
             return tensors[node.tensor.name].to(torch.float64), node.tensor.axes
         if isinstance(node, ir.Gather):
             return _gather(op_name, node, tensors, sizes)
+        if isinstance(node, ir.Pair):  # a projection: sum over the contracted axis
+            (x, xa), (y, ya) = ev(node.a), ev(node.b)
+            full = tuple(dict.fromkeys(a for a in xa + ya if a != node.axis))
+            letters = {a: chr(97 + n) for n, a in enumerate(full + (node.axis,))}
+            spec = "".join(letters[a] for a in xa) + "," + "".join(letters[a] for a in ya) + "->" + \
+                "".join(letters[a] for a in full)
+            return torch.einsum(spec, x, y), full
         args = [ev(a) for a in node.args]
         if node.fn == "neg":
             return -args[0][0], args[0][1]

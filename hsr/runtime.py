@@ -32,16 +32,13 @@ def check_rows(op_name: str, t: dict, sizes: dict, rows: tuple) -> None:
     """A call's computed operands checked before any kernel: their width, and
     their indices (int ones on the device where a host check would sync,
     torch._assert_async; n-bit codes by their table's size). rows: (name, axes,
-    float input, gathers, k axis), each gather (index input, table, gathered
-    axis, code bits or 0)."""
-    for name, _axes, _like, gathers, k in rows:
+    float input, gathers, k axis, definition, normalised), each gather (index
+    input, table, gathered axis, code bits or 0)."""
+    for name, _axes, _like, gathers, k, *_form in rows:
         if sizes[k] > COMPUTED_MAX_D:
             raise TensorError(f"{op_name}: the computed operand {name!r} has {sizes[k]} coordinates along {k!r}; "
                               f"its rows are formed one tile at a time, at most {COMPUTED_MAX_D}")
         for index, table, axis, bits in gathers:
-            if torch.is_grad_enabled() and t[table].requires_grad:
-                raise TensorError(f"{op_name}: {table!r} requires grad, but gradients do not reach the inputs of "
-                                  f"the computed operand {name!r}; pass {table}.detach()")
             n, x = sizes[axis], t[index]
             if bits:
                 if n < 1 << bits:
@@ -60,7 +57,7 @@ def stand_ins(t: dict, sizes: dict, rows: tuple) -> dict:
     tensor of its dtype and shape, which the host path reads for those alone (the
     kernels form its rows from its inputs)."""
     t = dict(t)
-    for name, axes, like, _gathers, _k in rows:
+    for name, axes, like, *_rest in rows:
         t[name] = torch.empty((), dtype=t[like].dtype, device=t[like].device).expand(*[sizes[a] for a in axes])
     return t
 

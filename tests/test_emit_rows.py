@@ -50,8 +50,12 @@ def _pack(codes: torch.Tensor, bits: int) -> torch.Tensor:
 
 
 def _grad(out, x, seed):
+    return _grads(out, [x], seed)[0]
+
+
+def _grads(out, xs, seed):
     w = torch.randn(out.shape, generator=torch.Generator().manual_seed(seed)).to(out.device)
-    return torch.autograd.grad((out * w).sum(), x)[0]
+    return torch.autograd.grad((out * w).sum(), xs)
 
 
 @settings(max_examples=examples(18), deadline=None)
@@ -79,17 +83,21 @@ def test_residual_rows_match_the_reference(device, bits, nq, ld, d, ties, body, 
     dlen = torch.tensor([ld, ld // 2, 0])  # an empty document
     extra = [torch.randn(nd, ld, generator=gen)] if body == "scaled" else []
     args = [x.to(device) for x in (C, codes, res, w, dlen, *extra)]
+    floats = [args[0], args[3], *args[5:]]  # C, w (and scale): their gradients through hsr.row_grads
+    for x in floats:
+        x.requires_grad_()
     Qd = Q.to(device).requires_grad_()
     out = op(Qd, *args)
     want = op.reference(Q.double(), C.double(), codes, res, w.double(), dlen, *(x.double() for x in extra))
     assert torch.allclose(out.double().cpu(), want, atol=1e-4, rtol=1e-4)
-    _, idx = op.forward_with_indices(Qd.detach(), *args)
+    _, idx = op.forward_with_indices(Qd.detach(), *(x.detach() for x in args))
     _, want_idx = reference.evaluate_selection(op.program, ("i", "j", "s"), Q.double(), C.double(), codes, res,
                                                w.double(), dlen, *(x.double() for x in extra))
     assert torch.equal(idx.cpu().long(), want_idx.long())  # (with ties: every row ties, the lowest index wins)
-    Qr = Q.double().requires_grad_()
-    ref = op.reference(Qr, C.double(), codes, res, w.double(), dlen, *(x.double() for x in extra))
-    assert torch.allclose(_grad(out, Qd, seed).double().cpu(), _grad(ref, Qr, seed), atol=1e-4, rtol=1e-4)
+    Qr, Cr, wr, *er = (x.double().requires_grad_() for x in (Q, C, w, *extra))
+    ref = op.reference(Qr, Cr, codes, res, wr, dlen, *er)
+    for got, want in zip(_grads(out, [Qd, *floats], seed), _grads(ref, [Qr, Cr, wr, *er], seed)):
+        assert torch.allclose(got.double().cpu(), want, atol=1e-4, rtol=1e-4)
 
 
 def test_packed_documents_and_explain(device):
@@ -104,6 +112,8 @@ def test_packed_documents_and_explain(device):
     want = op.reference(cu, Q.double(), C.double(), codes, res, w.double())
     assert torch.allclose(out.double().cpu(), want, atol=1e-5)
     assert out[:, 1].abs().max() == 0  # the empty document
+    with pytest.raises(TensorError, match="C, w require grad, but the computed operand D is packed"):
+        op(*(x.to(device) for x in (cu, Q.requires_grad_(), C.requires_grad_(), codes, res, w))).sum().backward()
     text = op.explain({"i": 1, "s": 32, "j": 100, "t": 300, "d": 128})
     assert "computed operand D: its rows formed in the kernel" in text
     assert "C read at codes, w read at res's 4-bit codes, L2-normalised" in text
@@ -126,8 +136,6 @@ def test_bad_codes_and_widths(device):
     if device == "cpu":  # (on a GPU the same check is a device assert: no host sync)
         with pytest.raises(TensorError, match=r"'codes' holds an index outside 0 \.\. 3 \(the size of C's axis 'c'\)"):
             op(*dev(Q, C, codes + 1, res, w))
-    with pytest.raises(TensorError, match="'C' requires grad, but gradients do not reach"):
-        op(*dev(Q), C.to(device).requires_grad_(), *dev(codes, res, w))
     wide = hsr.compile(RESIDUAL.format(kind="uint8", body="C[codes[j, t], d]").replace(
         "res[j, t, d]: uint8", "").replace("w[b]: float", ""))
     with pytest.raises(TensorError, match="at most 256"):

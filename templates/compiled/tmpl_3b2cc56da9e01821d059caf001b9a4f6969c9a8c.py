@@ -13,11 +13,11 @@ def root(context, missing=missing):
     l_0_plan_lines = resolve('plan_lines')
     l_0_out = resolve('out')
     l_0_terms = resolve('terms')
+    l_0_rows = resolve('rows')
     l_0_packed = resolve('packed')
     l_0_spec_literal = resolve('spec_literal')
     l_0_signature = resolve('signature')
     l_0_differentiable = resolve('differentiable')
-    l_0_rows = resolve('rows')
     l_0_ragged = resolve('ragged')
     l_0_packed_out = resolve('packed_out')
     l_0_out_axes = resolve('out_axes')
@@ -88,6 +88,9 @@ def root(context, missing=missing):
         pass
         yield 'from triton.tools.tensor_descriptor import TensorDescriptor\n'
     yield '\nfrom hsr import autotune, dispatch, kept, launcher, runtime\n'
+    if ((undefined(name='rows') if l_0_rows is missing else l_0_rows) != '()'):
+        pass
+        yield 'from hsr import row_grads\n'
     if (undefined(name='packed') if l_0_packed is missing else l_0_packed):
         pass
         yield 'from hsr import ragged\nfrom hsr.errors import TensorError\n'
@@ -104,9 +107,9 @@ def root(context, missing=missing):
     yield '\n'
     if ((undefined(name='rows') if l_0_rows is missing else l_0_rows) != '()'):
         pass
-        yield '# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis)\nROWS = '
+        yield '# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis,\n#   the definition as data (hsr.row_grads forms rows again from it), L2-normalised)\nROWS = '
         yield str((undefined(name='rows') if l_0_rows is missing else l_0_rows))
-        yield '\n'
+        yield '\nROWS_BY_NAME = {entry[0]: entry for entry in ROWS}\n'
     if (undefined(name='packed') if l_0_packed is missing else l_0_packed):
         pass
         yield '# packed inputs: name -> (ragged axis, the axis it is ragged in, offsets); passed without that axis\nRAGGED = '
@@ -154,7 +157,7 @@ def root(context, missing=missing):
         finally: gen.close()
     l_1_loop = l_1_t = l_1_family = missing
     yield '\n\n_KEPT = kept.Table()  # apply\'s calls by signature (hsr.kept)\n\n\ndef apply(*args, backward="auto", '
-    yield str(('max_seqlen=None, ' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 160 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('max_seqlen=None, ' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 165 in 'module.py.jinja' evaluated to false and no else section was defined.")))
     yield '**kwargs):\n    """'
     yield str((undefined(name='out') if l_0_out is missing else l_0_out))
     yield ' on tensors given by position (declaration order) or name.\n\n    CUDA tensors run the kernels; CPU tensors run them through the Triton\n    interpreter when TRITON_INTERPRET=1, else the float64 reference evaluator.\n    float64 inputs run the float64 reference evaluator on their device (float64\n    out, torch autograd): for checking and small problems.\n    backward: "atomic" (one pass, fp32 atomics), "deterministic" (bitwise\n    reproducible) or "auto".\n    A call whose signature was seen before replays its allocations and launches.'
@@ -162,9 +165,9 @@ def root(context, missing=missing):
         pass
         yield '\n    Packed inputs come without the axis they are ragged in (RAGGED); max_seqlen\n    ({ragged axis: longest sequence}) spares the host sync that reads it from\n    the offsets, which are then checked on the device.'
     yield '"""\n    if torch.compiler.is_compiling():\n        return _apply(args, kwargs, backward'
-    yield str((', max_seqlen' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 175 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', max_seqlen' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 180 in 'module.py.jinja' evaluated to false and no else section was defined.")))
     yield ')\n    inputs = (*args, *kwargs.values())\n    key = kept.signature(inputs, backward, len(args), *kwargs'
-    yield str((', max_seqlen and tuple(sorted(max_seqlen.items()))' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 177 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', max_seqlen and tuple(sorted(max_seqlen.items()))' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else cond_expr_undefined("the inline if-expression on line 182 in 'module.py.jinja' evaluated to false and no else section was defined.")))
     yield ')\n    return kept.call(_KEPT, key, inputs, _apply, args, kwargs, backward, '
     yield str(('max_seqlen' if (undefined(name='packed') if l_0_packed is missing else l_0_packed) else 'None'))
     yield ', key)\n\n\n_KEPT_BOUND = kept.Table(autograd=True)  # _bound\'s calls by signature: the autograd path\'s checks\n\n\ndef _bound(args, kwargs, backward, max_seqlen=None, key=None):\n    """(tensors by name, axis sizes) of a call, checked. Replayed where its\n    signature (key) was seen: a call with gradients is not a replay as a whole\n    (autograd), but its checks and sizes are fixed by the signature."""\n    if key is None or torch.compiler.is_compiling():\n        return _bound_as_written(args, kwargs, backward, max_seqlen)\n    return kept.call(_KEPT_BOUND, key, (*args, *kwargs.values()), _bound_as_written, args, kwargs, backward, max_seqlen)\n\n\ndef _bound_as_written(args, kwargs, backward, max_seqlen):\n    runtime.check_backward(OUTPUT, backward)\n'
@@ -244,7 +247,7 @@ def root(context, missing=missing):
         yield ')\n    first = next(v for v in t.values() if v is not None)\n    if runtime.off_current_device(first.device):  # Triton launches on the current device\n        with torch.cuda.device(first.device):\n            return forward_with_indices(*args, **kwargs)\n    out, saved = _'
         yield str(environment.getattr(environment.getitem((undefined(name='terms') if l_0_terms is missing else l_0_terms), 0), 'P'))
         yield '_forward(t, sizes, True'
-        yield str((', ties=True' if environment.getattr(environment.getitem((undefined(name='terms') if l_0_terms is missing else l_0_terms), 0), 'ties') else cond_expr_undefined("the inline if-expression on line 261 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ties=True' if environment.getattr(environment.getitem((undefined(name='terms') if l_0_terms is missing else l_0_terms), 0), 'ties') else cond_expr_undefined("the inline if-expression on line 266 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (undefined(name='packed_out') if l_0_packed_out is missing else l_0_packed_out):
             pass
@@ -329,7 +332,7 @@ def root(context, missing=missing):
             yield str(l_1_c)
             yield '='
             yield str(l_1_c)
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 300 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 305 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_c = missing
         yield ')\n    second = dict('
         l_1_loop = missing
@@ -340,7 +343,7 @@ def root(context, missing=missing):
             yield '='
             yield str(l_1_c)
             yield '_swapped'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 301 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 306 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_c = missing
         yield ')\n    t, sizes = runtime.bind(OUTPUT, SIGNATURE, ('
         yield str(environment.getattr((undefined(name='u') if l_0_u is missing else l_0_u), 'A'))
@@ -384,7 +387,7 @@ def root(context, missing=missing):
             yield str(l_1_c)
             yield '='
             yield str(l_1_c)
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 310 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 315 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_c = missing
         yield ')\n    second = dict('
         l_1_loop = missing
@@ -395,7 +398,7 @@ def root(context, missing=missing):
             yield '='
             yield str(l_1_c)
             yield '_swapped'
-            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 311 in 'module.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', ' if (not environment.getattr(l_1_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 316 in 'module.py.jinja' evaluated to false and no else section was defined.")))
         l_1_loop = l_1_c = missing
         yield ')\n    if runtime.float64(t) or runtime.float64(t_sw):  # the float64 reference evaluator, once each way\n        return (apply('
         yield str(environment.getattr((undefined(name='u') if l_0_u is missing else l_0_u), 'A'))
@@ -539,4 +542,4 @@ def root(context, missing=missing):
         yield '_BothSumFunction.apply(sizes, sizes_sw, backward, fused, weights,\n                                       *(t[n] for n in NAMES), *(t_sw[n] for n in NAMES))\n'
 
 blocks = {}
-debug_info = '1=65&4=69&5=73&9=77&10=81&12=85&19=87&24=91&29=95&30=97&31=99&33=101&35=103&36=105&38=108&40=110&42=113&64=115&69=118&70=120&136=124&146=131&148=136&150=142&153=149&160=157&161=159&169=161&175=165&177=167&178=169&195=171&196=174&198=177&199=179&201=184&203=186&212=190&223=194&229=201&232=205&233=209&235=216&236=219&238=224&240=226&244=229&246=233&252=239&256=243&261=245&262=249&265=253&267=263&268=265&274=269&275=282&277=290&278=295&279=299&299=312&300=326&301=336&302=346&303=350&307=354&309=367&310=381&311=391&313=401&314=405&315=409&316=411&317=413&318=415&321=428&322=432&323=436&324=438&326=446&328=448&329=452&330=456&338=458&344=471&352=484&354=497&357=510&359=512&362=514&363=516&364=524&365=528&366=532&372=534&373=536&374=538'
+debug_info = '1=65&4=69&5=73&9=77&10=81&12=85&19=87&24=91&27=94&32=98&33=100&34=102&36=104&38=106&39=108&42=111&45=113&47=116&69=118&74=121&75=123&141=127&151=134&153=139&155=145&158=152&165=160&166=162&174=164&180=168&182=170&183=172&200=174&201=177&203=180&204=182&206=187&208=189&217=193&228=197&234=204&237=208&238=212&240=219&241=222&243=227&245=229&249=232&251=236&257=242&261=246&266=248&267=252&270=256&272=266&273=268&279=272&280=285&282=293&283=298&284=302&304=315&305=329&306=339&307=349&308=353&312=357&314=370&315=384&316=394&318=404&319=408&320=412&321=414&322=416&323=418&326=431&327=435&328=439&329=441&331=449&333=451&334=455&335=459&343=461&349=474&357=487&359=500&362=513&364=515&367=517&368=519&369=527&370=531&371=535&377=537&378=539&379=541'

@@ -116,7 +116,9 @@ def root(context, missing=missing):
             yield '    t, sizes = runtime.bind(OUTPUT, SIGNATURE, inputs, {})\n'
         yield '    if launch:\n        idx, stat, xsel, *aux = saved\n        kept = (idx if idx.numel() else None, stat if stat.numel() else None, xsel if xsel.numel() else None, aux)\n        grads = _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_backward(t, sizes, kept, grad_out, backward)\n    else:\n        grads = {n: torch.empty_like(t[n], memory_format=torch.contiguous_format) for n in '
+        yield '_backward(t, sizes, kept, grad_out, backward'
+        yield str((', rows_grad=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 52 in 'select_reduce/library_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n    else:\n        grads = {n: torch.empty_like(t[n], memory_format=torch.contiguous_format) for n in '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ' if t[n] is not None}\n    return tuple(grads[n].contiguous() if n in grads else grad_out.new_empty((0,)) for n in '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
@@ -169,4 +171,4 @@ def root(context, missing=missing):
         yield '_op_setup)\n'
 
 blocks = {}
-debug_info = '3=28&4=32&7=34&8=42&11=48&12=50&14=54&20=61&25=63&26=69&27=75&30=78&31=82&32=86&34=90&35=94&36=96&37=107&40=109&42=111&52=118&54=120&55=122&58=124&60=130&61=133&64=140&68=145&70=147&77=154&78=156&79=160&80=162&86=164'
+debug_info = '3=28&4=32&7=34&8=42&11=48&12=50&14=54&20=61&25=63&26=69&27=75&30=78&31=82&32=86&34=90&35=94&36=96&37=107&40=109&42=111&52=118&54=122&55=124&58=126&60=132&61=135&64=142&68=147&70=149&77=156&78=158&79=162&80=164&86=166'

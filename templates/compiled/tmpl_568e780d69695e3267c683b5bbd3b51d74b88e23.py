@@ -1138,19 +1138,36 @@ def root(context, missing=missing):
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_backward(t, sizes, saved, grad_out, mode, into=None):\n    """_'
+        yield '_backward(t, sizes, saved, grad_out, mode, into=None'
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 457 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_backward_as_written, replayed where its signature was seen before."""\n    if torch.compiler.is_compiling():\n        return _'
+        yield '_backward_as_written, replayed where its signature was seen before."""\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield '    if rows_grad is None:  # '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield "'s inputs' gradients: where one of them requires grad\n        rows_grad = any(t[n] is not None and t[n].requires_grad for n in "
+            yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'floats'))
+            yield ')\n'
+        yield '    if torch.compiler.is_compiling():\n        return _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
+        yield '_backward_as_written(t, sizes, saved, grad_out, mode, into'
+        yield str((', rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 462 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 466 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 466 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '), inputs,\n                     _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n\n\ndef _'
+        yield '_backward_as_written, t, sizes, saved, grad_out, mode, into'
+        yield str((', rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 467 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None):\n    """Gradients {name: tensor} of '
+        yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 470 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -1160,7 +1177,13 @@ def root(context, missing=missing):
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield ', grad_'
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '), atomic\n    only, that the gradients are added to (and returned as they are)."""\n    idx, stat, xsel, aux = saved\n'
+        yield '), atomic\n    only, that the gradients are added to (and returned as they are).'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield ' rows_grad: the\n    gradients of a computed '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield "'s inputs too (hsr.row_grads)."
+        yield '"""\n    idx, stat, xsel, aux = saved\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
             pass
             yield '    t = _declared(t)  # packed inputs as passed: their strides over the declared axes go to the kernels\n'
@@ -1182,9 +1205,9 @@ def root(context, missing=missing):
         yield '_auto_backward(sizes)\n    atomic = mode == "atomic"\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
-            yield '    atomic = True  # '
+            yield '    # '
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield ' is computed: it takes no gradient, so nothing scatters (the gather is deterministic)\n'
+            yield " is computed: its rows' gradient is scattered (fp32 atomics) where its inputs want one, else\n    # nothing scatters (the gather is deterministic)\n    atomic = True\n"
         yield '    gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '\n'
@@ -1200,7 +1223,15 @@ def root(context, missing=missing):
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
             yield '_.dtype, device='
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.device)\n    grad_'
+            yield '_.device)\n'
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+                pass
+                yield '    if rows_grad:\n        raise TensorError(f"{OUTPUT}: '
+                yield str(context.call(environment.getattr(', ', 'join'), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'floats')))
+                yield ' require grad, but the computed operand '
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield ' is packed "\n                          f"(ragged): gradients reach a packed computed operand\'s inputs in a later version; pass them detached")\n'
+            yield '    grad_'
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield 'p_ = grad_'
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -1211,7 +1242,7 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 501 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
         else:
             pass
@@ -1227,17 +1258,31 @@ def root(context, missing=missing):
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
             yield '_.dtype, device='
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.device)\n        grad_'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_ = torch.zeros('
-            yield str(('(1,)' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_.shape', ))))
-            yield ', dtype=torch.float32 if atomic else '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.dtype, device='
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 495 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-            yield '\n'
+            yield '_.device)\n'
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+                pass
+                yield '        # '
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield "'s rows' gradient where its inputs want one (hsr.row_grads), else a stand-in nothing writes\n        grad_"
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_ = torch.zeros('
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.shape if rows_grad else (1,), dtype=torch.float32, device='
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.device).expand('
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.shape)\n'
+            else:
+                pass
+                yield '        grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_ = torch.zeros('
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.shape, dtype=torch.float32 if atomic else '
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.dtype, device='
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.device)\n'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
@@ -1276,7 +1321,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 509 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 526 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1312,7 +1357,9 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"])\n'
+        yield '"])'
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 533 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
             yield '        block_k = runtime.next_pow2(sizes["'
@@ -1373,7 +1420,7 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 530 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 547 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ', num_warps=8,\n        )\n        scatter = None if atomic else '
@@ -1556,6 +1603,15 @@ def root(context, missing=missing):
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
                 yield '_.dtype)'
             yield '}\n'
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+                pass
+                yield '    if rows_grad and gathers:  # '
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '\'s rows formed again in torch at the rows that got a gradient\n        grads.update(row_grads.grads(ROWS_BY_NAME["'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '"], t, sizes, grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_, idx.numel()))\n'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
@@ -1603,7 +1659,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 627 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 648 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1675,4 +1731,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&6=47&9=56&11=78&13=80&14=84&15=88&16=92&17=98&18=104&21=107&22=110&26=112&32=115&38=117&39=121&40=123&42=125&44=127&46=129&51=133&52=136&53=138&54=144&56=148&57=150&58=160&59=162&61=166&67=170&68=172&74=174&75=176&76=178&82=180&83=183&84=185&87=187&92=189&93=192&94=203&97=207&98=209&99=211&103=214&104=217&106=219&107=223&109=225&116=229&117=231&119=233&123=235&126=239&128=276&129=282&133=312&134=316&136=321&137=329&139=335&140=341&141=345&143=355&145=357&146=359&147=361&149=364&151=366&153=369&161=376&164=380&165=382&168=384&170=386&171=390&174=392&179=394&182=397&185=400&186=403&188=406&189=414&190=416&193=420&194=422&196=425&198=432&200=436&202=439&204=446&206=450&208=453&213=459&214=462&218=470&220=472&224=476&229=480&230=484&232=491&233=495&234=499&235=502&237=511&240=518&242=521&243=524&245=537&247=540&251=544&253=547&255=550&256=552&257=554&258=556&261=568&262=579&264=582&268=586&269=590&271=593&275=603&277=608&279=611&281=617&283=619&284=622&285=630&286=638&287=640&289=648&290=651&291=659&293=668&294=670&295=676&298=682&299=684&301=687&302=705&304=714&305=730&307=735&309=739&311=741&313=745&314=751&315=755&317=759&318=765&319=771&321=775&324=778&325=788&327=792&328=798&329=800&330=802&332=805&333=807&334=810&335=812&336=818&337=821&338=823&340=829&341=832&347=835&350=838&351=842&352=845&354=847&355=850&358=852&361=855&362=858&366=861&368=903&369=908&370=910&371=913&374=951&377=975&378=977&380=987&381=990&384=993&385=996&387=998&390=1004&391=1008&393=1014&394=1018&396=1020&398=1033&400=1042&403=1053&404=1056&406=1060&407=1064&409=1067&411=1072&412=1076&414=1079&415=1081&417=1088&419=1090&421=1093&427=1103&428=1107&429=1111&430=1114&433=1119&436=1121&439=1124&446=1127&448=1130&451=1133&454=1136&457=1140&458=1142&460=1144&462=1146&463=1150&466=1152&467=1154&468=1156&469=1158&472=1164&475=1167&476=1170&478=1173&480=1181&482=1183&483=1186&485=1189&486=1191&488=1194&489=1204&492=1219&494=1223&495=1231&497=1241&498=1245&501=1255&508=1262&509=1272&510=1283&511=1297&512=1301&516=1312&517=1316&518=1319&520=1324&522=1327&523=1333&525=1357&526=1359&527=1363&528=1370&530=1372&531=1378&533=1380&535=1382&539=1384&540=1388&543=1392&552=1394&561=1398&565=1402&569=1404&575=1408&576=1412&577=1414&579=1436&580=1438&581=1442&582=1444&586=1448&587=1451&590=1460&592=1463&593=1469&594=1473&596=1495&597=1497&598=1501&599=1503&600=1509&601=1511&602=1513&605=1517&606=1520&609=1537&610=1545&612=1559&613=1563&614=1569&615=1575&616=1579&617=1582&618=1584&619=1592&625=1598&627=1600&628=1608&631=1612&632=1614&633=1616&634=1622&637=1626&641=1628&642=1630&655=1632&664=1635&668=1637&669=1640&674=1646&676=1649&678=1654&680=1656&682=1659&684=1662&687=1664&688=1670'
+debug_info = '4=38&5=41&6=47&9=56&11=78&13=80&14=84&15=88&16=92&17=98&18=104&21=107&22=110&26=112&32=115&38=117&39=121&40=123&42=125&44=127&46=129&51=133&52=136&53=138&54=144&56=148&57=150&58=160&59=162&61=166&67=170&68=172&74=174&75=176&76=178&82=180&83=183&84=185&87=187&92=189&93=192&94=203&97=207&98=209&99=211&103=214&104=217&106=219&107=223&109=225&116=229&117=231&119=233&123=235&126=239&128=276&129=282&133=312&134=316&136=321&137=329&139=335&140=341&141=345&143=355&145=357&146=359&147=361&149=364&151=366&153=369&161=376&164=380&165=382&168=384&170=386&171=390&174=392&179=394&182=397&185=400&186=403&188=406&189=414&190=416&193=420&194=422&196=425&198=432&200=436&202=439&204=446&206=450&208=453&213=459&214=462&218=470&220=472&224=476&229=480&230=484&232=491&233=495&234=499&235=502&237=511&240=518&242=521&243=524&245=537&247=540&251=544&253=547&255=550&256=552&257=554&258=556&261=568&262=579&264=582&268=586&269=590&271=593&275=603&277=608&279=611&281=617&283=619&284=622&285=630&286=638&287=640&289=648&290=651&291=659&293=668&294=670&295=676&298=682&299=684&301=687&302=705&304=714&305=730&307=735&309=739&311=741&313=745&314=751&315=755&317=759&318=765&319=771&321=775&324=778&325=788&327=792&328=798&329=800&330=802&332=805&333=807&334=810&335=812&336=818&337=821&338=823&340=829&341=832&347=835&350=838&351=842&352=845&354=847&355=850&358=852&361=855&362=858&366=861&368=903&369=908&370=910&371=913&374=951&377=975&378=977&380=987&381=990&384=993&385=996&387=998&390=1004&391=1008&393=1014&394=1018&396=1020&398=1033&400=1042&403=1053&404=1056&406=1060&407=1064&409=1067&411=1072&412=1076&414=1079&415=1081&417=1088&419=1090&421=1093&427=1103&428=1107&429=1111&430=1114&433=1119&436=1121&439=1124&446=1127&448=1130&451=1133&454=1136&457=1140&458=1144&459=1146&460=1149&461=1151&464=1154&466=1158&467=1163&470=1167&471=1171&472=1173&473=1175&474=1181&475=1184&477=1187&480=1190&481=1193&483=1196&485=1204&487=1206&488=1209&492=1212&493=1214&495=1217&496=1227&498=1230&501=1235&504=1250&506=1254&507=1262&508=1265&509=1267&511=1278&514=1286&515=1290&518=1300&525=1307&526=1317&527=1328&528=1342&529=1346&533=1357&534=1363&535=1366&537=1371&539=1374&540=1380&542=1404&543=1406&544=1410&545=1417&547=1419&548=1425&550=1427&552=1429&556=1431&557=1435&560=1439&569=1441&578=1445&582=1449&586=1451&592=1455&593=1459&594=1461&596=1483&597=1485&598=1489&599=1491&603=1495&604=1498&607=1507&609=1510&610=1516&611=1520&613=1542&614=1544&615=1548&616=1550&617=1556&618=1558&619=1560&622=1564&623=1567&626=1584&627=1592&628=1606&629=1609&630=1611&633=1615&634=1619&635=1625&636=1631&637=1635&638=1638&639=1640&640=1648&646=1654&648=1656&649=1664&652=1668&653=1670&654=1672&655=1678&658=1682&662=1684&663=1686&676=1688&685=1691&689=1693&690=1696&695=1702&697=1705&699=1710&701=1712&703=1715&705=1718&708=1720&709=1726'

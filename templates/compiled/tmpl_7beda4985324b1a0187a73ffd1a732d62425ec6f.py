@@ -476,8 +476,13 @@ def root(context, missing=missing):
                 ', ',
             ))
         l_2_a = missing
+        if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'projects'):
+            pass
+            t_13.append(
+                'RX_FP32: tl.constexpr, ',
+            )
         t_13.extend((
-            '  # ',
+            ' # ',
             str(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'name')),
             "'s inputs",
         ))
@@ -511,9 +516,14 @@ def root(context, missing=missing):
                 '"], ',
             ))
         l_2_a = missing
+        if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'projects'):
+            pass
+            t_14.append(
+                'runtime.interpreting(), ',
+            )
         return concat(t_14)
     context.exported_vars.add('rows_args')
     context.vars['rows_args'] = l_0_rows_args = Macro(environment, macro, 'rows_args', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=344&74=345&75=346&76=347&79=350&81=352&82=356&83=360&84=364&85=370&86=378&87=387&88=394&89=399&91=405&92=407&93=411&94=413&95=415&97=420&98=425&99=431&100=433&101=435&103=444&106=450&108=456&110=460&112=487&113=491'
+debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=344&74=345&75=346&76=347&79=350&81=352&82=356&83=360&84=364&85=370&86=378&87=387&88=394&89=399&91=405&92=407&93=411&94=413&95=415&97=420&98=425&99=431&100=433&101=435&103=444&106=450&108=456&110=460&112=492&113=496'

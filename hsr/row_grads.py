@@ -1,0 +1,113 @@
+"""The gradients of a computed operand's inputs, from the gradient of its rows.
+
+The kernels never write a computed operand's rows (hsr.emit_rows forms them a
+tile at a time). Its backward scatters the gradient of the rows the selections
+reached (fp32 atomics, as "atomic" does for a stored operand), then forms those
+rows again here, in torch, from the definition the module carries as data
+(hsr.emit._rows_expr), and lets autograd take them back to the inputs: a
+projection's H, W and bias, a gather's table. Only the rows that got a gradient
+are formed (a query of 32 tokens reaches at most 32 rows of a document); where
+the selections could reach more than 1 / dispatch.ROWS_DENSE_SHARE of the rows,
+every row is, as two GEMMs. How many rows there are follows from the shapes, so
+nothing waits for the GPU.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from . import dispatch
+
+EPS = 1e-12  # torch.nn.functional.normalize's
+
+
+def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, selections: int) -> dict:
+    """{input name: gradient} of the computed operand ``entry`` (a module's ROWS
+    entry) whose rows' gradient is ``grad_rows`` (fp32, the operand's shape),
+    for each float input it reads; ``selections`` bounds the rows reached."""
+    name, axes, _like, _gathers, k, expr, normalize = entry
+    row_axes, width = axes[:-1], sizes[k]
+    g = grad_rows.reshape(-1, width)
+    n_rows = g.shape[0]
+    floats = sorted(_floats(expr))
+    if not floats:
+        return {}
+    if min(selections, n_rows) * dispatch.ROWS_DENSE_SHARE > n_rows:
+        flat = torch.arange(n_rows, device=g.device)
+    else:
+        # the rows with a gradient, at most `selections` of them, padded with row 0 (a zero gradient there)
+        reached = (g != 0).any(dim=1)
+        flat = torch.nonzero_static(reached, size=selections, fill_value=0).squeeze(1)
+        g = g.index_select(0, flat) * (torch.arange(selections, device=g.device) < reached.sum())[:, None]
+    at = {}
+    for a in reversed(row_axes):
+        at[a] = flat % sizes[a]
+        flat = flat // sizes[a]
+    leaves = {n: t[n].detach().requires_grad_(True) for n in floats}
+    with torch.enable_grad():
+        rows = _Former(leaves, t, sizes, at, k).value(expr).expand(g.shape[0], width)
+        if normalize:
+            rows = rows / torch.linalg.vector_norm(rows, dim=-1, keepdim=True).clamp_min(EPS)
+        torch.autograd.backward(rows, g)
+    return {n: (x.grad if x.grad is not None else torch.zeros_like(x)).to(t[n].dtype) for n, x in leaves.items()}
+
+
+def _floats(expr) -> set:
+    """The float inputs a definition reads (gathers' tables, loads, projections' two sides)."""
+    kind = expr[0]
+    if kind == "load":
+        return {expr[1]}
+    if kind == "gather":
+        return {expr[1]}
+    if kind == "project":
+        return {expr[1], expr[3]}
+    if kind == "const":
+        return set()
+    return set().union(*(_floats(a) for a in expr[1:]))
+
+
+class _Former:
+    """Rows [n, width] (or broadcastable to it) of a definition at the rows ``at``
+    ({row axis: index [n]}), the last axis k whole; fp32, a projection's product in
+    its inputs' dtype (as torch.nn.Linear)."""
+
+    def __init__(self, leaves, t, sizes, at, k):
+        self.leaves, self.t, self.sizes, self.at, self.k = leaves, t, sizes, at, k
+
+    def pick(self, axis, extra=None):
+        """The index along ``axis``: a row axis's [n, 1], k's [1, width], else ``extra``."""
+        if axis in self.at:
+            return self.at[axis][:, None]
+        if axis == self.k:
+            return torch.arange(self.sizes[axis], device=next(iter(self.at.values())).device)[None, :]
+        return extra
+
+    def value(self, e):
+        kind = e[0]
+        if kind == "const":
+            return torch.tensor(float(e[1]), dtype=torch.float32, device=next(iter(self.at.values())).device)
+        if kind == "load":
+            x = self.leaves.get(e[1], self.t[e[1]])
+            return x[tuple(self.pick(a) for a in e[2])].float()
+        if kind == "gather":
+            _, table, table_axes, axis, index, index_axes, bits = e
+            ix = self.t[index]
+            if bits:  # n-bit codes packed along the index's last axis, LSB-first
+                last = index_axes[-1]
+                per = 8 // bits
+                byte = ix[tuple(self.pick(a) if a != last else self.pick(a) // per for a in index_axes)]
+                ix = (byte.to(torch.int64) >> ((self.pick(last) % per) * bits)) & ((1 << bits) - 1)
+            else:
+                ix = ix[tuple(self.pick(a) for a in index_axes)].to(torch.int64)
+            x = self.leaves.get(table, self.t[table])
+            return x[tuple(ix if a == axis else self.pick(a) for a in table_axes)].float()
+        if kind == "project":  # rows [n, h] times the weight [k, h]
+            _, a, a_axes, b, b_axes, h = e
+            hs = torch.arange(self.sizes[h], device=next(iter(self.at.values())).device)
+            x = self.leaves.get(a, self.t[a])[tuple(self.pick(ax, hs[None, :]) for ax in a_axes)]
+            w = self.leaves.get(b, self.t[b]).permute(b_axes.index(self.k), b_axes.index(h))
+            return (x @ w.to(x.dtype).T).float()
+        args = [self.value(a) for a in e[1:]]
+        if kind == "neg":
+            return -args[0]
+        return {"+": torch.add, "-": torch.sub, "*": torch.mul, "/": torch.div}[kind](*args)
