@@ -1076,6 +1076,15 @@ PROJECTION_BLOCK = 32
 ROWS_DENSE_SHARE = 4
 
 
+def hidden_fused(device: str, queries: int, d_model: int, d_out: int) -> bool:
+    """maxsim_from_hidden's forward: the projection formed in the MaxSim kernel (the spec
+    ops/maxsim_hidden.hsr) or one GEMM first. HSR_HIDDEN ("fused", "unfused") overrides it."""
+    env = os.environ.get("HSR_HIDDEN")
+    if env:
+        return env == "fused"
+    return device == "cuda" and d_out <= COMPUTED_MAX_D
+
+
 def rows_bytes_once(bits: int) -> bool:
     """Whether n-bit codes packed along a computed operand's coordinates are read a byte at a time."""
     return bits in ROWS_BYTES_ONCE_BITS

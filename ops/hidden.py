@@ -10,14 +10,21 @@ have selected follows from the shapes (its query tokens, its length), so the
 backward never waits for the GPU; where that bound passes a quarter of the rows,
 the GEMMs over every row run instead.
 
-The forward projects every token with one GEMM (cuBLAS) and keeps the result,
-d_out / d_model of H_d's memory, which the MaxSim kernels then read.
+Two forwards, chosen by dispatch.hidden_fused:
+- fused: the spec ``ops/maxsim_hidden.hsr``, whose computed operand forms the
+  projected rows in the MaxSim kernel a tile at a time (never written), its
+  backward through hsr.row_grads;
+- unfused: every token projected by one GEMM (cuBLAS), the result kept (d_out /
+  d_model of H_d's memory) and read by the MaxSim kernels.
 """
 
 from __future__ import annotations
 
 import torch
 
+import functools
+
+from hsr import dispatch, generated
 from hsr.errors import TensorError
 from hsr.ops.maxsim import maxsim
 
@@ -40,9 +47,41 @@ def maxsim_from_hidden(Q: torch.Tensor, H_d: torch.Tensor, W: torch.Tensor, b: t
     [Nq, Nd] ([Nd] for a 2-D Q, [Nq] for a 2-D H_d), as maxsim gives them.
     """
     _check(Q, H_d, W, b)
+    queries = Q.shape[0] if Q.dim() == 3 else 1
+    if dispatch.hidden_fused(H_d.device.type, queries, H_d.shape[-1], W.shape[0]):
+        return _fused(Q, H_d, W, b, d_mask, normalize)
     contenders = Q.shape[0] * Q.shape[1] if Q.dim() == 3 else Q.shape[0]
     D = _Projection.apply(H_d, W, b, normalize, contenders)
     return maxsim(Q, D, d_mask=d_mask, backward=backward)
+
+
+def spec_text(normalize: bool) -> str:
+    """The fused op's spec: ops/maxsim_hidden.hsr, without normalize(...) where not normalised."""
+    text = generated.maxsim_hidden.SPEC
+    return text if normalize else text.replace("normalize(<H[j, t, :], W[d, :]> + bias[d])", "<H[j, t, :], W[d, :]> + bias[d]")
+
+
+@functools.lru_cache(maxsize=None)
+def _module(normalize: bool):
+    """The fused op's module: bundled (generated) where normalised, else compiled from the spec text once."""
+    if normalize:
+        return generated.maxsim_hidden
+    import hsr  # (the compiler: only for what is not bundled)
+
+    return hsr.compile(spec_text(False)).module
+
+
+def _fused(Q, H_d, W, b, d_mask, normalize):
+    """The spec's op: the projected rows formed in the kernel; scores shaped as maxsim gives them."""
+    single_q, single_d = Q.dim() == 2, H_d.dim() == 2
+    Q3 = Q.unsqueeze(0) if single_q else Q
+    H3 = H_d.unsqueeze(0) if single_d else H_d
+    mask = d_mask.unsqueeze(0) if (d_mask is not None and single_d) else d_mask
+    bias = b if b is not None else W.new_zeros(W.shape[0])
+    out = _module(normalize).apply(Q=Q3, H=H3, W=W, bias=bias, d_mask=mask)
+    if single_d:
+        out = out[:, 0]
+    return out[0] if single_q else out
 
 
 def _check(Q, H_d, W, b):

@@ -1,11 +1,16 @@
 """MaxSim from hidden states (ops/hidden.py): values and gradients of Q, H_d, W and b
-against float64 autograd through F.linear, F.normalize and MaxSim written out; the
-projection's backward on the selected rows only; errors naming the argument."""
+against float64 autograd through F.linear, F.normalize and MaxSim written out, on the
+fused path (the spec ops/maxsim_hidden.hsr: the projection formed in the kernel) and
+the unfused one; the projection's backward on the selected rows only; errors naming
+the argument."""
+
+import os
 
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
+from hsr import dispatch
 from hsr.errors import TensorError
 from hsr.ops import hidden, maxsim, maxsim_from_hidden
 from profiles import examples
@@ -27,15 +32,22 @@ def _reference(Q, H, W, b, mask, normalize):
 @given(nq=st.integers(1, 3), nd=st.integers(1, 3), lq=st.integers(1, 5), ld=st.integers(1, 9),
        d_out=st.sampled_from([16, 24]), d_model=st.integers(1, 20), bias=st.booleans(),
        normalize=st.booleans(), masked=st.booleans(), share=st.sampled_from([0, 10**9]),
-       seed=st.integers(0, 2**16))
+       path=st.sampled_from(["fused", "unfused"]), seed=st.integers(0, 2**16))
 def test_values_and_gradients_match_the_formula_in_float64(device, nq, nd, lq, ld, d_out, d_model, bias,
-                                                          normalize, masked, share, seed):
-    """share: the projection's backward on the selected rows (0) or over every row (10**9)."""
-    before, hidden.DENSE_SHARE = hidden.DENSE_SHARE, share
+                                                          normalize, masked, share, path, seed):
+    """share: the projection's backward on the selected rows (0) or over every row (10**9);
+    path: the projection formed in the MaxSim kernel (fused) or by a GEMM first."""
+    before = hidden.DENSE_SHARE, dispatch.ROWS_DENSE_SHARE, os.environ.get("HSR_HIDDEN")
+    hidden.DENSE_SHARE = dispatch.ROWS_DENSE_SHARE = share
+    os.environ["HSR_HIDDEN"] = path
     try:
         _values_and_gradients(device, nq, nd, lq, ld, d_out, d_model, bias, normalize, masked, seed)
     finally:
-        hidden.DENSE_SHARE = before
+        hidden.DENSE_SHARE, dispatch.ROWS_DENSE_SHARE = before[:2]
+        if before[2] is None:
+            del os.environ["HSR_HIDDEN"]
+        else:
+            os.environ["HSR_HIDDEN"] = before[2]
 
 
 def _values_and_gradients(device, nq, nd, lq, ld, d_out, d_model, bias, normalize, masked, seed):
