@@ -1474,6 +1474,7 @@ def score_bwd(
     dstride_D_j, dstride_D_t, dstride_D_d,
     ostride_i, ostride_j,
     H_ptr, stride_H_j, stride_H_t, stride_H_h, W_ptr, stride_W_d, stride_W_h, bias_ptr, stride_bias_d, size_h, RX_FP32: tl.constexpr,  # D's inputs
+    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_Q partial
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr,
 ):
@@ -1495,7 +1496,9 @@ def score_bwd(
         a = tl.load(Q_ptr + pid_i * stride_Q_i + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
                     mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         grad_a = tl.zeros([BLOCK_S, BLOCK_D], tl.float32)
-        for other in range(0, size_j):
+        # a projection is formed at each selection: the other cells split across programs (dispatch.gather_parts)
+        part = tl.program_id(2)
+        for other in range(part * other_per, tl.minimum((part + 1) * other_per, size_j)):
             other64 = tl.cast(other, tl.int64)
             pid_j = other64
             cell = (pid_i) * size_j + pid_j
@@ -1531,7 +1534,7 @@ def score_bwd(
             if SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_j * dstride_D_j + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
                               contrib, mask=hit_k)
-        grad_a_ptrs = grad_Q_ptr + pid_i * dstride_Q_i + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
+        grad_a_ptrs = grad_Q_ptr + part.to(tl.int64) * part_stride + pid_i * dstride_Q_i + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
         if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
             grad_a += tl.load(grad_a_ptrs, mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         tl.store(grad_a_ptrs, grad_a.to(grad_Q_ptr.dtype.element_ty), mask=s_in[:, None] & d_in[None, :])
@@ -1911,14 +1914,22 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         block_r = runtime.gather_rows(sizes["s"], sizes["d"])
         block_r = max(block_r, 16)  # D's rows are a projection: tl.dot takes 16 rows at least
         block_k = runtime.next_pow2(sizes["d"])  # a computed row in one chunk: its norm needs it whole
-        launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r)),
-            Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_Q_, grad_D_,
+        # D's rows are a projection, formed at each selection: the other cells in parts across
+        # programs, each writing its partial of grad_Q (fp32), added in a fixed order below
+        n_other = sizes["j"]
+        parts = dispatch.gather_parts(sizes["i"] * triton.cdiv(sizes["s"], block_r), n_other)
+        other_per = triton.cdiv(n_other, parts)
+        parts = max(1, triton.cdiv(n_other, other_per))
+        partials = torch.empty((parts, *grad_Q_.shape), dtype=torch.float32, device=grad_Q_.device)
+        launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r), parts),
+            Q_, D_, *aux, *side_args, grad, idx, stat, xsel, partials, grad_D_,
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
-            *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),            t["H"], *_strides(t["H"], 3), t["W"], *_strides(t["W"], 2), t["bias"], *_strides(t["bias"], 1), sizes["h"], runtime.interpreting(),
+            *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),            t["H"], *_strides(t["H"], 3), t["W"], *_strides(t["W"], 2), t["bias"], *_strides(t["bias"], 1), sizes["h"], runtime.interpreting(),  other_per, grad_Q_.numel(),
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and rows_grad,
             ACCUMULATE=into is not None, num_warps=8,
         )
+        grad_Q_.copy_(partials.sum(dim=0) if parts > 1 else partials[0])  # (a fixed order: deterministic)
         scatter = None if atomic else score_scatter(sizes)
         if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of D cells at a time (its memory is the chunk's:

@@ -1076,6 +1076,16 @@ PROJECTION_BLOCK = 32
 ROWS_DENSE_SHARE = 4
 
 
+GATHER_PROGRAMS = 1024  # programs the gather backward of a projected operand aims for (about 8 an SM)
+
+
+def gather_parts(programs: int, n_other: int) -> int:
+    """Parts the other cells of a gather backward split into, where the selected
+    rows are a projection formed again at each selection (a GEMM of a few rows per
+    selection, not a load): enough programs to fill the GPU."""
+    return max(1, min(n_other, -(-GATHER_PROGRAMS // max(programs, 1))))
+
+
 def hidden_fused(device: str, queries: int, d_model: int, d_out: int) -> bool:
     """maxsim_from_hidden's forward: the projection formed in the MaxSim kernel (the spec
     ops/maxsim_hidden.hsr) or one GEMM first. HSR_HIDDEN ("fused", "unfused") overrides it."""

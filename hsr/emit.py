@@ -359,7 +359,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         n_other=" * ".join(f"size_{g}" for g in other) or "1",
         n_cells_kernel=" * ".join(f"size_{g}" for g in t.grid) or "1",
         n_other_b=" * ".join(f"size_{g}" for g in other_b) or "1",
-        n_other_b_py=_py_sizes(other_b), b_cells_py=_py_sizes(t.b.grid_axes),
+        n_other_py=_py_sizes(other), n_other_b_py=_py_sizes(other_b), b_cells_py=_py_sizes(t.b.grid_axes),
         a_cells_py=_py_sizes(t.a.grid_axes), cells_py=_py_sizes(t.grid),
         b_cell_expr=_flat(t.b.grid_axes),
         a_grid_axes=list(t.a.grid_axes), b_grid_axes=list(t.b.grid_axes),

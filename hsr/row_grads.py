@@ -32,7 +32,8 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, selection
     floats = sorted(_floats(expr))
     if not floats:
         return {}
-    if min(selections, n_rows) * dispatch.ROWS_DENSE_SHARE > n_rows:
+    dense = min(selections, n_rows) * dispatch.ROWS_DENSE_SHARE > n_rows
+    if dense:
         flat = torch.arange(n_rows, device=g.device)
     else:
         # the rows with a gradient, at most `selections` of them, padded with row 0 (a zero gradient there)
@@ -40,12 +41,13 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, selection
         flat = torch.nonzero_static(reached, size=selections, fill_value=0).squeeze(1)
         g = g.index_select(0, flat) * (torch.arange(selections, device=g.device) < reached.sum())[:, None]
     at = {}
+    rest = flat
     for a in reversed(row_axes):
-        at[a] = flat % sizes[a]
-        flat = flat // sizes[a]
+        at[a] = rest % sizes[a]
+        rest = rest // sizes[a]
     leaves = {n: t[n].detach().requires_grad_(True) for n in floats}
     with torch.enable_grad():
-        rows = _Former(leaves, t, sizes, at, k).value(expr).expand(g.shape[0], width)
+        rows = _Former(leaves, t, sizes, at, k, None if dense else flat, row_axes).value(expr).expand(g.shape[0], width)
         if normalize:
             rows = rows / torch.linalg.vector_norm(rows, dim=-1, keepdim=True).clamp_min(EPS)
         torch.autograd.backward(rows, g)
@@ -71,8 +73,27 @@ class _Former:
     ({row axis: index [n]}), the last axis k whole; fp32, a projection's product in
     its inputs' dtype (as torch.nn.Linear)."""
 
-    def __init__(self, leaves, t, sizes, at, k):
+    def __init__(self, leaves, t, sizes, at, k, flat, row_axes):
         self.leaves, self.t, self.sizes, self.at, self.k = leaves, t, sizes, at, k
+        self.flat, self.row_axes = flat, row_axes  # flat None: every row, in order
+
+    def rows_of(self, x, axes, last):
+        """x's rows [n, size of ``last``] (or [n, 1]), where x carries row axes and at most
+        ``last`` besides: a view or one index_select of the flattened rows (whose backward
+        is an index_add), not an index tensor an element."""
+        mine = [a for a in self.row_axes if a in axes]
+        x = x.permute(*[axes.index(a) for a in mine], *([axes.index(last)] if last in axes else []))
+        x = x.reshape(-1, self.sizes[last] if last in axes else 1)
+        if self.flat is None and len(mine) == len(self.row_axes):
+            return x
+        flat = torch.zeros_like(next(iter(self.at.values())))
+        for a in mine:
+            flat = flat * self.sizes[a] + self.at[a]
+        return x.index_select(0, flat)
+
+    def by_rows(self, axes, last) -> bool:
+        """Whether an input's axes are row axes and at most ``last`` (rows_of takes it)."""
+        return all(a in self.at or a == last for a in axes) and any(a in self.at for a in axes)
 
     def pick(self, axis, extra=None):
         """The index along ``axis``: a row axis's [n, 1], k's [1, width], else ``extra``."""
@@ -88,6 +109,8 @@ class _Former:
             return torch.tensor(float(e[1]), dtype=torch.float32, device=next(iter(self.at.values())).device)
         if kind == "load":
             x = self.leaves.get(e[1], self.t[e[1]])
+            if self.by_rows(e[2], self.k):
+                return self.rows_of(x, e[2], self.k).float()
             return x[tuple(self.pick(a) for a in e[2])].float()
         if kind == "gather":
             _, table, table_axes, axis, index, index_axes, bits = e
@@ -100,11 +123,12 @@ class _Former:
             else:
                 ix = ix[tuple(self.pick(a) for a in index_axes)].to(torch.int64)
             x = self.leaves.get(table, self.t[table])
+            if len(table_axes) == 2 and table_axes[1] == self.k and table_axes[0] == axis and ix.shape[1] == 1:
+                return x.index_select(0, ix[:, 0]).float()  # a row of the table a row: C[codes[j, t], d]
             return x[tuple(ix if a == axis else self.pick(a) for a in table_axes)].float()
         if kind == "project":  # rows [n, h] times the weight [k, h]
             _, a, a_axes, b, b_axes, h = e
-            hs = torch.arange(self.sizes[h], device=next(iter(self.at.values())).device)
-            x = self.leaves.get(a, self.t[a])[tuple(self.pick(ax, hs[None, :]) for ax in a_axes)]
+            x = self.rows_of(self.leaves.get(a, self.t[a]), a_axes, h)  # (check_rows: every row axis, and h)
             w = self.leaves.get(b, self.t[b]).permute(b_axes.index(self.k), b_axes.index(h))
             return (x @ w.to(x.dtype).T).float()
         args = [self.value(a) for a in e[1:]]

@@ -1370,13 +1370,32 @@ def root(context, missing=missing):
             yield '        block_k = min(128, runtime.next_pow2(sizes["'
             yield str((undefined(name='K') if l_0_K is missing else l_0_K))
             yield '"]))\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
+            pass
+            yield '        # '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield "'s rows are a projection, formed at each selection: the other cells in parts across\n        # programs, each writing its partial of grad_"
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield ' (fp32), added in a fixed order below\n        n_other = '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_py'))
+            yield '\n        parts = dispatch.gather_parts('
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_cells_py'))
+            yield ' * triton.cdiv(sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"], block_r), n_other)\n        other_per = triton.cdiv(n_other, parts)\n        parts = max(1, triton.cdiv(n_other, other_per))\n        partials = torch.empty((parts, *grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.shape), dtype=torch.float32, device=grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.device)\n'
         yield '        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_bwd, ('
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_cells_py'))
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"], block_r)),\n            '
+        yield '"], block_r)'
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 548 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -1388,9 +1407,9 @@ def root(context, missing=missing):
             yield str(l_1_o)
             yield '"],'
         l_1_o = missing
-        yield ' *aux, *side_args, grad, idx, stat, xsel, grad_'
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, grad_'
+        yield ' *aux, *side_args, grad, idx, stat, xsel, '
+        yield str(('partials' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else str_join(('grad_', (undefined(name='A') if l_0_A is missing else l_0_A), '_', ))))
+        yield ', grad_'
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_,'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
@@ -1415,15 +1434,26 @@ def root(context, missing=missing):
             pass
             yield '            '
             yield str(context.call((undefined(name='rows_args') if l_0_rows_args is missing else l_0_rows_args)))
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
+            pass
+            yield ' other_per, grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.numel(),'
         yield '\n            **has, BLOCK_'
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 547 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 556 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
-        yield ', num_warps=8,\n        )\n        scatter = None if atomic else '
+        yield ', num_warps=8,\n        )\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
+            pass
+            yield '        grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.copy_(partials.sum(dim=0) if parts > 1 else partials[0])  # (a fixed order: deterministic)\n'
+        yield '        scatter = None if atomic else '
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_scatter(sizes)\n        if scatter in ("inverse", "sparse"):\n            # the inverse index, a chunk of '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -1659,7 +1689,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 648 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 660 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1731,4 +1761,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&6=47&9=56&11=78&13=80&14=84&15=88&16=92&17=98&18=104&21=107&22=110&26=112&32=115&38=117&39=121&40=123&42=125&44=127&46=129&51=133&52=136&53=138&54=144&56=148&57=150&58=160&59=162&61=166&67=170&68=172&74=174&75=176&76=178&82=180&83=183&84=185&87=187&92=189&93=192&94=203&97=207&98=209&99=211&103=214&104=217&106=219&107=223&109=225&116=229&117=231&119=233&123=235&126=239&128=276&129=282&133=312&134=316&136=321&137=329&139=335&140=341&141=345&143=355&145=357&146=359&147=361&149=364&151=366&153=369&161=376&164=380&165=382&168=384&170=386&171=390&174=392&179=394&182=397&185=400&186=403&188=406&189=414&190=416&193=420&194=422&196=425&198=432&200=436&202=439&204=446&206=450&208=453&213=459&214=462&218=470&220=472&224=476&229=480&230=484&232=491&233=495&234=499&235=502&237=511&240=518&242=521&243=524&245=537&247=540&251=544&253=547&255=550&256=552&257=554&258=556&261=568&262=579&264=582&268=586&269=590&271=593&275=603&277=608&279=611&281=617&283=619&284=622&285=630&286=638&287=640&289=648&290=651&291=659&293=668&294=670&295=676&298=682&299=684&301=687&302=705&304=714&305=730&307=735&309=739&311=741&313=745&314=751&315=755&317=759&318=765&319=771&321=775&324=778&325=788&327=792&328=798&329=800&330=802&332=805&333=807&334=810&335=812&336=818&337=821&338=823&340=829&341=832&347=835&350=838&351=842&352=845&354=847&355=850&358=852&361=855&362=858&366=861&368=903&369=908&370=910&371=913&374=951&377=975&378=977&380=987&381=990&384=993&385=996&387=998&390=1004&391=1008&393=1014&394=1018&396=1020&398=1033&400=1042&403=1053&404=1056&406=1060&407=1064&409=1067&411=1072&412=1076&414=1079&415=1081&417=1088&419=1090&421=1093&427=1103&428=1107&429=1111&430=1114&433=1119&436=1121&439=1124&446=1127&448=1130&451=1133&454=1136&457=1140&458=1144&459=1146&460=1149&461=1151&464=1154&466=1158&467=1163&470=1167&471=1171&472=1173&473=1175&474=1181&475=1184&477=1187&480=1190&481=1193&483=1196&485=1204&487=1206&488=1209&492=1212&493=1214&495=1217&496=1227&498=1230&501=1235&504=1250&506=1254&507=1262&508=1265&509=1267&511=1278&514=1286&515=1290&518=1300&525=1307&526=1317&527=1328&528=1342&529=1346&533=1357&534=1363&535=1366&537=1371&539=1374&540=1380&542=1404&543=1406&544=1410&545=1417&547=1419&548=1425&550=1427&552=1429&556=1431&557=1435&560=1439&569=1441&578=1445&582=1449&586=1451&592=1455&593=1459&594=1461&596=1483&597=1485&598=1489&599=1491&603=1495&604=1498&607=1507&609=1510&610=1516&611=1520&613=1542&614=1544&615=1548&616=1550&617=1556&618=1558&619=1560&622=1564&623=1567&626=1584&627=1592&628=1606&629=1609&630=1611&633=1615&634=1619&635=1625&636=1631&637=1635&638=1638&639=1640&640=1648&646=1654&648=1656&649=1664&652=1668&653=1670&654=1672&655=1678&658=1682&662=1684&663=1686&676=1688&685=1691&689=1693&690=1696&695=1702&697=1705&699=1710&701=1712&703=1715&705=1718&708=1720&709=1726'
+debug_info = '4=38&5=41&6=47&9=56&11=78&13=80&14=84&15=88&16=92&17=98&18=104&21=107&22=110&26=112&32=115&38=117&39=121&40=123&42=125&44=127&46=129&51=133&52=136&53=138&54=144&56=148&57=150&58=160&59=162&61=166&67=170&68=172&74=174&75=176&76=178&82=180&83=183&84=185&87=187&92=189&93=192&94=203&97=207&98=209&99=211&103=214&104=217&106=219&107=223&109=225&116=229&117=231&119=233&123=235&126=239&128=276&129=282&133=312&134=316&136=321&137=329&139=335&140=341&141=345&143=355&145=357&146=359&147=361&149=364&151=366&153=369&161=376&164=380&165=382&168=384&170=386&171=390&174=392&179=394&182=397&185=400&186=403&188=406&189=414&190=416&193=420&194=422&196=425&198=432&200=436&202=439&204=446&206=450&208=453&213=459&214=462&218=470&220=472&224=476&229=480&230=484&232=491&233=495&234=499&235=502&237=511&240=518&242=521&243=524&245=537&247=540&251=544&253=547&255=550&256=552&257=554&258=556&261=568&262=579&264=582&268=586&269=590&271=593&275=603&277=608&279=611&281=617&283=619&284=622&285=630&286=638&287=640&289=648&290=651&291=659&293=668&294=670&295=676&298=682&299=684&301=687&302=705&304=714&305=730&307=735&309=739&311=741&313=745&314=751&315=755&317=759&318=765&319=771&321=775&324=778&325=788&327=792&328=798&329=800&330=802&332=805&333=807&334=810&335=812&336=818&337=821&338=823&340=829&341=832&347=835&350=838&351=842&352=845&354=847&355=850&358=852&361=855&362=858&366=861&368=903&369=908&370=910&371=913&374=951&377=975&378=977&380=987&381=990&384=993&385=996&387=998&390=1004&391=1008&393=1014&394=1018&396=1020&398=1033&400=1042&403=1053&404=1056&406=1060&407=1064&409=1067&411=1072&412=1076&414=1079&415=1081&417=1088&419=1090&421=1093&427=1103&428=1107&429=1111&430=1114&433=1119&436=1121&439=1124&446=1127&448=1130&451=1133&454=1136&457=1140&458=1144&459=1146&460=1149&461=1151&464=1154&466=1158&467=1163&470=1167&471=1171&472=1173&473=1175&474=1181&475=1184&477=1187&480=1190&481=1193&483=1196&485=1204&487=1206&488=1209&492=1212&493=1214&495=1217&496=1227&498=1230&501=1235&504=1250&506=1254&507=1262&508=1265&509=1267&511=1278&514=1286&515=1290&518=1300&525=1307&526=1317&527=1328&528=1342&529=1346&533=1357&534=1363&535=1366&537=1371&539=1373&540=1376&541=1378&542=1380&543=1382&546=1386&548=1391&549=1399&551=1423&552=1425&553=1429&554=1436&556=1443&557=1449&559=1451&560=1454&562=1457&564=1459&568=1461&569=1465&572=1469&581=1471&590=1475&594=1479&598=1481&604=1485&605=1489&606=1491&608=1513&609=1515&610=1519&611=1521&615=1525&616=1528&619=1537&621=1540&622=1546&623=1550&625=1572&626=1574&627=1578&628=1580&629=1586&630=1588&631=1590&634=1594&635=1597&638=1614&639=1622&640=1636&641=1639&642=1641&645=1645&646=1649&647=1655&648=1661&649=1665&650=1668&651=1670&652=1678&658=1684&660=1686&661=1694&664=1698&665=1700&666=1702&667=1708&670=1712&674=1714&675=1716&688=1718&697=1721&701=1723&702=1726&707=1732&709=1735&711=1740&713=1742&715=1745&717=1748&720=1750&721=1756'

@@ -293,6 +293,11 @@ def root(context, missing=missing):
             yield '    '
             yield str(context.call((undefined(name='rows_params') if l_0_rows_params is missing else l_0_rows_params)))
             yield '\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
+            pass
+            yield '    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield ' partial\n'
         def t_8(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
@@ -414,9 +419,17 @@ def root(context, missing=missing):
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield '], tl.float32)\n        for other in range(0, '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other'))
-        yield '):\n'
+        yield '], tl.float32)\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
+            pass
+            yield '        # a projection is formed at each selection: the other cells split across programs (dispatch.gather_parts)\n        part = tl.program_id(2)\n        for other in range(part * other_per, tl.minimum((part + 1) * other_per, '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other'))
+            yield ')):\n'
+        else:
+            pass
+            yield '        for other in range(0, '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other'))
+            yield '):\n'
         for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_other'):
             _loop_vars = {}
             pass
@@ -502,6 +515,7 @@ def root(context, missing=missing):
         yield '        grad_a_ptrs = grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_ptr + '
+        yield str(('part.to(tl.int64) * part_stride + ' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 173 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'da_base'))
         yield ' + offs_'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
@@ -543,4 +557,4 @@ def root(context, missing=missing):
         l_1_name = l_1_direct = l_1_through = missing
 
 blocks = {}
-debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=89&18=92&24=100&25=104&27=109&28=118&29=123&33=129&34=133&36=137&37=141&39=144&40=149&43=158&48=166&49=168&54=176&56=181&61=189&64=194&69=202&70=204&74=209&77=214&78=216&82=221&86=229&90=232&91=234&93=260&95=272&96=274&97=278&99=282&100=284&101=286&102=289&104=291&105=294&107=296&108=304&110=308&113=312&114=316&116=322&117=330&118=334&120=338&121=342&123=346&124=352&125=358&126=360&127=364&129=370&130=374&131=382&132=388&133=394&134=410&135=414&136=418&137=420&138=424&140=428&141=430&142=432&143=434&144=437&146=442&149=457&151=459&153=473&154=476&155=478&156=482&158=489&160=493&161=499&164=503&166=519&167=523&168=529&169=533'
+debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=89&18=92&24=100&25=104&27=109&28=118&29=123&33=129&34=133&36=137&37=141&39=144&40=149&43=158&48=166&49=168&54=176&56=181&61=189&64=194&69=202&70=204&74=209&77=214&78=216&82=221&86=229&90=232&91=234&93=260&95=272&96=274&97=278&99=282&100=284&101=286&102=289&104=291&105=294&107=296&108=299&110=301&111=309&113=313&116=317&117=321&119=327&120=335&121=339&123=343&124=347&126=351&127=357&128=363&129=365&130=369&132=375&133=379&134=387&135=393&136=399&137=415&138=419&139=423&142=426&144=431&146=433&147=437&149=441&150=443&151=445&152=447&153=450&155=455&158=470&160=472&162=486&163=489&164=491&165=495&167=502&169=506&170=512&173=516&175=533&176=537&177=543&178=547'
