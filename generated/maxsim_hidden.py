@@ -19,7 +19,7 @@
 #     tile loop keeps the running max of dot over 't' (D rows streamed in tiles; lowest index wins ties)
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     where mask d_mask: positions of 't' left out
-#     backward: Q by gather, D's rows formed again at the saved int32 index; where H, W, bias need a gradient, D's is scattered (fp32 atomics) and its rows formed again in torch at the rows it reached only (hsr.row_grads; every row where they can be more than 1 / 4 of them)
+#     backward: Q by gather, D's rows formed again at the saved int32 index; where H, W, bias need a gradient, D's rows are formed again in torch (hsr.row_grads) at the selected rows, from a gradient row a selection, where the selections are at most 1 / 4 of the rows; else every row, from D's gradient scattered by fp32 atomics
 #     forward kernel: tiles-long
 #     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
@@ -1476,7 +1476,7 @@ def score_bwd(
     H_ptr, stride_H_j, stride_H_t, stride_H_h, W_ptr, stride_W_d, stride_W_h, bias_ptr, stride_bias_d, size_h, RX_FP32: tl.constexpr,  # D's inputs
     other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_Q partial
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
-    ACCUMULATE: tl.constexpr,
+    ACCUMULATE: tl.constexpr, COMPACT: tl.constexpr,
 ):
     """Backward of score from the saved argmax, one program per block of
     Q rows: gathers the selected D rows into grad_Q (each row
@@ -1531,7 +1531,10 @@ def score_bwd(
             grad_a += w_dot[:, None] * b
             contrib += w_dot[:, None] * a_use
 
-            if SCATTER:
+            if COMPACT:  # one row a selection, where idx has it (hsr.row_grads adds them up)
+                tl.store(grad_D_ptr + (cell * size_s + offs_s).to(tl.int64)[:, None] * size_d + offs_d[None, :],
+                         contrib, mask=s_in[:, None] & d_in[None, :])
+            elif SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_j * dstride_D_j + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
                               contrib, mask=hit_k)
         grad_a_ptrs = grad_Q_ptr + part.to(tl.int64) * part_stride + pid_i * dstride_Q_i + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
@@ -1874,7 +1877,7 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
     if rows_grad is None:  # D's inputs' gradients: where one of them requires grad
         rows_grad = any(t[n] is not None and t[n].requires_grad for n in ['H', 'W', 'bias'])
-    if torch.compiler.is_compiling():
+    if torch.compiler.is_compiling() or rows_grad:  # (row_grads runs autograd: not a replay)
         return _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
     inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
     return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad), inputs,
@@ -1901,8 +1904,13 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         grad_Q_, grad_D_ = into
     else:
         grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-        # D's rows' gradient where its inputs want one (hsr.row_grads), else a stand-in nothing writes
-        grad_D_ = torch.zeros(D_.shape if rows_grad else (1,), dtype=torch.float32, device=D_.device).expand(D_.shape)
+        # D's rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or
+        # over D's rows (atomics); else a stand-in nothing writes
+        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), D_.numel() // max(sizes["d"], 1))
+        grad_D_ = torch.zeros(D_.shape if rows_grad and not compact else (1,), dtype=torch.float32,
+                                device=D_.device).expand(D_.shape)
+        at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
+            if compact else grad_D_
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
@@ -1922,12 +1930,12 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         parts = max(1, triton.cdiv(n_other, other_per))
         partials = torch.empty((parts, *grad_Q_.shape), dtype=torch.float32, device=grad_Q_.device)
         launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r), parts),
-            Q_, D_, *aux, *side_args, grad, idx, stat, xsel, partials, grad_D_,
+            Q_, D_, *aux, *side_args, grad, idx, stat, xsel, partials, at_selections,
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
             *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),            t["H"], *_strides(t["H"], 3), t["W"], *_strides(t["W"], 2), t["bias"], *_strides(t["bias"], 1), sizes["h"], runtime.interpreting(),  other_per, grad_Q_.numel(),
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and rows_grad,
-            ACCUMULATE=into is not None, num_warps=8,
+            ACCUMULATE=into is not None, COMPACT=compact, num_warps=8,
         )
         grad_Q_.copy_(partials.sum(dim=0) if parts > 1 else partials[0])  # (a fixed order: deterministic)
         scatter = None if atomic else score_scatter(sizes)
@@ -1999,7 +2007,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         return {"Q": grad_Q_, "D": grad_D_}
     grads = {"Q": grad_Q_}
     if rows_grad and gathers:  # D's rows formed again in torch at the rows that got a gradient
-        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grad_D_, idx.numel()))
+        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, at_selections,
+                                     (idx, ["i", "j"], "t") if compact else None))
     return grads
 
 

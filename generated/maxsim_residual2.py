@@ -20,7 +20,7 @@
 #     tile loop keeps the running max of dot over 't' (D rows streamed in tiles; lowest index wins ties)
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     where t < doc_lengths: positions of 't' left out
-#     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, D's is scattered (fp32 atomics) and its rows formed again in torch at the rows it reached only (hsr.row_grads; every row where they can be more than 1 / 4 of them)
+#     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, D's rows are formed again in torch (hsr.row_grads) at the selected rows, from a gradient row a selection, where the selections are at most 1 / 4 of the rows; else every row, from D's gradient scattered by fp32 atomics
 #     forward kernel: tiles-long
 #     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
@@ -1375,7 +1375,7 @@ def score_bwd(
     ostride_i, ostride_j,
     codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,  # D's inputs
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
-    ACCUMULATE: tl.constexpr,
+    ACCUMULATE: tl.constexpr, COMPACT: tl.constexpr,
 ):
     """Backward of score from the saved argmax, one program per block of
     Q rows: gathers the selected D rows into grad_Q (each row
@@ -1423,7 +1423,10 @@ def score_bwd(
             grad_a += w_dot[:, None] * b
             contrib += w_dot[:, None] * a_use
 
-            if SCATTER:
+            if COMPACT:  # one row a selection, where idx has it (hsr.row_grads adds them up)
+                tl.store(grad_D_ptr + (cell * size_s + offs_s).to(tl.int64)[:, None] * size_d + offs_d[None, :],
+                         contrib, mask=s_in[:, None] & d_in[None, :])
+            elif SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_j * dstride_D_j + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
                               contrib, mask=hit_k)
         grad_a_ptrs = grad_Q_ptr + pid_i * dstride_Q_i + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
@@ -1766,7 +1769,7 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
     if rows_grad is None:  # D's inputs' gradients: where one of them requires grad
         rows_grad = any(t[n] is not None and t[n].requires_grad for n in ['centroids', 'bucket_weights'])
-    if torch.compiler.is_compiling():
+    if torch.compiler.is_compiling() or rows_grad:  # (row_grads runs autograd: not a replay)
         return _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
     inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
     return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad), inputs,
@@ -1793,8 +1796,13 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         grad_Q_, grad_D_ = into
     else:
         grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-        # D's rows' gradient where its inputs want one (hsr.row_grads), else a stand-in nothing writes
-        grad_D_ = torch.zeros(D_.shape if rows_grad else (1,), dtype=torch.float32, device=D_.device).expand(D_.shape)
+        # D's rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or
+        # over D's rows (atomics); else a stand-in nothing writes
+        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), D_.numel() // max(sizes["d"], 1))
+        grad_D_ = torch.zeros(D_.shape if rows_grad and not compact else (1,), dtype=torch.float32,
+                                device=D_.device).expand(D_.shape)
+        at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
+            if compact else grad_D_
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
@@ -1806,12 +1814,12 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         block_r = runtime.gather_rows(sizes["s"], sizes["d"])
         block_k = runtime.next_pow2(sizes["d"])  # a computed row in one chunk: its norm needs it whole
         launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r)),
-            Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_Q_, grad_D_,
+            Q_, D_, *aux, *side_args, grad, idx, stat, xsel, grad_Q_, at_selections,
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
             *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),            t["codes"], *_strides(t["codes"], 2), t["centroids"], *_strides(t["centroids"], 2), t["residuals"], *_strides(t["residuals"], 3), t["bucket_weights"], *_strides(t["bucket_weights"], 1), sizes["c"], sizes["b"],
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and rows_grad,
-            ACCUMULATE=into is not None, num_warps=8,
+            ACCUMULATE=into is not None, COMPACT=compact, num_warps=8,
         )
         scatter = None if atomic else score_scatter(sizes)
         if scatter in ("inverse", "sparse"):
@@ -1882,7 +1890,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         return {"Q": grad_Q_, "D": grad_D_}
     grads = {"Q": grad_Q_}
     if rows_grad and gathers:  # D's rows formed again in torch at the rows that got a gradient
-        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grad_D_, idx.numel()))
+        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, at_selections,
+                                     (idx, ["i", "j"], "t") if compact else None))
     return grads
 
 

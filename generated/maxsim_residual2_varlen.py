@@ -20,7 +20,7 @@
 #     tile loop keeps the running max of dot over 't' (D rows streamed in tiles; lowest index wins ties)
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     't' ragged by cu: packed rows, sequence j's cu[j] .. cu[j + 1] - 1 (no padding read, tiles end at its length)
-#     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, D's is scattered (fp32 atomics) and its rows formed again in torch at the rows it reached only (hsr.row_grads; every row where they can be more than 1 / 4 of them)
+#     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, D's rows are formed again in torch (hsr.row_grads) at the selected rows, from a gradient row a selection, where the selections are at most 1 / 4 of the rows; else every row, from D's gradient scattered by fp32 atomics
 #     forward kernel: tiles-long
 #     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
@@ -1395,7 +1395,7 @@ def score_bwd(
     ostride_i, ostride_j,
     codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,  # D's inputs
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
-    ACCUMULATE: tl.constexpr,
+    ACCUMULATE: tl.constexpr, COMPACT: tl.constexpr,
 ):
     """Backward of score from the saved argmax, one program per block of
     Q rows: gathers the selected D rows into grad_Q (each row
@@ -1443,7 +1443,10 @@ def score_bwd(
             grad_a += w_dot[:, None] * b
             contrib += w_dot[:, None] * a_use
 
-            if SCATTER:
+            if COMPACT:  # one row a selection, where idx has it (hsr.row_grads adds them up)
+                tl.store(grad_D_ptr + (cell * size_s + offs_s).to(tl.int64)[:, None] * size_d + offs_d[None, :],
+                         contrib, mask=s_in[:, None] & d_in[None, :])
+            elif SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_j * dstride_D_j + tl.load(cu_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * dstride_D_t + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
                               contrib, mask=hit_k)
         grad_a_ptrs = grad_Q_ptr + pid_i * dstride_Q_i + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
@@ -1795,7 +1798,7 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
     if rows_grad is None:  # D's inputs' gradients: where one of them requires grad
         rows_grad = any(t[n] is not None and t[n].requires_grad for n in ['centroids', 'bucket_weights'])
-    if torch.compiler.is_compiling():
+    if torch.compiler.is_compiling() or rows_grad:  # (row_grads runs autograd: not a replay)
         return _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
     inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
     return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad, *sizes.values()), inputs,
@@ -1824,7 +1827,9 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
     if rows_grad:
         raise TensorError(f"{OUTPUT}: centroids, bucket_weights require grad, but the computed operand D is packed "
                           f"(ragged): gradients reach a packed computed operand's inputs in a later version; pass them detached")
+    compact = False
     grad_Dp_ = grad_D_ = torch.zeros((1,), dtype=torch.float32 if atomic else D_.dtype, device=D_.device).expand(D_.shape)
+    at_selections = grad_D_
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
@@ -1836,12 +1841,12 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         block_r = runtime.gather_rows(sizes["s"], sizes["d"])
         block_k = runtime.next_pow2(sizes["d"])  # a computed row in one chunk: its norm needs it whole
         launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r)),
-            Q_, D_, t["cu"], *aux, *side_args, grad, idx, stat, xsel, grad_Q_, grad_D_,
+            Q_, D_, t["cu"], *aux, *side_args, grad, idx, stat, xsel, grad_Q_, at_selections,
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *ragged.strides(Q_, ["i", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["j", "t", "d"], RAGGED.get("D")), *aux_strides, *side_strides,
             *ragged.strides(grad_Q_, ["i", "s", "d"], RAGGED.get("Q")), *ragged.strides(grad_D_, ["j", "t", "d"], RAGGED.get("D")), *grad.stride(),            t["codes"], *_strides(t["codes"], 2, "codes"), t["centroids"], *_strides(t["centroids"], 2, "centroids"), t["residuals"], *_strides(t["residuals"], 3, "residuals"), t["bucket_weights"], *_strides(t["bucket_weights"], 1, "bucket_weights"), sizes["c"], sizes["b"],
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and rows_grad,
-            ACCUMULATE=False, num_warps=8,
+            ACCUMULATE=False, COMPACT=compact, num_warps=8,
         )
         scatter = None if atomic else score_scatter(sizes)
         if scatter in ("inverse", "sparse"):

@@ -238,9 +238,10 @@ class TermPlan:
         elif self.b.computed is not None:
             floats = [x.name for x in self.b.rows_inputs if x.kind == ir.FLOAT]
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name}'s rows formed again at the saved "
-                         f"int32 index; where {', '.join(floats)} need a gradient, {self.b.name}'s is scattered "
-                         f"(fp32 atomics) and its rows formed again in torch at the rows it reached only "
-                         f"(hsr.row_grads; every row where they can be more than 1 / {dispatch.ROWS_DENSE_SHARE} of them)")
+                         f"int32 index; where {', '.join(floats)} need a gradient, {self.b.name}'s rows are formed "
+                         f"again in torch (hsr.row_grads) at the selected rows, from a gradient row a selection, where "
+                         f"the selections are at most 1 / {dispatch.ROWS_DENSE_SHARE} of the rows; else every row, "
+                         f"from {self.b.name}'s gradient scattered by fp32 atomics")
         elif not self.index_out:
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
                          f"or destination-owned (\"deterministic\": the index sorted by selected row, or "

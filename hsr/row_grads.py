@@ -1,15 +1,16 @@
 """The gradients of a computed operand's inputs, from the gradient of its rows.
 
 The kernels never write a computed operand's rows (hsr.emit_rows forms them a
-tile at a time). Its backward scatters the gradient of the rows the selections
-reached (fp32 atomics, as "atomic" does for a stored operand), then forms those
-rows again here, in torch, from the definition the module carries as data
-(hsr.emit._rows_expr), and lets autograd take them back to the inputs: a
-projection's H, W and bias, a gather's table. Only the rows that got a gradient
-are formed (a query of 32 tokens reaches at most 32 rows of a document); where
-the selections could reach more than 1 / dispatch.ROWS_DENSE_SHARE of the rows,
-every row is, as two GEMMs. How many rows there are follows from the shapes, so
-nothing waits for the GPU.
+tile at a time). Its backward forms them again here, in torch, from the
+definition the module carries as data (hsr.emit._rows_expr), and lets autograd
+take them back to the inputs: a projection's H, W and bias, a gather's table.
+Where the selections are few against the rows (at most 1 /
+dispatch.ROWS_DENSE_SHARE of them: a query of 32 tokens against documents of
+1024), the gather backward writes one gradient row a selection and only the
+selected rows are formed, duplicates and all (their gradients add up), never a
+gradient over every row; else it scatters over the operand's rows (fp32
+atomics) and every row is formed, as two GEMMs. Which one follows from the
+shapes, so nothing waits for the GPU.
 """
 
 from __future__ import annotations
@@ -21,25 +22,43 @@ from . import dispatch
 EPS = 1e-12  # torch.nn.functional.normalize's
 
 
-def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, selections: int) -> dict:
+def compact(selections: int, n_rows: int) -> bool:
+    """Whether the rows' gradient comes a row a selection (few selections: their rows
+    formed again, duplicates and all) or over every row (atomics, then every row formed)."""
+    return selections * dispatch.ROWS_DENSE_SHARE <= n_rows
+
+
+def selected_rows(idx: torch.Tensor, grid: list, c: str, row_axes: tuple, sizes: dict) -> torch.Tensor:
+    """The flat row of the computed operand (over its row axes) each selection of idx
+    ([grid..., R], -1 or -2 where none: row 0, whose compact gradient is zero) took."""
+    idx = idx.view(*[sizes[a] for a in grid], -1)
+    flat = torch.zeros((), dtype=torch.int64, device=idx.device)
+    for a in row_axes:
+        if a == c:
+            part = idx.clamp_min(0).to(torch.int64)
+        else:
+            shape = [1] * idx.dim()
+            shape[grid.index(a)] = sizes[a]
+            part = torch.arange(sizes[a], device=idx.device).view(shape)
+        flat = flat * sizes[a] + part
+    return flat.reshape(-1)
+
+
+def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None) -> dict:
     """{input name: gradient} of the computed operand ``entry`` (a module's ROWS
-    entry) whose rows' gradient is ``grad_rows`` (fp32, the operand's shape),
-    for each float input it reads; ``selections`` bounds the rows reached."""
+    entry), for each float input it reads. grad_rows: its rows' gradient, fp32, over
+    the operand's shape (every row formed again); or, with ``at`` = (idx, grid axes,
+    selected axis), one row a selection ([selections, width], compact: those rows only)."""
     name, axes, _like, _gathers, k, expr, normalize = entry
     row_axes, width = axes[:-1], sizes[k]
     g = grad_rows.reshape(-1, width)
-    n_rows = g.shape[0]
     floats = sorted(_floats(expr))
     if not floats:
         return {}
-    dense = min(selections, n_rows) * dispatch.ROWS_DENSE_SHARE > n_rows
-    if dense:
-        flat = torch.arange(n_rows, device=g.device)
-    else:
-        # the rows with a gradient, at most `selections` of them, padded with row 0 (a zero gradient there)
-        reached = (g != 0).any(dim=1)
-        flat = torch.nonzero_static(reached, size=selections, fill_value=0).squeeze(1)
-        g = g.index_select(0, flat) * (torch.arange(selections, device=g.device) < reached.sum())[:, None]
+    if at is not None:  # a row a selection: formed again at each (the gradients of duplicates add up)
+        flat = selected_rows(at[0], at[1], at[2], row_axes, sizes)
+    else:  # over the operand's rows: every row formed (two GEMMs for a projection)
+        flat = torch.arange(g.shape[0], device=g.device)
     at = {}
     rest = flat
     for a in reversed(row_axes):
@@ -47,7 +66,7 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, selection
         rest = rest // sizes[a]
     leaves = {n: t[n].detach().requires_grad_(True) for n in floats}
     with torch.enable_grad():
-        rows = _Former(leaves, t, sizes, at, k, None if dense else flat, row_axes).value(expr).expand(g.shape[0], width)
+        rows = _Former(leaves, t, sizes, at, k, None if at is None else flat, row_axes).value(expr).expand(g.shape[0], width)
         if normalize:
             rows = rows / torch.linalg.vector_norm(rows, dim=-1, keepdim=True).clamp_min(EPS)
         torch.autograd.backward(rows, g)

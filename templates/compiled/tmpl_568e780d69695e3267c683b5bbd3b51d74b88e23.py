@@ -1150,7 +1150,11 @@ def root(context, missing=missing):
             yield "'s inputs' gradients: where one of them requires grad\n        rows_grad = any(t[n] is not None and t[n].requires_grad for n in "
             yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'floats'))
             yield ')\n'
-        yield '    if torch.compiler.is_compiling():\n        return _'
+        yield '    if torch.compiler.is_compiling()'
+        yield str((' or rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 463 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ':'
+        yield str(('  # (row_grads runs autograd: not a replay)' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 463 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n        return _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into'
         yield str((', rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
@@ -1230,7 +1234,7 @@ def root(context, missing=missing):
                 yield str(context.call(environment.getattr(', ', 'join'), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'floats')))
                 yield ' require grad, but the computed operand '
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield ' is packed "\n                          f"(ragged): gradients reach a packed computed operand\'s inputs in a later version; pass them detached")\n'
+                yield ' is packed "\n                          f"(ragged): gradients reach a packed computed operand\'s inputs in a later version; pass them detached")\n    compact = False\n'
             yield '    grad_'
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield 'p_ = grad_'
@@ -1242,7 +1246,8 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 501 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 502 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('\n    at_selections = grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 502 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
         else:
             pass
@@ -1263,15 +1268,27 @@ def root(context, missing=missing):
                 pass
                 yield '        # '
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield "'s rows' gradient where its inputs want one (hsr.row_grads), else a stand-in nothing writes\n        grad_"
+                yield "'s rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or\n        # over "
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield "'s rows (atomics); else a stand-in nothing writes\n        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), "
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.numel() // max(sizes["'
+                yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+                yield '"], 1))\n        grad_'
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
                 yield '_ = torch.zeros('
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.shape if rows_grad else (1,), dtype=torch.float32, device='
+                yield '_.shape if rows_grad and not compact else (1,), dtype=torch.float32,\n                                device='
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
                 yield '_.device).expand('
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.shape)\n'
+                yield '_.shape)\n        at_selections = torch.empty((idx.numel(), sizes["'
+                yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+                yield '"]), dtype=torch.float32, device='
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.device) \\\n            if compact else grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_\n'
             else:
                 pass
                 yield '        grad_'
@@ -1321,7 +1338,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 526 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 532 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1358,7 +1375,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 533 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 539 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1394,7 +1411,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 548 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 554 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1409,9 +1426,9 @@ def root(context, missing=missing):
         l_1_o = missing
         yield ' *aux, *side_args, grad, idx, stat, xsel, '
         yield str(('partials' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else str_join(('grad_', (undefined(name='A') if l_0_A is missing else l_0_A), '_', ))))
-        yield ', grad_'
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_,'
+        yield ', '
+        yield str(('at_selections' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', ))))
+        yield ','
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
@@ -1444,10 +1461,12 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 556 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 562 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
-        yield ', num_warps=8,\n        )\n'
+        yield ','
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 563 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
             yield '        grad_'
@@ -1639,9 +1658,11 @@ def root(context, missing=missing):
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
                 yield '\'s rows formed again in torch at the rows that got a gradient\n        grads.update(row_grads.grads(ROWS_BY_NAME["'
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '"], t, sizes, grad_'
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_, idx.numel()))\n'
+                yield '"], t, sizes, at_selections,\n                                     (idx, '
+                yield str(t_3(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'grid')))
+                yield ', "'
+                yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+                yield '") if compact else None))\n'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
@@ -1689,7 +1710,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 660 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 667 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1761,4 +1782,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&6=47&9=56&11=78&13=80&14=84&15=88&16=92&17=98&18=104&21=107&22=110&26=112&32=115&38=117&39=121&40=123&42=125&44=127&46=129&51=133&52=136&53=138&54=144&56=148&57=150&58=160&59=162&61=166&67=170&68=172&74=174&75=176&76=178&82=180&83=183&84=185&87=187&92=189&93=192&94=203&97=207&98=209&99=211&103=214&104=217&106=219&107=223&109=225&116=229&117=231&119=233&123=235&126=239&128=276&129=282&133=312&134=316&136=321&137=329&139=335&140=341&141=345&143=355&145=357&146=359&147=361&149=364&151=366&153=369&161=376&164=380&165=382&168=384&170=386&171=390&174=392&179=394&182=397&185=400&186=403&188=406&189=414&190=416&193=420&194=422&196=425&198=432&200=436&202=439&204=446&206=450&208=453&213=459&214=462&218=470&220=472&224=476&229=480&230=484&232=491&233=495&234=499&235=502&237=511&240=518&242=521&243=524&245=537&247=540&251=544&253=547&255=550&256=552&257=554&258=556&261=568&262=579&264=582&268=586&269=590&271=593&275=603&277=608&279=611&281=617&283=619&284=622&285=630&286=638&287=640&289=648&290=651&291=659&293=668&294=670&295=676&298=682&299=684&301=687&302=705&304=714&305=730&307=735&309=739&311=741&313=745&314=751&315=755&317=759&318=765&319=771&321=775&324=778&325=788&327=792&328=798&329=800&330=802&332=805&333=807&334=810&335=812&336=818&337=821&338=823&340=829&341=832&347=835&350=838&351=842&352=845&354=847&355=850&358=852&361=855&362=858&366=861&368=903&369=908&370=910&371=913&374=951&377=975&378=977&380=987&381=990&384=993&385=996&387=998&390=1004&391=1008&393=1014&394=1018&396=1020&398=1033&400=1042&403=1053&404=1056&406=1060&407=1064&409=1067&411=1072&412=1076&414=1079&415=1081&417=1088&419=1090&421=1093&427=1103&428=1107&429=1111&430=1114&433=1119&436=1121&439=1124&446=1127&448=1130&451=1133&454=1136&457=1140&458=1144&459=1146&460=1149&461=1151&464=1154&466=1158&467=1163&470=1167&471=1171&472=1173&473=1175&474=1181&475=1184&477=1187&480=1190&481=1193&483=1196&485=1204&487=1206&488=1209&492=1212&493=1214&495=1217&496=1227&498=1230&501=1235&504=1250&506=1254&507=1262&508=1265&509=1267&511=1278&514=1286&515=1290&518=1300&525=1307&526=1317&527=1328&528=1342&529=1346&533=1357&534=1363&535=1366&537=1371&539=1373&540=1376&541=1378&542=1380&543=1382&546=1386&548=1391&549=1399&551=1423&552=1425&553=1429&554=1436&556=1443&557=1449&559=1451&560=1454&562=1457&564=1459&568=1461&569=1465&572=1469&581=1471&590=1475&594=1479&598=1481&604=1485&605=1489&606=1491&608=1513&609=1515&610=1519&611=1521&615=1525&616=1528&619=1537&621=1540&622=1546&623=1550&625=1572&626=1574&627=1578&628=1580&629=1586&630=1588&631=1590&634=1594&635=1597&638=1614&639=1622&640=1636&641=1639&642=1641&645=1645&646=1649&647=1655&648=1661&649=1665&650=1668&651=1670&652=1678&658=1684&660=1686&661=1694&664=1698&665=1700&666=1702&667=1708&670=1712&674=1714&675=1716&688=1718&697=1721&701=1723&702=1726&707=1732&709=1735&711=1740&713=1742&715=1745&717=1748&720=1750&721=1756'
+debug_info = '4=38&5=41&6=47&9=56&11=78&13=80&14=84&15=88&16=92&17=98&18=104&21=107&22=110&26=112&32=115&38=117&39=121&40=123&42=125&44=127&46=129&51=133&52=136&53=138&54=144&56=148&57=150&58=160&59=162&61=166&67=170&68=172&74=174&75=176&76=178&82=180&83=183&84=185&87=187&92=189&93=192&94=203&97=207&98=209&99=211&103=214&104=217&106=219&107=223&109=225&116=229&117=231&119=233&123=235&126=239&128=276&129=282&133=312&134=316&136=321&137=329&139=335&140=341&141=345&143=355&145=357&146=359&147=361&149=364&151=366&153=369&161=376&164=380&165=382&168=384&170=386&171=390&174=392&179=394&182=397&185=400&186=403&188=406&189=414&190=416&193=420&194=422&196=425&198=432&200=436&202=439&204=446&206=450&208=453&213=459&214=462&218=470&220=472&224=476&229=480&230=484&232=491&233=495&234=499&235=502&237=511&240=518&242=521&243=524&245=537&247=540&251=544&253=547&255=550&256=552&257=554&258=556&261=568&262=579&264=582&268=586&269=590&271=593&275=603&277=608&279=611&281=617&283=619&284=622&285=630&286=638&287=640&289=648&290=651&291=659&293=668&294=670&295=676&298=682&299=684&301=687&302=705&304=714&305=730&307=735&309=739&311=741&313=745&314=751&315=755&317=759&318=765&319=771&321=775&324=778&325=788&327=792&328=798&329=800&330=802&332=805&333=807&334=810&335=812&336=818&337=821&338=823&340=829&341=832&347=835&350=838&351=842&352=845&354=847&355=850&358=852&361=855&362=858&366=861&368=903&369=908&370=910&371=913&374=951&377=975&378=977&380=987&381=990&384=993&385=996&387=998&390=1004&391=1008&393=1014&394=1018&396=1020&398=1033&400=1042&403=1053&404=1056&406=1060&407=1064&409=1067&411=1072&412=1076&414=1079&415=1081&417=1088&419=1090&421=1093&427=1103&428=1107&429=1111&430=1114&433=1119&436=1121&439=1124&446=1127&448=1130&451=1133&454=1136&457=1140&458=1144&459=1146&460=1149&461=1151&463=1154&464=1158&466=1162&467=1167&470=1171&471=1175&472=1177&473=1179&474=1185&475=1188&477=1191&480=1194&481=1197&483=1200&485=1208&487=1210&488=1213&492=1216&493=1218&495=1221&496=1231&498=1234&502=1239&505=1255&507=1259&508=1267&509=1270&510=1272&511=1274&512=1278&513=1282&514=1286&515=1290&517=1295&520=1303&521=1307&524=1317&531=1324&532=1334&533=1345&534=1359&535=1363&539=1374&540=1380&541=1383&543=1388&545=1390&546=1393&547=1395&548=1397&549=1399&552=1403&554=1408&555=1416&557=1440&558=1442&559=1446&560=1453&562=1460&563=1466&565=1470&566=1473&568=1476&570=1478&574=1480&575=1484&578=1488&587=1490&596=1494&600=1498&604=1500&610=1504&611=1508&612=1510&614=1532&615=1534&616=1538&617=1540&621=1544&622=1547&625=1556&627=1559&628=1565&629=1569&631=1591&632=1593&633=1597&634=1599&635=1605&636=1607&637=1609&640=1613&641=1616&644=1633&645=1641&646=1655&647=1658&648=1660&649=1662&652=1666&653=1670&654=1676&655=1682&656=1686&657=1689&658=1691&659=1699&665=1705&667=1707&668=1715&671=1719&672=1721&673=1723&674=1729&677=1733&681=1735&682=1737&695=1739&704=1742&708=1744&709=1747&714=1753&716=1756&718=1761&720=1763&722=1766&724=1769&727=1771&728=1777'

@@ -313,7 +313,9 @@ def root(context, missing=missing):
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ': tl.constexpr, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield ': tl.constexpr, SCATTER: tl.constexpr,\n    ACCUMULATE: tl.constexpr,\n):\n    """Backward of '
+        yield ': tl.constexpr, SCATTER: tl.constexpr,\n    ACCUMULATE: tl.constexpr,'
+        yield str((' COMPACT: tl.constexpr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 114 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n):\n    """Backward of '
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield ' from the saved arg'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'select'))
@@ -468,7 +470,28 @@ def root(context, missing=missing):
             yield ',\n                        mask=hit_k, other=0.0).to(tl.float32)\n'
         yield '            '
         yield str(t_1(context.call((undefined(name='pair_grads') if l_0_pair_grads is missing else l_0_pair_grads)), 12))
-        yield '\n            if SCATTER:\n                tl.atomic_add(grad_'
+        yield '\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+            pass
+            yield '            if COMPACT:  # one row a selection, where idx has it (hsr.row_grads adds them up)\n                tl.store(grad_'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_ptr + (cell * size_'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield ' + offs_'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield ').to(tl.int64)[:, None] * size_'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield ' + offs_'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '[None, :],\n                         contrib, mask='
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '_in[:, None] & '
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '_in[None, :])\n            elif SCATTER:\n'
+        else:
+            pass
+            yield '            if SCATTER:\n'
+        yield '                tl.atomic_add(grad_'
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr + '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'db_base'))
@@ -515,7 +538,7 @@ def root(context, missing=missing):
         yield '        grad_a_ptrs = grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_ptr + '
-        yield str(('part.to(tl.int64) * part_stride + ' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 173 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('part.to(tl.int64) * part_stride + ' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 180 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'da_base'))
         yield ' + offs_'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
@@ -557,4 +580,4 @@ def root(context, missing=missing):
         l_1_name = l_1_direct = l_1_through = missing
 
 blocks = {}
-debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=89&18=92&24=100&25=104&27=109&28=118&29=123&33=129&34=133&36=137&37=141&39=144&40=149&43=158&48=166&49=168&54=176&56=181&61=189&64=194&69=202&70=204&74=209&77=214&78=216&82=221&86=229&90=232&91=234&93=260&95=272&96=274&97=278&99=282&100=284&101=286&102=289&104=291&105=294&107=296&108=299&110=301&111=309&113=313&116=317&117=321&119=327&120=335&121=339&123=343&124=347&126=351&127=357&128=363&129=365&130=369&132=375&133=379&134=387&135=393&136=399&137=415&138=419&139=423&142=426&144=431&146=433&147=437&149=441&150=443&151=445&152=447&153=450&155=455&158=470&160=472&162=486&163=489&164=491&165=495&167=502&169=506&170=512&173=516&175=533&176=537&177=543&178=547'
+debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=89&18=92&24=100&25=104&27=109&28=118&29=123&33=129&34=133&36=137&37=141&39=144&40=149&43=158&48=166&49=168&54=176&56=181&61=189&64=194&69=202&70=204&74=209&77=214&78=216&82=221&86=229&90=232&91=234&93=260&95=272&96=274&97=278&99=282&100=284&101=286&102=289&104=291&105=294&107=296&108=299&110=301&111=309&113=313&114=317&116=319&117=323&119=329&120=337&121=341&123=345&124=349&126=353&127=359&128=365&129=367&130=371&132=377&133=381&134=389&135=395&136=401&137=417&138=421&139=425&142=428&144=433&146=435&147=439&149=443&150=445&151=447&152=449&153=452&155=457&158=472&159=474&161=477&162=487&167=495&169=509&170=512&171=514&172=518&174=525&176=529&177=535&180=539&182=556&183=560&184=566&185=570'
