@@ -1086,13 +1086,26 @@ def gather_parts(programs: int, n_other: int) -> int:
     return max(1, min(n_other, -(-GATHER_PROGRAMS // max(programs, 1))))
 
 
-def hidden_fused(device: str, queries: int, d_model: int, d_out: int) -> bool:
-    """maxsim_from_hidden's forward: the projection formed in the MaxSim kernel (the spec
-    ops/maxsim_hidden.hsr) or one GEMM first. HSR_HIDDEN ("fused", "unfused") overrides it."""
+# maxsim_from_hidden (H200, bf16, bench/results/h200-hidden-fused-2026-11-27/, ms, fused / GEMM first):
+# one query of 32 tokens against 512 x 2048 hidden rows of 768: forward 0.86 / 1.16, step 2.42 / 3.38;
+# 1024 x 2048: 1.71 / 2.25, 3.38 / 5.52; 256 x 4096 of 384: 0.35 / 1.00, 2.24 / 2.52. Where the fused
+# path lost: 128 x 1024 (2^17 rows; its backward's host work, about 1 ms, is not paid back): step 2.28 /
+# 1.74; 16 queries against 512 x 2048: forward 1.54 / 1.30 (512 query rows a program against the
+# projection formed in the loop), step 8.66 / 8.48.
+HIDDEN_FUSED_MIN_ROWS = 1 << 19
+HIDDEN_FUSED_MAX_QUERY_ROWS = 64
+
+
+def hidden_fused(device: str, query_rows: int, hidden_rows: int, d_out: int) -> bool:
+    """maxsim_from_hidden: the projection formed in the MaxSim kernel (the spec
+    ops/maxsim_hidden.hsr) or one GEMM first. Fused where the hidden rows are many
+    (the GEMM's output, written and read again, is what it saves) and the query rows
+    few; HSR_HIDDEN ("fused", "unfused") overrides it."""
     env = os.environ.get("HSR_HIDDEN")
     if env:
         return env == "fused"
-    return device == "cuda" and d_out <= COMPUTED_MAX_D
+    return (device == "cuda" and d_out <= COMPUTED_MAX_D and hidden_rows >= HIDDEN_FUSED_MIN_ROWS
+            and query_rows <= HIDDEN_FUSED_MAX_QUERY_ROWS)
 
 
 def rows_bytes_once(bits: int) -> bool:

@@ -56,3 +56,35 @@ def test_a_computed_operand_left_unused_or_on_the_outer_side():
     with pytest.raises(Exception, match="computed operand D is read on the outer side"):
         hsr.compile(HEAD + "D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]]\n"
                     "score[i, j] = sum_t max_s <D_t, Q_s>\n")
+
+
+PROJECTION = """Q[i, s, d]: float
+H[j, t, h]: float
+W[d, h]: float
+V[j, d, h]: float
+G[d, m]: float
+n[j, t, h]: int
+"""
+
+
+@pytest.mark.parametrize("body, message, line, col", [
+    ("D[j, t, d] = <H[j, t, :], V[j, d, :]>",
+     "a projection is rows times a weight that carries the operand's last axis ('d') and the contracted one only", 7, 14),
+    ("D[j, t, d] = <H[j, t, :], G[d, :]>", "the projection contracts 'h' on one side and 'm' on the other", 7, 14),
+    ("D[j, t, d] = <H[j, t, h], W[d, h]> + <n[j, t, :], W[d, :]>", "'n' is int; a projection multiplies float", 7, 39),
+    ("D[j, t, d] = <H[j, :, :], W[d, :]>", "H needs exactly one axis to contract, written ':'", 7, 15),
+    ("D[j, t, d] = <H, W>", "a projection reads two inputs with their axes written out", 7, 15),
+])
+def test_a_projection_misused_is_a_positioned_error(body, message, line, col):
+    with pytest.raises(SpecError) as err:
+        hsr.compile(PROJECTION + body + "\nscore[i, j] = sum_s max_t <Q_s, D_t>\n")
+    assert message in str(err.value)
+    assert (err.value.line, err.value.col) == (line, col) and "^" in str(err.value)
+
+
+def test_a_projection_names_its_contracted_axis_or_writes_a_colon():
+    for body in ("<H[j, t, :], W[d, :]>", "<H[j, t, h], W[d, h]>", "<W[d, :], H[j, t, :]>"):
+        op = hsr.compile(PROJECTION.replace("V[j, d, h]: float\nG[d, m]: float\nn[j, t, h]: int\n", "")
+                         + f"D[j, t, d] = {body}\nscore[i, j] = sum_s max_t <Q_s, D_t>\n")
+        pair = op.program.rows[0].rows.expr
+        assert (pair.a.tensor.name, pair.b.tensor.name, pair.axis) == ("H", "W", "h")

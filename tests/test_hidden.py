@@ -122,3 +122,16 @@ def test_bad_input_names_the_argument(change, words):
     args.update(change)
     with pytest.raises(TensorError, match=words.replace("[", r"\[").replace("]", r"\]")):
         maxsim_from_hidden(args["Q"], args["H"], args["W"], args["b"])
+
+
+def test_the_fused_spec_explains_its_projection_and_the_rule_that_picks_it(monkeypatch):
+    import hsr
+    from hsr.ops import spec_path
+    text = hsr.compile(spec_path("maxsim_hidden")).explain({"i": 1, "s": 32, "j": 512, "t": 2048, "h": 768, "d": 128})
+    assert "computed operand D: its rows formed in the kernel, a tile at a time, from H projected by W over 'h'" in text
+    assert "D's rows are formed again in torch (hsr.row_grads) at the selected rows" in text
+    monkeypatch.delenv("HSR_HIDDEN", raising=False)
+    assert dispatch.hidden_fused("cuda", 32, 512 * 2048, 128)
+    assert not dispatch.hidden_fused("cuda", 32, 128 * 1024, 128)  # few rows: the GEMM first
+    assert not dispatch.hidden_fused("cuda", 16 * 32, 512 * 2048, 128)  # many query rows
+    assert not dispatch.hidden_fused("cpu", 32, 512 * 2048, 128)
