@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The hidden-states table: hsr.ops.maxsim_from_hidden, its projection formed in the
-MaxSim kernel (the spec ops/maxsim_hidden.hsr, "fused") and by a GEMM first
-("unfused", its backward on the selected rows), against the three steps written out
+"""The hidden-states table: hsr.ops.maxsim_from_hidden as called ("hsr": the path
+dispatch.hidden_fused picks), its projection formed in the MaxSim kernel (the spec
+ops/maxsim_hidden.hsr, "fused") and by a GEMM first ("unfused", its backward on the
+selected rows), against the three steps written out
 (F.linear, F.normalize, hsr.ops.maxsim) and eager PyTorch (the same with an einsum
 MaxSim). bf16, Lq = 32, d_out = 128, at LateOn's (Nd 128, Ld 1024, d_model 768),
 LateOn-Code's (Nd 512 and 1024, Ld 2048) and a long-document shape (Nd 256, Ld 4096,
@@ -45,7 +46,8 @@ def eager(Q, H, W, b):
     return torch.einsum("isd,jtd->ijst", Q, D).amax(-1).float().sum(-1)
 
 
-CALLS = {"fused": _path("fused"), "unfused": _path("unfused"), "composite": composite, "eager": eager}
+CALLS = {"hsr": maxsim_from_hidden, "fused": _path("fused"), "unfused": _path("unfused"), "composite": composite,
+         "eager": eager}
 
 
 def main():
@@ -92,14 +94,14 @@ def main():
         json.dump({**meta, "rows": rows}, fh, indent=1)
     lines = [f"# maxsim_from_hidden, bf16, Lq 32, d_out 128 ({meta['device']}, torch {meta['torch']}, "
              f"Triton {meta['triton']}); ms, do_bench medians", "",
-             "| Nq, Nd, Ld, d_model | forward: fused / unfused / composite / eager | step: fused / unfused / "
-             "composite / eager | step peak GiB: fused / composite |", "|---|---|---|---|"]
+             "| Nq, Nd, Ld, d_model | forward: hsr / fused / unfused / composite / eager | step: hsr / fused / "
+             "unfused / composite / eager | step peak GiB: hsr / composite |", "|---|---|---|---|"]
     for r in rows:
         f = lambda k: str(r.get(k, "-"))  # noqa: E731
         lines.append(f"| {r['nq']}, {r['nd']}, {r['ld']}, {r['d_model']} | "
                      + " / ".join(f(f"{n}_fwd") for n in CALLS) + " | "
                      + " / ".join(f(f"{n}_step") for n in CALLS) + " | "
-                     + f"{f('fused_step_peak_gib')} / {f('composite_step_peak_gib')} |")
+                     + f"{f('hsr_step_peak_gib')} / {f('composite_step_peak_gib')} |")
     with open(os.path.join(args.out, "hidden.md"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
     print("\n".join(lines))
