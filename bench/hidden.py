@@ -11,6 +11,11 @@ backward into Q, H_d, W and b): do_bench medians (ms), peak memory of a step (Gi
 one process. Results: hidden.json and hidden.md under --out.
 
     python3 bench/hidden.py [--out DIR] [--quick]
+    python3 bench/hidden.py --tune-grid [--out DIR]
+
+--tune-grid: the fused forward (inference and training, which writes indices) tuned once a key
+(HSR_AUTOTUNE=1) for one query of 32 tokens at Ld 1024, 2048, 4096 and 8192, bf16 and fp16; the picks
+written to DIR/hidden_tuned.json in hsr/tuned.json's layout (merge them there).
 """
 import argparse
 import json
@@ -50,11 +55,40 @@ CALLS = {"hsr": maxsim_from_hidden, "fused": _path("fused"), "unfused": _path("u
          "eager": eager}
 
 
+def tune_grid(out):
+    """The fused forward tuned once a key, the picks written as a table (bench/tune_grid.measured_table)."""
+    import sys
+
+    os.environ["HSR_AUTOTUNE"], os.environ["HSR_AUTOTUNE_CACHE"], os.environ["HSR_HIDDEN"] = "1", "0", "fused"
+    g = torch.Generator(device="cuda").manual_seed(1)
+    for dtype in (torch.bfloat16, torch.float16):
+        for ld in (1024, 2048, 4096, 8192):
+            nd = max(16, 2**21 // ld)
+            Q = F.normalize(torch.randn(1, 32, 128, device="cuda", generator=g), dim=-1).to(dtype)
+            H = torch.randn(nd, ld, 768, device="cuda", generator=g).to(dtype)
+            W = (torch.randn(128, 768, device="cuda", generator=g) / 768 ** 0.5).to(dtype)
+            with torch.no_grad():
+                maxsim_from_hidden(Q, H, W)
+            maxsim_from_hidden(Q.requires_grad_(), H, W).sum().backward()
+            print(f"tuned {dtype} Ld {ld}", flush=True)
+    sys.path.insert(0, os.path.dirname(__file__))
+    from tune_grid import measured_table
+
+    table = measured_table()
+    with open(os.path.join(out, "hidden_tuned.json"), "w") as f:
+        json.dump({"_source": f"bench/hidden.py --tune-grid on {torch.cuda.get_device_name()}", "sm90": table}, f,
+                  indent=1, sort_keys=True)
+    print(f"{len(table)} picks")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", default=".")
     p.add_argument("--quick", action="store_true", help="the first two shapes only")
+    p.add_argument("--tune-grid", action="store_true", help="tune the fused forward; write hidden_tuned.json")
     args = p.parse_args()
+    if args.tune_grid:
+        return tune_grid(args.out)
     rows = []
     g = torch.Generator(device="cuda").manual_seed(0)
     for nq, nd, ld, dm in SHAPES[:2] if args.quick else SHAPES:

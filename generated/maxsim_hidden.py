@@ -1877,11 +1877,18 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
     if rows_grad is None:  # D's inputs' gradients: where one of them requires grad
         rows_grad = any(t[n] is not None and t[n].requires_grad for n in ['H', 'W', 'bias'])
-    if torch.compiler.is_compiling() or rows_grad:  # (row_grads runs autograd: not a replay)
-        return _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
-    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad), inputs,
-                     _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
+    if torch.compiler.is_compiling():
+        grads = _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
+    else:
+        inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+        grads = kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad),
+                          inputs, _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
+    if rows_grad and "D" in grads:  # D's rows formed again in torch, autograd to its inputs (not a replay)
+        idx = saved[0]
+        compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
+        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"),
+                                     (idx, ["i", "j"], "t") if compact else None))
+    return grads
 
 
 def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_grad=False):
@@ -1906,7 +1913,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
         # D's rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or
         # over D's rows (atomics); else a stand-in nothing writes
-        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), D_.numel() // max(sizes["d"], 1))
+        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
         grad_D_ = torch.zeros(D_.shape if rows_grad and not compact else (1,), dtype=torch.float32,
                                 device=D_.device).expand(D_.shape)
         at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
@@ -1923,7 +1930,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         block_r = max(block_r, 16)  # D's rows are a projection: tl.dot takes 16 rows at least
         block_k = runtime.next_pow2(sizes["d"])  # a computed row in one chunk: its norm needs it whole
         # D's rows are a projection, formed at each selection: the other cells in parts across
-        # programs, each writing its partial of grad_Q (fp32), added in a fixed order below
+        # programs, each writing its partial of grad_Q (fp32), added in a fixed order after
         n_other = sizes["j"]
         parts = dispatch.gather_parts(sizes["i"] * triton.cdiv(sizes["s"], block_r), n_other)
         other_per = triton.cdiv(n_other, parts)
@@ -2006,9 +2013,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
     if into is not None:
         return {"Q": grad_Q_, "D": grad_D_}
     grads = {"Q": grad_Q_}
-    if rows_grad and gathers:  # D's rows formed again in torch at the rows that got a gradient
-        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, at_selections,
-                                     (idx, ["i", "j"], "t") if compact else None))
+    if rows_grad and gathers:  # D's rows' gradient, for _score_backward's hsr.row_grads
+        grads["D"] = at_selections
     return grads
 
 

@@ -1798,11 +1798,18 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
     """_score_backward_as_written, replayed where its signature was seen before."""
     if rows_grad is None:  # D's inputs' gradients: where one of them requires grad
         rows_grad = any(t[n] is not None and t[n].requires_grad for n in ['centroids', 'bucket_weights'])
-    if torch.compiler.is_compiling() or rows_grad:  # (row_grads runs autograd: not a replay)
-        return _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
-    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
-    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad, *sizes.values()), inputs,
-                     _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
+    if torch.compiler.is_compiling():
+        grads = _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
+    else:
+        inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+        grads = kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad, *sizes.values()),
+                          inputs, _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
+    if rows_grad and "D" in grads:  # D's rows formed again in torch, autograd to its inputs (not a replay)
+        idx = saved[0]
+        compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
+        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"),
+                                     (idx, ["i", "j"], "t") if compact else None))
+    return grads
 
 
 def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_grad=False):

@@ -28,6 +28,14 @@ def compact(selections: int, n_rows: int) -> bool:
     return selections * dispatch.ROWS_DENSE_SHARE <= n_rows
 
 
+def n_rows(entry: tuple, sizes: dict) -> int:
+    """How many rows a computed operand has (its axes but the last)."""
+    n = 1
+    for a in entry[1][:-1]:
+        n *= sizes[a]
+    return n
+
+
 def selected_rows(idx: torch.Tensor, grid: list, c: str, row_axes: tuple, sizes: dict) -> torch.Tensor:
     """The flat row of the computed operand (over its row axes) each selection of idx
     ([grid..., R], -1 or -2 where none: row 0, whose compact gradient is zero) took."""
@@ -52,33 +60,31 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None) 
     name, axes, _like, _gathers, k, expr, normalize = entry
     row_axes, width = axes[:-1], sizes[k]
     g = grad_rows.reshape(-1, width)
-    floats = sorted(_floats(expr))
-    if not floats:
+    if not _floats(expr):
         return {}
     if at is not None:  # a row a selection: formed again at each (the gradients of duplicates add up)
         flat = selected_rows(at[0], at[1], at[2], row_axes, sizes)
     else:  # over the operand's rows: every row formed (two GEMMs for a projection)
         flat = torch.arange(g.shape[0], device=g.device)
-    at = {}
-    rest = flat
+    index, rest = {}, flat
     for a in reversed(row_axes):
-        at[a] = rest % sizes[a]
+        index[a] = rest % sizes[a]
         rest = rest // sizes[a]
-    leaves = {n: t[n].detach().requires_grad_(True) for n in floats}
-    with torch.enable_grad():
-        rows = _Former(leaves, t, sizes, at, k, None if at is None else flat, row_axes).value(expr).expand(g.shape[0], width)
-        if normalize:
-            rows = rows / torch.linalg.vector_norm(rows, dim=-1, keepdim=True).clamp_min(EPS)
-        torch.autograd.backward(rows, g)
-    return {n: (x.grad if x.grad is not None else torch.zeros_like(x)).to(t[n].dtype) for n, x in leaves.items()}
+    former = _Former(t, sizes, index, k, None if at is None else flat, row_axes)
+    rows = former.value(expr).expand(g.shape[0], width)
+    if normalize:  # y = x / max(|x|, eps): dx = (g - y <y, g>) / |x|, or g / eps
+        norm = torch.linalg.vector_norm(rows, dim=-1, keepdim=True)
+        y = rows / norm.clamp_min(EPS)
+        g = torch.where(norm > EPS, g - y * (y * g).sum(-1, keepdim=True), g) / norm.clamp_min(EPS)
+    former.back(expr, g)
+    return {n: former.grads[n].to(t[n].dtype) if n in former.grads else torch.zeros_like(t[n])
+            for n in sorted(_floats(expr))}
 
 
 def _floats(expr) -> set:
     """The float inputs a definition reads (gathers' tables, loads, projections' two sides)."""
     kind = expr[0]
-    if kind == "load":
-        return {expr[1]}
-    if kind == "gather":
+    if kind in ("load", "gather"):
         return {expr[1]}
     if kind == "project":
         return {expr[1], expr[3]}
@@ -87,70 +93,179 @@ def _floats(expr) -> set:
     return set().union(*(_floats(a) for a in expr[1:]))
 
 
-class _Former:
-    """Rows [n, width] (or broadcastable to it) of a definition at the rows ``at``
-    ({row axis: index [n]}), the last axis k whole; fp32, a projection's product in
-    its inputs' dtype (as torch.nn.Linear)."""
+def _fit(g: torch.Tensor, shape) -> torch.Tensor:
+    """g [n, width] summed over the dimensions a value [1 or n, 1 or width] was broadcast along."""
+    for dim in (0, 1):
+        if shape[dim] == 1 and g.shape[dim] != 1:
+            g = g.sum(dim, keepdim=True)
+    return g
 
-    def __init__(self, leaves, t, sizes, at, k, flat, row_axes):
-        self.leaves, self.t, self.sizes, self.at, self.k = leaves, t, sizes, at, k
+
+class _Former:
+    """A definition's rows [n, width] (or broadcastable to it) at the rows ``index``
+    ({row axis: [n]}), the last axis k whole, in fp32 (a projection's product in its
+    inputs' dtype, as torch.nn.Linear); then, by hand (no autograd: this runs inside
+    custom ops too), each float input's gradient from the rows' (``back``), in fp32."""
+
+    def __init__(self, t, sizes, index, k, flat, row_axes):
+        self.t, self.sizes, self.index, self.k = t, sizes, index, k
         self.flat, self.row_axes = flat, row_axes  # flat None: every row, in order
+        self.device = next(iter(index.values())).device
+        self.memo, self.grads = {}, {}
+
+    # -- reading inputs at the rows, and adding into their gradients ----------------------
+
+    def _layout(self, axes, last):
+        """(permutation putting x's row axes first and ``last`` after, its row axes, the flat row of each of the n rows)."""
+        mine = [a for a in self.row_axes if a in axes]
+        perm = [axes.index(a) for a in mine] + ([axes.index(last)] if last in axes else [])
+        if self.flat is None and len(mine) == len(self.row_axes):
+            return perm, mine, None
+        if len(mine) == len(self.row_axes):
+            return perm, mine, self.flat
+        flat = torch.zeros_like(self.index[mine[0]])
+        for a in mine:
+            flat = flat * self.sizes[a] + self.index[a]
+        return perm, mine, flat
 
     def rows_of(self, x, axes, last):
-        """x's rows [n, size of ``last``] (or [n, 1]), where x carries row axes and at most
-        ``last`` besides: a view or one index_select of the flattened rows (whose backward
-        is an index_add), not an index tensor an element."""
-        mine = [a for a in self.row_axes if a in axes]
-        x = x.permute(*[axes.index(a) for a in mine], *([axes.index(last)] if last in axes else []))
-        x = x.reshape(-1, self.sizes[last] if last in axes else 1)
-        if self.flat is None and len(mine) == len(self.row_axes):
-            return x
-        flat = torch.zeros_like(next(iter(self.at.values())))
-        for a in mine:
-            flat = flat * self.sizes[a] + self.at[a]
-        return x.index_select(0, flat)
+        """x's rows [n, size of ``last``] (or [n, 1]): a view, or one index_select of its flattened rows."""
+        perm, _mine, flat = self._layout(axes, last)
+        x = x.permute(*perm).reshape(-1, self.sizes[last] if last in axes else 1)
+        return x if flat is None else x.index_select(0, flat)
 
-    def by_rows(self, axes, last) -> bool:
-        """Whether an input's axes are row axes and at most ``last`` (rows_of takes it)."""
-        return all(a in self.at or a == last for a in axes) and any(a in self.at for a in axes)
+    def add_rows(self, name, axes, last, g):
+        """rows_of's backward: g [n, ...] added into name's gradient at those rows."""
+        perm, _mine, flat = self._layout(axes, last)
+        x = self.t[name]
+        buf = torch.zeros([x.shape[p] for p in perm], dtype=torch.float32, device=x.device)
+        rows = buf.view(-1, self.sizes[last] if last in axes else 1)
+        if flat is None:
+            rows.add_(g.expand_as(rows))
+        else:
+            rows.index_add_(0, flat, g.expand(flat.shape[0], rows.shape[1]).contiguous())
+        self.add(name, buf.permute(*[perm.index(d) for d in range(len(perm))]))
 
-    def pick(self, axis, extra=None):
-        """The index along ``axis``: a row axis's [n, 1], k's [1, width], else ``extra``."""
-        if axis in self.at:
-            return self.at[axis][:, None]
-        if axis == self.k:
-            return torch.arange(self.sizes[axis], device=next(iter(self.at.values())).device)[None, :]
-        return extra
+    def add(self, name, grad):
+        if name in self.grads:
+            self.grads[name] += grad
+        else:
+            self.grads[name] = grad.clone() if grad.dtype == torch.float32 else grad.float()
+
+    def pick(self, axis):
+        """The index along ``axis``: a row axis's [n, 1], k's [1, width]."""
+        if axis in self.index:
+            return self.index[axis][:, None]
+        return torch.arange(self.sizes[axis], device=self.device)[None, :]
+
+    def by_rows(self, axes) -> bool:
+        """Whether an input's axes are row axes and at most k (rows_of takes it)."""
+        return all(a in self.index or a == self.k for a in axes) and any(a in self.index for a in axes)
+
+    def code(self, e):
+        """A gather's index at each row [n, 1] (or [n, width] for codes along k)."""
+        _, _table, _table_axes, _axis, index, index_axes, bits = e
+        ix = self.t[index]
+        if bits:  # n-bit codes packed along the index's last axis, LSB-first
+            last, per = index_axes[-1], 8 // bits
+            byte = ix[tuple(self.pick(a) if a != last else self.pick(a) // per for a in index_axes)]
+            return (byte.to(torch.int64) >> ((self.pick(last) % per) * bits)) & ((1 << bits) - 1)
+        return ix[tuple(self.pick(a) for a in index_axes)].to(torch.int64)
+
+    def table_at(self, e):
+        """(indices into the table, whether it is one table row a row, read by index_select)."""
+        _, _table, table_axes, axis, *_rest = e
+        ix = self.code(e)
+        if len(table_axes) == 2 and table_axes == (axis, self.k) and ix.shape[1] == 1:
+            return ix[:, 0], True
+        return tuple(ix if a == axis else self.pick(a) for a in table_axes), False
+
+    # -- the two passes ------------------------------------------------------------------------
 
     def value(self, e):
+        key = id(e)
+        if key not in self.memo:
+            self.memo[key] = self._value(e)
+        return self.memo[key]
+
+    def _value(self, e):
         kind = e[0]
         if kind == "const":
-            return torch.tensor(float(e[1]), dtype=torch.float32, device=next(iter(self.at.values())).device)
+            return torch.tensor(float(e[1]), dtype=torch.float32, device=self.device).view(1, 1)
         if kind == "load":
-            x = self.leaves.get(e[1], self.t[e[1]])
-            if self.by_rows(e[2], self.k):
+            x = self.t[e[1]]
+            if self.by_rows(e[2]):
                 return self.rows_of(x, e[2], self.k).float()
+            if tuple(e[2]) == (self.k,):
+                return x.float().view(1, -1)
             return x[tuple(self.pick(a) for a in e[2])].float()
         if kind == "gather":
-            _, table, table_axes, axis, index, index_axes, bits = e
-            ix = self.t[index]
-            if bits:  # n-bit codes packed along the index's last axis, LSB-first
-                last = index_axes[-1]
-                per = 8 // bits
-                byte = ix[tuple(self.pick(a) if a != last else self.pick(a) // per for a in index_axes)]
-                ix = (byte.to(torch.int64) >> ((self.pick(last) % per) * bits)) & ((1 << bits) - 1)
-            else:
-                ix = ix[tuple(self.pick(a) for a in index_axes)].to(torch.int64)
-            x = self.leaves.get(table, self.t[table])
-            if len(table_axes) == 2 and table_axes[1] == self.k and table_axes[0] == axis and ix.shape[1] == 1:
-                return x.index_select(0, ix[:, 0]).float()  # a row of the table a row: C[codes[j, t], d]
-            return x[tuple(ix if a == axis else self.pick(a) for a in table_axes)].float()
+            at, one_row = self.table_at(e)
+            x = self.t[e[1]]
+            return (x.index_select(0, at) if one_row else x[at]).float()
         if kind == "project":  # rows [n, h] times the weight [k, h]
             _, a, a_axes, b, b_axes, h = e
-            x = self.rows_of(self.leaves.get(a, self.t[a]), a_axes, h)  # (check_rows: every row axis, and h)
-            w = self.leaves.get(b, self.t[b]).permute(b_axes.index(self.k), b_axes.index(h))
+            x = self.rows_of(self.t[a], a_axes, h)  # (check_rows: every row axis, and h)
+            w = self.t[b].permute(b_axes.index(self.k), b_axes.index(h))
             return (x @ w.to(x.dtype).T).float()
         args = [self.value(a) for a in e[1:]]
         if kind == "neg":
             return -args[0]
         return {"+": torch.add, "-": torch.sub, "*": torch.mul, "/": torch.div}[kind](*args)
+
+    def back(self, e, g):
+        """Add the gradient g (of e's value, broadcast to [n, width]) into the inputs e reads."""
+        kind = e[0]
+        if kind == "const":
+            return
+        if kind == "load":
+            name, axes = e[1], e[2]
+            g = _fit(g, self.value(e).shape)
+            if self.by_rows(axes):
+                self.add_rows(name, axes, self.k, g)
+            elif tuple(axes) == (self.k,):
+                self.add(name, g.reshape(-1))
+            else:
+                buf = torch.zeros(self.t[name].shape, dtype=torch.float32, device=self.device)
+                idx = torch.broadcast_tensors(*(self.pick(a) for a in axes), g)[:-1]
+                buf.index_put_(idx, g.expand(idx[0].shape), accumulate=True)
+                self.add(name, buf)
+            return
+        if kind == "gather":
+            name = e[1]
+            g = _fit(g, self.value(e).shape)
+            at, one_row = self.table_at(e)
+            buf = torch.zeros(self.t[name].shape, dtype=torch.float32, device=self.device)
+            if one_row:
+                buf.index_add_(0, at, g.expand(at.shape[0], buf.shape[1]).contiguous())
+            else:
+                idx = torch.broadcast_tensors(*at, g)[:-1]
+                buf.index_put_(idx, g.expand(idx[0].shape), accumulate=True)
+            self.add(name, buf)
+            return
+        if kind == "project":
+            _, a, a_axes, b, b_axes, h = e
+            x = self.rows_of(self.t[a], a_axes, h)
+            w = self.t[b].permute(b_axes.index(self.k), b_axes.index(h))
+            gd = g.to(x.dtype)
+            self.add_rows(a, a_axes, h, (gd @ w.to(x.dtype)).float())
+            gw = (gd.T @ x).float()  # [k, h]
+            self.add(b, gw if b_axes.index(self.k) == 0 else gw.T)
+            return
+        if kind == "neg":
+            self.back(e[1], -g)
+            return
+        left, right = e[1], e[2]
+        lv, rv = self.value(left), self.value(right)
+        if kind == "+":
+            self.back(left, g)
+            self.back(right, g)
+        elif kind == "-":
+            self.back(left, g)
+            self.back(right, -g)
+        elif kind == "*":
+            self.back(left, g * rv)
+            self.back(right, g * lv)
+        else:
+            self.back(left, g / rv)
+            self.back(right, -g * lv / (rv * rv))

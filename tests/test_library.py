@@ -23,11 +23,11 @@ def _inputs(signature, device, seed, grad=True, rows=()):
     (rows, its ROWS), a code table as many entries as its codes take, each index
     within its table, n-bit codes as their packed bytes."""
     g = torch.Generator().manual_seed(seed)
-    sizes = {axis: 1 << bits for _n, _a, _l, gathers, _k in rows for _i, _t, axis, bits in gathers if bits}
+    sizes = {axis: 1 << bits for _n, _a, _l, gathers, *_rest in rows for _i, _t, axis, bits in gathers if bits}
     for _name, axes, _kind, _default in signature:
         for axis in axes:
             sizes.setdefault(axis, int(torch.randint(2, 6, (1,), generator=g)))
-    index_range = {index: sizes[axis] for _n, _a, _l, gathers, _k in rows for index, _t, axis, _b in gathers}
+    index_range = {index: sizes[axis] for _n, _a, _l, gathers, *_rest in rows for index, _t, axis, _b in gathers}
     values = []
     grad = grad and all(kind not in ("int8", "fp8") for _n, _a, kind, _d in signature)  # inference only
     for name, axes, kind, _default in signature:

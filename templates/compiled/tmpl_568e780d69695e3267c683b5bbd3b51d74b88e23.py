@@ -9,7 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_t = resolve('t')
     l_0_packed = resolve('packed')
-    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_rows_args = l_0_st = missing
+    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_rows_args = l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_projection_parts = l_0_st = missing
     try:
         t_1 = environment.filters['length']
     except KeyError:
@@ -38,12 +38,27 @@ def root(context, missing=missing):
     (l_0_R, l_0_C, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
     context.vars.update({'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R})
     context.exported_vars.update(('A', 'B', 'C', 'K', 'P', 'R'))
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'rows_args': l_0_rows_args, 'st': l_0_st})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
     l_0_rows_args = getattr(included_template, 'rows_args', missing)
     if l_0_rows_args is missing:
         l_0_rows_args = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_args'", name='rows_args')
     context.vars['rows_args'] = l_0_rows_args
     context.exported_vars.discard('rows_args')
+    included_template = environment.get_template('select_reduce/rows_host.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
+    l_0_rows_grad_wrapper = getattr(included_template, 'rows_grad_wrapper', missing)
+    if l_0_rows_grad_wrapper is missing:
+        l_0_rows_grad_wrapper = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_grad_wrapper'", name='rows_grad_wrapper')
+    l_0_packed_rows_grad = getattr(included_template, 'packed_rows_grad', missing)
+    if l_0_packed_rows_grad is missing:
+        l_0_packed_rows_grad = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'packed_rows_grad'", name='packed_rows_grad')
+    l_0_rows_grad_buffers = getattr(included_template, 'rows_grad_buffers', missing)
+    if l_0_rows_grad_buffers is missing:
+        l_0_rows_grad_buffers = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_grad_buffers'", name='rows_grad_buffers')
+    l_0_projection_parts = getattr(included_template, 'projection_parts', missing)
+    if l_0_projection_parts is missing:
+        l_0_projection_parts = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'projection_parts'", name='projection_parts')
+    context.vars.update({'rows_grad_wrapper': l_0_rows_grad_wrapper, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_grad_buffers': l_0_rows_grad_buffers, 'projection_parts': l_0_projection_parts})
+    context.exported_vars.difference_update(('rows_grad_wrapper', 'packed_rows_grad', 'rows_grad_buffers', 'projection_parts'))
     def macro(l_1_var, l_1_name, l_1_axes):
         t_5 = []
         if l_1_var is missing:
@@ -130,53 +145,12 @@ def root(context, missing=missing):
         yield '))\n'
     l_1_x = missing
     yield '    return aux\n\n\n'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
-        pass
-        yield 'def _'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_split(t, sizes):\n    """DOT_MODE 3\'s inputs: '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield ' and '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield ' rows as fp16 pieces ('
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_split_rows, one\n    power-of-two scale for both from '
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_split_max) and each '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield ' row\'s tie tolerance:\n    (a, b, tol). Six launches and no host sync."""\n    # [cells x points, '
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '] each: a copy only where the layout needs one\n    rows = [t[name].permute(perm).reshape(-1, sizes["'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"]) for name, perm in (("'
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '", '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_perm'))
-        yield '), ("'
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '", '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_perm'))
-        yield "))]\n    # each cell's shift: its first "
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield ' point (non-finite coordinates 0), taken from both clouds\n    per_cell = (max(sizes["'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"], 1), max(sizes["'
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield '"], 1))\n    shift = torch.nan_to_num(rows[0][::per_cell[0]].float(), nan=0.0, posinf=0.0, neginf=0.0) \\\n        if sizes["'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"] else rows[0].new_zeros((rows[1].shape[0] // per_cell[1], sizes["'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"]), dtype=torch.float32)\n    shift = shift.contiguous()\n    big = torch.zeros(1, dtype=torch.float32, device=rows[0].device)  # the largest finite |coordinate - shift|\n    block, warps = runtime.split_blocks()\n    for r, cell_rows in zip(rows, per_cell):\n        if r.shape[0]:\n            launcher.launch('
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_split_max, (triton.cdiv(r.shape[0], block),), r, shift, big, r.shape[0], cell_rows,\n                            r.stride(0), r.stride(1), SMALL_D=sizes["'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"], BLOCK=block, num_warps=warps)\n    made = []\n    for side, r in enumerate(rows):\n        dst = torch.empty((r.shape[0], dispatch.SPLIT_K), dtype=torch.float16, device=r.device)\n        tol = torch.empty((r.shape[0],), dtype=torch.float32, device=r.device) if side == 0 else dst\n        if r.shape[0]:\n            launcher.launch('
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_split_rows, (triton.cdiv(r.shape[0], block),), r, shift, dst, tol, big,\n                            r.shape[0], per_cell[side], sizes["'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"], r.stride(0), r.stride(1), SIDE=side,\n                            SMALL_D=sizes["'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"], SPLIT_K=dispatch.SPLIT_K, BLOCK=block, num_warps=warps)\n        made.append((dst, tol))\n    return made[0][0], made[1][0], made[0][1]\n\n\n'
+    template = environment.get_template('select_reduce/split_host.py.jinja', 'select_reduce_host.py.jinja')
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    try:
+        for event in gen:
+            yield event
+    finally: gen.close()
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
         pass
         yield 'def _'
@@ -198,11 +172,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 93 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 64 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """The lean forward into out (and idx, unless None)'
         yield str((', masks as given' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks') else ''))
         yield ' (dispatch.lean_blocks)'
-        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 94 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 65 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n    block_r, block_c, warps, stages, load, a_rows, b_rows = blocks\n    n_chunks = triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)\n    target = out if n_chunks == 1 else torch.empty(('
@@ -236,7 +210,7 @@ def root(context, missing=missing):
         yield ' * sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], parts), dtype=torch.float32, device=out.device)\n        part_idx = torch.empty_like(part_val, dtype=torch.int32)\n    args = (\n        a_rows, b_rows, a_desc, b_desc,'
-        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 126 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' target, idx if idx is not None else target,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -305,7 +279,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 129 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 100 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '),'
         l_1_s = missing
         yield '\n    )\n    meta = dict(\n'
@@ -352,7 +326,7 @@ def root(context, missing=missing):
             pass
             yield ' CHECK_OFFSETS=fold,'
         yield '\n        num_warps=warps, num_stages=stages'
-        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 143 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 114 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n    if parts > 1:\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)\n    launcher.launch('
@@ -385,7 +359,7 @@ def root(context, missing=missing):
     yield '_forward_as_written(t, sizes, need_idx, launch, ties)\n    inputs = tuple(t[name] for name in NAMES)\n    return kept.call(_'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_KEPT_FORWARD, kept.signature(inputs, need_idx, ties'
-    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 170 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 141 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '), inputs,\n                     _'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward_as_written, t, sizes, need_idx, True, ties)\n\n\ndef _'
@@ -519,7 +493,7 @@ def root(context, missing=missing):
         pass
         yield '    blocks = None\n    if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
-        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 242 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 213 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ':\n        blocks = dispatch.lean_blocks('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -532,7 +506,7 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
-        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 243 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 214 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -562,7 +536,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 258 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 229 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -574,7 +548,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 261 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 232 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -602,8 +576,8 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 246 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 246 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
         pass
@@ -776,12 +750,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 324 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 295 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 324 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 295 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -813,7 +787,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 335 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 306 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -824,7 +798,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 338 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 309 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -902,8 +876,8 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'out'))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 368 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 368 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 339 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 339 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -972,7 +946,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 377 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 348 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -998,7 +972,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 387 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 358 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -1055,7 +1029,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 404 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 375 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1139,38 +1113,29 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 457 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 428 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
-            yield '    if rows_grad is None:  # '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield "'s inputs' gradients: where one of them requires grad\n        rows_grad = any(t[n] is not None and t[n].requires_grad for n in "
-            yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'floats'))
-            yield ')\n'
-        yield '    if torch.compiler.is_compiling()'
-        yield str((' or rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 463 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield ':'
-        yield str(('  # (row_grads runs autograd: not a replay)' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 463 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield '\n        return _'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_backward_as_written(t, sizes, saved, grad_out, mode, into'
-        yield str((', rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield ')\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-        yield str((', rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 466 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 466 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield '), inputs,\n                     _'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_backward_as_written, t, sizes, saved, grad_out, mode, into'
-        yield str((', rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 467 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield ')\n\n\ndef _'
+            yield str(context.call((undefined(name='rows_grad_wrapper') if l_0_rows_grad_wrapper is missing else l_0_rows_grad_wrapper)))
+            yield '\n'
+        else:
+            pass
+            yield '    if torch.compiler.is_compiling():\n        return _'
+            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+            yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
+            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+            yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 436 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield '), inputs,\n                     _'
+            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+            yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
+        yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 470 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 441 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1230,11 +1195,8 @@ def root(context, missing=missing):
             yield '_.device)\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
-                yield '    if rows_grad:\n        raise TensorError(f"{OUTPUT}: '
-                yield str(context.call(environment.getattr(', ', 'join'), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'floats')))
-                yield ' require grad, but the computed operand '
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield ' is packed "\n                          f"(ragged): gradients reach a packed computed operand\'s inputs in a later version; pass them detached")\n    compact = False\n'
+                yield str(context.call((undefined(name='packed_rows_grad') if l_0_packed_rows_grad is missing else l_0_packed_rows_grad)))
+                yield '\n'
             yield '    grad_'
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield 'p_ = grad_'
@@ -1246,8 +1208,8 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 502 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-            yield str((str_join(('\n    at_selections = grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 502 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 470 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('\n    at_selections = grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 470 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
         else:
             pass
@@ -1266,29 +1228,8 @@ def root(context, missing=missing):
             yield '_.device)\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
-                yield '        # '
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield "'s rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or\n        # over "
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield "'s rows (atomics); else a stand-in nothing writes\n        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), "
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.numel() // max(sizes["'
-                yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-                yield '"], 1))\n        grad_'
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_ = torch.zeros('
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.shape if rows_grad and not compact else (1,), dtype=torch.float32,\n                                device='
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.device).expand('
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.shape)\n        at_selections = torch.empty((idx.numel(), sizes["'
-                yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-                yield '"]), dtype=torch.float32, device='
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.device) \\\n            if compact else grad_'
-                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_\n'
+                yield str(context.call((undefined(name='rows_grad_buffers') if l_0_rows_grad_buffers is missing else l_0_rows_grad_buffers)))
+                yield '\n'
             else:
                 pass
                 yield '        grad_'
@@ -1338,7 +1279,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 532 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 494 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1375,7 +1316,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 539 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 501 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1389,21 +1330,8 @@ def root(context, missing=missing):
             yield '"]))\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
-            yield '        # '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield "'s rows are a projection, formed at each selection: the other cells in parts across\n        # programs, each writing its partial of grad_"
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield ' (fp32), added in a fixed order below\n        n_other = '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_py'))
-            yield '\n        parts = dispatch.gather_parts('
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_cells_py'))
-            yield ' * triton.cdiv(sizes["'
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield '"], block_r), n_other)\n        other_per = triton.cdiv(n_other, parts)\n        parts = max(1, triton.cdiv(n_other, other_per))\n        partials = torch.empty((parts, *grad_'
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.shape), dtype=torch.float32, device=grad_'
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.device)\n'
+            yield str(context.call((undefined(name='projection_parts') if l_0_projection_parts is missing else l_0_projection_parts)))
+            yield '\n'
         yield '        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_bwd, ('
@@ -1411,7 +1339,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 554 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 510 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1461,11 +1389,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 562 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 518 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 563 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 519 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
@@ -1656,13 +1584,11 @@ def root(context, missing=missing):
                 pass
                 yield '    if rows_grad and gathers:  # '
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '\'s rows formed again in torch at the rows that got a gradient\n        grads.update(row_grads.grads(ROWS_BY_NAME["'
+                yield "'s rows' gradient, for _"
+                yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+                yield '_backward\'s hsr.row_grads\n        grads["'
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '"], t, sizes, at_selections,\n                                     (idx, '
-                yield str(t_3(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'grid')))
-                yield ', "'
-                yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-                yield '") if compact else None))\n'
+                yield '"] = at_selections\n'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
@@ -1710,7 +1636,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 667 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 622 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1769,17 +1695,17 @@ def root(context, missing=missing):
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward(t, sizes, False)[0]\n\n\n'
     template = environment.get_template('select_reduce/library_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'rows_args': l_0_rows_args, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
     template = environment.get_template('select_reduce/both_ways_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'rows_args': l_0_rows_args, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&6=47&9=56&11=78&13=80&14=84&15=88&16=92&17=98&18=104&21=107&22=110&26=112&32=115&38=117&39=121&40=123&42=125&44=127&46=129&51=133&52=136&53=138&54=144&56=148&57=150&58=160&59=162&61=166&67=170&68=172&74=174&75=176&76=178&82=180&83=183&84=185&87=187&92=189&93=192&94=203&97=207&98=209&99=211&103=214&104=217&106=219&107=223&109=225&116=229&117=231&119=233&123=235&126=239&128=276&129=282&133=312&134=316&136=321&137=329&139=335&140=341&141=345&143=355&145=357&146=359&147=361&149=364&151=366&153=369&161=376&164=380&165=382&168=384&170=386&171=390&174=392&179=394&182=397&185=400&186=403&188=406&189=414&190=416&193=420&194=422&196=425&198=432&200=436&202=439&204=446&206=450&208=453&213=459&214=462&218=470&220=472&224=476&229=480&230=484&232=491&233=495&234=499&235=502&237=511&240=518&242=521&243=524&245=537&247=540&251=544&253=547&255=550&256=552&257=554&258=556&261=568&262=579&264=582&268=586&269=590&271=593&275=603&277=608&279=611&281=617&283=619&284=622&285=630&286=638&287=640&289=648&290=651&291=659&293=668&294=670&295=676&298=682&299=684&301=687&302=705&304=714&305=730&307=735&309=739&311=741&313=745&314=751&315=755&317=759&318=765&319=771&321=775&324=778&325=788&327=792&328=798&329=800&330=802&332=805&333=807&334=810&335=812&336=818&337=821&338=823&340=829&341=832&347=835&350=838&351=842&352=845&354=847&355=850&358=852&361=855&362=858&366=861&368=903&369=908&370=910&371=913&374=951&377=975&378=977&380=987&381=990&384=993&385=996&387=998&390=1004&391=1008&393=1014&394=1018&396=1020&398=1033&400=1042&403=1053&404=1056&406=1060&407=1064&409=1067&411=1072&412=1076&414=1079&415=1081&417=1088&419=1090&421=1093&427=1103&428=1107&429=1111&430=1114&433=1119&436=1121&439=1124&446=1127&448=1130&451=1133&454=1136&457=1140&458=1144&459=1146&460=1149&461=1151&463=1154&464=1158&466=1162&467=1167&470=1171&471=1175&472=1177&473=1179&474=1185&475=1188&477=1191&480=1194&481=1197&483=1200&485=1208&487=1210&488=1213&492=1216&493=1218&495=1221&496=1231&498=1234&502=1239&505=1255&507=1259&508=1267&509=1270&510=1272&511=1274&512=1278&513=1282&514=1286&515=1290&517=1295&520=1303&521=1307&524=1317&531=1324&532=1334&533=1345&534=1359&535=1363&539=1374&540=1380&541=1383&543=1388&545=1390&546=1393&547=1395&548=1397&549=1399&552=1403&554=1408&555=1416&557=1440&558=1442&559=1446&560=1453&562=1460&563=1466&565=1470&566=1473&568=1476&570=1478&574=1480&575=1484&578=1488&587=1490&596=1494&600=1498&604=1500&610=1504&611=1508&612=1510&614=1532&615=1534&616=1538&617=1540&621=1544&622=1547&625=1556&627=1559&628=1565&629=1569&631=1591&632=1593&633=1597&634=1599&635=1605&636=1607&637=1609&640=1613&641=1616&644=1633&645=1641&646=1655&647=1658&648=1660&649=1662&652=1666&653=1670&654=1676&655=1682&656=1686&657=1689&658=1691&659=1699&665=1705&667=1707&668=1715&671=1719&672=1721&673=1723&674=1729&677=1733&681=1735&682=1737&695=1739&704=1742&708=1744&709=1747&714=1753&716=1756&718=1761&720=1763&722=1766&724=1769&727=1771&728=1777'
+debug_info = '4=38&5=41&6=47&7=62&10=71&12=93&14=95&15=99&16=103&17=107&18=113&19=119&22=122&23=125&27=127&33=130&39=132&40=136&41=138&43=140&45=142&47=144&52=148&53=154&54=157&55=159&58=161&63=163&64=166&65=177&68=181&69=183&70=185&74=188&75=191&77=193&78=197&80=199&87=203&88=205&90=207&94=209&97=213&99=250&100=256&104=286&105=290&107=295&108=303&110=309&111=315&112=319&114=329&116=331&117=333&118=335&120=338&122=340&124=343&132=350&135=354&136=356&139=358&141=360&142=364&145=366&150=368&153=371&156=374&157=377&159=380&160=388&161=390&164=394&165=396&167=399&169=406&171=410&173=413&175=420&177=424&179=427&184=433&185=436&189=444&191=446&195=450&200=454&201=458&203=465&204=469&205=473&206=476&208=485&211=492&213=495&214=498&216=511&218=514&222=518&224=521&226=524&227=526&228=528&229=530&232=542&233=553&235=556&239=560&240=564&242=567&246=577&248=582&250=585&252=591&254=593&255=596&256=604&257=612&258=614&260=622&261=625&262=633&264=642&265=644&266=650&269=656&270=658&272=661&273=679&275=688&276=704&278=709&280=713&282=715&284=719&285=725&286=729&288=733&289=739&290=745&292=749&295=752&296=762&298=766&299=772&300=774&301=776&303=779&304=781&305=784&306=786&307=792&308=795&309=797&311=803&312=806&318=809&321=812&322=816&323=819&325=821&326=824&329=826&332=829&333=832&337=835&339=877&340=882&341=884&342=887&345=925&348=949&349=951&351=961&352=964&355=967&356=970&358=972&361=978&362=982&364=988&365=992&367=994&369=1007&371=1016&374=1027&375=1030&377=1034&378=1038&380=1041&382=1046&383=1050&385=1053&386=1055&388=1062&390=1064&392=1067&398=1077&399=1081&400=1085&401=1088&404=1093&407=1095&410=1098&417=1101&419=1104&422=1107&425=1110&428=1114&429=1118&430=1120&431=1122&434=1127&436=1129&437=1133&441=1136&442=1140&443=1142&444=1144&445=1150&446=1153&448=1156&451=1159&452=1162&454=1165&456=1173&458=1175&459=1178&463=1181&464=1183&466=1186&467=1196&468=1198&470=1201&473=1217&475=1221&476=1229&477=1231&479=1236&482=1244&483=1248&486=1258&493=1265&494=1275&495=1286&496=1300&497=1304&501=1315&502=1321&503=1324&505=1329&507=1331&508=1333&510=1336&511=1344&513=1368&514=1370&515=1374&516=1381&518=1388&519=1394&521=1398&522=1401&524=1404&526=1406&530=1408&531=1412&534=1416&543=1418&552=1422&556=1426&560=1428&566=1432&567=1436&568=1438&570=1460&571=1462&572=1466&573=1468&577=1472&578=1475&581=1484&583=1487&584=1493&585=1497&587=1519&588=1521&589=1525&590=1527&591=1533&592=1535&593=1537&596=1541&597=1544&600=1561&601=1569&602=1583&603=1586&604=1590&607=1592&608=1596&609=1602&610=1608&611=1612&612=1615&613=1617&614=1625&620=1631&622=1633&623=1641&626=1645&627=1647&628=1649&629=1655&632=1659&636=1661&637=1663&650=1665&659=1668&663=1670&664=1673&669=1679&671=1682&673=1687&675=1689&677=1692&679=1695&682=1697&683=1703'

@@ -1,0 +1,132 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'select_reduce/rows_host.py.jinja'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_projection_parts = missing
+    try:
+        t_1 = environment.filters['tojson']
+    except KeyError:
+        @internalcode
+        def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'tojson' found.")
+    pass
+    def macro():
+        t_2 = []
+        l_1_t = resolve('t')
+        l_1_P = l_1_B = l_1_C = missing
+        pass
+        (l_1_P, l_1_B, l_1_C) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'P'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'))
+        t_2.extend((
+            '    if rows_grad is None:  # ',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            "'s inputs' gradients: where one of them requires grad\n        rows_grad = any(t[n] is not None and t[n].requires_grad for n in ",
+            str(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'floats')),
+            ')\n    if torch.compiler.is_compiling():\n        grads = _',
+            str((undefined(name='P') if l_1_P is missing else l_1_P)),
+            '_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)\n    else:\n        inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n        grads = kept.call(_',
+            str((undefined(name='P') if l_1_P is missing else l_1_P)),
+            '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad',
+            str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'packing') else cond_expr_undefined("the inline if-expression on line 12 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+            '),\n                          inputs, _',
+            str((undefined(name='P') if l_1_P is missing else l_1_P)),
+            '_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)\n    if rows_grad and "',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '" in grads:  # ',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '\'s rows formed again in torch, autograd to its inputs (not a replay)\n        idx = saved[0]\n        compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '"], sizes))\n        grads.update(row_grads.grads(ROWS_BY_NAME["',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '"], t, sizes, grads.pop("',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '"),\n                                     (idx, ',
+            str(t_1(context.eval_ctx, environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'grid'))),
+            ', "',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '") if compact else None))\n    return grads',
+        ))
+        return concat(t_2)
+    context.exported_vars.add('rows_grad_wrapper')
+    context.vars['rows_grad_wrapper'] = l_0_rows_grad_wrapper = Macro(environment, macro, 'rows_grad_wrapper', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_3 = []
+        l_1_t = resolve('t')
+        l_1_B = missing
+        pass
+        l_1_B = environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')
+        t_3.extend((
+            '    if rows_grad:\n        raise TensorError(f"{OUTPUT}: ',
+            str(context.call(environment.getattr(', ', 'join'), environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'floats'))),
+            ' require grad, but the computed operand ',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            ' is packed "\n                          f"(ragged): gradients reach a packed computed operand\'s inputs in a later version; pass them detached")\n    compact = False',
+        ))
+        return concat(t_3)
+    context.exported_vars.add('packed_rows_grad')
+    context.vars['packed_rows_grad'] = l_0_packed_rows_grad = Macro(environment, macro, 'packed_rows_grad', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_4 = []
+        l_1_t = resolve('t')
+        l_1_B = l_1_K = missing
+        pass
+        (l_1_B, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
+        t_4.extend((
+            '        # ',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            "'s rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or\n        # over ",
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '\'s rows (atomics); else a stand-in nothing writes\n        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '"], sizes))\n        grad_',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_ = torch.zeros(',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_.shape if rows_grad and not compact else (1,), dtype=torch.float32,\n                                device=',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_.device).expand(',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_.shape)\n        at_selections = torch.empty((idx.numel(), sizes["',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            '"]), dtype=torch.float32, device=',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_.device) \\\n            if compact else grad_',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_',
+        ))
+        return concat(t_4)
+    context.exported_vars.add('rows_grad_buffers')
+    context.vars['rows_grad_buffers'] = l_0_rows_grad_buffers = Macro(environment, macro, 'rows_grad_buffers', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_5 = []
+        l_1_t = resolve('t')
+        l_1_A = l_1_B = l_1_R = missing
+        pass
+        (l_1_A, l_1_B, l_1_R) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'))
+        t_5.extend((
+            '        # ',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            "'s rows are a projection, formed at each selection: the other cells in parts across\n        # programs, each writing its partial of grad_",
+            str((undefined(name='A') if l_1_A is missing else l_1_A)),
+            ' (fp32), added in a fixed order after\n        n_other = ',
+            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'n_other_py')),
+            '\n        parts = dispatch.gather_parts(',
+            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'a_cells_py')),
+            ' * triton.cdiv(sizes["',
+            str((undefined(name='R') if l_1_R is missing else l_1_R)),
+            '"], block_r), n_other)\n        other_per = triton.cdiv(n_other, parts)\n        parts = max(1, triton.cdiv(n_other, other_per))\n        partials = torch.empty((parts, *grad_',
+            str((undefined(name='A') if l_1_A is missing else l_1_A)),
+            '_.shape), dtype=torch.float32, device=grad_',
+            str((undefined(name='A') if l_1_A is missing else l_1_A)),
+            '_.device)',
+        ))
+        return concat(t_5)
+    context.exported_vars.add('projection_parts')
+    context.vars['projection_parts'] = l_0_projection_parts = Macro(environment, macro, 'projection_parts', (), False, False, False, context.eval_ctx.autoescape)
+
+blocks = {}
+debug_info = '4=18&5=23&6=26&7=28&9=30&12=32&13=36&14=38&16=42&17=44&18=48&21=56&22=61&24=64&28=72&29=77&30=80&31=82&32=84&33=86&34=90&35=94&36=98&38=104&39=109&40=112&41=114&42=116&43=118&46=122'
