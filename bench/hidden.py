@@ -14,7 +14,7 @@ one process. Results: hidden.json and hidden.md under --out.
     python3 bench/hidden.py --tune-grid [--out DIR]
 
 --tune-grid: the fused forward (inference and training, which writes indices) tuned once a key
-(HSR_AUTOTUNE=1) for one query of 32 tokens at Ld 1024, 2048, 4096 and 8192, bf16 and fp16; the picks
+(HSR_AUTOTUNE=1) for 1 and 16 queries of 32 tokens at Ld 1024, 2048, 4096 and 8192, bf16 and fp16; the picks
 written to DIR/hidden_tuned.json in hsr/tuned.json's layout (merge them there).
 """
 import argparse
@@ -61,16 +61,16 @@ def tune_grid(out):
 
     os.environ["HSR_AUTOTUNE"], os.environ["HSR_AUTOTUNE_CACHE"], os.environ["HSR_HIDDEN"] = "1", "0", "fused"
     g = torch.Generator(device="cuda").manual_seed(1)
-    for dtype in (torch.bfloat16, torch.float16):
-        for ld in (1024, 2048, 4096, 8192):
-            nd = max(16, 2**21 // ld)
-            Q = F.normalize(torch.randn(1, 32, 128, device="cuda", generator=g), dim=-1).to(dtype)
-            H = torch.randn(nd, ld, 768, device="cuda", generator=g).to(dtype)
-            W = (torch.randn(128, 768, device="cuda", generator=g) / 768 ** 0.5).to(dtype)
-            with torch.no_grad():
-                maxsim_from_hidden(Q, H, W)
-            maxsim_from_hidden(Q.requires_grad_(), H, W).sum().backward()
-            print(f"tuned {dtype} Ld {ld}", flush=True)
+    for dtype, ld, nq in ((dt, ld, nq) for dt in (torch.bfloat16, torch.float16) for ld in (1024, 2048, 4096, 8192)
+                          for nq in (1, 16)):
+        nd = max(16, 2**21 // ld)
+        Q = F.normalize(torch.randn(nq, 32, 128, device="cuda", generator=g), dim=-1).to(dtype)
+        H = torch.randn(nd, ld, 768, device="cuda", generator=g).to(dtype)
+        W = (torch.randn(128, 768, device="cuda", generator=g) / 768 ** 0.5).to(dtype)
+        with torch.no_grad():
+            maxsim_from_hidden(Q, H, W)
+        maxsim_from_hidden(Q.requires_grad_(), H, W).sum().backward()
+        print(f"tuned {dtype} Ld {ld} Nq {nq}", flush=True)
     sys.path.insert(0, os.path.dirname(__file__))
     from tune_grid import measured_table
 

@@ -135,22 +135,27 @@ class _Former:
         return x if flat is None else x.index_select(0, flat)
 
     def add_rows(self, name, axes, last, g):
-        """rows_of's backward: g [n, ...] added into name's gradient at those rows."""
+        """rows_of's backward: g [n, ...] added into name's gradient at those rows, in
+        the input's dtype (as autograd's index_select backward: a hidden-state tensor's
+        gradient is its size, and an fp32 one would be twice that)."""
         perm, _mine, flat = self._layout(axes, last)
         x = self.t[name]
-        buf = torch.zeros([x.shape[p] for p in perm], dtype=torch.float32, device=x.device)
+        buf = torch.zeros([x.shape[p] for p in perm], dtype=x.dtype, device=x.device)
         rows = buf.view(-1, self.sizes[last] if last in axes else 1)
+        g = g.to(x.dtype)
         if flat is None:
             rows.add_(g.expand_as(rows))
         else:
             rows.index_add_(0, flat, g.expand(flat.shape[0], rows.shape[1]).contiguous())
         self.add(name, buf.permute(*[perm.index(d) for d in range(len(perm))]))
 
-    def add(self, name, grad):
+    def add(self, name, grad, fresh=True):
+        """Add into name's gradient (kept in the first one's dtype: fp32, or the input's for rows);
+        fresh: grad is this call's own tensor (else it is copied before anything adds to it)."""
         if name in self.grads:
             self.grads[name] += grad
         else:
-            self.grads[name] = grad.clone() if grad.dtype == torch.float32 else grad.float()
+            self.grads[name] = grad if fresh else grad.clone()
 
     def pick(self, axis):
         """The index along ``axis``: a row axis's [n, 1], k's [1, width]."""
@@ -224,7 +229,7 @@ class _Former:
             if self.by_rows(axes):
                 self.add_rows(name, axes, self.k, g)
             elif tuple(axes) == (self.k,):
-                self.add(name, g.reshape(-1))
+                self.add(name, g.reshape(-1), fresh=False)
             else:
                 buf = torch.zeros(self.t[name].shape, dtype=torch.float32, device=self.device)
                 idx = torch.broadcast_tensors(*(self.pick(a) for a in axes), g)[:-1]
