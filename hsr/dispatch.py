@@ -1086,26 +1086,26 @@ def gather_parts(programs: int, n_other: int) -> int:
     return max(1, min(n_other, -(-GATHER_PROGRAMS // max(programs, 1))))
 
 
-# maxsim_from_hidden (H200, bf16, bench/results/h200-hidden-fused-2026-11-27/, ms, fused / GEMM first):
-# one query of 32 tokens against 512 x 2048 hidden rows of 768: forward 0.86 / 1.16, step 2.42 / 3.38;
-# 1024 x 2048: 1.71 / 2.25, 3.38 / 5.52; 256 x 4096 of 384: 0.35 / 1.00, 2.24 / 2.52. Where the fused
-# path lost: 128 x 1024 (2^17 rows; its backward's host work, about 1 ms, is not paid back): step 2.28 /
-# 1.74; 16 queries against 512 x 2048: forward 1.54 / 1.30 (512 query rows a program against the
-# projection formed in the loop), step 8.66 / 8.48.
-HIDDEN_FUSED_MIN_ROWS = 1 << 19
+# maxsim_from_hidden (H200, bf16, 32 query tokens, the shipped tuned configs,
+# bench/results/h200-hidden-record-2026-11-27/, ms, fused / GEMM first, composite): one query against
+# 512 x 2048 hidden rows of 768: forward 0.675 / 1.159, step 1.90 / 3.39; 1024 x 2048: 1.33 / 2.26, 3.24 /
+# 5.52; 256 x 4096 of 384: 0.358 / 0.998, 2.32 / 2.52; 128 x 1024: forward 0.117 / 0.179, but the step
+# 2.14 / 1.67 (its backward's host work, about 1 ms, not paid back at 2^17 rows). 16 queries against 512 x
+# 2048: forward 1.54 / 1.31 (512 query rows a program against the projection formed in the loop).
+HIDDEN_FUSED_MIN_ROWS = 1 << 19  # a training step's
 HIDDEN_FUSED_MAX_QUERY_ROWS = 64
 
 
-def hidden_fused(device: str, query_rows: int, hidden_rows: int, d_out: int) -> bool:
+def hidden_fused(device: str, query_rows: int, hidden_rows: int, d_out: int, training: bool) -> bool:
     """maxsim_from_hidden: the projection formed in the MaxSim kernel (the spec
-    ops/maxsim_hidden.hsr) or one GEMM first. Fused where the hidden rows are many
-    (the GEMM's output, written and read again, is what it saves) and the query rows
-    few; HSR_HIDDEN ("fused", "unfused") overrides it."""
+    ops/maxsim_hidden.hsr) or one GEMM first. Fused where the query rows are few; for a
+    training step also where the hidden rows are many (the backward's fixed host work
+    paid back); HSR_HIDDEN ("fused", "unfused") overrides it."""
     env = os.environ.get("HSR_HIDDEN")
     if env:
         return env == "fused"
-    return (device == "cuda" and d_out <= COMPUTED_MAX_D and hidden_rows >= HIDDEN_FUSED_MIN_ROWS
-            and query_rows <= HIDDEN_FUSED_MAX_QUERY_ROWS)
+    return (device == "cuda" and d_out <= COMPUTED_MAX_D and query_rows <= HIDDEN_FUSED_MAX_QUERY_ROWS
+            and (not training or hidden_rows >= HIDDEN_FUSED_MIN_ROWS))
 
 
 def rows_bytes_once(bits: int) -> bool:

@@ -131,7 +131,8 @@ def test_the_fused_spec_explains_its_projection_and_the_rule_that_picks_it(monke
     assert "computed operand D: its rows formed in the kernel, a tile at a time, from H projected by W over 'h'" in text
     assert "D's rows are formed again in torch (hsr.row_grads) at the selected rows" in text
     monkeypatch.delenv("HSR_HIDDEN", raising=False)
-    assert dispatch.hidden_fused("cuda", 32, 512 * 2048, 128)
-    assert not dispatch.hidden_fused("cuda", 32, 128 * 1024, 128)  # few rows: the GEMM first
-    assert not dispatch.hidden_fused("cuda", 16 * 32, 512 * 2048, 128)  # many query rows
-    assert not dispatch.hidden_fused("cpu", 32, 512 * 2048, 128)
+    assert dispatch.hidden_fused("cuda", 32, 512 * 2048, 128, training=True)
+    assert not dispatch.hidden_fused("cuda", 32, 128 * 1024, 128, training=True)  # few rows: the GEMM first
+    assert dispatch.hidden_fused("cuda", 32, 128 * 1024, 128, training=False)  # (the forward alone: fused)
+    assert not dispatch.hidden_fused("cuda", 16 * 32, 512 * 2048, 128, training=False)  # many query rows
+    assert not dispatch.hidden_fused("cpu", 32, 512 * 2048, 128, training=False)
