@@ -1804,11 +1804,11 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
         inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
         grads = kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad, *sizes.values()),
                           inputs, _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
-    if rows_grad and "D" in grads:  # D's rows formed again in torch, autograd to its inputs (not a replay)
+    if rows_grad and "D" in grads:  # D's rows formed again in torch, back to its inputs (not a replay)
         idx = saved[0]
-        compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
-        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"),
-                                     (idx, ["i", "j"], "t") if compact else None))
+        # packed: a gradient row a selection always, its inputs read as passed
+        grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"), (idx, ["i", "j"], "t"),
+                                     packed=("t", "j", "cu", RAGGED)))
     return grads
 
 
@@ -1831,12 +1831,11 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Q
     # the gradients as the inputs were passed (packed), written through views over the declared axes
     grad_Qp_ = grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-    if rows_grad:
-        raise TensorError(f"{OUTPUT}: centroids, bucket_weights require grad, but the computed operand D is packed "
-                          f"(ragged): gradients reach a packed computed operand's inputs in a later version; pass them detached")
-    compact = False
     grad_Dp_ = grad_D_ = torch.zeros((1,), dtype=torch.float32 if atomic else D_.dtype, device=D_.device).expand(D_.shape)
-    at_selections = grad_D_
+    # D's rows' gradient where its inputs want one (hsr.row_grads): a row a selection
+    compact = rows_grad and idx is not None
+    at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
+        if compact else grad_D_
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad
@@ -1921,6 +1920,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
                 num_warps=warps, num_stages=stages,
             )
     grads = {"Q": grad_Qp_}
+    if rows_grad and gathers:  # D's rows' gradient, for _score_backward's hsr.row_grads
+        grads["D"] = at_selections
     return grads
 
 

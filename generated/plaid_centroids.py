@@ -1708,7 +1708,7 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
         inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
         grads = kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad),
                           inputs, _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
-    if rows_grad and "D" in grads:  # D's rows formed again in torch, autograd to its inputs (not a replay)
+    if rows_grad and "D" in grads:  # D's rows formed again in torch, back to its inputs (not a replay)
         idx = saved[0]
         compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
         grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"),

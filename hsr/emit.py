@@ -403,6 +403,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
             name=t.b.name, inputs=emit_rows.rows_inputs(t.b), sizes=emit_rows.table_axes(t.b),
             normalize=t.b.computed.rows.normalize, projects=emit_rows.projects(t.b),
             floats=[x.name for x in t.b.rows_inputs if x.kind == "float"],
+            ragged=list(t.b.computed.ragged) if t.b.computed.ragged else None,  # (axis, outer axis, offsets)
             tile=lambda at, ok, ks, k_ok, out, dtype, norms=None, shape=None: "\n".join(emit_rows.rows_tile(
                 t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype, norms, shape))),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an

@@ -52,25 +52,58 @@ def selected_rows(idx: torch.Tensor, grid: list, c: str, row_axes: tuple, sizes:
     return flat.reshape(-1)
 
 
-def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None) -> dict:
+def _held(e, ragged: dict):
+    """A definition with each packed input's axes as passed (its outer axis dropped)."""
+    def axes(name, ax):
+        return tuple(a for a in ax if a != ragged[name][1]) if name in ragged else ax
+    kind = e[0]
+    if kind == "load":
+        return ("load", e[1], axes(e[1], e[2]))
+    if kind == "gather":
+        _, table, table_axes, axis, index, index_axes, bits = e
+        return ("gather", table, axes(table, table_axes), axis, index, axes(index, index_axes), bits)
+    if kind == "project":
+        _, a, a_axes, b, b_axes, h = e
+        return ("project", a, axes(a, a_axes), b, axes(b, b_axes), h)
+    if kind == "const":
+        return e
+    return (kind, *(_held(x, ragged) for x in e[1:]))
+
+
+def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, packed=None) -> dict:
     """{input name: gradient} of the computed operand ``entry`` (a module's ROWS
     entry), for each float input it reads. grad_rows: its rows' gradient, fp32, over
     the operand's shape (every row formed again); or, with ``at`` = (idx, grid axes,
-    selected axis), one row a selection ([selections, width], compact: those rows only)."""
+    selected axis), one row a selection ([selections, width], compact: those rows only).
+    packed: (ragged axis, outer axis, offsets' name, the module's RAGGED) where the
+    operand is packed (then compact): its packed inputs are read as passed, each
+    selection at its sequence's first row plus its position."""
     name, axes, _like, _gathers, k, expr, normalize = entry
     row_axes, width = axes[:-1], sizes[k]
     g = grad_rows.reshape(-1, width)
     if not _floats(expr):
         return {}
-    if at is not None:  # a row a selection: formed again at each (the gradients of duplicates add up)
+    index = {}
+    if packed is not None:  # the packed row each selection took, and its sequence
+        axis, outer, cu, ragged = packed
+        idx, grid, _c = at
+        idx = idx.view(*[sizes[a] for a in grid], -1)
+        shape = [1] * idx.dim()
+        shape[grid.index(outer)] = sizes[outer]
+        seq = torch.arange(sizes[outer], device=idx.device).view(shape).expand_as(idx)
+        flat = (t[cu].to(torch.int64)[seq] + idx.clamp_min(0)).reshape(-1)
+        index[outer], index[axis] = seq.reshape(-1), flat
+        expr, row_axes = _held(expr, ragged), (axis,)
+    elif at is not None:  # a row a selection: formed again at each (the gradients of duplicates add up)
         flat = selected_rows(at[0], at[1], at[2], row_axes, sizes)
     else:  # over the operand's rows: every row formed (two GEMMs for a projection)
         flat = torch.arange(g.shape[0], device=g.device)
-    index, rest = {}, flat
-    for a in reversed(row_axes):
-        index[a] = rest % sizes[a]
-        rest = rest // sizes[a]
-    former = _Former(t, sizes, index, k, None if at is None else flat, row_axes)
+    if packed is None:
+        rest = flat
+        for a in reversed(row_axes):
+            index[a] = rest % sizes[a]
+            rest = rest // sizes[a]
+    former = _Former(t, sizes, index, k, None if at is None and packed is None else flat, row_axes)
     rows = former.value(expr).expand(g.shape[0], width)
     if normalize:  # y = x / max(|x|, eps): dx = (g - y <y, g>) / |x|, or g / eps
         norm = torch.linalg.vector_norm(rows, dim=-1, keepdim=True)
@@ -165,7 +198,7 @@ class _Former:
 
     def by_rows(self, axes) -> bool:
         """Whether an input's axes are row axes and at most k (rows_of takes it)."""
-        return all(a in self.index or a == self.k for a in axes) and any(a in self.index for a in axes)
+        return all(a in self.row_axes or a == self.k for a in axes) and any(a in self.row_axes for a in axes)
 
     def code(self, e):
         """A gather's index at each row [n, 1] (or [n, width] for codes along k)."""

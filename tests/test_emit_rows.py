@@ -112,8 +112,13 @@ def test_packed_documents_and_explain(device):
     want = op.reference(cu, Q.double(), C.double(), codes, res, w.double())
     assert torch.allclose(out.double().cpu(), want, atol=1e-5)
     assert out[:, 1].abs().max() == 0  # the empty document
-    with pytest.raises(TensorError, match="C, w require grad, but the computed operand D is packed"):
-        op(*(x.to(device) for x in (cu, Q.requires_grad_(), C.requires_grad_(), codes, res, w))).sum().backward()
+    # gradients reach the tables through packed rows too (hsr.row_grads, a row a selection)
+    mine = [x.to(device).requires_grad_() for x in (Q, C, w)]
+    ref = [x.double().requires_grad_() for x in (Q, C, w)]
+    got = _grads(op(cu.to(device), mine[0], mine[1], codes.to(device), res.to(device), mine[2]), mine, 3)
+    want = _grads(op.reference(cu, ref[0], ref[1], codes, res, ref[2]), ref, 3)
+    for name, a, b in zip("QCw", got, want):
+        assert torch.allclose(a.double().cpu(), b, atol=1e-4, rtol=1e-4), name
     text = op.explain({"i": 1, "s": 32, "j": 100, "t": 300, "d": 128})
     assert "computed operand D: its rows formed in the kernel" in text
     assert "C read at codes, w read at res's 4-bit codes, L2-normalised" in text
@@ -180,3 +185,32 @@ score[i, j] = mean_s max_t exp(-<Q_s, D_t>)  where m
     want = op.reference(Qr, C.double(), codes, m)
     assert torch.allclose(out.double().cpu(), want, atol=1e-5, rtol=1e-5)
     assert torch.allclose(_grad(out, Qd, 1).double().cpu(), _grad(want, Qr, 1), atol=1e-5, rtol=1e-5)
+
+
+PACKED_HIDDEN = """
+cu[j]: offsets
+Q[i, s, d]: float
+H[j, t by cu, h]: float
+W[d, h]: float
+bias[d]: float
+scale[j]: float
+D[j, t, d] = normalize(<H[j, t, :], W[d, :]> * scale[j] + bias[d])
+score[i, j] = sum_s max_t <Q_s, D_t>
+"""
+
+
+def test_a_packed_projection_and_its_gradients(device):
+    """Packed hidden states projected in the kernel (an empty sequence among them), a per-document
+    input beside them; values and gradients of every float input against float64."""
+    op = hsr.compile(PACKED_HIDDEN)
+    gen = torch.Generator().manual_seed(4)
+    cu = torch.tensor([0, 7, 7, 20], dtype=torch.int32)
+    xs = [torch.randn(2, 3, 24, generator=gen), torch.randn(20, 40, generator=gen), torch.randn(24, 40, generator=gen),
+          torch.randn(24, generator=gen), torch.rand(3, generator=gen) + 0.5]
+    mine = [x.to(device).requires_grad_() for x in xs]
+    ref = [x.double().requires_grad_() for x in xs]
+    out = op(cu.to(device), *mine)
+    want = op.reference(cu, *ref)
+    assert torch.allclose(out.double().cpu(), want, atol=1e-4, rtol=1e-4)
+    for name, a, b in zip(["Q", "H", "W", "bias", "scale"], _grads(out, mine, 5), _grads(want, ref, 5)):
+        assert torch.allclose(a.double().cpu(), b, atol=1e-4, rtol=1e-4), name

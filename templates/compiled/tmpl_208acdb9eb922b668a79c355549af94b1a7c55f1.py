@@ -9,19 +9,31 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_projection_parts = missing
     try:
-        t_1 = environment.filters['tojson']
+        t_1 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_1(*unused):
+            raise TemplateRuntimeError("No filter named 'join' found.")
+    try:
+        t_2 = environment.filters['map']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'map' found.")
+    try:
+        t_3 = environment.filters['tojson']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'tojson' found.")
     pass
     def macro():
-        t_2 = []
+        t_4 = []
         l_1_t = resolve('t')
         l_1_P = l_1_B = l_1_C = missing
         pass
         (l_1_P, l_1_B, l_1_C) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'P'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'))
-        t_2.extend((
+        t_4.extend((
             '    if rows_grad is None:  # ',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             "'s inputs' gradients: where one of them requires grad\n        rows_grad = any(t[n] is not None and t[n].requires_grad for n in ",
@@ -38,44 +50,71 @@ def root(context, missing=missing):
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             '" in grads:  # ',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '\'s rows formed again in torch, autograd to its inputs (not a replay)\n        idx = saved[0]\n        compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["',
-            str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '"], sizes))\n        grads.update(row_grads.grads(ROWS_BY_NAME["',
-            str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '"], t, sizes, grads.pop("',
-            str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '"),\n                                     (idx, ',
-            str(t_1(context.eval_ctx, environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'grid'))),
-            ', "',
-            str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '") if compact else None))\n    return grads',
+            "'s rows formed again in torch, back to its inputs (not a replay)\n        idx = saved[0]\n",
         ))
-        return concat(t_2)
+        if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'ragged'):
+            pass
+            t_4.extend((
+                '        # packed: a gradient row a selection always, its inputs read as passed\n        grads.update(row_grads.grads(ROWS_BY_NAME["',
+                str((undefined(name='B') if l_1_B is missing else l_1_B)),
+                '"], t, sizes, grads.pop("',
+                str((undefined(name='B') if l_1_B is missing else l_1_B)),
+                '"), (idx, ',
+                str(t_3(context.eval_ctx, environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'grid'))),
+                ', "',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '"),\n                                     packed=(',
+                str(t_1(context.eval_ctx, t_2(context, environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'ragged'), 'tojson'), ', ')),
+                ', RAGGED)))\n',
+            ))
+        else:
+            pass
+            t_4.extend((
+                '        compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["',
+                str((undefined(name='B') if l_1_B is missing else l_1_B)),
+                '"], sizes))\n        grads.update(row_grads.grads(ROWS_BY_NAME["',
+                str((undefined(name='B') if l_1_B is missing else l_1_B)),
+                '"], t, sizes, grads.pop("',
+                str((undefined(name='B') if l_1_B is missing else l_1_B)),
+                '"),\n                                     (idx, ',
+                str(t_3(context.eval_ctx, environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'grid'))),
+                ', "',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '") if compact else None))\n',
+            ))
+        t_4.append(
+            '    return grads',
+        )
+        return concat(t_4)
     context.exported_vars.add('rows_grad_wrapper')
     context.vars['rows_grad_wrapper'] = l_0_rows_grad_wrapper = Macro(environment, macro, 'rows_grad_wrapper', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_3 = []
-        l_1_t = resolve('t')
-        l_1_B = missing
-        pass
-        l_1_B = environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')
-        t_3.extend((
-            '    if rows_grad:\n        raise TensorError(f"{OUTPUT}: ',
-            str(context.call(environment.getattr(', ', 'join'), environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'floats'))),
-            ' require grad, but the computed operand ',
-            str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            ' is packed "\n                          f"(ragged): gradients reach a packed computed operand\'s inputs in a later version; pass them detached")\n    compact = False',
-        ))
-        return concat(t_3)
-    context.exported_vars.add('packed_rows_grad')
-    context.vars['packed_rows_grad'] = l_0_packed_rows_grad = Macro(environment, macro, 'packed_rows_grad', (), False, False, False, context.eval_ctx.autoescape)
-    def macro():
-        t_4 = []
+        t_5 = []
         l_1_t = resolve('t')
         l_1_B = l_1_K = missing
         pass
         (l_1_B, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
-        t_4.extend((
+        t_5.extend((
+            '    # ',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '\'s rows\' gradient where its inputs want one (hsr.row_grads): a row a selection\n    compact = rows_grad and idx is not None\n    at_selections = torch.empty((idx.numel(), sizes["',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            '"]), dtype=torch.float32, device=',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_.device) \\\n        if compact else grad_',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_',
+        ))
+        return concat(t_5)
+    context.exported_vars.add('packed_rows_grad')
+    context.vars['packed_rows_grad'] = l_0_packed_rows_grad = Macro(environment, macro, 'packed_rows_grad', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_6 = []
+        l_1_t = resolve('t')
+        l_1_B = l_1_K = missing
+        pass
+        (l_1_B, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
+        t_6.extend((
             '        # ',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             "'s rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or\n        # over ",
@@ -98,16 +137,16 @@ def root(context, missing=missing):
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             '_',
         ))
-        return concat(t_4)
+        return concat(t_6)
     context.exported_vars.add('rows_grad_buffers')
     context.vars['rows_grad_buffers'] = l_0_rows_grad_buffers = Macro(environment, macro, 'rows_grad_buffers', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_5 = []
+        t_7 = []
         l_1_t = resolve('t')
         l_1_A = l_1_B = l_1_R = missing
         pass
         (l_1_A, l_1_B, l_1_R) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'))
-        t_5.extend((
+        t_7.extend((
             '        # ',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             "'s rows are a projection, formed at each selection: the other cells in parts across\n        # programs, each writing its partial of grad_",
@@ -124,9 +163,9 @@ def root(context, missing=missing):
             str((undefined(name='A') if l_1_A is missing else l_1_A)),
             '_.device)',
         ))
-        return concat(t_5)
+        return concat(t_7)
     context.exported_vars.add('projection_parts')
     context.vars['projection_parts'] = l_0_projection_parts = Macro(environment, macro, 'projection_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=18&5=23&6=26&7=28&9=30&12=32&13=36&14=38&16=42&17=44&18=48&21=56&22=61&24=64&28=72&29=77&30=80&31=82&32=84&33=86&34=90&35=94&36=98&38=104&39=109&40=112&41=114&42=116&43=118&46=122'
+debug_info = '4=30&5=35&6=38&7=40&9=42&12=44&13=48&14=50&16=55&18=59&19=67&21=74&22=76&23=80&27=91&28=96&29=99&31=101&32=105&34=111&35=116&36=119&37=121&38=123&39=125&40=129&41=133&42=137&44=143&45=148&46=151&47=153&48=155&49=157&52=161'
