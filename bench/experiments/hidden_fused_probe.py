@@ -33,12 +33,25 @@ def main():
             for _ in range(3):
                 step()
             torch.cuda.synchronize()
+            import time
+            host, total = [], []
+            for _ in range(20):
+                t0 = time.perf_counter()
+                step()
+                t1 = time.perf_counter()
+                torch.cuda.synchronize()
+                host.append(t1 - t0)
+                total.append(time.perf_counter() - t0)
+            host.sort(), total.sort()
+            line = f"host enqueue {host[10] * 1e3:.3f} ms of {total[10] * 1e3:.3f} ms a step (medians of 20)"
+            fh.write(f"== Nq {nq}, Nd {nd}, Ld {ld}, d_model {dm}: {line}\n")
+            print(line, flush=True)
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA,
                                                     torch.profiler.ProfilerActivity.CPU]) as prof:
                 for _ in range(5):
                     step()
                 torch.cuda.synchronize()
-            table = prof.key_averages().table(sort_by="cuda_time_total", row_limit=25)
+            table = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=30)
             fh.write(f"== Nq {nq}, Nd {nd}, Ld {ld}, d_model {dm} (5 steps)\n{table}\n")
             print(f"== Nq {nq}, Nd {nd}, Ld {ld}, d_model {dm}\n{table}", flush=True)
 
