@@ -40,7 +40,7 @@ def selected_rows(idx: torch.Tensor, grid: list, c: str, row_axes: tuple, sizes:
     """The flat row of the computed operand (over its row axes) each selection of idx
     ([grid..., R], -1 or -2 where none: row 0, whose compact gradient is zero) took."""
     idx = idx.view(*[sizes[a] for a in grid], -1)
-    flat = torch.zeros((), dtype=torch.int64, device=idx.device)
+    flat = None
     for a in row_axes:
         if a == c:
             part = idx.clamp_min(0).to(torch.int64)
@@ -48,8 +48,8 @@ def selected_rows(idx: torch.Tensor, grid: list, c: str, row_axes: tuple, sizes:
             shape = [1] * idx.dim()
             shape[grid.index(a)] = sizes[a]
             part = torch.arange(sizes[a], device=idx.device).view(shape)
-        flat = flat * sizes[a] + part
-    return flat.reshape(-1)
+        flat = part if flat is None else flat * sizes[a] + part
+    return flat.expand_as(idx).reshape(-1)
 
 
 def _held(e, ragged: dict):
@@ -98,12 +98,7 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, 
         flat = selected_rows(at[0], at[1], at[2], row_axes, sizes)
     else:  # over the operand's rows: every row formed (two GEMMs for a projection)
         flat = torch.arange(g.shape[0], device=g.device)
-    if packed is None:
-        rest = flat
-        for a in reversed(row_axes):
-            index[a] = rest % sizes[a]
-            rest = rest // sizes[a]
-    former = _Former(t, sizes, index, k, None if at is None and packed is None else flat, row_axes)
+    former = _Former(t, sizes, index, k, None if at is None and packed is None else flat, row_axes, flat)
     rows = former.value(expr).expand(g.shape[0], width)
     if normalize:  # y = x / max(|x|, eps): dx = (g - y <y, g>) / |x|, or g / eps
         norm = torch.linalg.vector_norm(rows, dim=-1, keepdim=True)
@@ -126,6 +121,11 @@ def _floats(expr) -> set:
     return set().union(*(_floats(a) for a in expr[1:]))
 
 
+def key_of(e) -> int:
+    """A node's memo key: the node itself (a tuple the module holds for the whole call)."""
+    return id(e)
+
+
 def _fit(g: torch.Tensor, shape) -> torch.Tensor:
     """g [n, width] summed over the dimensions a value [1 or n, 1 or width] was broadcast along."""
     for dim in (0, 1):
@@ -140,11 +140,23 @@ class _Former:
     inputs' dtype, as torch.nn.Linear); then, by hand (no autograd: this runs inside
     custom ops too), each float input's gradient from the rows' (``back``), in fp32."""
 
-    def __init__(self, t, sizes, index, k, flat, row_axes):
-        self.t, self.sizes, self.index, self.k = t, sizes, index, k
+    def __init__(self, t, sizes, index, k, flat, row_axes, rows):
+        self.t, self.sizes, self._index, self.k = t, sizes, index, k
         self.flat, self.row_axes = flat, row_axes  # flat None: every row, in order
-        self.device = next(iter(index.values())).device
+        self.rows = rows  # each row's flat index over row_axes (index's entries come from it where asked)
+        self.device = rows.device
         self.memo, self.grads = {}, {}
+
+    def index(self, axis):
+        """Each row's index along a row axis ([n]), decomposed from the flat rows at first use."""
+        if axis not in self._index:
+            rest = self.rows
+            for a in reversed(self.row_axes):
+                if a == axis:
+                    self._index[a] = rest % self.sizes[a]
+                    break
+                rest = rest // self.sizes[a]
+        return self._index[axis]
 
     # -- reading inputs at the rows, and adding into their gradients ----------------------
 
@@ -156,9 +168,9 @@ class _Former:
             return perm, mine, None
         if len(mine) == len(self.row_axes):
             return perm, mine, self.flat
-        flat = torch.zeros_like(self.index[mine[0]])
-        for a in mine:
-            flat = flat * self.sizes[a] + self.index[a]
+        flat = self.index(mine[0])
+        for a in mine[1:]:
+            flat = flat * self.sizes[a] + self.index(a)
         return perm, mine, flat
 
     def rows_of(self, x, axes, last):
@@ -192,8 +204,8 @@ class _Former:
 
     def pick(self, axis):
         """The index along ``axis``: a row axis's [n, 1], k's [1, width]."""
-        if axis in self.index:
-            return self.index[axis][:, None]
+        if axis in self.row_axes or axis in self._index:
+            return self.index(axis)[:, None]
         return torch.arange(self.sizes[axis], device=self.device)[None, :]
 
     def by_rows(self, axes) -> bool:
@@ -221,7 +233,7 @@ class _Former:
     # -- the two passes ------------------------------------------------------------------------
 
     def value(self, e):
-        key = id(e)
+        key = key_of(e)
         if key not in self.memo:
             self.memo[key] = self._value(e)
         return self.memo[key]
@@ -244,6 +256,7 @@ class _Former:
         if kind == "project":  # rows [n, h] times the weight [k, h]
             _, a, a_axes, b, b_axes, h = e
             x = self.rows_of(self.t[a], a_axes, h)  # (check_rows: every row axis, and h)
+            self.memo[("rows", key_of(e))] = x
             w = self.t[b].permute(b_axes.index(self.k), b_axes.index(h))
             return (x @ w.to(x.dtype).T).float()
         args = [self.value(a) for a in e[1:]]
@@ -283,10 +296,10 @@ class _Former:
             return
         if kind == "project":
             _, a, a_axes, b, b_axes, h = e
-            x = self.rows_of(self.t[a], a_axes, h)
+            x = self.memo[("rows", key_of(e))]
             w = self.t[b].permute(b_axes.index(self.k), b_axes.index(h))
             gd = g.to(x.dtype)
-            self.add_rows(a, a_axes, h, (gd @ w.to(x.dtype)).float())
+            self.add_rows(a, a_axes, h, gd @ w.to(x.dtype))
             gw = (gd.T @ x).float()  # [k, h]
             self.add(b, gw if b_axes.index(self.k) == 0 else gw.T)
             return
