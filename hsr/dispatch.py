@@ -1088,10 +1088,11 @@ def gather_parts(programs: int, n_other: int) -> int:
 
 # maxsim_from_hidden (H200, bf16, 32 query tokens, the shipped tuned configs,
 # bench/results/h200-hidden-record-2026-11-27/, ms, fused / GEMM first): one query against 512 x 2048
-# hidden rows of 768: forward 0.677 / 1.160, step 1.74 / 3.39; 1024 x 2048: 1.33 / 2.26, 3.24 / 5.54;
-# 256 x 4096 of 384: 0.355 / 0.998, 2.20 / 2.52; 128 x 1024: forward 0.118 / 0.179, but the step 1.70 /
-# 1.65 (its backward's host work, about 1 ms, not paid back at 2^17 rows). 16 queries against 512 x 2048:
-# forward 1.54 / 1.31 (512 query rows a program against the projection formed in the loop).
+# hidden rows of 768: forward 0.646 / 1.162, step 1.64 / 3.40; 1024 x 2048: 1.25 / 2.26, 3.03 / 5.54;
+# 256 x 4096 of 384: 0.348 / 1.003, 1.85 / 2.53; 128 x 1024: forward 0.117 / 0.179, but the step 1.50 /
+# 1.52 (against the composite's 1.28: the backward's host work not paid back at 2^17 rows). 16 queries
+# against 512 x 2048: forward 1.56 / 1.31 (512 query rows a program against the projection formed in the
+# loop).
 HIDDEN_FUSED_MIN_ROWS = 1 << 19  # a training step's
 HIDDEN_FUSED_MAX_QUERY_ROWS = 64
 
