@@ -77,10 +77,7 @@ def _ref(ck, r: S.Ref, scope: frozenset):
     if r.index is None:
         raise ck.error(f"write {r.name!r} with its axes in a computed operand", r.pos,
                        "as in C[codes[j, t], d] or scale[j, t]: every axis named")
-    t = ck.lookup(r.name, r.pos)
-    if t.rows is not None:
-        raise ck.error(f"{t.name!r} is a computed operand; one cannot read another", r.pos,
-                       "write its definition into this one")
+    t = _input(ck, r)
     if t.kind != ir.FLOAT:
         raise ck.error(f"{t.name!r} is {t.kind}; a computed operand's values come from float inputs", r.pos,
                        f"an {t.kind} input indexes a table, as in C[{t.name}[{', '.join(t.axes)}], d]")
@@ -127,10 +124,7 @@ def _projection(ck, e: S.Dot, scope: frozenset, last: str) -> ir.Pair:
         if not isinstance(side, S.Ref) or side.index is None:
             raise ck.error("a projection reads two inputs with their axes written out", getattr(side, "pos", e.pos),
                            "as in <H[j, t, :], W[d, :]>, ':' marking the axis it contracts")
-        t = ck.lookup(side.name, side.pos)
-        if t.rows is not None:
-            raise ck.error(f"{t.name!r} is a computed operand; one cannot read another", side.pos,
-                           "write its definition into this one")
+        t = _input(ck, side)
         if t.kind != ir.FLOAT:
             raise ck.error(f"{t.name!r} is {t.kind}; a projection multiplies float inputs", side.pos,
                            f"declare {t.name} as float")
@@ -164,6 +158,15 @@ def _projection(ck, e: S.Dot, scope: frozenset, last: str) -> ir.Pair:
                        f"and the contracted one only", e.pos,
                        f"as in <H[j, t, :], W[{last}, :]>, W shared by every row (torch.nn.Linear's weight)")
     return ir.Pair("dot", rows, weight, a.contracted, e.pos)
+
+
+def _input(ck, r: S.Ref) -> ir.Tensor:
+    """The input r names: a declared one (a computed operand reads no other)."""
+    t = ck.lookup(r.name, r.pos)
+    if t.rows is not None:
+        raise ck.error(f"{t.name!r} is a computed operand; one cannot read another", r.pos,
+                       "write its definition into this one")
+    return t
 
 
 def _arity(ck, t: ir.Tensor, r: S.Ref) -> None:
