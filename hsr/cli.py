@@ -157,6 +157,10 @@ BENCHES = {
     "offsets": "offsets.py",
     "varlen": "varlen.py",
     "tune-grid": "tune_grid.py",
+    "residual": "residual.py",
+    "plaid-search": "plaid_search.py",
+    "plaid-interop": "plaid_interop.py",
+    "hidden": "hidden.py",
 }
 
 
