@@ -1097,16 +1097,18 @@ HIDDEN_FUSED_MIN_ROWS = 1 << 19  # a training step's
 HIDDEN_FUSED_MAX_QUERY_ROWS = 64
 
 
-def hidden_fused(device: str, query_rows: int, hidden_rows: int, d_out: int, training: bool) -> bool:
+def hidden_fused(device: str, query_rows: int, hidden_rows: int, d_out: int, training: bool,
+                 deterministic: bool = False) -> bool:
     """maxsim_from_hidden: the projection formed in the MaxSim kernel (the spec
     ops/maxsim_hidden.hsr) or one GEMM first. Fused where the query rows are few; for a
     training step also where the hidden rows are many (the backward's fixed host work
-    paid back); HSR_HIDDEN ("fused", "unfused") overrides it."""
+    paid back) and no deterministic backward is asked (the fused one adds a selected
+    row's gradients by atomics); HSR_HIDDEN ("fused", "unfused") overrides it."""
     env = os.environ.get("HSR_HIDDEN")
     if env:
         return env == "fused"
     return (device == "cuda" and d_out <= COMPUTED_MAX_D and query_rows <= HIDDEN_FUSED_MAX_QUERY_ROWS
-            and (not training or hidden_rows >= HIDDEN_FUSED_MIN_ROWS))
+            and (not training or (hidden_rows >= HIDDEN_FUSED_MIN_ROWS and not deterministic)))
 
 
 def rows_bytes_once(bits: int) -> bool:

@@ -50,7 +50,7 @@ def _rows(plan: Plan) -> tuple:
         b = t.b.computed
         if b is None or b.name in out:
             continue
-        floats = [x.name for x in t.b.rows_inputs if x.kind == "float"]
+        floats = t.b.rows_floats
         gathers = tuple(dict.fromkeys((n.index.name, n.table.name, n.axis, CODE_BITS.get(n.index.kind, 0))
                                       for n in walk(b.rows.expr) if isinstance(n, Gather)))
         out[b.name] = (b.name, b.axes, floats[0], gathers, b.axes[-1], _rows_expr(b.rows.expr), b.rows.normalize)
@@ -402,7 +402,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         rows=t.b.computed is not None and dict(
             name=t.b.name, inputs=emit_rows.rows_inputs(t.b), sizes=emit_rows.table_axes(t.b),
             normalize=t.b.computed.rows.normalize, projects=emit_rows.projects(t.b),
-            floats=[x.name for x in t.b.rows_inputs if x.kind == "float"],
+            floats=list(t.b.rows_floats),
             ragged=list(t.b.computed.ragged) if t.b.computed.ragged else None,  # (axis, outer axis, offsets)
             tile=lambda at, ok, ks, k_ok, out, dtype, norms=None, shape=None: "\n".join(emit_rows.rows_tile(
                 t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype, norms, shape))),

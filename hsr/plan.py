@@ -105,6 +105,11 @@ class Operand:
                 found += [node.index, node.table]
         return tuple(dict.fromkeys(found))
 
+    @property
+    def rows_floats(self) -> tuple:
+        """The names of a computed operand's float inputs: those its gradient reaches (hsr.row_grads)."""
+        return tuple(x.name for x in self.rows_inputs if x.kind == ir.FLOAT)
+
 
 @dataclass(frozen=True)
 class Condition:
@@ -181,8 +186,7 @@ class TermPlan:
         if self.index_out or self.a.quantized:  # a quantized dot serves inference: no gradient at all
             return ()
         rows = tuple(o.name for o in (self.a, self.b) if o.computed is None)
-        computed = tuple(x.name for x in self.b.rows_inputs if x.kind == ir.FLOAT)  # hsr.row_grads
-        return rows + computed + tuple(s.name for s in self.sides)
+        return rows + self.b.rows_floats + tuple(s.name for s in self.sides)
 
     def explain(self, signature=(), sizes: dict | None = None, dtype: str = "float16",
                 where: str = "cuda9") -> list[str]:
@@ -236,9 +240,8 @@ class TermPlan:
         if self.a.quantized:
             lines.append(f"  no backward: {self.a.quantized} rows serve inference (train on float tensors)")
         elif self.b.computed is not None:
-            floats = [x.name for x in self.b.rows_inputs if x.kind == ir.FLOAT]
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name}'s rows formed again at the saved "
-                         f"int32 index; where {', '.join(floats)} need a gradient, {self.b.name}'s rows are formed "
+                         f"int32 index; where {', '.join(self.b.rows_floats)} need a gradient, {self.b.name}'s rows are formed "
                          f"again in torch (hsr.row_grads) at the selected rows, from a gradient row a selection, where "
                          f"the selections are at most 1 / {dispatch.ROWS_DENSE_SHARE} of the rows; else every row, "
                          f"from {self.b.name}'s gradient scattered by fp32 atomics")

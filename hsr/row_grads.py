@@ -121,11 +121,6 @@ def _floats(expr) -> set:
     return set().union(*(_floats(a) for a in expr[1:]))
 
 
-def key_of(e) -> int:
-    """A node's memo key: the node itself (a tuple the module holds for the whole call)."""
-    return id(e)
-
-
 def _fit(g: torch.Tensor, shape) -> torch.Tensor:
     """g [n, width] summed over the dimensions a value [1 or n, 1 or width] was broadcast along."""
     for dim in (0, 1):
@@ -233,7 +228,7 @@ class _Former:
     # -- the two passes ------------------------------------------------------------------------
 
     def value(self, e):
-        key = key_of(e)
+        key = id(e)
         if key not in self.memo:
             self.memo[key] = self._value(e)
         return self.memo[key]
@@ -256,7 +251,7 @@ class _Former:
         if kind == "project":  # rows [n, h] times the weight [k, h]
             _, a, a_axes, b, b_axes, h = e
             x = self.rows_of(self.t[a], a_axes, h)  # (check_rows: every row axis, and h)
-            self.memo[("rows", key_of(e))] = x
+            self.memo[("rows", id(e))] = x
             w = self.t[b].permute(b_axes.index(self.k), b_axes.index(h))
             return (x @ w.to(x.dtype).T).float()
         args = [self.value(a) for a in e[1:]]
@@ -296,7 +291,7 @@ class _Former:
             return
         if kind == "project":
             _, a, a_axes, b, b_axes, h = e
-            x = self.memo[("rows", key_of(e))]
+            x = self.memo[("rows", id(e))]
             w = self.t[b].permute(b_axes.index(self.k), b_axes.index(h))
             gd = g.to(x.dtype)
             self.add_rows(a, a_axes, h, gd @ w.to(x.dtype))

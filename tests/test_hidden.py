@@ -136,3 +136,4 @@ def test_the_fused_spec_explains_its_projection_and_the_rule_that_picks_it(monke
     assert dispatch.hidden_fused("cuda", 32, 128 * 1024, 128, training=False)  # (the forward alone: fused)
     assert not dispatch.hidden_fused("cuda", 16 * 32, 512 * 2048, 128, training=False)  # many query rows
     assert not dispatch.hidden_fused("cpu", 32, 512 * 2048, 128, training=False)
+    assert not dispatch.hidden_fused("cuda", 32, 512 * 2048, 128, training=True, deterministic=True)
