@@ -396,9 +396,10 @@ def ranks_only(term) -> bool:
     """Whether a term's key only ranks the pairs, the selected pair's value formed
     again exactly afterwards, so that fp32 rows may rank on the tensor cores (see
     precision): an L2 pair (the value from the pair's differences) and a dot key
-    that is the dot itself (its IEEE fp32 dot at the index). A cosine, a dot with
-    row or column terms in its key, quantized rows and a computed operand's rows
-    keep the IEEE dot for fp32 rows."""
+    that is the dot itself (its IEEE fp32 dot at the index; a per-row term, as the
+    Splade head's bias, is added after the selection). A cosine, a dot with a
+    per-column term in its key, quantized rows and a computed operand's rows keep
+    the IEEE dot for fp32 rows."""
     if term.pair in ("sqdist", "dist"):
         return True
     return (term.pair == "dot" and term.key_is_prim and not term.a.quantized and term.b.computed is None)
@@ -483,7 +484,7 @@ def precision_words(l2: bool, machine: str = "cuda9", rank: bool = False, d: int
         return "  fp32 rows: the IEEE fp32 dot (not on a GPU)"
     if not ranked:
         return (f"  fp32 rows: the IEEE fp32 dot (CUDA cores) under any float32 matmul precision (now {mode!r}): "
-                "this key is its own value (a cosine, or a dot with terms in its key)")
+                "this key is its own value (a cosine, or a dot with a per-column term in its key)")
     prec = precision(torch.float32, True, "cuda")
     kind = "three TF32 products (tf32x3)" if prec == "tf32x3" else "one TF32 product"
     accuracy = f"float32 matmul precision {mode!r}; 'highest' takes tf32x3's accuracy, 'high' and 'medium' TF32's"

@@ -18,6 +18,7 @@ from hypothesis import given, settings, strategies as st
 
 import hsr
 from hsr import dispatch, kept, launcher
+from hsr.load import spec_path
 
 MAXSIM = """
 Q[i, s, d]: float
@@ -46,6 +47,12 @@ COSINE = """
 Q[i, s, d]: float
 D[j, t, d]: float
 score[i, j] = sum_s max_t cos(Q_s, D_t)
+"""
+COLUMN_TERM = """
+Q[i, s, d]: float
+D[j, t, d]: float
+b[j, t]: float
+score[i, j] = sum_s max_t (<Q_s, D_t> + b_t)
 """
 SPECS = {"maxsim": MAXSIM, "max_of_max": MAX_OF_MAX, "relu": RELU}
 OPS: dict = {}
@@ -202,13 +209,14 @@ def test_an_argmax_ranks_without_the_exact_pass(tensor_core_dots, launches, monk
 
 
 def test_keys_that_are_their_own_value_stay_ieee(monkeypatch):
-    """ranks_only: MaxSim, a max of dots and an argmax rank; a cosine (its key is its
-    value) and a quantized or computed operand do not. exact_at_selection: fp32 tiles that
+    """ranks_only: MaxSim, a max of dots, an argmax and the Splade head (its bias a row
+    term) rank; a cosine and a dot with a column term (the key is its value) do not. exact_at_selection: fp32 tiles that
     ranked off IEEE, not an L2 pair (its own pass), not a few coordinates."""
     def term(text):
         return hsr.compile(text).plan.terms[0]
     assert all(dispatch.ranks_only(term(t)) for t in (MAXSIM, MAX_OF_MAX, ARGMAX, RELU))
-    assert not dispatch.ranks_only(term(COSINE))
+    assert dispatch.ranks_only(term(spec_path("splade").read_text()))  # a row term: after
+    assert not dispatch.ranks_only(term(COSINE)) and not dispatch.ranks_only(term(COLUMN_TERM))
     assert dispatch.exact_at_selection(False, torch.float32, "tf32", 0)
     assert dispatch.exact_at_selection(False, torch.float32, "tf32x3", 1)
     assert not dispatch.exact_at_selection(False, torch.float32, "ieee", 0)
