@@ -166,7 +166,7 @@ def score_fwd(
     ostride_i, ostride_j,
     r_bucket, c_bucket, g_bucket,  # autotune keys only
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, EXACT_SEL: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
     """Forward of score: one program per output cell (i, j), with
     BLOCK_I values of i stacked in one Q tile, so that each D tile
@@ -658,6 +658,20 @@ def score_fwd(
                         nan_idx = tl.minimum(nan_idx, first)
 
                     best_idx = tl.where(row_nan, nan_idx, best_idx)
+                if EXACT_SEL:
+                    # spec line 8: the key ranked the pairs at PRECISION (fp32 rows on the tensor cores,
+                    # dispatch.precision); the selected pair's value is its IEEE fp32 dot, formed again at its index
+                    # in chunks of 16 coordinates (a NaN best keeps its NaN)
+                    sel_safe = tl.maximum(best_idx, 0)
+                    sel_row = b_rows + sel_safe.to(tl.int64) * stride_D_t
+                    sel_ok = s_ok & (best_idx >= 0) & (best == best)
+                    x_sel = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
+                    for x0 in range(0, size_d, 16):
+                        offs_x = x0 + tl.arange(0, 16)
+                        x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
+                        x_sel += tl.sum(tl.load(a_row[:, None] + offs_x[None, :] * stride_Q_d, mask=x_ok, other=0.0).to(tl.float32) *
+                                        tl.load(sel_row[:, None] + offs_x[None, :] * stride_D_d, mask=x_ok, other=0.0).to(tl.float32), axis=1)
+                    best = tl.where(sel_ok, x_sel, best)
             else:
                 best_idx = tl.zeros([BLOCK_I * BLOCK_S], tl.int32)
             t_any = tl.sum(t_seen, axis=0) > 0
@@ -1176,6 +1190,20 @@ def score_fwd(
                         nan_idx = tl.minimum(nan_idx, first)
 
                     best_idx = tl.where(row_nan, nan_idx, best_idx)
+                if EXACT_SEL:
+                    # spec line 8: the key ranked the pairs at PRECISION (fp32 rows on the tensor cores,
+                    # dispatch.precision); the selected pair's value is its IEEE fp32 dot, formed again at its index
+                    # in chunks of 16 coordinates (a NaN best keeps its NaN)
+                    sel_safe = tl.maximum(best_idx, 0)
+                    sel_row = b_rows + sel_safe.to(tl.int64) * stride_D_t
+                    sel_ok = s_ok & (best_idx >= 0) & (best == best)
+                    x_sel = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)
+                    for x0 in range(0, size_d, 16):
+                        offs_x = x0 + tl.arange(0, 16)
+                        x_ok = sel_ok[:, None] & (offs_x < size_d)[None, :]
+                        x_sel += tl.sum(tl.load(a_row[:, None] + offs_x[None, :] * stride_Q_d, mask=x_ok, other=0.0).to(tl.float32) *
+                                        tl.load(sel_row[:, None] + offs_x[None, :] * stride_D_d, mask=x_ok, other=0.0).to(tl.float32), axis=1)
+                    best = tl.where(sel_ok, x_sel, best)
             else:
                 best_idx = tl.zeros([BLOCK_I * BLOCK_S], tl.int32)
             t_any = tl.sum(t_seen, axis=0) > 0
@@ -1772,10 +1800,12 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if blocks is not None:
         _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold)
         return out, saved
-    precision = dispatch.precision(Q_.dtype, False, device)
+    precision = dispatch.precision(Q_.dtype, True, device)
     halves = 0
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
                                                       three_products=precision == "tf32x3" and not halves)
+    # fp32 rows ranked on the tensor cores: the selected pair's value an IEEE dot at its index
+    exact = dispatch.exact_at_selection(False, Q_.dtype, precision, dot_mode)
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell
     split = dispatch.split_rows(n_cells, sizes["s"], sizes["t"], autotuned=kernel is not None)
@@ -1784,6 +1814,9 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
     xsel_arg = xsel if xsel is not None else out
+    need_sel = need_idx or exact  # the key ranks the pairs; the selected one's value needs its index
+    if need_sel and idx is None:
+        idx_arg = torch.empty((n_cells, sizes["s"]), dtype=runtime.index_dtype(sizes["t"]), device=device)
     args = (
         Q_, D_, *aux, cu_q_arg_, cu_d_arg_,
         target, idx_arg, stat_arg, xsel_arg,
@@ -1796,11 +1829,11 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     sms = dispatch.multiprocessors(device)
     persist = dispatch.persistent(sizes["s"], n_cells, sms, split)
     flags = dict(
-        BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
+        BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()), PERSIST=persist,
-        PRECISION=precision,
+        PRECISION=precision, EXACT_SEL=exact,
         DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
     other_cells = n_cells // sizes["i"] * n_chunks

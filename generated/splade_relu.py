@@ -133,7 +133,7 @@ def rep_fwd(
     HAS_mask: tl.constexpr,
     HAS_bias: tl.constexpr,
     BLOCK_V: tl.constexpr, BLOCK_S: tl.constexpr, BLOCK_H: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, TIES: tl.constexpr, ONE_LOOP: tl.constexpr, TMA: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, TIES: tl.constexpr, EXACT_SEL: tl.constexpr, ONE_LOOP: tl.constexpr, TMA: tl.constexpr,
 ):
     """Forward of rep: one program per (b, block of v)."""
     # spec line 7: rep[b, v] = max_s relu(<H_s, W_v> + bias_v)  where mask
@@ -817,6 +817,20 @@ def rep_fwd(
                 tie_idx = tl.minimum(tie_idx, tl.min(tl.where(hit, offs_s[None, :], size_s), axis=1))
 
             best_idx = tl.where(flat & (tie_idx < size_s), tie_idx, best_idx)
+        if EXACT_SEL:
+            # spec line 7: the key ranked the pairs at PRECISION (fp32 rows on the tensor cores,
+            # dispatch.precision); the selected pair's value is its IEEE fp32 dot, formed again at its index
+            # in chunks of 16 coordinates (a NaN best keeps its NaN)
+            sel_safe = tl.maximum(best_idx, 0)
+            sel_row = b_rows + sel_safe.to(tl.int64) * stride_H_s
+            sel_ok = v_ok & (best_idx >= 0) & (best == best)
+            x_sel = tl.zeros([BLOCK_V], tl.float32)
+            for x0 in range(0, size_h, 16):
+                offs_x = x0 + tl.arange(0, 16)
+                x_ok = sel_ok[:, None] & (offs_x < size_h)[None, :]
+                x_sel += tl.sum(tl.load(a_row[:, None] + offs_x[None, :] * stride_W_h, mask=x_ok, other=0.0).to(tl.float32) *
+                                tl.load(sel_row[:, None] + offs_x[None, :] * stride_H_h, mask=x_ok, other=0.0).to(tl.float32), axis=1)
+            best = tl.where(sel_ok, x_sel, best)
     else:
         best_idx = tl.zeros([BLOCK_V], tl.int32)
     x_best = best
@@ -1189,10 +1203,12 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     bias_arg_ = t["bias"] if t["bias"] is not None else out
     mask_ = t["mask"]
     mask_arg_ = mask_.view(torch.uint8) if mask_ is not None else out
-    precision = dispatch.precision(W_.dtype, False, device)
+    precision = dispatch.precision(W_.dtype, True, device)
     halves = 0
     dot_mode, block_k, small_d = dispatch.contraction(sizes["h"],
                                                       three_products=precision == "tf32x3" and not halves)
+    # fp32 rows ranked on the tensor cores: the selected pair's value an IEEE dot at its index
+    exact = dispatch.exact_at_selection(False, W_.dtype, precision, dot_mode)
     tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads
     if dot_mode == 1:
         a_view, b_view = W_.permute([0, 1]), H_.permute([0, 1, 2])
@@ -1206,6 +1222,10 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
     xsel_arg = xsel if xsel is not None else out
+    need_sel = need_idx or exact  # the key ranks the pairs; the selected one's value needs its index
+    if need_sel and idx is None:
+        idx_arg = torch.empty((n_cells, sizes["v"]), dtype=runtime.index_dtype(sizes["s"]), device=device)
+        xsel_arg = torch.empty((n_cells, sizes["v"]), dtype=torch.float32, device=device)
     args = (
         W_, H_, *aux, bias_arg_, mask_arg_,
         out, idx_arg, stat_arg, xsel_arg, *descs,
@@ -1217,11 +1237,11 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     flags = dict(
         HAS_mask=t["mask"] is not None,
         HAS_bias=t["bias"] is not None,
-        BLOCK_H=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
+        BLOCK_H=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["s"]),
-        PRECISION=precision, TIES=ties,
+        PRECISION=precision, EXACT_SEL=exact, TIES=ties,
         DOT_FP32=runtime.interpreting() and W_.dtype == torch.bfloat16, TMA=tma is not None,
     )
 

@@ -380,40 +380,66 @@ def col_norms_words(term, sizes: dict | None, lean: bool = False) -> str:
                     f"formed from each tile ({rows} rows meet each {term.b.name} row set, fewer than {least})")
 
 
-def row_slot_words(l2: bool) -> str:
-    """explain()'s line on the general loop's running selection (row_slot)."""
+def row_slot_words(l2: bool, ranked_fp32: bool = False) -> str:
+    """explain()'s line on the general loop's running selection (row_slot); ranked_fp32:
+    fp32 rows of a dot key ranked on the tensor cores (exact_at_selection)."""
     return ("  running selection (general loop): " + (
         "a slot per row and tile column (the index is always carried: the selected pair's value comes "
         "from its differences)" if l2 else
+        "a slot per row and tile column (the index is always carried: the selected pair's value is its "
+        "IEEE dot, formed again at the index)" if ranked_fp32 else
         "one per row, each tile reduced at once, where no index is carried (inference); a slot per row "
         "and tile column, reduced after the loop, where one is (training, an index output)"))
 
 
-def precision(dtype: torch.dtype, l2: bool, device) -> str:
+def ranks_only(term) -> bool:
+    """Whether a term's key only ranks the pairs, the selected pair's value formed
+    again exactly afterwards, so that fp32 rows may rank on the tensor cores (see
+    precision): an L2 pair (the value from the pair's differences) and a dot key
+    that is the dot itself (its IEEE fp32 dot at the index; a per-row term, as the
+    Splade head's bias, is added after the selection). A cosine, a dot with a
+    per-column term in its key, quantized rows and a computed operand's rows keep
+    the IEEE dot for fp32 rows."""
+    if term.pair in ("sqdist", "dist"):
+        return True
+    return (term.pair == "dot" and term.key_is_prim and not term.a.quantized and term.b.computed is None)
+
+
+def precision(dtype: torch.dtype, ranked: bool, device) -> str:
     """The forward's tl.dot input precision: "tf32" for 16-bit rows (their products
     are exact in fp32 either way). fp32 rows follow PyTorch's float32 matmul
-    precision (torch.set_float32_matmul_precision; allow_tf32 sets "high"):
+    precision (torch.set_float32_matmul_precision; allow_tf32 sets "high") where the
+    key only ranks the pairs (`ranked`, ranks_only) on a GPU:
 
-    - "highest": a dot key's value is the key itself, so the IEEE dot (CUDA cores);
-      an L2 pair on a GPU takes three TF32 products on the tensor cores ("tf32x3",
-      about 2^-21 of the terms against the IEEE dot's 2^-24);
-    - "high" and "medium": an L2 pair's key takes one TF32 product ("tf32"): its
-      expansion, on rows shifted near their data (runtime.l2_shift), only ranks the
-      pairs, and the selected pair's value comes from its differences, exact in fp32
-      whatever ranked it (the selection is within TF32's rounding of the nearest);
-      a dot key stays IEEE, since its value is the key.
+    - "highest": three TF32 products on the tensor cores ("tf32x3", about 2^-21 of
+      the terms against the IEEE dot's 2^-24 a term at d >= 8);
+    - "high" and "medium": one TF32 product ("tf32"): the selection is within TF32's
+      rounding of the best.
 
-    Off a GPU (the interpreter) the IEEE dot. HSR_PRECISION overrides it for fp32
-    rows (sweeps). The k-means assignment (1M x 1024 x 64, H100) spent its time in
-    the IEEE dot (bench/NOTES.md)."""
+    Either way the selected pair's value is formed again exactly: an L2 pair's from
+    its differences (on rows shifted near their data, runtime.l2_shift), a dot key's
+    as the IEEE fp32 dot at its index. A key that is its own value (a cosine, a dot
+    with terms) keeps the IEEE dot (CUDA cores) under any precision, as does every
+    fp32 key off a GPU (the interpreter). HSR_PRECISION overrides it for fp32 rows
+    (sweeps, and the interpreter's tests of the ranked paths). The k-means assignment
+    (1M x 1024 x 64, H100) spent its time in the IEEE dot (bench/NOTES.md)."""
     if dtype != torch.float32:
         return "tf32"
     override = os.environ.get("HSR_PRECISION")
     if override:
         return override
-    if not (l2 and getattr(device, "type", device) == "cuda"):
+    if not (ranked and getattr(device, "type", device) == "cuda"):
         return "ieee"
     return "tf32x3" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+
+
+def exact_at_selection(l2: bool, dtype: torch.dtype, prec: str, dot_mode: int) -> bool:
+    """Whether a dot key's forward forms the selected pair's value again as an IEEE
+    fp32 dot at its index (the kernel's EXACT_SEL; the index is then carried): fp32
+    rows that ranked on the tensor cores (precision not "ieee"), on a tile path (a
+    few coordinates, DOT_MODE 2, are exact fp32 products already). An L2 pair always
+    takes its value from the differences (its own pass)."""
+    return not l2 and dtype == torch.float32 and prec != "ieee" and dot_mode < 2
 
 
 HALVES_MAX_D = 128  # the widest fp32 row ranked in fp16 halves: its row block's halves in one tile
@@ -448,25 +474,30 @@ def halves(prec: str, rank: bool, d: int, rows_per_column_set: int) -> int:
 
 
 def precision_words(l2: bool, machine: str = "cuda9", rank: bool = False, d: int | None = None,
-                    rows: int | None = None) -> str:
+                    rows: int | None = None, ranked: bool | None = None) -> str:
     """explain()'s line on an fp32 key: the precision that runs and why (with d and the
-    rows meeting each column set, whether fp16 halves rank it: halves)."""
+    rows meeting each column set, whether fp16 halves rank it: halves). ranked: the key
+    only ranks the pairs (ranks_only; an L2 pair's always does)."""
     mode = torch.get_float32_matmul_precision()
+    ranked = l2 if ranked is None else ranked
     if not machine.startswith("cuda"):
         return "  fp32 rows: the IEEE fp32 dot (not on a GPU)"
-    if not l2:
+    if not ranked:
         return (f"  fp32 rows: the IEEE fp32 dot (CUDA cores) under any float32 matmul precision (now {mode!r}): "
-                "a dot key's selected value is the key itself")
+                "this key is its own value (a cosine, or a dot with a per-column term in its key)")
     prec = precision(torch.float32, True, "cuda")
     kind = "three TF32 products (tf32x3)" if prec == "tf32x3" else "one TF32 product"
+    accuracy = f"float32 matmul precision {mode!r}; 'highest' takes tf32x3's accuracy, 'high' and 'medium' TF32's"
+    if not l2:
+        return (f"  fp32 rows: the dot key ranks the pairs as {kind} on the tensor cores ({accuracy}); "
+                "the selected pair's value is its IEEE fp32 dot, formed again at its index")
     pieces = "three fp16 products of hi and lo halves" if prec == "tf32x3" else "one fp16 product"
     if d is not None and rows is not None and halves(prec, rank, d, rows):
         kind = f"{pieces} of rows scaled by powers of two (as many bits as {prec}, at twice its rate)"
     elif d is not None and rows is not None:
         kind += (f" ({pieces} of rows scaled by powers of two take a ranking key where d <= {HALVES_MAX_D} "
                  f"and the column norms come from a pre-pass)")
-    return (f"  fp32 rows: the key's expansion as {kind} on the tensor cores (float32 matmul precision "
-            f"{mode!r}; 'highest' takes tf32x3's accuracy, 'high' and 'medium' TF32's); "
+    return (f"  fp32 rows: the key's expansion as {kind} on the tensor cores ({accuracy}); "
             "the selected pair's value comes from its exact differences")
 
 
@@ -1170,7 +1201,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     elif term.b.computed is not None:
         general = "tiles-long" if d is None or contraction(d, computed=True)[0] == 1 else "tiles"
     elif d is not None:
-        prec = precision(torch.float32, term.pair in ("sqdist", "dist"), "cuda" if machine.startswith("cuda") else "cpu")
+        prec = precision(torch.float32, ranks_only(term), "cuda" if machine.startswith("cuda") else "cpu")
         three = dtype == "float32" and prec == "tf32x3" and not (
             sizes and halves(prec, term.key_is_prim, d, rows_per_column_set(term, sizes)))
         general = ("points", "tiles", "tiles-long")[(2, 0, 1).index(contraction(d, three_products=three)[0])]
@@ -1234,7 +1265,9 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         if family in ("tiles", "tiles-long", "tiles-tma", "points", "elementwise", "int8", "fp8") and cols:
             lines.append(one_loop_words(term, cols, tma_masked(term, f)))
         if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
-            lines.append(row_slot_words(l2))
+            ranked_fp32 = dtype == "float32" and not l2 and ranks_only(term) and exact_at_selection(
+                False, torch.float32, precision(torch.float32, True, place), contraction(d)[0] if d else 0)
+            lines.append(row_slot_words(l2, ranked_fp32))
             if l2:
                 lines.append(col_norms_words(term, sizes))
         if not f["both"] and family != "split":
@@ -1248,7 +1281,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                 lines.append(col_norms_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
         lines.append(precision_words(term.pair in ("sqdist", "dist"), machine, term.key_is_prim, d,
-                                     rows_per_column_set(term, sizes) if sizes else None))
+                                     rows_per_column_set(term, sizes) if sizes else None, ranks_only(term)))
     if f["lean"] and term.pair != "l1" and (d is None or d > SMALL_D_MAX):
         lines.append(f"  not lean: {'; '.join(f['lean'])}")
     if term.b.computed is not None:

@@ -343,7 +343,9 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         h=t.h, post=t.post, value=t.value, weights=weights, ties=t.ties,
         row_grads=t.row_grads, col_grads=dict(t.col_grads), need_x=t.need_x, uses_value=t.uses_value,
         uniform=t.uniform, weighted=t.weighted, prim={"l1": "l1", "sqdist": "sq", "dist": "sq"}.get(t.pair, "dot"),
-        l2=t.pair in ("sqdist", "dist"), key_sel=t.key_sel, a_axes=list(t.a.axes), b_axes=list(t.b.axes),
+        l2=t.pair in ("sqdist", "dist"), key_sel=t.key_sel,
+        # fp32 rows may rank this dot key on the tensor cores, its value formed again at the index (EXACT_SEL)
+        ranked_dot=t.pair == "dot" and dispatch.ranks_only(t), a_axes=list(t.a.axes), b_axes=list(t.b.axes),
         shared_axes=[g for g in t.grid if g in t.a.grid_axes and g in t.b.grid_axes],
         # x (the primitive) carried through the tile loop; L2 pairs recompute it at the selection
         track_x=t.need_x and not t.key_is_prim and t.pair not in ("sqdist", "dist"),

@@ -373,9 +373,10 @@ assign[n] = argmin_k ||X_n - C_k||^2
 
 @pytest.mark.parametrize("mode, l2_key", [("highest", "tf32x3"), ("high", "tf32"), ("medium", "tf32")])
 def test_fp32_keys_follow_the_float32_matmul_precision(monkeypatch, mode, l2_key):
-    """An L2 key's expansion only ranks (its value comes from the differences), so it
-    takes TF32 where PyTorch's float32 matmul precision allows; a dot key's value is
-    the key, so it stays IEEE; 16-bit rows and the interpreter are unaffected."""
+    """A key that only ranks (an L2 key's value comes from the differences, a dot key's
+    from its IEEE dot at the index) takes TF32 where PyTorch's float32 matmul precision
+    allows; a key that is its own value (a cosine) stays IEEE; 16-bit rows and the
+    interpreter are unaffected."""
     monkeypatch.setattr(torch, "get_float32_matmul_precision", lambda: mode)
     assert dispatch.precision(torch.float32, True, "cuda") == l2_key
     assert dispatch.precision(torch.float32, False, "cuda") == "ieee"
@@ -384,8 +385,11 @@ def test_fp32_keys_follow_the_float32_matmul_precision(monkeypatch, mode, l2_key
     words = hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float32)
     assert f"float32 matmul precision {mode!r}" in words
     assert ("three TF32 products (tf32x3)" if l2_key == "tf32x3" else "one TF32 product (one fp16 product") in words
-    assert f"(now {mode!r})" in hsr.compile(MAXSIM).explain({"i": 1, "j": 8, "s": 32, "t": 64, "d": 128},
-                                                                torch.float32)
+    sizes = {"i": 1, "j": 8, "s": 32, "t": 64, "d": 128}
+    words = hsr.compile(MAXSIM).explain(sizes, torch.float32)
+    assert f"the dot key ranks the pairs as {'three TF32 products' if l2_key == 'tf32x3' else 'one TF32'}" in words
+    cosine = MAXSIM.replace("<Q_s, D_t>", "cos(Q_s, D_t)")
+    assert f"(now {mode!r})" in hsr.compile(cosine).explain(sizes, torch.float32)
     assert "  fp32 rows:" not in hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float16)
 
 

@@ -637,3 +637,34 @@ def test_fp32_l2_keys_under_each_float32_matmul_precision(mode, tol, offset):
     assert torch.allclose(out.reshape(-1).double(), exact, rtol=1e-5, atol=1e-5)
     best = torch.cdist(X.double(), C.double()).square().min(dim=1).values
     assert ((exact - best) <= tol * best + 1e-6).all(), (exact - best).max()
+
+
+@pytest.mark.parametrize("mode, rank", [("highest", 2.0 ** -19), ("high", 2.0 ** -8)])
+@pytest.mark.parametrize("d", [96, 768])
+def test_fp32_maxsim_ranks_on_the_tensor_cores_and_keeps_exact_dots(mode, rank, d):
+    """fp32 MaxSim under each float32 matmul precision: the key ranks as three TF32
+    products or one (d = 768: a long contraction in chunks), each selected dot is the
+    pair's IEEE fp32 dot (the score within fp32's rounding of the selected dots' sum),
+    and each selection is within the ranking's rounding of the best."""
+    g = _gen(9)
+    Q = torch.randn(3, 32, d, generator=g).to(CUDA)
+    D = torch.randn(40, 300, d, generator=g).to(CUDA)
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision(mode)
+    try:
+        out, idx = _maxsim_with_indices(Q, D)
+    finally:
+        torch.set_float32_matmul_precision(before)
+    dots = torch.einsum("isd,jtd->ijst", Q.double(), D.double())
+    sel = dots.gather(-1, idx.long()[..., None]).squeeze(-1)
+    terms = torch.einsum("isd,jtd->ijst", Q.double().abs(), D.double().abs()).amax(-1)
+    assert ((dots.amax(-1) - sel) <= terms * rank).all(), (dots.amax(-1) - sel).max()
+    assert ((out.double() - sel.sum(-1)).abs() <= terms.sum(-1) * (d / 16 + 8) * 2.0 ** -24).all()
+
+
+def _maxsim_with_indices(Q, D):
+    """The bundled spec's forward with its index ([i, j, s])."""
+    import hsr
+    from hsr.cli import bundled_spec
+    out, idx = hsr.compile(bundled_spec("maxsim")).forward_with_indices(Q, D)
+    return out, idx.reshape(Q.shape[0], D.shape[0], Q.shape[1])

@@ -7,7 +7,7 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
-    l_0_cond_code = l_0_side_load = l_0_small_b_loads = l_0_rank_again = l_0_cn_load = l_0_col_norms = l_0_dot_tile = l_0_c_tile = l_0_l2_at_selection = l_0_l2_rank_again = l_0_row_finish = missing
+    l_0_cond_code = l_0_side_load = l_0_small_b_loads = l_0_rank_again = l_0_cn_load = l_0_col_norms = l_0_dot_tile = l_0_c_tile = l_0_l2_at_selection = l_0_dot_at_selection = l_0_l2_rank_again = l_0_row_finish = missing
     try:
         t_1 = environment.filters['indent']
     except KeyError:
@@ -27,7 +27,7 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/tile.py.jinja').make_module(context.get_all(), True, {'c_tile': l_0_c_tile, 'cn_load': l_0_cn_load, 'col_norms': l_0_col_norms, 'cond_code': l_0_cond_code, 'dot_tile': l_0_dot_tile, 'l2_at_selection': l_0_l2_at_selection, 'l2_rank_again': l_0_l2_rank_again, 'rank_again': l_0_rank_again, 'row_finish': l_0_row_finish, 'side_load': l_0_side_load, 'small_b_loads': l_0_small_b_loads})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/tile.py.jinja').make_module(context.get_all(), True, {'c_tile': l_0_c_tile, 'cn_load': l_0_cn_load, 'col_norms': l_0_col_norms, 'cond_code': l_0_cond_code, 'dot_at_selection': l_0_dot_at_selection, 'dot_tile': l_0_dot_tile, 'l2_at_selection': l_0_l2_at_selection, 'l2_rank_again': l_0_l2_rank_again, 'rank_again': l_0_rank_again, 'row_finish': l_0_row_finish, 'side_load': l_0_side_load, 'small_b_loads': l_0_small_b_loads})
     l_0_cond_code = getattr(included_template, 'cond_code', missing)
     if l_0_cond_code is missing:
         l_0_cond_code = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/tile.py.jinja') does not export the requested name 'cond_code'", name='cond_code')
@@ -859,6 +859,40 @@ def root(context, missing=missing):
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
         t_11.extend((
+            '# spec line ',
+            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair_line')),
+            ": the key ranked the pairs at PRECISION (fp32 rows on the tensor cores,\n# dispatch.precision); the selected pair's value is its IEEE fp32 dot, formed again at its index\n# in chunks of 16 coordinates (a NaN best keeps its NaN)\nsel_safe = tl.maximum(best_idx, 0)\nsel_row = b_rows + sel_safe.to(tl.int64) * stride_",
+            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+            '_',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '\nsel_ok = ',
+            str((undefined(name='R') if l_1_R is missing else l_1_R)),
+            '_ok & (best_idx >= 0) & (best == best)\nx_sel = tl.zeros([',
+            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
+            '], tl.float32)\nfor x0 in range(0, size_',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            ', 16):\n    offs_x = x0 + tl.arange(0, 16)\n    x_ok = sel_ok[:, None] & (offs_x < size_',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            ')[None, :]\n    x_sel += tl.sum(tl.load(a_row[:, None] + offs_x[None, :] * stride_',
+            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
+            '_',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            ', mask=x_ok, other=0.0).to(tl.float32) *\n                    tl.load(sel_row[:, None] + offs_x[None, :] * stride_',
+            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+            '_',
+            str((undefined(name='K') if l_1_K is missing else l_1_K)),
+            ', mask=x_ok, other=0.0).to(tl.float32), axis=1)\nbest = tl.where(sel_ok, x_sel, best)',
+        ))
+        return concat(t_11)
+    context.exported_vars.add('dot_at_selection')
+    context.vars['dot_at_selection'] = l_0_dot_at_selection = Macro(environment, macro, 'dot_at_selection', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_12 = []
+        l_1_t = resolve('t')
+        l_1_R = l_1_C = l_1_K = missing
+        pass
+        (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
+        t_12.extend((
             'again = (',
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             '_ok & (tl.sum(',
@@ -866,19 +900,21 @@ def root(context, missing=missing):
             '_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)\n',
             str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS'), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_end', )), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'conds_c'), str_join(('a_row + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(('b_rows + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), '.to(tl.int64) * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(('b_at + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(('size_', (undefined(name='K') if l_1_K is missing else l_1_K), )))),
         ))
-        return concat(t_11)
+        return concat(t_12)
     context.exported_vars.add('l2_rank_again')
     context.vars['l2_rank_again'] = l_0_l2_rank_again = Macro(environment, macro, 'l2_rank_again', (), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_halves):
-        t_12 = []
+    def macro(l_1_halves, l_1_exact):
+        t_13 = []
         l_1_t = resolve('t')
         l_1_range = resolve('range')
         l_1_R = l_1_C = l_1_K = missing
         if l_1_halves is missing:
             l_1_halves = False
+        if l_1_exact is missing:
+            l_1_exact = False
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
-        t_12.extend((
+        t_13.extend((
             'best = tl.reduce(best2, 1, _',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'P')),
             '_select)  # keeps NaN, as torch.',
@@ -889,12 +925,12 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'track_x'):
             pass
-            t_12.extend((
+            t_13.extend((
                 '    if SMALL_D == 0:\n        x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)\n    else:\n        x_best = tl.zeros([',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
                 '], tl.float32)  # recomputed below\n',
             ))
-        t_12.extend((
+        t_13.extend((
             "    row_nan = best != best\n    if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass\n        nan_idx = tl.full([",
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
             '], size_',
@@ -903,12 +939,12 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'track_x'):
             pass
-            t_12.extend((
+            t_13.extend((
                 '        x_nan = tl.zeros([',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
                 '], tl.float32)\n',
             ))
-        t_12.extend((
+        t_13.extend((
             '        for ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '0 in range(0, ',
@@ -931,7 +967,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'track_x'):
             pass
-            t_12.extend((
+            t_13.extend((
                 '        x_best = tl.where(row_nan, x_nan, x_best)\n    if SMALL_D > 0:  # x at the selected index, from its few coordinates, formed as the tile loop formed it\n        sel_row = b_rows + tl.maximum(best_idx, 0).to(tl.int64) * stride_',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
                 '_',
@@ -943,7 +979,7 @@ def root(context, missing=missing):
             for l_2_k in context.call((undefined(name='range') if l_1_range is missing else l_1_range), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'small_d_max')):
                 _loop_vars = {}
                 pass
-                t_12.extend((
+                t_13.extend((
                     '        if SMALL_D > ',
                     str(l_2_k),
                     ':\n            _s',
@@ -957,7 +993,7 @@ def root(context, missing=missing):
                     ', mask=sel_ok, other=0.0).to(tl.float32)\n',
                 ))
             l_2_k = missing
-            t_12.extend((
+            t_13.extend((
                 '        x_best = tl.zeros([',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
                 '], tl.float32)\n',
@@ -965,14 +1001,14 @@ def root(context, missing=missing):
             for l_2_k in context.call((undefined(name='range') if l_1_range is missing else l_1_range), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'small_d_max')):
                 _loop_vars = {}
                 pass
-                t_12.extend((
+                t_13.extend((
                     '        if SMALL_D > ',
                     str(l_2_k),
                     ':\n',
                 ))
                 if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'l1'):
                     pass
-                    t_12.extend((
+                    t_13.extend((
                         '            x_best += tl.abs(_a',
                         str(l_2_k),
                         ' - _s',
@@ -981,7 +1017,7 @@ def root(context, missing=missing):
                     ))
                 else:
                     pass
-                    t_12.extend((
+                    t_13.extend((
                         '            x_best += _a',
                         str(l_2_k),
                         ' * _s',
@@ -991,21 +1027,21 @@ def root(context, missing=missing):
             l_2_k = missing
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2'):
             pass
-            t_12.extend((
+            t_13.extend((
                 '    if DOT_MODE < 2:\n        ',
                 str(t_1(context.call((undefined(name='l2_rank_again') if l_0_l2_rank_again is missing else l_0_l2_rank_again)), 8)),
                 '\n',
             ))
         if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2') and (not environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'index_out'))):
             pass
-            t_12.extend((
+            t_13.extend((
                 '    ',
                 str(t_1(context.call((undefined(name='l2_at_selection') if l_0_l2_at_selection is missing else l_0_l2_at_selection)), 4)),
                 '\n',
             ))
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ties'):
             pass
-            t_12.extend((
+            t_13.extend((
                 '    # spec line ',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'line')),
                 ': the epilogue is flat at the selection (relu at or below 0): keys\n    # that differ tie in it, and the lowest index of its value wins, from a second pass\n    # (TIES: where the index is an output, or forward_with_indices reports it)\n    flat = ',
@@ -1040,17 +1076,24 @@ def root(context, missing=missing):
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '), tie_idx, best_idx)\n',
             ))
-        t_12.extend((
+        if (l_1_exact and (not environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'index_out'))):
+            pass
+            t_13.extend((
+                '    if EXACT_SEL:\n        ',
+                str(t_1(context.call((undefined(name='dot_at_selection') if l_0_dot_at_selection is missing else l_0_dot_at_selection)), 8)),
+                '\n',
+            ))
+        t_13.extend((
             'else:\n    best_idx = tl.zeros([',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
             '], tl.int32)\n',
         ))
         if ((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'need_x') and environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_is_prim')) and (not environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2'))):
             pass
-            t_12.append(
+            t_13.append(
                 'x_best = best\n',
             )
-        t_12.extend((
+        t_13.extend((
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_any = tl.sum(',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
@@ -1064,7 +1107,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'index_out'):
             pass
-            t_12.extend((
+            t_13.extend((
                 'value = tl.where(picked, best_idx, -1).to(tl.int64)\ntl.store(out_ptr + ',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'out_base')),
                 ' + ',
@@ -1075,7 +1118,7 @@ def root(context, missing=missing):
             ))
         else:
             pass
-            t_12.extend((
+            t_13.extend((
                 'value = tl.where(picked, ',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'h')),
                 ', 0.0)\nrowval = ',
@@ -1084,21 +1127,21 @@ def root(context, missing=missing):
             ))
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'outer') in ('sum', 'mean')):
                 pass
-                t_12.extend((
+                t_13.extend((
                     'acc += tl.where(',
                     str((undefined(name='R') if l_1_R is missing else l_1_R)),
                     '_ok, rowval, 0.0)\n',
                 ))
                 if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'outer') == 'mean'):
                     pass
-                    t_12.extend((
+                    t_13.extend((
                         'kept += ',
                         str((undefined(name='R') if l_1_R is missing else l_1_R)),
                         '_ok.to(tl.float32)\n',
                     ))
             elif (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'outer') in ('max', 'min')):
                 pass
-                t_12.extend((
+                t_13.extend((
                     '# the outer ',
                     str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'outer')),
                     ': NaN-keeping, the lowest kept row wins ties\nrv = tl.where(',
@@ -1109,7 +1152,7 @@ def root(context, missing=missing):
                 ))
                 if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'G'):
                     pass
-                    t_12.extend((
+                    t_13.extend((
                         '# one outer ',
                         str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'outer')),
                         ' per stacked ',
@@ -1142,7 +1185,7 @@ def root(context, missing=missing):
                     ))
                 else:
                     pass
-                    t_12.extend((
+                    t_13.extend((
                         'blk = tl.reduce(rv, 0, _',
                         str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'P')),
                         '_outer)\nblk_idx = tl.min(tl.where((rv == blk) & ',
@@ -1157,7 +1200,7 @@ def root(context, missing=missing):
                         str((undefined(name='R') if l_1_R is missing else l_1_R)),
                         '), axis=0)\n',
                     ))
-                t_12.extend((
+                t_13.extend((
                     'blk_idx = tl.where(blk != blk, nan_idx, blk_idx)\nobetter = (blk_idx < size_',
                     str((undefined(name='R') if l_1_R is missing else l_1_R)),
                     ') & ((o_idx < 0) | (blk ',
@@ -1166,7 +1209,7 @@ def root(context, missing=missing):
                 ))
             else:
                 pass
-                t_12.extend((
+                t_13.extend((
                     'tl.store(out_ptr + ',
                     str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'out_base')),
                     ' + ',
@@ -1175,7 +1218,7 @@ def root(context, missing=missing):
                     str((undefined(name='R') if l_1_R is missing else l_1_R)),
                     '_in)\n',
                 ))
-        t_12.extend((
+        t_13.extend((
             'if NEED_IDX:\n    # -1: nothing to select; -2: the row itself is left out\n    tl.store(idx_ptr + ',
             str(('row_cell' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'G') else 'cell')),
             ' * size_',
@@ -1190,7 +1233,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'need_x'):
             pass
-            t_12.extend((
+            t_13.extend((
                 '    tl.store(xsel_ptr + ',
                 str(('row_cell' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'G') else 'cell')),
                 ' * size_',
@@ -1201,9 +1244,9 @@ def root(context, missing=missing):
                 str((undefined(name='R') if l_1_R is missing else l_1_R)),
                 '_in)\n',
             ))
-        return concat(t_12)
+        return concat(t_13)
     context.exported_vars.add('row_finish')
-    context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves',), False, False, False, context.eval_ctx.autoescape)
+    context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves', 'exact'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=157&43=161&44=169&46=178&47=186&49=189&50=193&51=196&54=201&58=206&59=210&60=216&62=225&63=231&73=244&74=246&75=248&76=253&77=257&79=260&81=264&83=266&84=269&85=273&87=276&88=280&90=287&92=298&93=304&94=310&95=318&96=323&97=326&99=333&100=341&91=346&103=347&105=351&106=358&108=367&110=374&112=377&115=382&118=387&124=394&125=397&126=401&129=406&130=409&132=413&133=418&134=423&135=425&138=431&139=435&140=437&144=440&145=444&147=455&149=462&150=467&151=469&154=479&156=488&157=493&158=498&159=500&161=506&162=510&163=513&164=518&165=520&169=526&173=531&181=541&188=549&190=564&191=565&192=568&193=574&194=580&195=585&196=589&198=595&199=602&201=606&202=613&203=617&206=624&207=628&209=634&210=638&211=641&214=646&216=650&218=657&220=660&221=664&222=669&223=673&224=675&226=680&227=684&228=686&229=688&230=690&231=695&233=699&234=704&236=708&242=720&244=722&248=724&249=728&251=731&252=735&255=742&257=744&261=746&262=748&263=751&265=755&267=760&268=763&269=766&271=774&275=782&276=788&277=791&280=793&281=797&282=799&284=802&285=807&286=809&292=821&294=823&295=825&296=829&298=834&299=843&301=849&303=855&304=860&305=863&306=867&310=872&311=880&312=883&316=887&317=890&321=894&325=899&326=904&327=908&329=913&330=919&331=921&332=925&333=929&335=932&338=936&339=940&340=943&341=948&342=950&344=962&345=965&346=970&347=973&348=977&350=986&354=992&356=996&358=999&359=1003&361=1006&362=1010&365=1012&367=1016&368=1018&369=1022&370=1028&371=1030&372=1034&373=1038&374=1040&377=1045&378=1048&381=1054&382=1058&383=1060&384=1065&386=1069&388=1080&389=1082&390=1085&391=1089&392=1092&393=1096&395=1099&396=1103&397=1105&398=1110&399=1114&400=1120&401=1124&402=1130&403=1136&404=1138&405=1140&407=1147&408=1149&409=1155&412=1162&416=1171&421=1180&422=1186&423=1191&424=1195'
+debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=157&43=161&44=169&46=178&47=186&49=189&50=193&51=196&54=201&58=206&59=210&60=216&62=225&63=231&73=244&74=246&75=248&76=253&77=257&79=260&81=264&83=266&84=269&85=273&87=276&88=280&90=287&92=298&93=304&94=310&95=318&96=323&97=326&99=333&100=341&91=346&103=347&105=351&106=358&108=367&110=374&112=377&115=382&118=387&124=394&125=397&126=401&129=406&130=409&132=413&133=418&134=423&135=425&138=431&139=435&140=437&144=440&145=444&147=455&149=462&150=467&151=469&154=479&156=488&157=493&158=498&159=500&161=506&162=510&163=513&164=518&165=520&169=526&173=531&181=541&188=549&190=564&191=565&192=568&193=574&194=580&195=585&196=589&198=595&199=602&201=606&202=613&203=617&206=624&207=628&209=634&210=638&211=641&214=646&216=650&218=657&220=660&221=664&222=669&223=673&224=675&226=680&227=684&228=686&229=688&230=690&231=695&233=699&234=704&236=708&242=720&244=722&248=724&249=728&251=731&252=735&255=742&257=744&261=746&262=748&263=751&265=755&267=760&268=763&269=766&271=774&275=782&276=788&277=791&280=793&281=797&282=799&284=802&285=807&286=809&292=821&294=823&295=825&296=829&298=834&299=843&301=849&303=855&304=860&305=863&309=865&310=869&311=871&312=873&314=875&315=877&316=881&319=889&320=894&321=897&322=901&326=906&328=916&329=919&333=923&334=926&338=930&342=935&343=940&344=944&346=949&347=955&348=957&349=961&350=965&352=968&355=972&356=976&357=979&358=984&359=986&361=998&362=1001&363=1006&364=1009&365=1013&367=1022&371=1028&373=1032&375=1035&376=1039&378=1042&379=1046&382=1048&384=1052&385=1054&386=1058&387=1064&388=1066&389=1070&390=1074&391=1076&393=1079&395=1083&398=1088&399=1091&402=1097&403=1101&404=1103&405=1108&407=1112&409=1123&410=1125&411=1128&412=1132&413=1135&414=1139&416=1142&417=1146&418=1148&419=1153&420=1157&421=1163&422=1167&423=1173&424=1179&425=1181&426=1183&428=1190&429=1192&430=1198&433=1205&437=1214&442=1223&443=1229&444=1234&445=1238'

@@ -559,7 +559,7 @@ def root(context, missing=missing):
     yield '    precision = dispatch.precision('
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_.dtype, '
-    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))
+    yield str((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')))
     yield ', device)\n'
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')):
         pass
@@ -579,6 +579,11 @@ def root(context, missing=missing):
     yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 246 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 246 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
+        pass
+        yield "    # fp32 rows ranked on the tensor cores: the selected pair's value an IEEE dot at its index\n    exact = dispatch.exact_at_selection(False, "
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype, precision, dot_mode)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
         pass
         yield '    split_args = (out, out, out)\n    if dispatch.split_pass(device, sizes["'
@@ -750,12 +755,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 295 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 299 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 295 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 299 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -787,7 +792,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 306 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 310 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -798,7 +803,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 309 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 313 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -806,9 +811,15 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], split) if split else 1\n    target = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device) if split else out\n'
     yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')):
         pass
-        yield '    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one\'s value needs its index\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            yield "    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one's value needs its index\n"
+        else:
+            pass
+            yield "    need_sel = need_idx or exact  # the key ranks the pairs; the selected one's value needs its index\n"
+        yield '    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"]), dtype=runtime.index_dtype(sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
@@ -876,8 +887,8 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'out'))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 339 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 339 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 347 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 347 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -946,7 +957,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 348 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 356 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -972,7 +983,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 358 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 366 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -987,9 +998,9 @@ def root(context, missing=missing):
     yield '        BLOCK_'
     yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
     yield '=block_k, NEED_IDX='
-    yield str(('need_sel' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'need_idx'))
+    yield str(('need_sel' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else 'need_idx'))
     yield ', DOT_MODE=dot_mode, SMALL_D=small_d,\n        ROW_SLOT=dispatch.row_slot(dot_mode, '
-    yield str(('need_sel' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'need_idx'))
+    yield str(('need_sel' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else 'need_idx'))
     yield '),\n\n        ONE_LOOP=dispatch.one_loop(sizes["'
     yield str((undefined(name='C') if l_0_C is missing else l_0_C))
     yield '"]),'
@@ -1007,6 +1018,11 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
         yield ' COL_NORMS=col_norms, HALVES=halves,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
+        pass
+        yield ' EXACT_SEL='
+        yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'index_out') else 'exact'))
+        yield ','
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties'):
         pass
         yield ' TIES='
@@ -1029,7 +1045,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 375 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 383 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1113,7 +1129,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 428 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 436 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1128,14 +1144,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 436 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 444 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 441 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 449 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1203,7 +1219,7 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 467 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 475 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
@@ -1277,7 +1293,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 494 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 502 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1314,7 +1330,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 501 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 509 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1337,7 +1353,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 510 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 518 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1387,11 +1403,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 518 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 526 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 519 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 527 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
@@ -1634,7 +1650,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 622 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 630 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1706,4 +1722,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&6=47&7=62&10=71&12=93&14=95&15=99&16=103&17=107&18=113&19=119&22=122&23=125&27=127&33=130&39=132&40=136&41=138&43=140&45=142&47=144&52=148&53=154&54=157&55=159&58=161&63=163&64=166&65=177&68=181&69=183&70=185&74=188&75=191&77=193&78=197&80=199&87=203&88=205&90=207&94=209&97=213&99=250&100=256&104=286&105=290&107=295&108=303&110=309&111=315&112=319&114=329&116=331&117=333&118=335&120=338&122=340&124=343&132=350&135=354&136=356&139=358&141=360&142=364&145=366&150=368&153=371&156=374&157=377&159=380&160=388&161=390&164=394&165=396&167=399&169=406&171=410&173=413&175=420&177=424&179=427&184=433&185=436&189=444&191=446&195=450&200=454&201=458&203=465&204=469&205=473&206=476&208=485&211=492&213=495&214=498&216=511&218=514&222=518&224=521&226=524&227=526&228=528&229=530&232=542&233=553&235=556&239=560&240=564&242=567&246=577&248=582&250=585&252=591&254=593&255=596&256=604&257=612&258=614&260=622&261=625&262=633&264=642&265=644&266=650&269=656&270=658&272=661&273=679&275=688&276=704&278=709&280=713&282=715&284=719&285=725&286=729&288=733&289=739&290=745&292=749&295=752&296=762&298=766&299=772&300=774&301=776&303=779&304=781&305=784&306=786&307=792&308=795&309=797&311=803&312=806&318=809&321=812&322=816&323=819&325=821&326=824&329=826&332=829&333=832&337=835&339=877&340=882&341=884&342=887&345=925&348=949&349=951&351=961&352=964&355=967&356=970&358=972&361=978&362=982&364=988&365=992&367=994&369=1007&371=1016&374=1027&375=1030&377=1034&378=1038&380=1041&382=1046&383=1050&385=1053&386=1055&388=1062&390=1064&392=1067&398=1077&399=1081&400=1085&401=1088&404=1093&407=1095&410=1098&417=1101&419=1104&422=1107&425=1110&428=1114&429=1118&430=1120&431=1122&434=1127&436=1129&437=1133&441=1136&442=1140&443=1142&444=1144&445=1150&446=1153&448=1156&451=1159&452=1162&454=1165&456=1173&458=1175&459=1178&463=1181&464=1183&466=1186&467=1196&468=1208&469=1210&473=1215&475=1219&476=1227&477=1229&479=1234&482=1242&483=1246&486=1256&493=1263&494=1273&495=1284&496=1298&497=1302&501=1313&502=1319&503=1322&505=1327&507=1329&508=1331&510=1334&511=1342&513=1366&514=1368&515=1372&516=1379&518=1386&519=1392&521=1396&522=1399&524=1402&526=1404&530=1406&531=1410&534=1414&543=1416&552=1420&556=1424&560=1426&566=1430&567=1434&568=1436&570=1458&571=1460&572=1464&573=1466&577=1470&578=1473&581=1482&583=1485&584=1491&585=1495&587=1517&588=1519&589=1523&590=1525&591=1531&592=1533&593=1535&596=1539&597=1542&600=1559&601=1567&603=1581&604=1584&605=1588&607=1590&608=1594&609=1600&610=1606&611=1610&612=1613&613=1615&614=1623&620=1629&622=1631&623=1639&626=1643&627=1645&628=1647&629=1653&632=1657&636=1659&637=1661&650=1663&659=1666&663=1668&664=1671&669=1677&671=1680&673=1685&675=1687&677=1690&679=1693&682=1695&683=1701'
+debug_info = '4=38&5=41&6=47&7=62&10=71&12=93&14=95&15=99&16=103&17=107&18=113&19=119&22=122&23=125&27=127&33=130&39=132&40=136&41=138&43=140&45=142&47=144&52=148&53=154&54=157&55=159&58=161&63=163&64=166&65=177&68=181&69=183&70=185&74=188&75=191&77=193&78=197&80=199&87=203&88=205&90=207&94=209&97=213&99=250&100=256&104=286&105=290&107=295&108=303&110=309&111=315&112=319&114=329&116=331&117=333&118=335&120=338&122=340&124=343&132=350&135=354&136=356&139=358&141=360&142=364&145=366&150=368&153=371&156=374&157=377&159=380&160=388&161=390&164=394&165=396&167=399&169=406&171=410&173=413&175=420&177=424&179=427&184=433&185=436&189=444&191=446&195=450&200=454&201=458&203=465&204=469&205=473&206=476&208=485&211=492&213=495&214=498&216=511&218=514&222=518&224=521&226=524&227=526&228=528&229=530&232=542&233=553&235=556&239=560&240=564&242=567&246=577&248=582&250=585&252=587&254=590&256=596&258=598&259=601&260=609&261=617&262=619&264=627&265=630&266=638&268=647&269=649&270=655&273=661&274=663&276=666&277=684&279=693&280=709&282=714&284=718&286=720&288=724&289=730&290=734&292=738&293=744&294=750&296=754&299=757&300=767&302=771&303=777&304=779&305=781&307=784&308=786&309=789&310=791&311=797&312=800&313=802&315=808&316=811&322=814&323=816&329=823&330=827&331=830&333=832&334=835&337=837&340=840&341=843&345=846&347=888&348=893&349=895&350=898&353=936&356=960&357=962&359=972&360=975&363=978&364=981&366=983&369=989&370=993&372=999&373=1003&375=1005&377=1018&379=1032&382=1043&383=1046&385=1050&386=1054&388=1057&390=1062&391=1066&393=1069&394=1071&396=1078&398=1080&400=1083&406=1093&407=1097&408=1101&409=1104&412=1109&415=1111&418=1114&425=1117&427=1120&430=1123&433=1126&436=1130&437=1134&438=1136&439=1138&442=1143&444=1145&445=1149&449=1152&450=1156&451=1158&452=1160&453=1166&454=1169&456=1172&459=1175&460=1178&462=1181&464=1189&466=1191&467=1194&471=1197&472=1199&474=1202&475=1212&476=1224&477=1226&481=1231&483=1235&484=1243&485=1245&487=1250&490=1258&491=1262&494=1272&501=1279&502=1289&503=1300&504=1314&505=1318&509=1329&510=1335&511=1338&513=1343&515=1345&516=1347&518=1350&519=1358&521=1382&522=1384&523=1388&524=1395&526=1402&527=1408&529=1412&530=1415&532=1418&534=1420&538=1422&539=1426&542=1430&551=1432&560=1436&564=1440&568=1442&574=1446&575=1450&576=1452&578=1474&579=1476&580=1480&581=1482&585=1486&586=1489&589=1498&591=1501&592=1507&593=1511&595=1533&596=1535&597=1539&598=1541&599=1547&600=1549&601=1551&604=1555&605=1558&608=1575&609=1583&611=1597&612=1600&613=1604&615=1606&616=1610&617=1616&618=1622&619=1626&620=1629&621=1631&622=1639&628=1645&630=1647&631=1655&634=1659&635=1661&636=1663&637=1669&640=1673&644=1675&645=1677&658=1679&667=1682&671=1684&672=1687&677=1693&679=1696&681=1701&683=1703&685=1706&687=1709&690=1711&691=1717'
