@@ -349,21 +349,24 @@ class Tuned:
             config = self._renamed(config, self.roles)
             cfg = triton.Config(config["kwargs"], num_warps=config["num_warps"], num_stages=config["num_stages"])
             if _identity(cfg) in allowed:
-                return self._ieee_rows(config, key) if ieee and not ieee_key else config
+                rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
+                return self._ieee_rows(config, key, rows) if ieee and not ieee_key else config
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
 
-    def _ieee_rows(self, config: dict, key: tuple) -> dict:
+    def _ieee_rows(self, config: dict, key: tuple, rows: int = 0) -> dict:
         """A 16-bit key's config for an IEEE fp32 tile: its row block scaled by
-        DISTANCE_WEIGHTS["ieee_rows"] (at least 16; the stacked axis's block where the
+        DISTANCE_WEIGHTS["ieee_rows"] (at least 16, and at least `rows`, a persistent
+        program's rows, which one row block must hold; the stacked axis's block where the
         row block is at its least or is a split's chunk), so that the tile's rows hold
-        the bytes they held."""
+        the bytes they held. (A persistent call's row block once shrank below its rows
+        here: fp32 MaxSim of 8 queries of 32 rows lost half of them on an H100.)"""
         scale, kwargs = DISTANCE_WEIGHTS["ieee_rows"], dict(config["kwargs"])
         r, g = self.roles.get("BLOCK_R"), self.roles.get("BLOCK_G")
         if self.chunk_at is not None and key[self.chunk_at]:
             r = None  # the row block is the split's chunk (the kernel asserts it)
         for name in (r, g):
-            if name in kwargs and scale < 1 and kwargs[name] * scale >= (16 if name == r else 1):
+            if name in kwargs and scale < 1 and kwargs[name] * scale >= (max(16, rows) if name == r else 1):
                 kwargs[name] = int(kwargs[name] * scale)
                 break
         return {**config, "kwargs": kwargs}

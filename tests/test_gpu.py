@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from hsr import runtime
 from hsr.ops import maxsim
@@ -668,3 +669,27 @@ def _maxsim_with_indices(Q, D):
     from hsr.cli import bundled_spec
     out, idx = hsr.compile(bundled_spec("maxsim")).forward_with_indices(Q, D)
     return out, idx.reshape(Q.shape[0], D.shape[0], Q.shape[1])
+
+
+@pytest.mark.parametrize("key", ["dot (IEEE forced)", "cosine"])
+def test_fp32_ieee_keys_of_stacked_queries_in_persistent_programs(monkeypatch, key):
+    """An IEEE fp32 key of stacked queries in persistent programs: the predicted config's
+    row block still holds every row of a query (it once shrank to half of them: the scores
+    lost half their rows)."""
+    import hsr
+    from hsr import kept
+    from hsr.cli import bundled_spec
+    g = _gen(11)
+    Q, D = torch.randn(8, 32, 96, generator=g).to(CUDA), torch.randn(1000, 300, 96, generator=g).to(CUDA)
+    if key == "cosine":
+        op = hsr.compile(bundled_spec("maxsim").read_text().replace("<Q_s, D_t>", "cos(Q_s, D_t)"))
+        ref = torch.einsum("isd,jtd->ijst", F.normalize(Q.double(), dim=-1), F.normalize(D.double(), dim=-1))
+    else:
+        monkeypatch.setenv("HSR_PRECISION", "ieee")
+        op = hsr.compile(bundled_spec("maxsim"))
+        ref = torch.einsum("isd,jtd->ijst", Q.double(), D.double())
+    kept.forget()
+    with torch.no_grad():
+        out = op(Q, D)
+    kept.forget()
+    assert _rel(out, ref.amax(-1).sum(-1)) < 1e-5

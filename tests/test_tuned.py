@@ -399,5 +399,14 @@ def test_an_ieee_fp32_tile_takes_half_a_16_bit_keys_row_block(store, monkeypatch
     fwd[(1,)](Fp32(), 32, 512, BLOCK_K=128, NEED_IDX=False, PRECISION="ieee")
     assert kernel.calls[-1][1]["BLOCK_S"] == 64
     assert not timed
+    # a persistent program holds its rows in one row block: scaled, it would lose the rows past it
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 512, 128, False, "torch.float16")): sixteen})
+    fwd.size_r, fwd.predicted = "r_bucket", {}  # (the stand-in's rows: its first size)
+    fwd[(1,)](Fp32(), 64, 512, BLOCK_K=128, NEED_IDX=False, PRECISION="ieee", PERSIST=True)
+    assert kernel.calls[-1][1]["BLOCK_S"] == 64
+    fwd.predicted = {}
+    assert fwd._ieee_rows(dict(KEPT, kwargs={"BLOCK_S": 64, "BLOCK_T": 32}), (64, 512), 64)["kwargs"]["BLOCK_S"] == 64
+    assert fwd._ieee_rows(dict(KEPT, kwargs={"BLOCK_S": 64, "BLOCK_T": 32}), (64, 512), 32)["kwargs"]["BLOCK_S"] == 32
     fwd.chunk_at, fwd.predicted = 0, {}  # a split's chunk in the key: the row block is the chunk's
     assert fwd._ieee_rows(dict(KEPT, kwargs={"BLOCK_S": 64, "BLOCK_T": 32}), (64, 512))["kwargs"]["BLOCK_S"] == 64
