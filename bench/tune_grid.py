@@ -13,8 +13,8 @@ forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 640 / 1024, Lq x Ld 32 x 300, 32 x 1024, 128 x 1024); d = 768 and 32 x 512 stay out, to judge
 the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1024, Nq 1 / 6 /
 40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. `--grid fp32`:
-fp32 serving (IEEE dot keys) at d 80 / 200 / 900, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out
-of regret.py's draws. `--grid stacked`: wide rows of stacked queries (fp16 serving, d 450 / 900,
+fp32 serving at d 80 / 200 / 900, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out of regret.py's
+draws, under `--precision` (highest: the key as three TF32 products, high: one; dispatch.precision). `--grid stacked`: wide rows of stacked queries (fp16 serving, d 450 / 900,
 Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stacked), out of regret.py's
 draws too. `--grid wide-one`: one query's wide rows (fp16, d 450 / 900, Lq 48 / 200 / 700, Ld 700 /
 3000), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
@@ -79,10 +79,13 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
+    ap.add_argument("--precision", default="highest", choices=("highest", "high"),
+                    help="torch's float32 matmul precision while tuning (--grid fp32: the keys of that precision)")
     ap.add_argument("--grid", default="bundled",
                     choices=("bundled", "wide", "broad", "fp32", "stacked", "wide-one", "batched", "persistent"))
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
+    torch.set_float32_matmul_precision(args.precision)
     from hsr import tune
     from hsr.cli import bundled_spec
 
