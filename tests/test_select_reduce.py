@@ -142,7 +142,7 @@ def test_cosine_min_mean(ops, device, ni, nj, s, t, seed):
     _check(ops["cos_min_mean"], (A, B), {}, (0, 1), device, exact=False)
 
 
-@settings(max_examples=examples(30))
+@settings(max_examples=examples(21))
 @given(st.integers(1, 5), st.integers(1, 3), st.integers(1, 40), st.integers(1, 40), st.booleans(),
        st.integers(0, 10**6))
 def test_a_stacked_outer_max_or_min(ops, device, ni, nj, s, t, masked, seed):
@@ -360,7 +360,7 @@ def split_ops():
     return {name: hsr.compile(text) for name, text in SPLIT_SPECS.items()}
 
 
-@settings(max_examples=examples(24))
+@settings(max_examples=examples(15))
 @given(st.integers(1, 3), st.integers(1, 2), st.integers(65, 200), st.integers(1, 70), st.integers(0, 10**6))
 def test_an_outer_sum_split_over_programs(split_ops, device, ni, nj, s, t, seed):
     """Past one block of rows (64 with fixed blocks) an outer sum runs one
@@ -691,7 +691,7 @@ def test_the_lean_forward_of_other_contractions(short_lean, lean_ops, device, na
         assert ((mine.grad.cpu().double() - want.grad).abs() <= 2e-2 * scale).all(), name  # 16-bit gradients
 
 
-@settings(max_examples=examples(36))
+@settings(max_examples=examples(27))
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 150), st.integers(1, 100),
        st.sampled_from([16, 32, 64]), st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
 def test_the_lean_forward(lean, lean_ops, device, ni, nj, s, t, d, dtype, seed):
