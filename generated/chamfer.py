@@ -281,6 +281,7 @@ def cd_fwd(
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -299,6 +300,7 @@ def cd_fwd(
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -386,7 +388,8 @@ def cd_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_m[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, m0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 m_seen += m_ok.to(tl.int32)
 
@@ -408,7 +411,8 @@ def cd_fwd(
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                        bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                        bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -426,7 +430,8 @@ def cd_fwd(
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
-                        bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                        bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -513,7 +518,8 @@ def cd_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_m[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, m0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 m_seen += m_ok.to(tl.int32)
 
@@ -536,6 +542,7 @@ def cd_fwd(
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -554,6 +561,7 @@ def cd_fwd(
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -641,16 +649,21 @@ def cd_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_m[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, m0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 m_seen += m_ok.to(tl.int32)
 
 
         best = tl.reduce(best2, 1, _cd_select)  # keeps NaN, as torch.min does
         if NEED_IDX:
+            if ROW_SLOT or DOT_MODE == 3:
+                at2 = idx2
+            else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+                at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_M)[None, :], -1)
             # the lowest index holding the best
             hit = best2 == best[:, None]
-            best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
+            best_idx = tl.min(tl.where(hit, at2, size_m), axis=1)
             row_nan = best != best
             if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
                 nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
@@ -672,6 +685,7 @@ def cd_fwd(
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
                         if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                             bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -690,6 +704,7 @@ def cd_fwd(
                         asq = tl.zeros([BLOCK_N], tl.float32)
                         if COL_NORMS:
                             bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                         else:
                             bsq = tl.zeros([BLOCK_M], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
@@ -782,6 +797,7 @@ def cd_fwd(
                                     mask=m_in[:, None] & d_in[None, :], other=0.0)
                         if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                             bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -800,6 +816,7 @@ def cd_fwd(
                         asq = tl.zeros([BLOCK_N], tl.float32)
                         if COL_NORMS:
                             bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                         else:
                             bsq = tl.zeros([BLOCK_M], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
@@ -1779,6 +1796,7 @@ def cd_t1_fwd(
                                 mask=n_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -1797,6 +1815,7 @@ def cd_t1_fwd(
                     asq = tl.zeros([BLOCK_M], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_N], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -1884,7 +1903,8 @@ def cd_t1_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_n[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, n0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 n_seen += n_ok.to(tl.int32)
 
@@ -1906,7 +1926,8 @@ def cd_t1_fwd(
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_X_d,
                                 mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                        bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                        bsq = tl.load(cn_rows + offs_n * stride_cn_n)  # a full tile: every column in bounds
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -1924,7 +1945,8 @@ def cd_t1_fwd(
                     dot = tl.zeros([BLOCK_M, BLOCK_N], tl.float32)
                     asq = tl.zeros([BLOCK_M], tl.float32)
                     if COL_NORMS:
-                        bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+                        bsq = tl.load(cn_rows + offs_n * stride_cn_n)  # a full tile: every column in bounds
+
                     else:
                         bsq = tl.zeros([BLOCK_N], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -2011,7 +2033,8 @@ def cd_t1_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_n[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, n0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 n_seen += n_ok.to(tl.int32)
 
@@ -2034,6 +2057,7 @@ def cd_t1_fwd(
                                 mask=n_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -2052,6 +2076,7 @@ def cd_t1_fwd(
                     asq = tl.zeros([BLOCK_M], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_N], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -2139,16 +2164,21 @@ def cd_t1_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_n[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, n0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 n_seen += n_ok.to(tl.int32)
 
 
         best = tl.reduce(best2, 1, _cd_t1_select)  # keeps NaN, as torch.min does
         if NEED_IDX:
+            if ROW_SLOT or DOT_MODE == 3:
+                at2 = idx2
+            else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+                at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_N)[None, :], -1)
             # the lowest index holding the best
             hit = best2 == best[:, None]
-            best_idx = tl.min(tl.where(hit, idx2, size_n), axis=1)
+            best_idx = tl.min(tl.where(hit, at2, size_n), axis=1)
             row_nan = best != best
             if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
                 nan_idx = tl.full([BLOCK_M], size_n, tl.int32)
@@ -2170,6 +2200,7 @@ def cd_t1_fwd(
                                     mask=n_in[:, None] & d_in[None, :], other=0.0)
                         if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                             bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -2188,6 +2219,7 @@ def cd_t1_fwd(
                         asq = tl.zeros([BLOCK_M], tl.float32)
                         if COL_NORMS:
                             bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+
                         else:
                             bsq = tl.zeros([BLOCK_N], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):
@@ -2280,6 +2312,7 @@ def cd_t1_fwd(
                                     mask=n_in[:, None] & d_in[None, :], other=0.0)
                         if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                             bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+
                         else:
                             bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                         if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -2298,6 +2331,7 @@ def cd_t1_fwd(
                         asq = tl.zeros([BLOCK_M], tl.float32)
                         if COL_NORMS:
                             bsq = tl.load(cn_rows + offs_n * stride_cn_n, mask=n_in, other=0.0)
+
                         else:
                             bsq = tl.zeros([BLOCK_N], tl.float32)
                         for d0 in range(0, size_d, BLOCK_D):

@@ -509,6 +509,7 @@ def dist_fwd(
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -527,6 +528,7 @@ def dist_fwd(
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -614,7 +616,8 @@ def dist_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_m[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, m0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 m_seen += m_ok.to(tl.int32)
 
@@ -636,7 +639,8 @@ def dist_fwd(
                     b = tl.load(b_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                                 mask=d_in[None, :], other=0.0)  # a full tile: every row in bounds
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                        bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                        bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -654,7 +658,8 @@ def dist_fwd(
                     dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
-                        bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+                        bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -741,7 +746,8 @@ def dist_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_m[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, m0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 m_seen += m_ok.to(tl.int32)
 
@@ -764,6 +770,7 @@ def dist_fwd(
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -782,6 +789,7 @@ def dist_fwd(
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -869,16 +877,21 @@ def dist_fwd(
                         # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                         # never counts here; a row that met one is searched again after the loop.
                         better = key < best2
-                        idx2 = tl.where(better, offs_m[None, :], idx2)
+                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                        idx2 = tl.where(better, m0, idx2)
                     best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                 m_seen += m_ok.to(tl.int32)
 
 
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
     if NEED_IDX:
+        if ROW_SLOT or DOT_MODE == 3:
+            at2 = idx2
+        else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+            at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_M)[None, :], -1)
         # the lowest index holding the best
         hit = best2 == best[:, None]
-        best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
+        best_idx = tl.min(tl.where(hit, at2, size_m), axis=1)
         row_nan = best != best
         if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
             nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
@@ -900,6 +913,7 @@ def dist_fwd(
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -918,6 +932,7 @@ def dist_fwd(
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -1010,6 +1025,7 @@ def dist_fwd(
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
@@ -1028,6 +1044,7 @@ def dist_fwd(
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -1880,9 +1897,10 @@ def dist_fwd_both(
                     tl.atomic_min(col_at, ckey << 32, mask=improve)
     best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
     if NEED_IDX:
+        at2 = idx2
         # the lowest index holding the best
         hit = best2 == best[:, None]
-        best_idx = tl.min(tl.where(hit, idx2, size_m), axis=1)
+        best_idx = tl.min(tl.where(hit, at2, size_m), axis=1)
         row_nan = best != best
         if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
             nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
@@ -1903,6 +1921,7 @@ def dist_fwd_both(
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
@@ -1914,6 +1933,7 @@ def dist_fwd_both(
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):
@@ -2002,6 +2022,7 @@ def dist_fwd_both(
                                 mask=m_in[:, None] & d_in[None, :], other=0.0)
                     if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
                     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
@@ -2013,6 +2034,7 @@ def dist_fwd_both(
                     asq = tl.zeros([BLOCK_N], tl.float32)
                     if COL_NORMS:
                         bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
                     else:
                         bsq = tl.zeros([BLOCK_M], tl.float32)
                     for d0 in range(0, size_d, BLOCK_D):

@@ -350,7 +350,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                     t_seen += t_ok.to(tl.int32)
 
@@ -456,7 +457,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                     t_seen += t_ok.to(tl.int32)
 
@@ -563,16 +565,21 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                     t_seen += t_ok.to(tl.int32)
 
 
             best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
             if NEED_IDX:
+                if ROW_SLOT or DOT_MODE == 3:
+                    at2 = idx2
+                else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+                    at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_T)[None, :], -1)
                 # the lowest index holding the best
                 hit = best2 == best[:, None]
-                best_idx = tl.min(tl.where(hit, idx2, size_t), axis=1)
+                best_idx = tl.min(tl.where(hit, at2, size_t), axis=1)
                 row_nan = best != best
                 if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
                     nan_idx = tl.full([BLOCK_I * BLOCK_S], size_t, tl.int32)
@@ -954,7 +961,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                     t_seen += t_ok.to(tl.int32)
 
@@ -1060,7 +1068,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                     t_seen += t_ok.to(tl.int32)
 
@@ -1167,16 +1176,21 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
                     t_seen += t_ok.to(tl.int32)
 
 
             best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
             if NEED_IDX:
+                if ROW_SLOT or DOT_MODE == 3:
+                    at2 = idx2
+                else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+                    at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_T)[None, :], -1)
                 # the lowest index holding the best
                 hit = best2 == best[:, None]
-                best_idx = tl.min(tl.where(hit, idx2, size_t), axis=1)
+                best_idx = tl.min(tl.where(hit, at2, size_t), axis=1)
                 row_nan = best != best
                 if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
                     nan_idx = tl.full([BLOCK_I * BLOCK_S], size_t, tl.int32)

@@ -400,7 +400,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                             if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
                                 x2 = tl.where(better, dot, x2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
@@ -513,7 +514,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                             if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
                                 x2 = tl.where(better, dot, x2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
@@ -627,7 +629,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                             if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
                                 x2 = tl.where(better, dot, x2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
@@ -636,11 +639,15 @@ def score_fwd(
 
             best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
             if NEED_IDX:
+                if ROW_SLOT or DOT_MODE == 3:
+                    at2 = idx2
+                else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+                    at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_T)[None, :], -1)
                 # the lowest index holding the best
                 hit = best2 == best[:, None]
-                best_idx = tl.min(tl.where(hit, idx2, size_t), axis=1)
+                best_idx = tl.min(tl.where(hit, at2, size_t), axis=1)
                 if SMALL_D == 0:
-                    x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+                    x_best = tl.sum(tl.where(hit & (at2 == best_idx[:, None]), x2, 0.0), axis=1)
                 else:
                     x_best = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)  # recomputed below
                 row_nan = best != best
@@ -1115,7 +1122,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                             if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
                                 x2 = tl.where(better, dot, x2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
@@ -1228,7 +1236,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                             if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
                                 x2 = tl.where(better, dot, x2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
@@ -1342,7 +1351,8 @@ def score_fwd(
                             # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                             # never counts here; a row that met one is searched again after the loop.
                             better = key > best2
-                            idx2 = tl.where(better, offs_t[None, :], idx2)
+                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                            idx2 = tl.where(better, t0, idx2)
                             if SMALL_D == 0:  # (with a few coordinates, x is recomputed at the selected index instead)
                                 x2 = tl.where(better, dot, x2)
                         best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
@@ -1351,11 +1361,15 @@ def score_fwd(
 
             best = tl.reduce(best2, 1, _score_select)  # keeps NaN, as torch.max does
             if NEED_IDX:
+                if ROW_SLOT or DOT_MODE == 3:
+                    at2 = idx2
+                else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+                    at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_T)[None, :], -1)
                 # the lowest index holding the best
                 hit = best2 == best[:, None]
-                best_idx = tl.min(tl.where(hit, idx2, size_t), axis=1)
+                best_idx = tl.min(tl.where(hit, at2, size_t), axis=1)
                 if SMALL_D == 0:
-                    x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)
+                    x_best = tl.sum(tl.where(hit & (at2 == best_idx[:, None]), x2, 0.0), axis=1)
                 else:
                     x_best = tl.zeros([BLOCK_I * BLOCK_S], tl.float32)  # recomputed below
                 row_nan = best != best

@@ -296,7 +296,8 @@ def rep_fwd(
                 # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                 # never counts here; a row that met one is searched again after the loop.
                 better = key > best2
-                idx2 = tl.where(better, offs_s[None, :], idx2)
+                # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                idx2 = tl.where(better, s0, idx2)
             best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
 
@@ -394,7 +395,8 @@ def rep_fwd(
                     # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                     # never counts here; a row that met one is searched again after the loop.
                     better = key > best2
-                    idx2 = tl.where(better, offs_s[None, :], idx2)
+                    # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                    idx2 = tl.where(better, s0, idx2)
                 best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
             s_seen += tl.sum(s_ok.to(tl.int32), axis=0)  # (only whether any column was kept is read)
 
@@ -489,16 +491,21 @@ def rep_fwd(
                 # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
                 # never counts here; a row that met one is searched again after the loop.
                 better = key > best2
-                idx2 = tl.where(better, offs_s[None, :], idx2)
+                # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                idx2 = tl.where(better, s0, idx2)
             best2 = tl.maximum(best2, key, propagate_nan=tl.PropagateNan.ALL)
         s_seen += s_ok.to(tl.int32)
 
 
     best = tl.reduce(best2, 1, _rep_select)  # keeps NaN, as torch.max does
     if NEED_IDX:
+        if ROW_SLOT or DOT_MODE == 3:
+            at2 = idx2
+        else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+            at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_S)[None, :], -1)
         # the lowest index holding the best
         hit = best2 == best[:, None]
-        best_idx = tl.min(tl.where(hit, idx2, size_s), axis=1)
+        best_idx = tl.min(tl.where(hit, at2, size_s), axis=1)
         row_nan = best != best
         if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
             nan_idx = tl.full([BLOCK_V], size_s, tl.int32)

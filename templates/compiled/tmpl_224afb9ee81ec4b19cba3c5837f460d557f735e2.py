@@ -42,33 +42,48 @@ def root(context, missing=missing):
         l_0_rank_again = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/tile.py.jinja') does not export the requested name 'rank_again'", name='rank_again')
     context.vars.update({'cond_code': l_0_cond_code, 'side_load': l_0_side_load, 'small_b_loads': l_0_small_b_loads, 'rank_again': l_0_rank_again})
     context.exported_vars.difference_update(('cond_code', 'side_load', 'small_b_loads', 'rank_again'))
-    def macro():
+    def macro(l_1_full):
         t_4 = []
         l_1_t = resolve('t')
+        if l_1_full is missing:
+            l_1_full = False
         pass
-        t_4.extend((
-            'bsq = tl.load(cn_rows + offs_',
-            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')),
-            ' * stride_cn_',
-            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')),
-            ', mask=',
-            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')),
-            '_in, other=0.0)',
-        ))
+        if l_1_full:
+            pass
+            t_4.extend((
+                'bsq = tl.load(cn_rows + offs_',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')),
+                ' * stride_cn_',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')),
+                ')  # a full tile: every column in bounds\n',
+            ))
+        else:
+            pass
+            t_4.extend((
+                'bsq = tl.load(cn_rows + offs_',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')),
+                ' * stride_cn_',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')),
+                ', mask=',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')),
+                '_in, other=0.0)\n',
+            ))
         return concat(t_4)
     context.exported_vars.add('cn_load')
-    context.vars['cn_load'] = l_0_cn_load = Macro(environment, macro, 'cn_load', (), False, False, False, context.eval_ctx.autoescape)
-    def macro():
+    context.vars['cn_load'] = l_0_cn_load = Macro(environment, macro, 'cn_load', ('full',), False, False, False, context.eval_ctx.autoescape)
+    def macro(l_1_full):
         t_5 = []
+        if l_1_full is missing:
+            l_1_full = False
         pass
         t_5.extend((
             "if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile\n    ",
-            str(context.call((undefined(name='cn_load') if l_0_cn_load is missing else l_0_cn_load))),
+            str(context.call((undefined(name='cn_load') if l_0_cn_load is missing else l_0_cn_load), l_1_full)),
             '\nelse:\n    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile',
         ))
         return concat(t_5)
     context.exported_vars.add('col_norms')
-    context.vars['col_norms'] = l_0_col_norms = Macro(environment, macro, 'col_norms', (), False, False, False, context.eval_ctx.autoescape)
+    context.vars['col_norms'] = l_0_col_norms = Macro(environment, macro, 'col_norms', ('full',), False, False, False, context.eval_ctx.autoescape)
     def macro(l_1_tail, l_1_half, l_1_norms, l_1_rank, l_1_halves):
         t_6 = []
         l_1_t = resolve('t')
@@ -190,7 +205,7 @@ def root(context, missing=missing):
                 pass
                 t_6.extend((
                     '    ',
-                    str(t_1(context.call((undefined(name='col_norms') if l_0_col_norms is missing else l_0_col_norms)), 4)),
+                    str(t_1(context.call((undefined(name='col_norms') if l_0_col_norms is missing else l_0_col_norms), (not l_1_tail)), 4)),
                     '\n',
                 ))
             elif (undefined(name='tile_norms') if l_1_tile_norms is missing else l_1_tile_norms):
@@ -241,7 +256,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 73 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 77 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_',
                 str(t_3((undefined(name='K') if l_1_K is missing else l_1_K))),
                 '\n    dot = tl.zeros([',
@@ -261,7 +276,7 @@ def root(context, missing=missing):
                 pass
                 t_6.extend((
                     '    if COL_NORMS:\n        ',
-                    str(context.call((undefined(name='cn_load') if l_0_cn_load is missing else l_0_cn_load))),
+                    str(context.call((undefined(name='cn_load') if l_0_cn_load is missing else l_0_cn_load), (not l_1_tail))),
                     '\n    else:\n        bsq = tl.zeros([',
                     str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
                     '], tl.float32)\n',
@@ -353,7 +368,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 105 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 109 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n            b = ',
                     str(('b_half' if l_1_half else 'b_desc')),
                     '.load([',
@@ -362,7 +377,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 106 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 110 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n        else:\n            ',
                     str(t_1(t_2((undefined(name='pointer_loads') if l_1_pointer_loads is missing else l_1_pointer_loads)), 12)),
                     '\n',
@@ -391,7 +406,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        if DOT_FP32:\n            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n        else:\n            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 124 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 128 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\n',
             ))
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize')):
@@ -744,9 +759,9 @@ def root(context, missing=missing):
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'select')),
                 ' per tile slot (NaN-keeping), reduced across slots once after the loop\n    if NEED_IDX:\n        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN\n        # never counts here; a row that met one is searched again after the loop.\n        better = key ',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'better')),
-                ' best2\n        idx2 = tl.where(better, offs_',
+                " best2\n        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)\n        idx2 = tl.where(better, ",
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '[None, :], idx2)\n',
+                '0, idx2)\n',
             ))
             if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'track_x'):
                 pass
@@ -768,7 +783,7 @@ def root(context, missing=missing):
                     str((undefined(name='C') if l_1_C is missing else l_1_C)),
                     '_ok.to(tl.int32), axis=0)  # (only whether any column was kept is read)\n',
                 ))
-            else:
+            elif (l_1_tail or environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'conds_c')):
                 pass
                 t_8.extend((
                     str((undefined(name='C') if l_1_C is missing else l_1_C)),
@@ -903,7 +918,7 @@ def root(context, missing=missing):
         return concat(t_12)
     context.exported_vars.add('l2_rank_again')
     context.vars['l2_rank_again'] = l_0_l2_rank_again = Macro(environment, macro, 'l2_rank_again', (), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_halves, l_1_exact):
+    def macro(l_1_halves, l_1_exact, l_1_tile_start):
         t_13 = []
         l_1_t = resolve('t')
         l_1_range = resolve('range')
@@ -912,6 +927,8 @@ def root(context, missing=missing):
             l_1_halves = False
         if l_1_exact is missing:
             l_1_exact = False
+        if l_1_tile_start is missing:
+            l_1_tile_start = False
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
         t_13.extend((
@@ -919,14 +936,29 @@ def root(context, missing=missing):
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'P')),
             '_select)  # keeps NaN, as torch.',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'select')),
-            ' does\nif NEED_IDX:\n    # the lowest index holding the best\n    hit = best2 == best[:, None]\n    best_idx = tl.min(tl.where(hit, idx2, size_',
+            ' does\nif NEED_IDX:\n',
+        ))
+        if l_1_tile_start:
+            pass
+            t_13.extend((
+                "    if ROW_SLOT or DOT_MODE == 3:\n        at2 = idx2\n    else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)\n        at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_",
+                str(t_3((undefined(name='C') if l_1_C is missing else l_1_C))),
+                ')[None, :], -1)\n',
+            ))
+        else:
+            pass
+            t_13.append(
+                '    at2 = idx2\n',
+            )
+        t_13.extend((
+            '    # the lowest index holding the best\n    hit = best2 == best[:, None]\n    best_idx = tl.min(tl.where(hit, at2, size_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '), axis=1)\n',
         ))
         if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'track_x'):
             pass
             t_13.extend((
-                '    if SMALL_D == 0:\n        x_best = tl.sum(tl.where(hit & (idx2 == best_idx[:, None]), x2, 0.0), axis=1)\n    else:\n        x_best = tl.zeros([',
+                '    if SMALL_D == 0:\n        x_best = tl.sum(tl.where(hit & (at2 == best_idx[:, None]), x2, 0.0), axis=1)\n    else:\n        x_best = tl.zeros([',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
                 '], tl.float32)  # recomputed below\n',
             ))
@@ -1246,7 +1278,7 @@ def root(context, missing=missing):
             ))
         return concat(t_13)
     context.exported_vars.add('row_finish')
-    context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves', 'exact'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves', 'exact', 'tile_start'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&9=61&11=66&15=72&19=89&20=90&21=91&22=92&24=93&25=94&26=98&28=102&29=105&30=110&31=112&34=120&35=126&36=134&39=147&40=150&41=154&42=157&43=161&44=169&46=178&47=186&49=189&50=193&51=196&54=201&58=206&59=210&60=216&62=225&63=231&73=244&74=246&75=248&76=253&77=257&79=260&81=264&83=266&84=269&85=273&87=276&88=280&90=287&92=298&93=304&94=310&95=318&96=323&97=326&99=333&100=341&91=346&103=347&105=351&106=358&108=367&110=374&112=377&115=382&118=387&124=394&125=397&126=401&129=406&130=409&132=413&133=418&134=423&135=425&138=431&139=435&140=437&144=440&145=444&147=455&149=462&150=467&151=469&154=479&156=488&157=493&158=498&159=500&161=506&162=510&163=513&164=518&165=520&169=526&173=531&181=541&188=549&190=564&191=565&192=568&193=574&194=580&195=585&196=589&198=595&199=602&201=606&202=613&203=617&206=624&207=628&209=634&210=638&211=641&214=646&216=650&218=657&220=660&221=664&222=669&223=673&224=675&226=680&227=684&228=686&229=688&230=690&231=695&233=699&234=704&236=708&242=720&244=722&248=724&249=728&251=731&252=735&255=742&257=744&261=746&262=748&263=751&265=755&267=760&268=763&269=766&271=774&275=782&276=788&277=791&280=793&281=797&282=799&284=802&285=807&286=809&292=821&294=823&295=825&296=829&298=834&299=843&301=849&303=855&304=860&305=863&309=865&310=869&311=871&312=873&314=875&315=877&316=881&319=889&320=894&321=897&322=901&326=906&328=916&329=919&333=923&334=926&338=930&342=935&343=940&344=944&346=949&347=955&348=957&349=961&350=965&352=968&355=972&356=976&357=979&358=984&359=986&361=998&362=1001&363=1006&364=1009&365=1013&367=1022&371=1028&373=1032&375=1035&376=1039&378=1042&379=1046&382=1048&384=1052&385=1054&386=1058&387=1064&388=1066&389=1070&390=1074&391=1076&393=1079&395=1083&398=1088&399=1091&402=1097&403=1101&404=1103&405=1108&407=1112&409=1123&410=1125&411=1128&412=1132&413=1135&414=1139&416=1142&417=1146&418=1148&419=1153&420=1157&421=1163&422=1167&423=1173&424=1179&425=1181&426=1183&428=1190&429=1192&430=1198&433=1205&437=1214&442=1223&443=1229&444=1234&445=1238'
+debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&23=104&24=105&25=106&26=107&28=108&29=109&30=113&32=117&33=120&34=125&35=127&38=135&39=141&40=149&43=162&44=165&45=169&46=172&47=176&48=184&50=193&51=201&53=204&54=208&55=211&58=216&62=221&63=225&64=231&66=240&67=246&77=259&78=261&79=263&80=268&81=272&83=275&85=279&87=281&88=284&89=288&91=291&92=295&94=302&96=313&97=319&98=325&99=333&100=338&101=341&103=348&104=356&95=361&107=362&109=366&110=373&112=382&114=389&116=392&119=397&122=402&128=409&129=412&130=416&133=421&134=424&136=428&137=433&138=438&139=440&142=446&143=450&144=452&148=455&149=459&151=470&153=477&154=482&155=484&158=494&160=503&161=508&162=513&163=515&165=521&166=525&167=528&168=533&169=535&173=541&177=546&185=556&192=564&194=579&195=580&196=583&197=589&198=595&199=600&200=604&202=610&203=617&205=621&206=628&207=632&210=639&211=643&213=649&214=653&215=656&218=661&220=665&222=672&224=675&225=679&226=684&227=688&228=690&230=695&231=699&232=701&233=703&234=705&235=710&237=714&238=719&240=723&246=735&248=737&252=739&253=743&255=746&256=750&259=757&261=759&265=761&267=763&268=766&270=770&272=775&273=778&274=781&275=786&276=789&280=797&281=803&282=806&285=808&286=812&287=814&289=817&290=822&291=824&297=836&299=838&300=840&301=844&303=849&304=858&306=864&308=870&309=875&310=878&314=880&315=884&316=886&317=888&319=890&320=892&321=896&324=904&325=909&326=912&327=916&331=921&334=933&335=936&337=941&341=945&347=955&348=958&352=962&356=967&357=972&358=976&360=981&361=987&362=989&363=993&364=997&366=1000&369=1004&370=1008&371=1011&372=1016&373=1018&375=1030&376=1033&377=1038&378=1041&379=1045&381=1054&385=1060&387=1064&389=1067&390=1071&392=1074&393=1078&396=1080&398=1084&399=1086&400=1090&401=1096&402=1098&403=1102&404=1106&405=1108&407=1111&409=1115&412=1120&413=1123&416=1129&417=1133&418=1135&419=1140&421=1144&423=1155&424=1157&425=1160&426=1164&427=1167&428=1171&430=1174&431=1178&432=1180&433=1185&434=1189&435=1195&436=1199&437=1205&438=1211&439=1213&440=1215&442=1222&443=1224&444=1230&447=1237&451=1246&456=1255&457=1261&458=1266&459=1270'

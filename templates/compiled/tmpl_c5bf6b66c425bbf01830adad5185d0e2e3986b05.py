@@ -346,7 +346,19 @@ def root(context, missing=missing):
                 str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
                 '):\n        ',
                 str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), False, halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'))), 8)),
-                '\n    if ',
+                '\n',
+            ))
+            if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'conds_c')):
+                pass
+                t_9.extend((
+                    '    ',
+                    str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                    '_seen += (',
+                    str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                    '_full > 0).to(tl.int32)  # full tiles without conditions: each kept every column\n',
+                ))
+            t_9.extend((
+                '    if ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full < ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
@@ -523,7 +535,7 @@ def root(context, missing=missing):
                 '\n',
             ))
         t_11.append(
-            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')), exact=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'))),
+            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')), exact=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'), tile_start=True)),
         )
         return concat(t_11)
     context.exported_vars.add('row_selection')
@@ -745,11 +757,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 236 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 235 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 238 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -804,7 +816,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 250 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 253 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -1196,8 +1208,8 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 410 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 410 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 413 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 413 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1284,7 +1296,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 435 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 438 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1332,4 +1344,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=165&38=169&39=175&40=181&41=187&42=192&43=197&45=203&46=211&48=217&50=228&51=237&53=240&55=244&56=247&57=251&60=256&62=262&63=267&64=271&66=277&67=282&68=283&69=286&71=289&72=293&73=299&74=301&76=303&79=313&80=317&81=319&82=321&83=323&84=327&87=334&88=340&90=342&91=348&92=350&93=354&94=358&97=364&99=370&100=371&101=375&102=381&104=394&105=400&107=408&108=413&109=417&111=423&112=430&114=434&115=441&116=445&119=453&120=456&122=460&123=468&125=473&128=478&132=482&133=488&137=494&138=497&139=500&142=506&144=509&145=512&147=514&149=516&151=522&153=526&155=531&156=535&159=541&160=544&161=548&162=551&163=555&165=558&166=560&167=564&168=568&170=575&171=579&175=585&177=589&178=590&179=592&180=596&181=602&182=606&183=614&184=616&188=626&189=630&190=635&191=639&195=649&196=653&197=655&198=657&200=659&202=661&206=668&209=673&210=677&211=679&213=683&214=688&215=692&217=697&218=701&219=706&220=710&221=718&222=720&224=725&225=729&226=733&227=735&229=737&231=739&233=746&235=750&239=758&240=763&241=773&242=777&243=785&245=794&246=797&247=801&248=803&249=805&250=807&251=809&252=813&255=817&256=821&259=825&260=827&261=832&262=836&264=838&266=840&270=848&271=852&272=857&273=862&276=869&277=874&280=880&281=884&284=888&285=891&286=893&288=898&289=902&290=907&291=911&292=915&293=919&294=923&295=927&297=932&298=936&299=942&300=947&301=953&302=956&303=958&304=962&305=966&307=981&309=992&311=999&312=1005&314=1009&316=1014&319=1017&320=1021&322=1026&323=1030&326=1032&328=1034&331=1036&332=1038&333=1043&334=1047&335=1051&337=1058&338=1062&339=1068&340=1072&342=1075&343=1080&345=1086&346=1088&347=1093&348=1097&349=1101&350=1105&352=1110&353=1112&354=1114&357=1120&359=1123&364=1125&376=1129&379=1132&380=1134&381=1136&385=1138&386=1140&392=1142&395=1144&397=1146&407=1149&408=1151&410=1199&411=1202&412=1204&413=1208&415=1211&416=1214&418=1216&419=1219&421=1222&422=1226&423=1229&425=1231&426=1235&428=1239&429=1245&432=1272&433=1275&434=1279&435=1287&436=1289&437=1292&438=1296&439=1299&440=1303&442=1310&444=1315&445=1319&446=1322&447=1324&449=1326&451=1331'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=165&38=169&39=175&40=181&41=187&42=192&43=197&45=203&46=211&48=217&50=228&51=237&53=240&55=244&56=247&57=251&60=256&62=262&63=267&64=271&66=277&67=282&68=283&69=286&71=289&72=293&73=299&74=301&76=303&79=313&80=317&81=319&82=321&83=323&84=327&87=334&88=340&90=342&91=348&92=351&93=355&95=362&96=366&97=370&100=376&102=382&103=383&104=387&105=393&107=406&108=412&110=420&111=425&112=429&114=435&115=442&117=446&118=453&119=457&122=465&123=468&125=472&126=480&128=485&131=490&135=494&136=500&140=506&141=509&142=512&145=518&147=521&148=524&150=526&152=528&154=534&156=538&158=543&159=547&162=553&163=556&164=560&165=563&166=567&168=570&169=572&170=576&171=580&173=587&174=591&178=597&180=601&181=602&182=604&183=608&184=614&185=618&186=626&187=628&191=638&192=642&193=647&194=651&198=661&199=665&200=667&201=669&203=671&205=673&209=680&212=685&213=689&214=691&216=695&217=700&218=704&220=709&221=713&222=718&223=722&224=730&225=732&227=737&228=741&229=745&230=747&232=749&234=751&236=758&238=762&242=770&243=775&244=785&245=789&246=797&248=806&249=809&250=813&251=815&252=817&253=819&254=821&255=825&258=829&259=833&262=837&263=839&264=844&265=848&267=850&269=852&273=860&274=864&275=869&276=874&279=881&280=886&283=892&284=896&287=900&288=903&289=905&291=910&292=914&293=919&294=923&295=927&296=931&297=935&298=939&300=944&301=948&302=954&303=959&304=965&305=968&306=970&307=974&308=978&310=993&312=1004&314=1011&315=1017&317=1021&319=1026&322=1029&323=1033&325=1038&326=1042&329=1044&331=1046&334=1048&335=1050&336=1055&337=1059&338=1063&340=1070&341=1074&342=1080&343=1084&345=1087&346=1092&348=1098&349=1100&350=1105&351=1109&352=1113&353=1117&355=1122&356=1124&357=1126&360=1132&362=1135&367=1137&379=1141&382=1144&383=1146&384=1148&388=1150&389=1152&395=1154&398=1156&400=1158&410=1161&411=1163&413=1211&414=1214&415=1216&416=1220&418=1223&419=1226&421=1228&422=1231&424=1234&425=1238&426=1241&428=1243&429=1247&431=1251&432=1257&435=1284&436=1287&437=1291&438=1299&439=1301&440=1304&441=1308&442=1311&443=1315&445=1322&447=1327&448=1331&449=1334&450=1336&452=1338&454=1343'
