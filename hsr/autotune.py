@@ -333,7 +333,14 @@ class Tuned:
         entry), among those the pruner allows for this call (lengths, shared memory,
         a split's chunk); else the pool's first allowed config. Nearest: log2
         distance of the bucketed lengths and the contraction block; the unrolled
-        coordinates, the contraction's path and a split's chunk must match."""
+        coordinates, the contraction's path and a split's chunk must match. A
+        neighbour's config the pruner does not allow for this call (shared memory,
+        lengths) is tried again with its blocks halved (the stacked block first, then
+        the selected axis's, then the rows'), before a farther neighbour's is taken:
+        its shape fitted to the call, not a far key's shape (bf16 MaxSim of 64 queries
+        x 50 documents of 32 x 300 at d = 160 took a far fp32 key's 1-query block,
+        2.25x its tuned time, where the nearest 16-query pick halved to 8 is the
+        tuned pick; bench/NOTES.md, session 39)."""
         allowed = {_identity(cfg): cfg for cfg in self.prune(self.pool, named) or self.pool}
         ranked = []
         for table, where in ((tuned.measured(), _where()), (tuned.shipped(arch()), ""), (tuned.shipped("sm90"), "")):
@@ -346,13 +353,36 @@ class Tuned:
         # an IEEE fp32 dot holding its rows' tile in registers (DOT_MODE 0; a long contraction streams it)
         ieee = "float32" in str(key[-1]) and named.get("PRECISION") == "ieee" and named.get("DOT_MODE", 0) == 0
         for _, _, config, ieee_key in sorted(ranked, key=lambda r: r[:2]):
-            config = self._renamed(config, self.roles)
-            cfg = triton.Config(config["kwargs"], num_warps=config["num_warps"], num_stages=config["num_stages"])
-            if _identity(cfg) in allowed:
+            config = self._fitted(self._renamed(config, self.roles), allowed)
+            if config is not None:
                 rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
                 return self._ieee_rows(config, key, rows) if ieee and not ieee_key else config
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+
+    def _fitted(self, config: dict, allowed: dict) -> dict | None:
+        """config if the pruner allows it (allowed: by _identity), else the first of its
+        halvings it allows (the rows' block kept longest, the stacked block halved first;
+        no block below 16, the stacked one down to 1), else None."""
+        kwargs = config["kwargs"]
+
+        def halvings(role, least):
+            name = self.roles.get(role)
+            if name not in kwargs:
+                return [(name, None)]
+            sizes, n = [], kwargs[name]
+            while n >= least:
+                sizes.append((name, n))
+                n //= 2
+            return sizes or [(name, kwargs[name])]
+        for r in halvings("BLOCK_R", 16):
+            for c in halvings("BLOCK_C", 16):
+                for g in halvings("BLOCK_G", 1):
+                    blocks = {**kwargs, **{name: n for name, n in (r, c, g) if n is not None}}
+                    cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
+                    if _identity(cfg) in allowed:
+                        return {**config, "kwargs": blocks}
+        return None
 
     def _ieee_rows(self, config: dict, key: tuple, rows: int = 0) -> dict:
         """A 16-bit key's config for an IEEE fp32 tile: its row block scaled by

@@ -410,3 +410,20 @@ def test_an_ieee_fp32_tile_takes_half_a_16_bit_keys_row_block(store, monkeypatch
     assert fwd._ieee_rows(dict(KEPT, kwargs={"BLOCK_S": 64, "BLOCK_T": 32}), (64, 512), 32)["kwargs"]["BLOCK_S"] == 32
     fwd.chunk_at, fwd.predicted = 0, {}  # a split's chunk in the key: the row block is the chunk's
     assert fwd._ieee_rows(dict(KEPT, kwargs={"BLOCK_S": 64, "BLOCK_T": 32}), (64, 512))["kwargs"]["BLOCK_S"] == 64
+
+
+def test_a_neighbours_config_is_halved_to_fit_before_a_farther_one_is_taken(store, monkeypatch):
+    """The nearest shipped key's config, not allowed for this call (its blocks are not
+    in the pruned pool), is tried with its blocks halved: (64, 64) becomes the pool's
+    (64, 32), not a far key's (32, 64)."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel, timed, fwd = _tuned(monkeypatch)
+    near = dict(KEPT, kwargs={"BLOCK_R": 64, "BLOCK_C": 64})
+    far = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 64})
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 1024, 128, False, "torch.float16")): near,
+        tuned.entry_key(fwd.lowering, (4096, 8192, 128, False, "torch.float16")): far})
+    fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
+    assert kernel.calls[-1][1]["BLOCK_S"] == 64 and kernel.calls[-1][1]["BLOCK_T"] == 32
+    assert not timed
+    assert fwd._fitted(dict(KEPT, kwargs={"BLOCK_S": 8, "BLOCK_T": 8}), {}) is None  # nothing at or above 16 fits
