@@ -11,7 +11,9 @@ queries) and the k-means assignment (argmin over centres, fp16 / bf16 / fp32). A
 whose call runs a kernel of fixed blocks (the lean forward) predicts nothing and is drawn
 again. Predicted: a fresh cache directory, so only the shipped table and the rule serve.
 Tuned: `hsr.tune` with no time limit (every config the pruner allows), then the same
-call. Each shape starts from a fresh cache, so that no earlier shape's tuning serves it. Times are do_bench medians. Writes DIR/regret.json and DIR/regret.md.
+call. Each shape starts from a fresh cache, so that no earlier shape's tuning serves it. Times are do_bench medians,
+the predicted and the tuned call timed in --rounds interleaved rounds (the median of each), so that the machine's
+drift between them does not read as regret. Writes DIR/regret.json and DIR/regret.md.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def main():
     ap.add_argument("--weights", default="", help="also time the prediction under other distance weights: "
                     "'length,d,fp32,ieee_rows;...' (autotune.DISTANCE_WEIGHTS), as regret_<weights>")
     ap.add_argument("--dtype", default="", help="only the shapes drawn with this dtype (float16, bfloat16, float32)")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds timing the predicted and tuned configs")
     args = ap.parse_args()
     os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
     os.environ["HSR_TUNE_SECONDS"] = "1e9"
@@ -99,11 +102,10 @@ def main():
             with torch.no_grad():
                 return op(**inputs)
         # nothing an earlier shape tuned serves this one: a fresh cache, each kernel's picks forgotten
-        os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")
+        os.environ["HSR_CACHE_DIR"] = predicted_dir = tempfile.mkdtemp(prefix="hsr-regret-")
         forget_picks(autotune)
         kept.forget()
         call()
-        predicted = triton.testing.do_bench(call, warmup=10, rep=50)
         case["predicted_config"] = picks(autotune, "predicted")
         timed = {}
         for w in others:  # each kernel's kept predictions forgotten, then predicted again under w
@@ -113,10 +115,24 @@ def main():
             call()
             timed[w] = triton.testing.do_bench(call, warmup=10, rep=50)
             autotune.DISTANCE_WEIGHTS.update(default)
+        os.environ["HSR_CACHE_DIR"] = tuned_dir = tempfile.mkdtemp(prefix="hsr-regret-")
+        forget_picks(autotune)
+        kept.forget()
         tune.tune(op, sizes, case["dtype"])
         call()
-        tuned = triton.testing.do_bench(call, warmup=10, rep=50)
         case["tuned_config"] = picks(autotune, "configs")
+        # the two timed in interleaved rounds, each round's cache and picks its own (the predicted
+        # config from an empty cache, the tuned one from the cache tuning wrote): a median each, so that
+        # a drift of the machine between the two does not read as regret
+        runs = {predicted_dir: [], tuned_dir: []}
+        for _ in range(args.rounds):
+            for where in runs:
+                os.environ["HSR_CACHE_DIR"] = where
+                forget_picks(autotune)
+                kept.forget()
+                call()
+                runs[where].append(triton.testing.do_bench(call, warmup=10, rep=50))
+        predicted, tuned = statistics.median(runs[predicted_dir]), statistics.median(runs[tuned_dir])
         rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
                      "regret": round(predicted / tuned, 3),
                      **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}})
