@@ -161,6 +161,7 @@ BENCHES = {
     "plaid-search": "plaid_search.py",
     "plaid-interop": "plaid_interop.py",
     "hidden": "hidden.py",
+    "fp32": "fp32_keys.py",
 }
 
 
