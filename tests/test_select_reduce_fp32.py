@@ -230,3 +230,33 @@ def test_keys_that_are_their_own_value_stay_ieee(monkeypatch):
     assert "IEEE dot, formed again at the index" in words
     words = hsr.compile(COSINE).explain(sizes, torch.float32)
     assert "this key is its own value" in words and "(now 'high')" in words
+
+
+@pytest.mark.parametrize("precision", ["tf32", "tf32x3"])
+def test_packed_rows_take_the_exact_pass_at_their_own_offsets(tensor_core_dots, launches, monkeypatch, precision):
+    """Packed (ragged) fp32 rows ranked on the tensor cores: each score is the sum of the
+    exact dots at the selected rows, found at each sequence's own offset; an empty
+    document scores 0; the gradients are finite."""
+    monkeypatch.setenv("HSR_PRECISION", precision)
+    kept.forget()
+    g = torch.Generator().manual_seed(8)
+    cu_q, cu_d = torch.tensor([0, 5, 12]), torch.tensor([0, 40, 40, 111])
+    Q = torch.randn(12, 48, generator=g)
+    D = torch.randn(111, 48, generator=g)
+    for start in (0, 40):  # each query row's copy (tripled) in documents 0 and 2: a selection by far
+        D[start:start + 12] = 3 * Q
+    Q, D = Q.requires_grad_(), D.requires_grad_()
+    out = hsr.ops.maxsim_varlen(Q, D, cu_q, cu_d)
+    assert launches and all(f["EXACT_SEL"] and f["PRECISION"] == precision for f in launches)
+    want = torch.zeros(2, 3, dtype=torch.float64)
+    for i in range(2):
+        for j in range(3):
+            q, dd = Q.detach()[cu_q[i]:cu_q[i + 1]].double(), D.detach()[cu_d[j]:cu_d[j + 1]].double()
+            if len(dd):
+                want[i, j] = (q @ dd.T).amax(1).sum()
+    # the selected dots exact to fp32 (TF32's own would be off by about 2^-11 of them)
+    torch.testing.assert_close(out.detach().double(), want, rtol=1e-6, atol=1e-6)
+    assert (out[:, 1] == 0).all()
+    out.sum().backward()
+    assert torch.isfinite(Q.grad).all() and torch.isfinite(D.grad).all()
+    kept.forget()
