@@ -120,6 +120,14 @@ FAULTS = (
           "dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq), 1e-12))[None, :]",
           "dot = dot * (1.0 / tl.maximum(tl.sqrt(rows_sq + 1.0), 1e-12))[None, :]",
           ("tests/test_emit_rows.py",)),
+    Fault("fp32 dot keys ranked at TF32 keep the TF32 value (the exact pass at the selection skipped)",
+          "templates/select_reduce/tile.py.jinja", "    if EXACT_SEL:\n", "    if EXACT_SEL and False:\n",
+          ("tests/test_select_reduce_fp32.py",)),
+    Fault("a slot's index loses its column (the tile's start alone)",
+          "templates/select_reduce/tile.py.jinja",
+          "at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_{{ C|upper }})[None, :], -1)",
+          "at2 = tl.where(idx2 >= 0, idx2, -1)",
+          ("tests/test_select_reduce_l2.py", "tests/test_maxsim.py")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")
