@@ -1252,7 +1252,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
                                                       three_products=precision == "tf32x3" and not halves)
     # fp32 rows ranked on the tensor cores: the selected pair's value an IEEE dot at its index
-    exact = dispatch.exact_at_selection(False, Q_.dtype, precision, dot_mode)
+    exact = dispatch.exact_at_selection(Q_.dtype, precision, dot_mode)
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell
     split = dispatch.split_rows(n_cells, sizes["s"], sizes["t"], autotuned=kernel is not None)

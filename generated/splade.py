@@ -1219,7 +1219,7 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     dot_mode, block_k, small_d = dispatch.contraction(sizes["h"],
                                                       three_products=precision == "tf32x3" and not halves)
     # fp32 rows ranked on the tensor cores: the selected pair's value an IEEE dot at its index
-    exact = dispatch.exact_at_selection(False, W_.dtype, precision, dot_mode)
+    exact = dispatch.exact_at_selection(W_.dtype, precision, dot_mode)
     tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads
     if dot_mode == 1:
         a_view, b_view = W_.permute([0, 1]), H_.permute([0, 1, 2])

@@ -433,13 +433,13 @@ def precision(dtype: torch.dtype, ranked: bool, device) -> str:
     return "tf32x3" if torch.get_float32_matmul_precision() == "highest" else "tf32"
 
 
-def exact_at_selection(l2: bool, dtype: torch.dtype, prec: str, dot_mode: int) -> bool:
-    """Whether a dot key's forward forms the selected pair's value again as an IEEE
-    fp32 dot at its index (the kernel's EXACT_SEL; the index is then carried): fp32
-    rows that ranked on the tensor cores (precision not "ieee"), on a tile path (a
-    few coordinates, DOT_MODE 2, are exact fp32 products already). An L2 pair always
-    takes its value from the differences (its own pass)."""
-    return not l2 and dtype == torch.float32 and prec != "ieee" and dot_mode < 2
+def exact_at_selection(dtype: torch.dtype, prec: str, dot_mode: int) -> bool:
+    """Whether a dot key's forward (ranks_only) forms the selected pair's value again
+    as an IEEE fp32 dot at its index (the kernel's EXACT_SEL; the index is then
+    carried): fp32 rows that ranked on the tensor cores (precision not "ieee"), on a
+    tile path (a few coordinates, DOT_MODE 2, are exact fp32 products already). An L2
+    pair takes its value from the differences, in a pass of its own."""
+    return dtype == torch.float32 and prec != "ieee" and dot_mode < 2
 
 
 HALVES_MAX_D = 128  # the widest fp32 row ranked in fp16 halves: its row block's halves in one tile
@@ -1266,7 +1266,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(one_loop_words(term, cols, tma_masked(term, f)))
         if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
             ranked_fp32 = dtype == "float32" and not l2 and ranks_only(term) and exact_at_selection(
-                False, torch.float32, precision(torch.float32, True, place), contraction(d)[0] if d else 0)
+                torch.float32, precision(torch.float32, True, place), contraction(d)[0] if d else 0)
             lines.append(row_slot_words(l2, ranked_fp32))
             if l2:
                 lines.append(col_norms_words(term, sizes))

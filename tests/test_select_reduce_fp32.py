@@ -216,18 +216,17 @@ def test_an_argmax_ranks_without_the_exact_pass(tensor_core_dots, launches, monk
 def test_keys_that_are_their_own_value_stay_ieee(monkeypatch):
     """ranks_only: MaxSim, a max of dots, an argmax and the Splade head (its bias a row
     term) rank; a cosine and a dot with a column term (the key is its value) do not. exact_at_selection: fp32 tiles that
-    ranked off IEEE, not an L2 pair (its own pass), not a few coordinates."""
+    ranked off IEEE, not a few coordinates."""
     def term(text):
         return hsr.compile(text).plan.terms[0]
     assert all(dispatch.ranks_only(term(t)) for t in (MAXSIM, MAX_OF_MAX, ARGMAX, RELU))
     assert dispatch.ranks_only(term(spec_path("splade").read_text()))  # a row term: after
     assert not dispatch.ranks_only(term(COSINE)) and not dispatch.ranks_only(term(COLUMN_TERM))
-    assert dispatch.exact_at_selection(False, torch.float32, "tf32", 0)
-    assert dispatch.exact_at_selection(False, torch.float32, "tf32x3", 1)
-    assert not dispatch.exact_at_selection(False, torch.float32, "ieee", 0)
-    assert not dispatch.exact_at_selection(False, torch.float16, "tf32", 0)
-    assert not dispatch.exact_at_selection(False, torch.float32, "tf32", 2)
-    assert not dispatch.exact_at_selection(True, torch.float32, "tf32", 0)
+    assert dispatch.exact_at_selection(torch.float32, "tf32", 0)
+    assert dispatch.exact_at_selection(torch.float32, "tf32x3", 1)
+    assert not dispatch.exact_at_selection(torch.float32, "ieee", 0)
+    assert not dispatch.exact_at_selection(torch.float16, "tf32", 0)
+    assert not dispatch.exact_at_selection(torch.float32, "tf32", 2)
     monkeypatch.setattr(torch, "get_float32_matmul_precision", lambda: "high")
     sizes = {"i": 1, "j": 8, "s": 32, "t": 64, "d": 128}
     words = hsr.compile(MAXSIM).explain(sizes, torch.float32)

@@ -581,7 +581,7 @@ def root(context, missing=missing):
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
-        yield "    # fp32 rows ranked on the tensor cores: the selected pair's value an IEEE dot at its index\n    exact = dispatch.exact_at_selection(False, "
+        yield "    # fp32 rows ranked on the tensor cores: the selected pair's value an IEEE dot at its index\n    exact = dispatch.exact_at_selection("
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.dtype, precision, dot_mode)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split'):
