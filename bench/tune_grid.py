@@ -2,7 +2,7 @@
 """Tune the bundled MaxSim forward over a grid of serving and training shapes and
 write the picks as a table hsr ships (hsr/tuned.json's layout), on the GPU.
 
-    python3 bench/tune_grid.py --out DIR [--budget-s 300] [--tune-seconds 2]
+    python3 bench/tune_grid.py --out DIR [--budget-s 300] [--tune-seconds 2] [--shard I/N]
 
 Grid (fp16 serving, no indices): Nq 1 / 8 / 64 / 512 queries, Lq 32 / 128 / 1024,
 Ld 128 / 512 / 1024, d 64 / 96 / 128, with Nd documents such that a call stays
@@ -79,6 +79,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "bench/results"))
     ap.add_argument("--budget-s", type=float, default=300)
     ap.add_argument("--tune-seconds", type=float, default=2.0)
+    ap.add_argument("--shard", default="0/1", help="I/N: every N-th case from the I-th (a grid over N GPUs, one process each)")
     ap.add_argument("--precision", default="highest", choices=("highest", "high"),
                     help="torch's float32 matmul precision while tuning (--grid fp32: the keys of that precision)")
     ap.add_argument("--grid", default="bundled",
@@ -99,7 +100,8 @@ def main():
         else [("serve", c, "float16", False) for c in {"wide": WIDE, "broad": BROAD, "stacked": STACKED,
                                                              "wide-one": WIDE_ONE, "batched": BATCHED,
                                                              "persistent": PERSISTENT}[args.grid]]
-    for kind, (nq, lq, ld, d), dtype, grad in cases:
+    shard, shards = (int(v) for v in args.shard.split("/"))
+    for kind, (nq, lq, ld, d), dtype, grad in cases[shard::shards]:
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)
             break
