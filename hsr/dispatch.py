@@ -806,6 +806,10 @@ LEAN_INTERPRET_COLS = 64  # columns a tile under the interpreter
 LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
 LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
+# (but not for fp8 rows: 2 warps take mma v2, which has no fp8 products; a 64-row wgmma tile, half padding, is
+# faster. H200, one query of 32 x 128 against stored fp8 documents: 300 tokens x 10000 0.145 ms against 0.162,
+# 512 x 20000 0.356 against 0.417, 300 x 1000 0.029 against 0.030; int8 keeps the 32-row tile, 0.121 against
+# 0.150 at 10000; bench/results/h200-byte-blocks-2026-11-28/byte_blocks_probe.jsonl)
 # An L2 key carries its index through the loop (its value comes from the selected pair's differences): at
 # 128 x 64 and 8 warps that loop takes 254 registers a thread, MaxSim's 77. In 64-row chunks of 4 warps
 # its programs overlap better: H200, 1 query of 1024 tokens x 512 documents of 1024, the Gaussian MaxSim
@@ -826,6 +830,7 @@ LEAN_DIMS = (16, 32, 64, 128, 256)
 # whose tiles take at least 32 coordinates (a shorter contraction reads zeros past its end)
 QUANTIZED_DTYPES = {"int8": "int8", "fp8": "float8_e4m3fn"}  # a quantized operand's rows, as torch names them
 LEAN_DTYPES = ("float16", "bfloat16", *QUANTIZED_DTYPES.values())
+BYTE_ROWS = {v: k for k, v in QUANTIZED_DTYPES.items()}  # torch's name of 1-byte rows -> "int8" / "fp8"
 # Few cells, long rows (bench/NOTES.md, session 28): where a lean forward's programs
 # (cells x chunks of rows) are fewer than PART_PROGRAMS_PER_SM per multiprocessor, its
 # selected axis splits into parts of at least PART_MIN_COLS columns, a program each, and a
@@ -869,7 +874,7 @@ def column_parts(programs: int, cols: int, block_c: int, sms: int) -> tuple[int,
 
 
 def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: bool = False,
-                byte: bool = False) -> str:
+                byte: str = "") -> str:
     """explain()'s line on the lean forward's split of its selected axis (column_parts),
     for `cells` output cells of `rows` rows on `machine` (an sm90 GPU counts EXPLAIN_SMS)."""
     on_gpu = machine.startswith("cuda")
@@ -927,7 +932,7 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
     elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(
-            rows, cols, out_cells or cells, sms, l2, dtype in QUANTIZED_DTYPES.values()) \
+            rows, cols, out_cells or cells, sms, l2, BYTE_ROWS.get(dtype, "")) \
             and not (l2 and rows * cells >= LEAN_L2_STACKED_ROWS):
         why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
                    f"columns, with {out_cells or cells} cells enough to fill the GPU or rows shorter than "
@@ -948,7 +953,7 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     return why
 
 
-def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: bool = False) -> bool:
+def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: str = "") -> bool:
     """Few cells, long rows: the lean forward splits the selected axis in parts
     (column_parts), which beats the general loop's stacking of row sets there
     (bench/NOTES.md, session 28: 8 x 16 documents of 2048 and 8192 tokens)."""
@@ -956,12 +961,12 @@ def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, 
     return column_parts(out_cells * -(-rows // block_r), cols, block_c, sms)[0] > 1
 
 
-def _gpu_lean_blocks(rows: int, l2: bool = False, byte: bool = False) -> tuple[int, int, int, int]:
+def _gpu_lean_blocks(rows: int, l2: bool = False, byte: str = "") -> tuple[int, int, int, int]:
     """(rows, columns, warps, stages) of a lean program on a GPU (l2: an L2 pair's key;
-    byte: int8 or fp8 rows)."""
+    byte: "int8" or "fp8" rows, else "")."""
     if rows > 64:
         return LEAN_L2_BLOCKS if l2 else LEAN_BYTE_BLOCKS if byte and rows >= LEAN_BYTE_MIN_ROWS else LEAN_BLOCKS
-    return LEAN_SMALL_BLOCKS if rows > 32 else LEAN_TINY_BLOCKS
+    return LEAN_SMALL_BLOCKS if rows > 32 or byte == "fp8" else LEAN_TINY_BLOCKS
 
 
 def where(device: torch.device) -> str:
@@ -993,7 +998,8 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
         # h200-lean-short-rows-2026-11-26/host.md): pointer loads there, as fast on the GPU
         load = int(rows >= LEAN_MIN_ROWS and a.shape[-1] in LEAN_DIMS and a.shape[-1] >= lean_block_k(a) and all(
             m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
-        block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2, a.element_size() == 1)
+        byte = BYTE_ROWS.get(str(a.dtype).removeprefix("torch."), "")
+        block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2, byte)
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     # (a descriptor's block is a power of two, and the whole contraction)
     load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS and a.shape[-1] >= lean_block_k(a) else 0
@@ -1276,7 +1282,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         if lean_call:
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
         elif family == "lean":
-            lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2, bool(term.a.quantized)))
+            lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2, term.a.quantized))
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:

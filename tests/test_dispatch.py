@@ -180,8 +180,12 @@ def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
     chunks of 4 warps where MaxSim's take 128 rows of 8; short rows keep the common blocks."""
     assert dispatch._gpu_lean_blocks(1024, l2=True) == dispatch.LEAN_L2_BLOCKS
     assert dispatch._gpu_lean_blocks(1024) == dispatch.LEAN_BLOCKS
-    assert dispatch._gpu_lean_blocks(1024, byte=True) == dispatch.LEAN_BYTE_BLOCKS  # int8 and fp8 rows, many
-    assert dispatch._gpu_lean_blocks(128, byte=True) == dispatch.LEAN_BLOCKS
+    for byte in ("int8", "fp8"):
+        assert dispatch._gpu_lean_blocks(1024, byte=byte) == dispatch.LEAN_BYTE_BLOCKS  # 1-byte rows, many
+        assert dispatch._gpu_lean_blocks(128, byte=byte) == dispatch.LEAN_BLOCKS
+    # at 32 rows, fp8 takes the 4-warp wgmma tile (2 warps run mma v2, which has no fp8 products); int8 does not
+    assert dispatch._gpu_lean_blocks(32, byte="fp8") == dispatch.LEAN_SMALL_BLOCKS
+    assert dispatch._gpu_lean_blocks(32, byte="int8") == dispatch.LEAN_TINY_BLOCKS
     assert dispatch._gpu_lean_blocks(32, l2=True) == dispatch._gpu_lean_blocks(32)
     sizes = dict(i=1, j=1000, s=1024, t=300, d=128)
     gaussian = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
