@@ -2,7 +2,7 @@
 """Tune the bundled MaxSim forward over a grid of serving and training shapes and
 write the picks as a table hsr ships (hsr/tuned.json's layout), on the GPU.
 
-    python3 bench/tune_grid.py --out DIR [--budget-s 300] [--tune-seconds 2] [--shard I/N]
+    python3 bench/tune_grid.py --out DIR [--grid G[,G..]] [--dims D,..] [--budget-s 300] [--tune-seconds 2] [--shard I/N]
 
 Grid (fp16 serving, no indices): Nq 1 / 8 / 64 / 512 queries, Lq 32 / 128 / 1024,
 Ld 128 / 512 / 1024, d 64 / 96 / 128, with Nd documents such that a call stays
@@ -51,6 +51,17 @@ PERSISTENT = [(nq, lq, ld, 128) for nq in (16, 64, 512) for lq in (32, 64) for l
 WIDE_ONE = [(1, lq, ld, d) for d in (450, 900) for lq in (48, 200, 700) for ld in (700, 3000)]
 
 
+GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
+    "bundled": lambda: [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True)
+                                                                            for c in TRAINING],
+    "fp32": lambda: [("serve", c, "float32", False) for c in FP32],
+    "persistent": lambda: [("persistent", c, "float16", False) for c in PERSISTENT],
+    **{name: (lambda cases=cases: [("serve", c, "float16", False) for c in cases])
+       for name, cases in (("wide", WIDE), ("broad", BROAD), ("stacked", STACKED), ("wide-one", WIDE_ONE),
+                           ("batched", BATCHED))},
+}
+
+
 def documents(nq: int, lq: int, ld: int) -> int:
     """Documents per call: a serving call's 1000 for one query, fewer as the work grows."""
     return max(4, min(1000, int(2e9 // (nq * lq * ld * 128))))
@@ -82,8 +93,8 @@ def main():
     ap.add_argument("--shard", default="0/1", help="I/N: every N-th case from the I-th (a grid over N GPUs, one process each)")
     ap.add_argument("--precision", default="highest", choices=("highest", "high"),
                     help="torch's float32 matmul precision while tuning (--grid fp32: the keys of that precision)")
-    ap.add_argument("--grid", default="bundled",
-                    choices=("bundled", "wide", "broad", "fp32", "stacked", "wide-one", "batched", "persistent"))
+    ap.add_argument("--grid", default="bundled", help="one of " + ", ".join(GRIDS) + ", or several, comma-separated")
+    ap.add_argument("--dims", default="", help="only the cases of these d (comma-separated)")
     args = ap.parse_args()
     os.environ["HSR_TUNE_SECONDS"] = str(args.tune_seconds)
     torch.set_float32_matmul_precision(args.precision)
@@ -95,17 +106,15 @@ def main():
     log = open(out / "tuned_grid.log", "w")
     spec = str(bundled_spec("maxsim"))
     t0 = time.monotonic()
-    cases = [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True) for c in TRAINING] \
-        if args.grid == "bundled" else [("serve", c, "float32", False) for c in FP32] if args.grid == "fp32" \
-        else [("serve", c, "float16", False) for c in {"wide": WIDE, "broad": BROAD, "stacked": STACKED,
-                                                             "wide-one": WIDE_ONE, "batched": BATCHED,
-                                                             "persistent": PERSISTENT}[args.grid]]
+    cases = [case for grid in args.grid.split(",") for case in GRIDS[grid]()]
+    if args.dims:
+        cases = [case for case in cases if case[1][3] in {int(d) for d in args.dims.split(",")}]
     shard, shards = (int(v) for v in args.shard.split("/"))
     for kind, (nq, lq, ld, d), dtype, grad in cases[shard::shards]:
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)
             break
-        nd = nq if grad else persistent_documents(nq, lq, ld) if args.grid == "persistent" else documents(nq, lq, ld)
+        nd = nq if grad else persistent_documents(nq, lq, ld) if kind == "persistent" else documents(nq, lq, ld)
         started = time.monotonic()
         picks = tune.tune(spec, {"i": nq, "s": lq, "j": nd, "t": ld, "d": d}, dtype, grad)
         print(f"{kind} Nq={nq} Nd={nd} {lq}x{ld} d={d} {dtype}: {time.monotonic() - started:.1f} s {picks}",

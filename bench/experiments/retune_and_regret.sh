@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Tune a grid's keys again with no time limit, one shard a GPU, ship the picks into this checkout's
+# hsr/tuned.json, then judge the prediction: bench/regret.py's 40 held-out shapes, a shard of 10 a GPU.
+#   GRIDS=broad,wide,stacked,wide-one DIMS=384,450,512,640,900,1024 bash bench/experiments/retune_and_regret.sh
+# (run from the repository root on a machine of N GPUs, after bench/run_gpu.sh none; results under $OUT)
+set -u
+N=$(nvidia-smi -L | wc -l)
+for g in $(seq 0 $((N - 1))); do
+  (export CUDA_VISIBLE_DEVICES=$g HSR_CACHE_DIR=$(mktemp -d) HSR_AUTOTUNE_CACHE=0
+   python3 bench/tune_grid.py --grid "$GRIDS" --dims "${DIMS:-}" --tune-seconds 1e9 --budget-s "${TUNE_S:-260}" \
+     --shard $g/$N --out "$OUT/tuned-$g" > "$OUT/tune-$g.log" 2>&1) &
+done
+wait
+python3 - <<'PY'
+import glob, json, os
+path = "hsr/tuned.json"
+table = json.load(open(path))
+for f in sorted(glob.glob(os.environ["OUT"] + "/tuned-*/tuned_grid.json")):
+    table["sm90"].update(json.load(open(f))["sm90"])
+open(path, "w").write(json.dumps(table, indent=1) + "\n")
+open(os.environ["OUT"] + "/tuned.json", "w").write(json.dumps(table, indent=1) + "\n")
+PY
+SHAPES=$((40 / N))
+for g in $(seq 0 $((N - 1))); do
+  (export CUDA_VISIBLE_DEVICES=$g HSR_CACHE_DIR=$(mktemp -d)
+   python3 bench/regret.py --n $SHAPES --start $((g * SHAPES)) --budget-s "${REGRET_S:-400}" --rounds 3 \
+     --out "$OUT/regret-$g" > "$OUT/regret-$g.log" 2>&1) &
+done
+wait
