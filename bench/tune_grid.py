@@ -11,12 +11,12 @@ forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 1024 x 1024, d = 128. Calls that take the lean forward (fixed blocks) tune nothing.
 `--grid wide`: wide rows instead (fp16 serving, Nq 1 against 1000 documents, d 384 / 512 /
 640 / 1024, Lq x Ld 32 x 300, 32 x 1024, 128 x 1024); d = 768 and 32 x 512 stay out, to judge
-the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1024, Nq 1 / 6 /
+the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1024 (448 and 896 for the wide ones), Nq 1 / 6 /
 40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. `--grid fp32`:
 fp32 serving at d 80 / 200 / 900, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out of regret.py's
 draws, under `--precision` (highest: the key as three TF32 products, high: one; dispatch.precision). `--grid stacked`: wide rows of stacked queries (fp16 serving, d 450 / 900,
 Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stacked), out of regret.py's
-draws too. `--grid wide-one`: one query's wide rows (fp16, d 450 / 900, Lq 48 / 200 / 700, Ld 700 /
+draws too. `--grid wide-one`: one query's wide rows (fp16, d 448 / 896, Lq 48 / 200 / 700, Ld 700 /
 3000), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
 (fp16 serving, Lq 32 / 128, Ld 128 / 512 / 1024, d = 128), tuned again over the stacked pool (run it
 with HSR_AUTOTUNE_CACHE=0, else the shipped picks answer; its picks replace them). `--grid persistent`:
@@ -41,14 +41,17 @@ SERVING = [(nq, lq, ld, d) for nq in (1, 8, 64, 512) for lq in (32, 128, 1024)
 TRAINING = [(b, lq, ld, 128) for b in (32, 128, 512) for lq, ld in ((32, 300), (1024, 1024))]
 WIDE = [(1, lq, ld, d) for d in (384, 512, 640, 1024) for lq, ld in ((32, 300), (32, 1024), (128, 1024))]
 FP32 = [(nq, lq, ld, d) for d in (80, 200, 900) for nq in (1, 40) for lq in (24, 400) for ld in (250, 1500)]
-BROAD = [(nq, lq, ld, d) for d in (450, 900, 40, 80, 200) for nq in (40, 6, 1) for lq in (24, 100, 400)
+# wide rows at 448 and 896, whole chunks of 64 (DOT_MODE 1) as models' widths are: at 450 and 900 every tile
+# read a ragged last chunk, and their picks ran held-out d 320-1024 up to 1.6x slower than tuned (bench/NOTES.md,
+# session 40)
+BROAD = [(nq, lq, ld, d) for d in (448, 896, 40, 80, 200) for nq in (40, 6, 1) for lq in (24, 100, 400)
          for ld in (250, 1500)]
-STACKED = [(nq, lq, ld, d) for d in (450, 900) for nq in (16, 48) for lq in (24, 48) for ld in (80, 400, 1500)]
+STACKED = [(nq, lq, ld, d) for d in (448, 896) for nq in (16, 48) for lq in (24, 48) for ld in (80, 400, 1500)]
 BATCHED = [(nq, lq, ld, 128) for nq in (64, 512) for lq in (32, 128) for ld in (128, 512, 1024)]
 # 16, 64 and 512 queries of 32 and 64 tokens against as many documents as make the call's programs
 # persistent (dispatch.persistent), which is how such keys run at a corpus's size
 PERSISTENT = [(nq, lq, ld, 128) for nq in (16, 64, 512) for lq in (32, 64) for ld in (128, 512, 1024)]
-WIDE_ONE = [(1, lq, ld, d) for d in (450, 900) for lq in (48, 200, 700) for ld in (700, 3000)]
+WIDE_ONE = [(1, lq, ld, d) for d in (448, 896) for lq in (48, 200, 700) for ld in (700, 3000)]
 
 
 GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tune a grid's keys again with no time limit, one shard a GPU, ship the picks into this checkout's
 # hsr/tuned.json, then judge the prediction: bench/regret.py's 40 held-out shapes, a shard of 10 a GPU.
-#   GRIDS=broad,wide,stacked,wide-one DIMS=384,450,512,640,900,1024 bash bench/experiments/retune_and_regret.sh
+#   GRIDS=broad,wide,stacked,wide-one DIMS=384,448,512,640,896,1024 bash bench/experiments/retune_and_regret.sh
 # (run from the repository root on a machine of N GPUs, after bench/run_gpu.sh none; results under $OUT)
 set -u
 N=$(nvidia-smi -L | wc -l)
@@ -27,3 +27,5 @@ for g in $(seq 0 $((N - 1))); do
      --out "$OUT/regret-$g" > "$OUT/regret-$g.log" 2>&1) &
 done
 wait
+# one file back: the device returns a few files a call
+(cd "$OUT" && tar czf results.tgz --exclude=results.tgz . && find . -type f ! -name results.tgz -delete)
