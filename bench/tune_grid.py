@@ -13,8 +13,8 @@ forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 640 / 1024, Lq x Ld 32 x 300, 32 x 1024, 128 x 1024); d = 768 and 32 x 512 stay out, to judge
 the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1024 (448 and 896 for the wide ones), Nq 1 / 6 /
 40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. `--grid fp32`:
-fp32 serving at d 80 / 200 / 900, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out of regret.py's
-draws, under `--precision` (highest: the key as three TF32 products, high: one; dispatch.precision). `--grid stacked`: wide rows of stacked queries (fp16 serving, d 450 / 900,
+fp32 serving at d 80 / 200 / 896, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out of regret.py's
+draws, under `--precision` (highest: the key as three TF32 products, high: one; dispatch.precision). `--grid stacked`: wide rows of stacked queries (fp16 serving, d 448 / 896,
 Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stacked), out of regret.py's
 draws too. `--grid wide-one`: one query's wide rows (fp16, d 448 / 896, Lq 48 / 200 / 700, Ld 700 /
 3000), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
@@ -40,7 +40,7 @@ SERVING = [(nq, lq, ld, d) for nq in (1, 8, 64, 512) for lq in (32, 128, 1024)
            for ld in (128, 512, 1024) for d in (64, 96, 128)]
 TRAINING = [(b, lq, ld, 128) for b in (32, 128, 512) for lq, ld in ((32, 300), (1024, 1024))]
 WIDE = [(1, lq, ld, d) for d in (384, 512, 640, 1024) for lq, ld in ((32, 300), (32, 1024), (128, 1024))]
-FP32 = [(nq, lq, ld, d) for d in (80, 200, 900) for nq in (1, 40) for lq in (24, 400) for ld in (250, 1500)]
+FP32 = [(nq, lq, ld, d) for d in (80, 200, 896) for nq in (1, 40) for lq in (24, 400) for ld in (250, 1500)]
 # wide rows at 448 and 896, whole chunks of 64 (DOT_MODE 1) as models' widths are: at 450 and 900 every tile
 # read a ragged last chunk, and their picks ran held-out d 320-1024 up to 1.6x slower than tuned (bench/NOTES.md,
 # session 40)

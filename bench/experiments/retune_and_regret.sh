@@ -7,7 +7,7 @@ set -u
 N=$(nvidia-smi -L | wc -l)
 for g in $(seq 0 $((N - 1))); do
   (export CUDA_VISIBLE_DEVICES=$g HSR_CACHE_DIR=$(mktemp -d) HSR_AUTOTUNE_CACHE=0
-   python3 bench/tune_grid.py --grid "$GRIDS" --dims "${DIMS:-}" --tune-seconds 1e9 --budget-s "${TUNE_S:-260}" \
+   python3 bench/tune_grid.py --grid "$GRIDS" --precision highest --dims "${DIMS:-}" --tune-seconds 1e9 --budget-s "${TUNE_S:-260}" \
      --shard $g/$N --out "$OUT/tuned-$g" > "$OUT/tune-$g.log" 2>&1) &
 done
 wait
