@@ -90,6 +90,11 @@ TUNE_SECONDS = 6.0  # the first call's other work, and one slow config past the 
 # fp32 MaxSim d = 96, 1 x 2000 of 32 x 300 ran 5.4x slower at a 16-bit key's 32 rows than
 # at 16, bench/NOTES.md, session 31). bench/regret.py --weights judges others.
 DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 1.0, "precision": 0.5, "ieee_rows": 0.5}
+# The share of a 16-bit key's stacked block (queries a program) that fp32 rows on the tensor cores take,
+# by precision: a row holds 4 bytes a coordinate under one TF32 product and 8 under three (its high and low
+# parts). fp32 MaxSim of 8 x 610 documents of 64 x 100 at d = 1024 ("highest", H200) ran a 16-bit key's 8
+# queries a block in 3.26 ms, its tuned 2 in 1.57 (bench/NOTES.md, session 40).
+FP32_STACKED_SHARE = {"tf32": 0.5, "tf32x3": 0.25}
 
 
 def dtype_key(dtype, precision: str | None) -> str:
@@ -349,14 +354,19 @@ class Tuned:
                 far = self._distance(key, other) if at == where else None
                 if far is not None:
                     ranked.append((far + (0 if lowering == self.lowering else 2), len(ranked), config,
-                                   str(other[-1]) in ("torch.float32", "torch.float32:ieee")))
+                                   str(other[-1]) in ("torch.float32", "torch.float32:ieee"),
+                                   "float32" not in str(other[-1])))
+        fp32 = "float32" in str(key[-1])
         # an IEEE fp32 dot holding its rows' tile in registers (DOT_MODE 0; a long contraction streams it)
-        ieee = "float32" in str(key[-1]) and named.get("PRECISION") == "ieee" and named.get("DOT_MODE", 0) == 0
-        for _, _, config, ieee_key in sorted(ranked, key=lambda r: r[:2]):
+        ieee = fp32 and named.get("PRECISION") == "ieee" and named.get("DOT_MODE", 0) == 0
+        share = FP32_STACKED_SHARE.get(named.get("PRECISION"), 1) if fp32 else 1
+        for _, _, config, ieee_key, sixteen in sorted(ranked, key=lambda r: r[:2]):
             config = self._fitted(self._renamed(config, self.roles), allowed)
             if config is not None:
                 rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
-                return self._ieee_rows(config, key, rows) if ieee and not ieee_key else config
+                if ieee and not ieee_key:
+                    return self._ieee_rows(config, key, rows)
+                return self._stacked_share(config, share) if sixteen and share < 1 else config
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
 
@@ -399,6 +409,14 @@ class Tuned:
             if name in kwargs and scale < 1 and kwargs[name] * scale >= (max(16, rows) if name == r else 1):
                 kwargs[name] = int(kwargs[name] * scale)
                 break
+        return {**config, "kwargs": kwargs}
+
+    def _stacked_share(self, config: dict, share: float) -> dict:
+        """A 16-bit key's config for fp32 rows on the tensor cores: its stacked block
+        (BLOCK_G) times `share` (FP32_STACKED_SHARE), at least 1; the other blocks kept."""
+        g, kwargs = self.roles.get("BLOCK_G"), dict(config["kwargs"])
+        if g in kwargs:
+            kwargs[g] = max(1, int(kwargs[g] * share))
         return {**config, "kwargs": kwargs}
 
     def _distance(self, key: tuple, other: list):

@@ -412,6 +412,33 @@ def test_an_ieee_fp32_tile_takes_half_a_16_bit_keys_row_block(store, monkeypatch
     assert fwd._ieee_rows(dict(KEPT, kwargs={"BLOCK_S": 64, "BLOCK_T": 32}), (64, 512))["kwargs"]["BLOCK_S"] == 64
 
 
+def test_fp32_rows_on_the_tensor_cores_take_a_share_of_a_16_bit_keys_stacked_block(store, monkeypatch):
+    """Predicted for fp32 rows on the tensor cores from a 16-bit key, the stacked block (queries a
+    program) is scaled by FP32_STACKED_SHARE (a row holds 4 bytes a coordinate under one TF32
+    product, 8 under three); an fp32 key's config, or 16-bit rows, keep it."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel, timed, _ = _tuned(monkeypatch)
+    stacked = dict(KEPT, kwargs={"BLOCK_R": 64, "BLOCK_C": 64, "BLOCK_G": 8})
+    pool = [_Config({**KEPT, "kwargs": {"BLOCK_S": 64, "BLOCK_T": 64, "BLOCK_I": 8}})]
+    fwd = autotune.Tuned(kernel, ["r_bucket", "c_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr", pool,
+                         lambda configs, named: configs, "sum_max_dot-test", ("BLOCK_S", "BLOCK_T", "BLOCK_I"))
+
+    class Fp32:
+        dtype = "torch.float32"
+
+    def predicted(table_dtype, rows, precision):
+        monkeypatch.setattr(tuned, "shipped", lambda arch: {
+            tuned.entry_key(fwd.lowering, (32, 512, 128, False, table_dtype)): stacked})
+        fwd.predicted.clear()
+        fwd[(1,)](rows, 32, 512, BLOCK_K=128, NEED_IDX=False, DOT_MODE=1, **precision)
+        return kernel.calls[-1][1]["BLOCK_I"], kernel.calls[-1][1]["BLOCK_S"]
+    assert predicted("torch.float16", Fp32(), {"PRECISION": "tf32x3"}) == (2, 64)
+    assert predicted("torch.float16", Fp32(), {"PRECISION": "tf32"}) == (4, 64)
+    assert predicted("torch.float32:tf32x3", Fp32(), {"PRECISION": "tf32x3"}) == (8, 64)
+    assert predicted("torch.float16", _Tensor(), {}) == (8, 64)
+    assert not timed
+
+
 def test_a_neighbours_config_is_halved_to_fit_before_a_farther_one_is_taken(store, monkeypatch):
     """The nearest shipped key's config, not allowed for this call (its blocks are not
     in the pruned pool), is tried with its blocks halved: (64, 64) becomes the pool's
