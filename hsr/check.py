@@ -285,10 +285,13 @@ class _Checker:
             raise self.error(f"the contraction axis {la.contracted!r} is ragged", pos,
                              "a ragged axis is one of the rows' axes, never the one a pair contracts")
         computed = next((x for x in (la, lb) if x.tensor.rows is not None), None)
-        if computed is not None and kind != "dot":
-            raise self.error(f"{computed.tensor.name} is a computed operand; it is read by a dot <A, B>", pos,
-                             f"for a cosine, write normalize(...) around {computed.tensor.name}'s definition "
-                             "and normalise the other rows; L2 and L1 pairs read stored rows")
+        if computed is not None and kind == "cos" and not computed.tensor.rows.normalize:
+            # (the backward takes each selected row's norm as 1: a normalised operand's)
+            raise self.error(f"{computed.tensor.name} is a computed operand; a cosine reads it normalised", pos,
+                             f"write normalize(...) around {computed.tensor.name}'s whole definition")
+        if computed is not None and kind not in ("dot", "cos"):
+            raise self.error(f"{computed.tensor.name} is a computed operand; it is read by a dot <A, B> or a cosine",
+                             pos, "L2 and L1 pairs read stored rows")
         kinds = [x.tensor.kind for x in (la, lb)]
         low = next((k for k in kinds if k in ir.QUANTIZED), None)
         if low and (kind != "dot" or kinds[0] != kinds[1]):

@@ -193,6 +193,53 @@ score[i, j] = mean_s max_t exp(-<Q_s, D_t>)  where m
     assert torch.allclose(_grad(out, Qd, 1).double().cpu(), _grad(want, Qr, 1), atol=1e-5, rtol=1e-5)
 
 
+COSINE = """
+Q[i, s, d]: float
+{inputs}
+m[j, t]: bool = all
+D[j, t, d] = normalize({body})
+score[i, j] = sum_s max_t cos(Q_s, D_t)  where m
+"""
+
+
+@pytest.mark.parametrize("rows", ["projection", "residual"])
+@pytest.mark.parametrize("ls, ld", [(3, 40), (24, 5)])
+def test_a_cosine_reads_a_normalised_computed_operand(device, rows, ls, ld):
+    """cos(Q_s, D_t) with D computed and normalised: Q's norms in the kernel, each selected D row's norm
+    1 in the backward. Values, indices and the gradients of Q and of D's float inputs, against float64,
+    with few selections against the rows (a gradient row a selection) and many (every row)."""
+    inputs, body = {
+        "projection": ("H[j, t, h]: float\nW[d, h]: float\nbias[d]: float", "<H[j, t, :], W[d, :]> + bias[d]"),
+        "residual": ("C[c, d]: float\ncodes[j, t]: int\nres[j, t, d]: uint2\nw[b]: float",
+                     "C[codes[j, t], d] + w[res[j, t, d]]")}[rows]
+    op = hsr.compile(COSINE.format(inputs=inputs, body=body))
+    assert "computed operand D" in op.explain()
+    gen = torch.Generator().manual_seed(ls + ld)
+    nd, d = 3, 24
+    m = torch.rand(nd, ld, generator=gen) < 0.7
+    m[2] = False  # a document with no kept token: 0, no gradient
+    if rows == "projection":
+        xs = [torch.randn(nd, ld, 40, generator=gen), torch.randn(d, 40, generator=gen), torch.randn(d, generator=gen)]
+        ints = []
+    else:
+        xs = [torch.randn(5, d, generator=gen), torch.randn(4, generator=gen)]
+        ints = [torch.randint(0, 5, (nd, ld), generator=gen), _pack(torch.randint(0, 4, (nd, ld, d), generator=gen), 2)]
+    Q = torch.randn(2, ls, d, generator=gen) * 3 + 1  # rows of norms far from 1: their own, in the kernel
+    mine = [x.to(device).requires_grad_() for x in (Q, *xs)]
+    ref = [x.double().requires_grad_() for x in (Q, *xs)]
+
+    def args(fl):  # the spec's order: Q, then the operand's inputs, then the mask
+        return (fl[0], *fl[1:], m.to(fl[0].device)) if rows == "projection" else \
+            (fl[0], fl[1], *(x.to(fl[0].device) for x in ints), fl[2], m.to(fl[0].device))
+    out, want = op(*args(mine)), op.reference(*args(ref))
+    assert torch.allclose(out.double().cpu(), want, atol=1e-5, rtol=1e-5)
+    _, idx = op.forward_with_indices(*(x.detach() for x in args(mine)))
+    _, want_idx = reference.evaluate_selection(op.program, ("i", "j", "s"), *(x.detach() for x in args(ref)))
+    assert torch.equal(idx.cpu().long(), want_idx.long())
+    for got, exp in zip(_grads(out, mine, 3), _grads(want, ref, 3)):
+        assert torch.allclose(got.double().cpu(), exp, atol=1e-5, rtol=1e-5)
+
+
 PACKED_HIDDEN = """
 cu[j]: offsets
 Q[i, s, d]: float

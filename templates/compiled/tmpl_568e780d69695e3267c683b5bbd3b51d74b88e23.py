@@ -134,15 +134,27 @@ def root(context, missing=missing):
         pass
         yield '    rows_of = t["'
         yield str(environment.getattr(l_1_x, 'operand'))
-        yield '"]\n    rows = dispatch.row_matrix(rows_of) if need and launch and '
-        yield str(environment.getattr(l_1_x, 'k_dim'))
-        yield ' == rows_of.dim() - 1 else None\n    if not need:\n        aux.append(rows_of.new_zeros((1,) * '
-        yield str(t_1(environment.getattr(l_1_x, 'axes')))
-        yield ', dtype=torch.float32))\n    elif rows is not None:\n        aux.append(_'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_row_norms(rows).view(rows_of.shape[:-1]))\n    else:\n        aux.append(runtime.squared_norms(rows_of, '
-        yield str(environment.getattr(l_1_x, 'k_dim'))
-        yield '))\n'
+        yield '"]\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and (environment.getattr(l_1_x, 'operand') == environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'name'))):
+            pass
+            yield '    # '
+            yield str(environment.getattr(l_1_x, 'operand'))
+            yield " is computed, its rows normalised (a cosine reads it so): each row's squared norm is 1\n    aux.append(torch.ones((), device=rows_of.device, dtype=torch.float32).expand(\n        [n for i, n in enumerate(rows_of.shape) if i != "
+            yield str(environment.getattr(l_1_x, 'k_dim'))
+            yield '] if need else [1] * '
+            yield str(t_1(environment.getattr(l_1_x, 'axes')))
+            yield '))\n'
+        else:
+            pass
+            yield '    rows = dispatch.row_matrix(rows_of) if need and launch and '
+            yield str(environment.getattr(l_1_x, 'k_dim'))
+            yield ' == rows_of.dim() - 1 else None\n    if not need:\n        aux.append(rows_of.new_zeros((1,) * '
+            yield str(t_1(environment.getattr(l_1_x, 'axes')))
+            yield ', dtype=torch.float32))\n    elif rows is not None:\n        aux.append(_'
+            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+            yield '_row_norms(rows).view(rows_of.shape[:-1]))\n    else:\n        aux.append(runtime.squared_norms(rows_of, '
+            yield str(environment.getattr(l_1_x, 'k_dim'))
+            yield '))\n'
     l_1_x = missing
     yield '    return aux\n\n\n'
     template = environment.get_template('select_reduce/split_host.py.jinja', 'select_reduce_host.py.jinja')
@@ -172,11 +184,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 64 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 70 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """The lean forward into out (and idx, unless None)'
         yield str((', masks as given' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks') else ''))
         yield ' (dispatch.lean_blocks)'
-        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 65 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 71 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n    block_r, block_c, warps, stages, load, a_rows, b_rows = blocks\n    n_chunks = triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)\n    target = out if n_chunks == 1 else torch.empty(('
@@ -210,7 +222,7 @@ def root(context, missing=missing):
         yield ' * sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], parts), dtype=torch.float32, device=out.device)\n        part_idx = torch.empty_like(part_val, dtype=torch.int32)\n    args = (\n        a_rows, b_rows, a_desc, b_desc,'
-        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 103 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' target, idx if idx is not None else target,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -279,7 +291,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 100 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 106 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '),'
         l_1_s = missing
         yield '\n    )\n    meta = dict(\n'
@@ -326,7 +338,7 @@ def root(context, missing=missing):
             pass
             yield ' CHECK_OFFSETS=fold,'
         yield '\n        num_warps=warps, num_stages=stages'
-        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 114 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 120 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n    if parts > 1:\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)\n    launcher.launch('
@@ -359,7 +371,7 @@ def root(context, missing=missing):
     yield '_forward_as_written(t, sizes, need_idx, launch, ties)\n    inputs = tuple(t[name] for name in NAMES)\n    return kept.call(_'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_KEPT_FORWARD, kept.signature(inputs, need_idx, ties'
-    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 141 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 147 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '), inputs,\n                     _'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward_as_written, t, sizes, need_idx, True, ties)\n\n\ndef _'
@@ -493,7 +505,7 @@ def root(context, missing=missing):
         pass
         yield '    blocks = None\n    if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
-        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 213 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 219 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ':\n        blocks = dispatch.lean_blocks('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -506,7 +518,7 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
-        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 214 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 220 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -536,7 +548,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 229 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 235 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -548,7 +560,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 232 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 238 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -576,8 +588,8 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 246 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 246 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 252 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 252 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
@@ -755,12 +767,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 299 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 305 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 299 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 305 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -792,7 +804,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 310 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 316 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -803,7 +815,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 313 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -887,8 +899,8 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'out'))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 347 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 347 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 353 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 353 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -957,7 +969,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 356 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 362 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -983,7 +995,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 366 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 372 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -1045,7 +1057,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 383 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 389 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1129,7 +1141,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 436 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 442 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1144,14 +1156,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 444 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 450 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 449 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 455 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1219,7 +1231,7 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 475 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 481 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
@@ -1293,7 +1305,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 502 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 508 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1330,7 +1342,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 509 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 515 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1353,7 +1365,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 518 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 524 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1403,11 +1415,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 526 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 532 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 527 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 533 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
@@ -1650,7 +1662,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 630 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 636 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1722,4 +1734,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&6=47&7=62&10=71&12=93&14=95&15=99&16=103&17=107&18=113&19=119&22=122&23=125&27=127&33=130&39=132&40=136&41=138&43=140&45=142&47=144&52=148&53=154&54=157&55=159&58=161&63=163&64=166&65=177&68=181&69=183&70=185&74=188&75=191&77=193&78=197&80=199&87=203&88=205&90=207&94=209&97=213&99=250&100=256&104=286&105=290&107=295&108=303&110=309&111=315&112=319&114=329&116=331&117=333&118=335&120=338&122=340&124=343&132=350&135=354&136=356&139=358&141=360&142=364&145=366&150=368&153=371&156=374&157=377&159=380&160=388&161=390&164=394&165=396&167=399&169=406&171=410&173=413&175=420&177=424&179=427&184=433&185=436&189=444&191=446&195=450&200=454&201=458&203=465&204=469&205=473&206=476&208=485&211=492&213=495&214=498&216=511&218=514&222=518&224=521&226=524&227=526&228=528&229=530&232=542&233=553&235=556&239=560&240=564&242=567&246=577&248=582&250=585&252=587&254=590&256=596&258=598&259=601&260=609&261=617&262=619&264=627&265=630&266=638&268=647&269=649&270=655&273=661&274=663&276=666&277=684&279=693&280=709&282=714&284=718&286=720&288=724&289=730&290=734&292=738&293=744&294=750&296=754&299=757&300=767&302=771&303=777&304=779&305=781&307=784&308=786&309=789&310=791&311=797&312=800&313=802&315=808&316=811&322=814&323=816&329=823&330=827&331=830&333=832&334=835&337=837&340=840&341=843&345=846&347=888&348=893&349=895&350=898&353=936&356=960&357=962&359=972&360=975&363=978&364=981&366=983&369=989&370=993&372=999&373=1003&375=1005&377=1018&379=1032&382=1043&383=1046&385=1050&386=1054&388=1057&390=1062&391=1066&393=1069&394=1071&396=1078&398=1080&400=1083&406=1093&407=1097&408=1101&409=1104&412=1109&415=1111&418=1114&425=1117&427=1120&430=1123&433=1126&436=1130&437=1134&438=1136&439=1138&442=1143&444=1145&445=1149&449=1152&450=1156&451=1158&452=1160&453=1166&454=1169&456=1172&459=1175&460=1178&462=1181&464=1189&466=1191&467=1194&471=1197&472=1199&474=1202&475=1212&476=1224&477=1226&481=1231&483=1235&484=1243&485=1245&487=1250&490=1258&491=1262&494=1272&501=1279&502=1289&503=1300&504=1314&505=1318&509=1329&510=1335&511=1338&513=1343&515=1345&516=1347&518=1350&519=1358&521=1382&522=1384&523=1388&524=1395&526=1402&527=1408&529=1412&530=1415&532=1418&534=1420&538=1422&539=1426&542=1430&551=1432&560=1436&564=1440&568=1442&574=1446&575=1450&576=1452&578=1474&579=1476&580=1480&581=1482&585=1486&586=1489&589=1498&591=1501&592=1507&593=1511&595=1533&596=1535&597=1539&598=1541&599=1547&600=1549&601=1551&604=1555&605=1558&608=1575&609=1583&611=1597&612=1600&613=1604&615=1606&616=1610&617=1616&618=1622&619=1626&620=1629&621=1631&622=1639&628=1645&630=1647&631=1655&634=1659&635=1661&636=1663&637=1669&640=1673&644=1675&645=1677&658=1679&667=1682&671=1684&672=1687&677=1693&679=1696&681=1701&683=1703&685=1706&687=1709&690=1711&691=1717'
+debug_info = '4=38&5=41&6=47&7=62&10=71&12=93&14=95&15=99&16=103&17=107&18=113&19=119&22=122&23=125&27=127&33=130&39=132&40=136&41=138&42=141&44=143&46=150&48=152&50=154&52=156&58=160&59=166&60=169&61=171&64=173&69=175&70=178&71=189&74=193&75=195&76=197&80=200&81=203&83=205&84=209&86=211&93=215&94=217&96=219&100=221&103=225&105=262&106=268&110=298&111=302&113=307&114=315&116=321&117=327&118=331&120=341&122=343&123=345&124=347&126=350&128=352&130=355&138=362&141=366&142=368&145=370&147=372&148=376&151=378&156=380&159=383&162=386&163=389&165=392&166=400&167=402&170=406&171=408&173=411&175=418&177=422&179=425&181=432&183=436&185=439&190=445&191=448&195=456&197=458&201=462&206=466&207=470&209=477&210=481&211=485&212=488&214=497&217=504&219=507&220=510&222=523&224=526&228=530&230=533&232=536&233=538&234=540&235=542&238=554&239=565&241=568&245=572&246=576&248=579&252=589&254=594&256=597&258=599&260=602&262=608&264=610&265=613&266=621&267=629&268=631&270=639&271=642&272=650&274=659&275=661&276=667&279=673&280=675&282=678&283=696&285=705&286=721&288=726&290=730&292=732&294=736&295=742&296=746&298=750&299=756&300=762&302=766&305=769&306=779&308=783&309=789&310=791&311=793&313=796&314=798&315=801&316=803&317=809&318=812&319=814&321=820&322=823&328=826&329=828&335=835&336=839&337=842&339=844&340=847&343=849&346=852&347=855&351=858&353=900&354=905&355=907&356=910&359=948&362=972&363=974&365=984&366=987&369=990&370=993&372=995&375=1001&376=1005&378=1011&379=1015&381=1017&383=1030&385=1044&388=1055&389=1058&391=1062&392=1066&394=1069&396=1074&397=1078&399=1081&400=1083&402=1090&404=1092&406=1095&412=1105&413=1109&414=1113&415=1116&418=1121&421=1123&424=1126&431=1129&433=1132&436=1135&439=1138&442=1142&443=1146&444=1148&445=1150&448=1155&450=1157&451=1161&455=1164&456=1168&457=1170&458=1172&459=1178&460=1181&462=1184&465=1187&466=1190&468=1193&470=1201&472=1203&473=1206&477=1209&478=1211&480=1214&481=1224&482=1236&483=1238&487=1243&489=1247&490=1255&491=1257&493=1262&496=1270&497=1274&500=1284&507=1291&508=1301&509=1312&510=1326&511=1330&515=1341&516=1347&517=1350&519=1355&521=1357&522=1359&524=1362&525=1370&527=1394&528=1396&529=1400&530=1407&532=1414&533=1420&535=1424&536=1427&538=1430&540=1432&544=1434&545=1438&548=1442&557=1444&566=1448&570=1452&574=1454&580=1458&581=1462&582=1464&584=1486&585=1488&586=1492&587=1494&591=1498&592=1501&595=1510&597=1513&598=1519&599=1523&601=1545&602=1547&603=1551&604=1553&605=1559&606=1561&607=1563&610=1567&611=1570&614=1587&615=1595&617=1609&618=1612&619=1616&621=1618&622=1622&623=1628&624=1634&625=1638&626=1641&627=1643&628=1651&634=1657&636=1659&637=1667&640=1671&641=1673&642=1675&643=1681&646=1685&650=1687&651=1689&664=1691&673=1694&677=1696&678=1699&683=1705&685=1708&687=1713&689=1715&691=1718&693=1721&696=1723&697=1729'
