@@ -891,6 +891,19 @@ def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: b
             f"few cells, long rows, {sms} multiprocessors), each part's (value, index) merged in order")
 
 
+def lean_tile_words(rows: int, machine: str, l2: bool = False, byte: str = "") -> str:
+    """explain()'s line on the lean forward's tile on a GPU (_gpu_lean_blocks) and why."""
+    if not machine.startswith("cuda"):
+        return "  lean tile: the interpreter's small blocks (a GPU's: by the rows, the key and the rows' format)"
+    block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2, byte)
+    why = ("an L2 key's index through the loop, in smaller chunks" if rows > 64 and l2 else
+           f"{byte} rows past one 128-row chunk: 128 one-byte columns a tile" if rows > 64 and block_c == 128 else
+           "more than 64 rows" if rows > 64 else
+           "fp8 rows: 2 warps would run mma v2, which has no fp8 products" if byte == "fp8" and rows <= 32 else
+           "at most 64 rows, one warp group's" if rows > 32 else "at most 32 rows")
+    return f"  lean tile: {block_r} rows x {block_c} columns, {warps} warps, {stages} stages ({why})"
+
+
 def _major(device: torch.device) -> int:
     """The compute capability's major number of a CUDA device, asked once per device."""
     index = _index(device)
@@ -1283,6 +1296,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
         elif family == "lean":
             lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2, term.a.quantized))
+            lines.append(lean_tile_words(rows, machine, l2, term.a.quantized))
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:

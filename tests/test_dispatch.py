@@ -10,6 +10,7 @@ import torch
 
 import hsr
 from hsr import dispatch, launcher
+from hsr.cli import bundled_spec
 
 MAXSIM = """
 Q[i, s, d]: float
@@ -186,6 +187,10 @@ def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
     # at 32 rows, fp8 takes the 4-warp wgmma tile (2 warps run mma v2, which has no fp8 products); int8 does not
     assert dispatch._gpu_lean_blocks(32, byte="fp8") == dispatch.LEAN_SMALL_BLOCKS
     assert dispatch._gpu_lean_blocks(32, byte="int8") == dispatch.LEAN_TINY_BLOCKS
+    fp8 = hsr.compile(bundled_spec("maxsim_fp8")).explain(dict(i=1, j=10000, s=32, t=300, d=128), "fp8")
+    assert "lean tile: 64 rows x 64 columns, 4 warps, 3 stages (fp8 rows: 2 warps would run mma v2" in fp8
+    assert "lean tile: 32 rows x 64 columns, 2 warps" in hsr.compile(MAXSIM).explain(
+        dict(i=1, j=1000, s=32, t=300, d=128), torch.float16)
     assert dispatch._gpu_lean_blocks(32, l2=True) == dispatch._gpu_lean_blocks(32)
     sizes = dict(i=1, j=1000, s=1024, t=300, d=128)
     gaussian = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
