@@ -4,7 +4,7 @@ grids the shipped configs were tuned on, the public call's time with the predict
 over its time after exhaustive tuning of that shape.
 
     python3 bench/regret.py --out DIR [--n 40] [--budget-s 400] [--start K] [--weights 'L,D,F,R;...']
-                            [--dtype float32]
+                            [--dtype float32] [--pick 38,40]
 
 Families: the bundled MaxSim (serving, fp16 / bf16 / fp32, d from 48 to 1024, one to 64
 queries) and the k-means assignment (argmin over centres, fp16 / bf16 / fp32). A shape
@@ -70,6 +70,7 @@ def main():
                     "'length,d,fp32,ieee_rows;...' (autotune.DISTANCE_WEIGHTS), as regret_<weights>")
     ap.add_argument("--dtype", default="", help="only the shapes drawn with this dtype (float16, bfloat16, float32)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds timing the predicted and tuned configs")
+    ap.add_argument("--pick", default="", help="only these shapes, by their 1-based place in the draw (e.g. '38,40')")
     args = ap.parse_args()
     os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
     os.environ["HSR_TUNE_SECONDS"] = "1e9"
@@ -84,10 +85,11 @@ def main():
     ops = {"maxsim": hsr.compile(bundled_spec("maxsim")), "kmeans": hsr.compile(KMEANS)}
     rng, rows, t0, drawn = random.Random(args.seed), [], time.monotonic(), 0
     others = [tuple(float(v) for v in w.split(",")) for w in args.weights.split(";") if w]
+    picked = {int(k) for k in args.pick.split(",") if k}
     default = dict(autotune.DISTANCE_WEIGHTS)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    while len(rows) < args.n and time.monotonic() - t0 < args.budget_s:
+    while len(rows) < (len(picked) or args.n) and time.monotonic() - t0 < args.budget_s:
         case = draw(rng)
         op, sizes = ops[case["family"]], case["sizes"]
         inputs = tune._inputs(op, sizes, getattr(torch, case["dtype"]))
@@ -95,7 +97,8 @@ def main():
         if any("forward kernel: lean" in line for line in lines):
             continue
         drawn += 1
-        if drawn <= args.start or (args.dtype and case["dtype"] != args.dtype):
+        if drawn <= args.start or (args.dtype and case["dtype"] != args.dtype) or \
+                (picked and drawn not in picked):
             continue
 
         def call():
