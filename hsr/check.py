@@ -6,6 +6,8 @@ the reductions they restrict. Every error names the line and column.
 
 from __future__ import annotations
 
+from dataclasses import is_dataclass, replace
+
 from . import ir
 from . import syntax as S
 from .check_rows import row_definition
@@ -49,6 +51,15 @@ class _Checker:
                                  "write one spec per output; a sum of terms goes in one definition (a definition "
                                  "before the output's defines a computed operand's rows, without reductions)")
             self.rows[d.name] = row_definition(self, d)
+        reads: dict[str, set] = {}  # by the name read: D, or D_t (the short form)
+        for name, kinds in _pair_reads(defs[-1].expr).items():
+            name = name if name in self.rows else name.rpartition("_")[0]
+            reads.setdefault(name, set()).update(kinds)
+        for name, t in list(self.rows.items()):
+            if not t.rows.normalize and reads.get(name) == {"cos"}:
+                # a cosine of its rows is one of its normalised rows: normalised in the kernels, so that
+                # the backward takes each selected row's norm as 1 (the rows are never written to memory)
+                self.rows[name] = replace(t, rows=replace(t.rows, normalize=True))
         definition = self.definition(defs[-1])
         for t in (*self.tensors.values(), *self.rows.values()):
             if t.name not in self.used:
@@ -287,8 +298,9 @@ class _Checker:
         computed = next((x for x in (la, lb) if x.tensor.rows is not None), None)
         if computed is not None and kind == "cos" and not computed.tensor.rows.normalize:
             # (the backward takes each selected row's norm as 1: a normalised operand's)
-            raise self.error(f"{computed.tensor.name} is a computed operand; a cosine reads it normalised", pos,
-                             f"write normalize(...) around {computed.tensor.name}'s whole definition")
+            raise self.error(f"{computed.tensor.name} is a computed operand read by a cosine and another pair", pos,
+                             f"write normalize(...) around {computed.tensor.name}'s whole definition, or read it "
+                             "by cosines only")
         if computed is not None and kind not in ("dot", "cos"):
             raise self.error(f"{computed.tensor.name} is a computed operand; it is read by a dot <A, B> or a cosine",
                              pos, "L2 and L1 pairs read stored rows")
@@ -365,6 +377,31 @@ class _Checker:
             return t, {axis}
         raise self.error(f"{r.name!r} is not declared", r.pos,
                          f"declare it first, as in {base or r.name}[...]: float")
+
+
+def _pair_reads(e) -> dict[str, set]:
+    """The names each pairwise score of an expression reads: {name: {"cos", "dot", "norm"}}."""
+    reads: dict[str, set] = {}
+
+    def refs(x):
+        if isinstance(x, S.Ref):
+            yield x.name
+        for value in (vars(x).values() if is_dataclass(x) else x if isinstance(x, tuple) else ()):
+            if is_dataclass(value) or isinstance(value, tuple):
+                yield from refs(value)
+
+    def walk(x):
+        kind = "cos" if isinstance(x, S.Call) and x.fn == "cos" else "dot" if isinstance(x, S.Dot) else \
+            "norm" if isinstance(x, S.Norm) else None
+        if kind:
+            for name in refs(x):
+                reads.setdefault(name, set()).add(kind)
+            return
+        for value in (vars(x).values() if is_dataclass(x) else x if isinstance(x, tuple) else ()):
+            if is_dataclass(value) or isinstance(value, tuple):
+                walk(value)
+    walk(e)
+    return reads
 
 
 def _reductions(e: S.Expr):

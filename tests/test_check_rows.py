@@ -29,6 +29,18 @@ def test_a_definition_before_the_output_is_a_computed_operand():
     assert [t.name for t in op.program.tensors] == ["Q", "C", "codes", "res", "w"]
 
 
+def test_a_computed_operand_read_by_cosines_only_is_normalised():
+    """A cosine of a computed operand's rows is one of its normalised rows: read by cosines only, the
+    operand is normalised (each selected row's norm then 1 in the backward), and explain says why."""
+    for out, normalised in (("score[i, j] = sum_s max_t cos(Q_s, D_t)\n", True),
+                            ("score[i, j] = sum_s max_t cos(Q_s, D_t) - sum_s max_t cos(Q[i, s, :], D[j, t, :])\n",
+                             True),
+                            ("score[i, j] = sum_s max_t <Q_s, D_t>\n", False)):
+        op = hsr.compile(HEAD + "D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]]\n" + out)
+        assert op.program.rows[0].rows.normalize == normalised
+        assert ("L2-normalised (read by cosines only" in op.explain()) == normalised
+
+
 @pytest.mark.parametrize("body, out, message, line, col", [
     ("D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]] + sum_b w[b]", None,
      "a second definition ('score'); a spec has one output", 7, 1),
@@ -36,8 +48,9 @@ def test_a_definition_before_the_output_is_a_computed_operand():
     ("D[j, t, d] = C_d + w[res[j, t, d]]", None, "write 'C_d' with its axes in a computed operand", 6, 14),
     ("D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]]", "score[i, j] = sum_s max_t ||Q_s - D_t||^2",
      "D is a computed operand; it is read by a dot <A, B> or a cosine", 7, 27),
-    ("D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]]", "score[i, j] = sum_s max_t cos(Q_s, D_t)",
-     "D is a computed operand; a cosine reads it normalised", 7, 27),
+    ("D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]]",
+     "score[i, j] = sum_s max_t cos(Q_s, D_t) + sum_s max_t <Q_s, D_t>",
+     "D is a computed operand read by a cosine and another pair", 7, 27),
     ("D[j, t, d] = C[codes[j, t], d] + res[j, t, d]", None,
      "'res' is uint2; a computed operand's values come from float inputs", 6, 34),
     ("D[j, t] = C[codes[j, t], t] + w[res[j, t, t]]", None, "C's axis 'd' is indexed as 't'", 6, 11),

@@ -197,25 +197,26 @@ COSINE = """
 Q[i, s, d]: float
 {inputs}
 m[j, t]: bool = all
-D[j, t, d] = normalize({body})
+D[j, t, d] = {body}
 score[i, j] = sum_s max_t cos(Q_s, D_t)  where m
 """
 
 
 @settings(max_examples=examples(10), deadline=None)
 @given(st.sampled_from(["projection", "residual"]), st.integers(1, 24), st.integers(1, 40), st.integers(3, 40),
-       st.sampled_from([1.0, 1e-3, 1e4]), st.floats(0.0, 1.0), st.integers(0, 2**31 - 1))
-@example(rows="projection", ls=3, ld=40, d=24, scale=1.0, keep=0.7, seed=1)  # few selections a row
-@example(rows="residual", ls=24, ld=5, d=24, scale=1e4, keep=0.7, seed=2)  # many: every row's gradient
-def test_a_cosine_reads_a_normalised_computed_operand(device, rows, ls, ld, d, scale, keep, seed):
-    """cos(Q_s, D_t) with D computed and normalised: Q's norms in the kernel (any scale), each selected D
-    row's norm 1 in the backward. Values, indices and the gradients of Q and of D's float inputs, against
-    float64, with few selections against the rows (a gradient row a selection) and many (every row)."""
+       st.sampled_from([1.0, 1e-3, 1e4]), st.floats(0.0, 1.0), st.booleans(), st.integers(0, 2**31 - 1))
+@example(rows="projection", ls=3, ld=40, d=24, scale=1.0, keep=0.7, written=True, seed=1)  # few selections a row
+@example(rows="residual", ls=24, ld=5, d=24, scale=1e4, keep=0.7, written=False, seed=2)  # many: every row's
+def test_a_cosine_reads_a_normalised_computed_operand(device, rows, ls, ld, d, scale, keep, written, seed):
+    """cos(Q_s, D_t) with D computed, normalised as written or because only cosines read it: Q's norms in
+    the kernel (any scale), each selected D row's norm 1 in the backward. Values, indices and the gradients
+    of Q and of D's float inputs, against float64, with few selections against the rows (a gradient row a
+    selection) and many (every row)."""
     inputs, body = {
         "projection": ("H[j, t, h]: float\nW[d, h]: float\nbias[d]: float", "<H[j, t, :], W[d, :]> + bias[d]"),
         "residual": ("C[c, d]: float\ncodes[j, t]: int\nres[j, t, d]: uint2\nw[b]: float",
                      "C[codes[j, t], d] + w[res[j, t, d]]")}[rows]
-    op = hsr.compile(COSINE.format(inputs=inputs, body=body))
+    op = hsr.compile(COSINE.format(inputs=inputs, body=f"normalize({body})" if written else body))
     assert "computed operand D" in op.explain()
     gen = torch.Generator().manual_seed(seed)
     nd = 3
