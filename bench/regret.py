@@ -4,12 +4,15 @@ grids the shipped configs were tuned on, the public call's time with the predict
 over its time after exhaustive tuning of that shape.
 
     python3 bench/regret.py --out DIR [--n 40] [--budget-s 400] [--start K] [--weights 'L,D,F,R;...']
-                            [--dtype float32] [--pick 38,40]
+                            [--dtype float32] [--pick 38,40] [--families maxsim,kmeans,splade,nearest] [--dry]
 
 Families: the bundled MaxSim (serving, fp16 / bf16 / fp32, d from 48 to 1024, one to 64
-queries) and the k-means assignment (argmin over centres, fp16 / bf16 / fp32). A shape
-whose call runs a kernel of fixed blocks (the lean forward) predicts nothing and is drawn
-again. Predicted: a fresh cache directory, so only the shipped table and the rule serve.
+queries) and the k-means assignment (argmin over centres, fp16 / bf16 / fp32); with
+--families, also the Splade head and the nearest point of point clouds (a third of the
+draws). A shape whose call runs a kernel of fixed blocks (the lean forward, the long
+contraction through TMA) predicts nothing and is drawn again. --dry prints the draw and
+each shape's kernel on any machine. Predicted: a fresh cache directory, so only the
+shipped table and the rule serve.
 Tuned: `hsr.tune` with no time limit (every config the pruner allows), then the same
 call. Each shape starts from a fresh cache, so that no earlier shape's tuning serves it. Times are do_bench medians,
 the predicted and the tuned call timed in --rounds interleaved rounds (the median of each), so that the machine's
@@ -29,11 +32,27 @@ import time
 from pathlib import Path
 
 KMEANS = "X[n, f]: float\nC[k, f]: float\nassign[n] = argmin_k ||X_n - C_k||^2\n"
+# --families adds these (the default draw, MaxSim and k-means, keeps its sequence): the Splade head's
+# long contraction, and the nearest point of a point cloud (a few coordinates, the CUDA cores)
+SPECS = {"kmeans": KMEANS,
+         "splade": "H[b, s, h]: float\nW[v, h]: float\nrep[b, v] = max_s log1p(relu(<H_s, W_v>))\n",
+         "nearest": "X[b, n, c]: float\nY[b, m, c]: float\ndist[b, n] = min_m ||X_n - Y_m||^2\n"}
 DIMS = (48, 64, 96, 160, 192, 320, 384, 768, 1024)
+FIXED = ("lean ", "tiles-tma ")  # kernels of fixed blocks (dispatch: LEAN_*, LONG_TMA_BLOCKS): nothing predicted
 
 
-def draw(rng: random.Random) -> dict:
-    """One shape: family, dtype and sizes (axis -> n)."""
+def draw(rng: random.Random, extra: tuple = ()) -> dict:
+    """One shape: family, dtype and sizes (axis -> n). extra: families beside MaxSim and k-means,
+    drawn a third of the time (none: the draw of the published runs)."""
+    if extra and rng.random() < 1 / 3:
+        family = rng.choice(extra)
+        if family == "splade":
+            return {"family": "splade", "dtype": rng.choice(("float16", "bfloat16")),
+                    "sizes": {"b": rng.choice((1, 8, 32)), "s": rng.choice((64, 200, 512)),
+                              "h": rng.choice((384, 768)), "v": rng.choice((8192, 30522))}}
+        return {"family": "nearest", "dtype": "float32",
+                "sizes": {"b": rng.choice((1, 8, 32)), "n": rng.choice((1000, 4096, 10000)),
+                          "m": rng.choice((1000, 4096, 10000)), "c": rng.choice((2, 3))}}
     dtype = rng.choice(("float16", "bfloat16", "float32"))
     if rng.random() < 0.75:
         lq, ld = rng.choice((32, 64, 128, 200, 512, 1024)), rng.choice((100, 300, 700, 1024, 2000, 4096))
@@ -71,6 +90,9 @@ def main():
     ap.add_argument("--dtype", default="", help="only the shapes drawn with this dtype (float16, bfloat16, float32)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds timing the predicted and tuned configs")
     ap.add_argument("--pick", default="", help="only these shapes, by their 1-based place in the draw (e.g. '38,40')")
+    ap.add_argument("--families", default="maxsim,kmeans",
+                    help="maxsim,kmeans (the published draw), and splade, nearest: a third of the draws")
+    ap.add_argument("--dry", action="store_true", help="print the draw and each shape's forward kernel; time nothing")
     args = ap.parse_args()
     os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
     os.environ["HSR_TUNE_SECONDS"] = "1e9"
@@ -82,7 +104,9 @@ def main():
     from hsr import autotune, kept, tune
     from hsr.cli import bundled_spec
 
-    ops = {"maxsim": hsr.compile(bundled_spec("maxsim")), "kmeans": hsr.compile(KMEANS)}
+    extra = tuple(f for f in args.families.split(",") if f not in ("maxsim", "kmeans"))
+    ops = {"maxsim": hsr.compile(bundled_spec("maxsim")),
+           **{f: hsr.compile(SPECS[f]) for f in ("kmeans", *extra)}}
     rng, rows, t0, drawn = random.Random(args.seed), [], time.monotonic(), 0
     others = [tuple(float(v) for v in w.split(",")) for w in args.weights.split(";") if w]
     picked = {int(k) for k in args.pick.split(",") if k}
@@ -90,11 +114,18 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     while len(rows) < (len(picked) or args.n) and time.monotonic() - t0 < args.budget_s:
-        case = draw(rng)
+        case = draw(rng, extra)
         op, sizes = ops[case["family"]], case["sizes"]
+        if args.dry:  # the draw alone, on any machine: each shape's kernel on an sm90 GPU, from explain
+            kernel = next((line.strip() for line in op.explain(sizes, case["dtype"]).splitlines()
+                           if "forward kernel:" in line), "")
+            print(json.dumps({**case, "kernel": kernel}))
+            if not any(f"forward kernel: {fixed}" in kernel for fixed in FIXED):
+                rows.append(case)
+            continue
         inputs = tune._inputs(op, sizes, getattr(torch, case["dtype"]))
         lines = op.explain(sizes, case["dtype"]).splitlines()
-        if any("forward kernel: lean" in line for line in lines):
+        if any(f"forward kernel: {fixed}" in line for line in lines for fixed in FIXED):
             continue
         drawn += 1
         if drawn <= args.start or (args.dtype and case["dtype"] != args.dtype) or \
@@ -143,6 +174,8 @@ def main():
         (out / "regret_rows.json").write_text(json.dumps(rows, indent=1))  # kept if the run is cut
         del inputs
         torch.cuda.empty_cache()
+    if args.dry:
+        return
     regrets = [r["regret"] for r in rows]
     summary = {"shapes": len(rows), "median": statistics.median(regrets) if rows else None,
                "worst": max(regrets) if rows else None, "device": torch.cuda.get_device_name(),
