@@ -2,12 +2,13 @@
 # Tune a grid's keys again with no time limit, one shard a GPU, ship the picks into this checkout's
 # hsr/tuned.json, then judge the prediction: bench/regret.py's 40 held-out shapes, a shard of 10 a GPU.
 #   GRIDS=broad,wide,stacked,wide-one DIMS=384,448,512,640,896,1024 bash bench/experiments/retune_and_regret.sh
+# (PRECISION=high: fp32 grids under one TF32 product; TUNE_S, REGRET_S: the budgets, seconds)
 # (run from the repository root on a machine of N GPUs, after bench/run_gpu.sh none; results under $OUT)
 set -u
 N=$(nvidia-smi -L | wc -l)
 for g in $(seq 0 $((N - 1))); do
   (export CUDA_VISIBLE_DEVICES=$g HSR_CACHE_DIR=$(mktemp -d) HSR_AUTOTUNE_CACHE=0
-   python3 bench/tune_grid.py --grid "$GRIDS" --precision highest --dims "${DIMS:-}" --tune-seconds 1e9 --budget-s "${TUNE_S:-260}" \
+   python3 bench/tune_grid.py --grid "$GRIDS" --precision "${PRECISION:-highest}" --dims "${DIMS:-}" --tune-seconds 1e9 --budget-s "${TUNE_S:-260}" \
      --shard $g/$N --out "$OUT/tuned-$g" > "$OUT/tune-$g.log" 2>&1) &
 done
 wait
