@@ -29,4 +29,4 @@ for g in $(seq 0 $((N - 1))); do
 done
 wait
 # one file back: the device returns a few files a call
-(cd "$OUT" && tar czf results.tgz --exclude=results.tgz . && find . -type f ! -name results.tgz -delete)
+(cd "$OUT" && tar czf /tmp/results.tgz . && rm -rf ./* && mv /tmp/results.tgz .)
