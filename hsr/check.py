@@ -59,7 +59,7 @@ class _Checker:
             if not t.rows.normalize and reads.get(name) == {"cos"}:
                 # a cosine of its rows is one of its normalised rows: normalised in the kernels, so that
                 # the backward takes each selected row's norm as 1 (the rows are never written to memory)
-                self.rows[name] = replace(t, rows=replace(t.rows, normalize=True))
+                self.rows[name] = replace(t, rows=replace(t.rows, normalize=True, for_cosine=True))
         definition = self.definition(defs[-1])
         for t in (*self.tensors.values(), *self.rows.values()):
             if t.name not in self.used:
@@ -383,23 +383,18 @@ def _pair_reads(e) -> dict[str, set]:
     """The names each pairwise score of an expression reads: {name: {"cos", "dot", "norm"}}."""
     reads: dict[str, set] = {}
 
-    def refs(x):
-        if isinstance(x, S.Ref):
-            yield x.name
+    def children(x):
         for value in (vars(x).values() if is_dataclass(x) else x if isinstance(x, tuple) else ()):
             if is_dataclass(value) or isinstance(value, tuple):
-                yield from refs(value)
+                yield value
 
-    def walk(x):
-        kind = "cos" if isinstance(x, S.Call) and x.fn == "cos" else "dot" if isinstance(x, S.Dot) else \
-            "norm" if isinstance(x, S.Norm) else None
-        if kind:
-            for name in refs(x):
-                reads.setdefault(name, set()).add(kind)
-            return
-        for value in (vars(x).values() if is_dataclass(x) else x if isinstance(x, tuple) else ()):
-            if is_dataclass(value) or isinstance(value, tuple):
-                walk(value)
+    def walk(x, kind=None):
+        kind = kind or ("cos" if isinstance(x, S.Call) and x.fn == "cos" else "dot" if isinstance(x, S.Dot) else
+                        "norm" if isinstance(x, S.Norm) else None)
+        if kind and isinstance(x, S.Ref):
+            reads.setdefault(x.name, set()).add(kind)
+        for child in children(x):
+            walk(child, kind)
     walk(e)
     return reads
 

@@ -1181,8 +1181,7 @@ def computed_words(b) -> str:
         elif isinstance(node, ir.Load) and id(node) not in projected:
             parts.append(node.tensor.name)
     rows = b.computed.rows
-    written = "=normalize(" in rows.text.replace(" ", "")  # (else check normalised it for its cosines)
-    norm = ("" if not rows.normalize else ", L2-normalised" if written else
+    norm = ("" if not rows.normalize else ", L2-normalised" if not rows.for_cosine else
             ", L2-normalised (read by cosines only: a cosine of its rows is one of its normalised rows)")
     return (f"  computed operand {b.name}: its rows formed in the kernel, a tile at a time, from {', '.join(parts)}"
             f"{norm}; never written to memory (" + (f"{b.axes[-1]} in chunks of {COMPUTED_BLOCK_K}" if COMPUTED_BLOCK_K

@@ -89,6 +89,7 @@ class Rows:
     normalize: bool
     line: int
     text: str
+    for_cosine: bool = False  # normalised by the check, not as written: only cosines read it
 
 
 @dataclass(frozen=True)

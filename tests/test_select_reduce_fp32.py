@@ -22,13 +22,7 @@ import hsr
 from hsr import dispatch, kept, launcher
 from hsr.load import spec_path
 
-MAXSIM = """
-Q[i, s, d]: float
-D[j, t, d]: float
-qmask[i, s]: bool = all
-dmask[j, t]: bool = all
-score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
-"""
+MAXSIM = spec_path("maxsim").read_text()  # the bundled spec, as a spec of the language
 MAX_OF_MAX = """
 Q[i, s, d]: float
 D[j, t, d]: float
