@@ -895,12 +895,7 @@ def lean_tile_words(rows: int, machine: str, l2: bool = False, byte: str = "") -
     """explain()'s line on the lean forward's tile on a GPU (_gpu_lean_blocks) and why."""
     if not machine.startswith("cuda"):
         return "  lean tile: the interpreter's small blocks (a GPU's: by the rows, the key and the rows' format)"
-    block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2, byte)
-    why = ("an L2 key's index through the loop, in smaller chunks" if rows > 64 and l2 else
-           f"{byte} rows past one 128-row chunk: 128 one-byte columns a tile" if rows > 64 and block_c == 128 else
-           "more than 64 rows" if rows > 64 else
-           "fp8 rows: 2 warps would run mma v2, which has no fp8 products" if byte == "fp8" and rows <= 32 else
-           "at most 64 rows, one warp group's" if rows > 32 else "at most 32 rows")
+    (block_r, block_c, warps, stages), why = _gpu_lean_tile(rows, l2, byte)
     return f"  lean tile: {block_r} rows x {block_c} columns, {warps} warps, {stages} stages ({why})"
 
 
@@ -977,9 +972,22 @@ def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, 
 def _gpu_lean_blocks(rows: int, l2: bool = False, byte: str = "") -> tuple[int, int, int, int]:
     """(rows, columns, warps, stages) of a lean program on a GPU (l2: an L2 pair's key;
     byte: "int8" or "fp8" rows, else "")."""
+    return _gpu_lean_tile(rows, l2, byte)[0]
+
+
+def _gpu_lean_tile(rows: int, l2: bool = False, byte: str = "") -> tuple[tuple[int, int, int, int], str]:
+    """_gpu_lean_blocks' blocks and why, for explain()."""
     if rows > 64:
-        return LEAN_L2_BLOCKS if l2 else LEAN_BYTE_BLOCKS if byte and rows >= LEAN_BYTE_MIN_ROWS else LEAN_BLOCKS
-    return LEAN_SMALL_BLOCKS if rows > 32 or byte == "fp8" else LEAN_TINY_BLOCKS
+        if l2:
+            return LEAN_L2_BLOCKS, "an L2 key's index through the loop, in smaller chunks"
+        if byte and rows >= LEAN_BYTE_MIN_ROWS:
+            return LEAN_BYTE_BLOCKS, f"{byte} rows past one 128-row chunk: 128 one-byte columns a tile"
+        return LEAN_BLOCKS, "more than 64 rows"
+    if rows > 32:
+        return LEAN_SMALL_BLOCKS, "at most 64 rows, one warp group's"
+    if byte == "fp8":
+        return LEAN_SMALL_BLOCKS, "fp8 rows: 2 warps would run mma v2, which has no fp8 products"
+    return LEAN_TINY_BLOCKS, "at most 32 rows"
 
 
 def where(device: torch.device) -> str:
