@@ -353,14 +353,15 @@ class Tuned:
                 lowering, at, other = json.loads(name)
                 far = self._distance(key, other) if at == where else None
                 if far is not None:
-                    ranked.append((far + (0 if lowering == self.lowering else 2), len(ranked), config,
+                    ranked.append((far + (0 if lowering == self.lowering else 2), self._longer_first(other),
+                                   len(ranked), config,
                                    str(other[-1]) in ("torch.float32", "torch.float32:ieee"),
                                    "float32" not in str(other[-1])))
         fp32 = "float32" in str(key[-1])
         # an IEEE fp32 dot holding its rows' tile in registers (DOT_MODE 0; a long contraction streams it)
         ieee = fp32 and named.get("PRECISION") == "ieee" and named.get("DOT_MODE", 0) == 0
         share = FP32_STACKED_SHARE.get(named.get("PRECISION"), 1) if fp32 else 1
-        for _, _, config, ieee_key, sixteen in sorted(ranked, key=lambda r: r[:2]):
+        for _, _, _, config, ieee_key, sixteen in sorted(ranked, key=lambda r: r[:3]):
             config = self._fitted(self._renamed(config, self.roles), allowed)
             if config is not None:
                 rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
@@ -418,6 +419,17 @@ class Tuned:
         if g in kwargs:
             kwargs[g] = max(1, int(kwargs[g] * share))
         return {**config, "kwargs": kwargs}
+
+    def _longer_first(self, other: list) -> tuple:
+        """The tie-break between keys equally near: the longer lengths first (the selected
+        axis's bucket, then the rows', then the stacked axis's). A tile tuned on longer rows
+        keeps its blocks on shorter ones where a short key's small tile starves a long call:
+        on the 40 held-out shapes the table's order once gave bf16 64 x 4 of 200 x 4096 at
+        d = 1024 a short key's tile of half the rows, 1.45x its tuned time (bench/NOTES.md,
+        session 41)."""
+        at = {name: i for i, name in enumerate(self.keys)}
+        return tuple(-int(other[at[name]]) if name in at and at[name] < len(other) else 0
+                     for name in ("c_bucket", "r_bucket", "g_bucket"))
 
     def _distance(self, key: tuple, other: list):
         """How far a measured key is from this one (DISTANCE_WEIGHTS); None where its

@@ -454,3 +454,20 @@ def test_a_neighbours_config_is_halved_to_fit_before_a_farther_one_is_taken(stor
     assert kernel.calls[-1][1]["BLOCK_S"] == 64 and kernel.calls[-1][1]["BLOCK_T"] == 32
     assert not timed
     assert fwd._fitted(dict(KEPT, kwargs={"BLOCK_S": 8, "BLOCK_T": 8}), {}) is None  # nothing at or above 16 fits
+
+
+def test_of_keys_equally_near_the_longer_ones_config_is_taken(store, monkeypatch):
+    """Two shipped keys equally near the call (one length bucket below it, one above) give
+    the config of the one with the longer selected axis, whichever the table lists first."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel, timed, fwd = _tuned(monkeypatch)
+    short = dict(KEPT, kwargs={"BLOCK_R": 64, "BLOCK_C": 32})
+    long = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 64})
+    for order in ((short, long), (long, short)):
+        table = {tuned.entry_key(fwd.lowering, (32, c, 128, False, "torch.float16")): cfg
+                 for c, cfg in zip((256 if order[0] is short else 1024, 1024 if order[0] is short else 256), order)}
+        monkeypatch.setattr(tuned, "shipped", lambda arch, table=table: table)
+        fwd.predicted.clear()
+        fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
+        assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_T"]) == (32, 64)
+    assert not timed
