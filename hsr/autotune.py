@@ -88,8 +88,10 @@ TUNE_SECONDS = 6.0  # the first call's other work, and one slow config past the 
 # (another kernel path: IEEE or TF32 products). "ieee_rows": the share of a 16-bit key's
 # row block that an IEEE fp32 tile takes (its rows hold twice the bytes in registers:
 # fp32 MaxSim d = 96, 1 x 2000 of 32 x 300 ran 5.4x slower at a 16-bit key's 32 rows than
-# at 16, bench/NOTES.md, session 31). bench/regret.py --weights judges others.
-DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 1.0, "precision": 0.5, "ieee_rows": 0.5}
+# at 16, bench/NOTES.md, session 31). "fp32" is two steps: a 16-bit key one step nearer than an
+# fp32 one took fp32 64 x 25 of 64 x 300 at d = 384 to a 64 x 128 tile, 1.89x the fp32 key's 32-row
+# one (bench/NOTES.md, session 41). bench/regret.py --weights judges others.
+DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 2.0, "precision": 0.5, "ieee_rows": 0.5}
 # The share of a 16-bit key's stacked block (queries a program) that fp32 rows on the tensor cores take,
 # by precision: a row holds 4 bytes a coordinate under one TF32 product and 8 under three (its high and low
 # parts). fp32 MaxSim of 8 x 610 documents of 64 x 100 at d = 1024 ("highest", H200) ran a 16-bit key's 8
