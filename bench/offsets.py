@@ -67,6 +67,8 @@ def parse_args(argv=None):
     p.add_argument("--quick", action="store_true", help="tiny shapes, one perf_counter call each (CPU smoke run)")
     p.add_argument("--budget-s", type=float, default=400.0, help="start no new row after this (default %(default)s)")
     p.add_argument("--only", help="comma-separated cases to run: chamfer, hausdorff, kmeans (default: all)")
+    p.add_argument("--kmeans", help="the k-means shapes, NxKxF comma-separated (default: the issue's three at 2^20 points)")
+    p.add_argument("--modes", help="the k-means modes, comma-separated, of: " + ", ".join(KMEANS_MODES))
     return p.parse_args(argv)
 
 
@@ -402,7 +404,9 @@ def main(argv=None):
             lambda r, p, q, o: hausdorff_row(run, r, p, q, o, op("hausdorff.hsr")))
     kmeans = [("kmeans", f"{n}x{k}x{f}", mode, pair((n, f), (k, f), 31),
                lambda r, x, c, o: kmeans_row(run, r, x, c, o, op("kmeans_assign.hsr"), flash_assign))
-              for n, k, f in sizes["kmeans"] for mode in KMEANS_MODES]
+              for n, k, f in ([tuple(int(v) for v in x.split("x")) for x in args.kmeans.split(",")] if args.kmeans
+                              else sizes["kmeans"])
+              for mode in (args.modes.split(",") if args.modes else KMEANS_MODES)]
     cases = cham[:2] + [haus] + kmeans + cham[2:]  # the batched Chamfer shapes last: first to go past the budget
     if args.only:
         cases = [c for c in cases if c[0] in args.only.split(",")]

@@ -41,6 +41,9 @@ SERVING = [(nq, lq, ld, d) for nq in (1, 8, 64, 512) for lq in (32, 128, 1024)
 TRAINING = [(b, lq, ld, 128) for b in (32, 128, 512) for lq, ld in ((32, 300), (1024, 1024))]
 WIDE = [(1, lq, ld, d) for d in (384, 512, 640, 1024) for lq, ld in ((32, 300), (32, 1024), (128, 1024))]
 FP32 = [(nq, lq, ld, d) for d in (80, 200, 896) for nq in (1, 40) for lq in (24, 400) for ld in (250, 1500)]
+# fp32 rows of 100 query tokens (bucket 128): between the grid's 32 and 512, whose 32-row picks served held-out
+# one-query calls of 64-200 rows up to 1.85x slower than tuned (bench/NOTES.md, session 41)
+FP32_MID = [(nq, 100, ld, d) for d in (80, 200, 896) for nq in (1, 40) for ld in (250, 1500)]
 # wide rows at 448 and 896, whole chunks of 64 (DOT_MODE 1) as models' widths are: at 450 and 900 every tile
 # read a ragged last chunk, and their picks ran held-out d 320-1024 up to 1.6x slower than tuned (bench/NOTES.md,
 # session 40)
@@ -58,6 +61,7 @@ GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
     "bundled": lambda: [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True)
                                                                             for c in TRAINING],
     "fp32": lambda: [("serve", c, "float32", False) for c in FP32],
+    "fp32-mid": lambda: [("serve", c, "float32", False) for c in FP32_MID],
     "persistent": lambda: [("persistent", c, "float16", False) for c in PERSISTENT],
     **{name: (lambda cases=cases: [("serve", c, "float16", False) for c in cases])
        for name, cases in (("wide", WIDE), ("broad", BROAD), ("stacked", STACKED), ("wide-one", WIDE_ONE),

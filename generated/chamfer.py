@@ -261,9 +261,10 @@ def cd_fwd(
         # spec line 10: where m < ylen: the tiles past the bound are skipped, the full ones need no where
         if HAS_ylen:
             m_end = tl.maximum(tl.minimum(tl.load(ylen_ptr + pid_b * stride_ylen_b), m_end), 0).to(tl.int32)
-        m_full = (m_end // BLOCK_M) * BLOCK_M
+        m_lo = 0
+        m_full = m_lo + ((m_end - m_lo) // BLOCK_M) * BLOCK_M
         if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-            for m0 in range(0, m_end, BLOCK_M):
+            for m0 in range(m_lo, m_end, BLOCK_M):
                 offs_m = m0 + tl.arange(0, BLOCK_M)
                 m_in = offs_m < size_m
                 m_ok = m_in
@@ -394,7 +395,7 @@ def cd_fwd(
                 m_seen += m_ok.to(tl.int32)
 
         else:  # the full tiles without bounds' masks, then the last, partial tile
-            for m0 in range(0, m_full, BLOCK_M):
+            for m0 in range(m_lo, m_full, BLOCK_M):
                 offs_m = m0 + tl.arange(0, BLOCK_M)
                 m_in = offs_m < size_m
                 m_ok = m_in
@@ -925,6 +926,7 @@ def cd_fwd(
                         top_idx = tl.where(take, tile_idx, top_idx)
                         top = tl.where(take, tile_top, top)
                     best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
+
             # spec line 10: the selected pair's squared distance from its differences (exact at any offset;
             # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
             sel_safe = tl.maximum(best_idx, 0)
@@ -1776,9 +1778,10 @@ def cd_t1_fwd(
         # spec line 10: where n < xlen: the tiles past the bound are skipped, the full ones need no where
         if HAS_xlen:
             n_end = tl.maximum(tl.minimum(tl.load(xlen_ptr + pid_b * stride_xlen_b), n_end), 0).to(tl.int32)
-        n_full = (n_end // BLOCK_N) * BLOCK_N
+        n_lo = 0
+        n_full = n_lo + ((n_end - n_lo) // BLOCK_N) * BLOCK_N
         if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-            for n0 in range(0, n_end, BLOCK_N):
+            for n0 in range(n_lo, n_end, BLOCK_N):
                 offs_n = n0 + tl.arange(0, BLOCK_N)
                 n_in = offs_n < size_n
                 n_ok = n_in
@@ -1909,7 +1912,7 @@ def cd_t1_fwd(
                 n_seen += n_ok.to(tl.int32)
 
         else:  # the full tiles without bounds' masks, then the last, partial tile
-            for n0 in range(0, n_full, BLOCK_N):
+            for n0 in range(n_lo, n_full, BLOCK_N):
                 offs_n = n0 + tl.arange(0, BLOCK_N)
                 n_in = offs_n < size_n
                 n_ok = n_in
@@ -2440,6 +2443,7 @@ def cd_t1_fwd(
                         top_idx = tl.where(take, tile_idx, top_idx)
                         top = tl.where(take, tile_top, top)
                     best_idx = tl.where(again, tl.where(nan_at < size_n, nan_at, top_idx), best_idx)
+
             # spec line 10: the selected pair's squared distance from its differences (exact at any offset;
             # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
             sel_safe = tl.maximum(best_idx, 0)

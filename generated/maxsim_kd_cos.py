@@ -252,9 +252,10 @@ def score_fwd(
                 x2 = tl.zeros([BLOCK_S, BLOCK_T], tl.float32)
         t_seen = tl.zeros([BLOCK_T], tl.int32)
         t_end = size_t
-        t_full = (t_end // BLOCK_T) * BLOCK_T
+        t_lo = 0
+        t_full = t_lo + ((t_end - t_lo) // BLOCK_T) * BLOCK_T
         if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-            for t0 in range(0, t_end, BLOCK_T):
+            for t0 in range(t_lo, t_end, BLOCK_T):
                 offs_t = t0 + tl.arange(0, BLOCK_T)
                 t_in = offs_t < size_t
                 t_ok = t_in
@@ -370,7 +371,7 @@ def score_fwd(
                 t_seen += t_ok.to(tl.int32)
 
         else:  # the full tiles without bounds' masks, then the last, partial tile
-            for t0 in range(0, t_full, BLOCK_T):
+            for t0 in range(t_lo, t_full, BLOCK_T):
                 offs_t = t0 + tl.arange(0, BLOCK_T)
                 t_in = offs_t < size_t
                 t_ok = t_in

@@ -284,9 +284,10 @@ def score_fwd(
         t_end = size_t
         # spec line 6: where t < cu_d[n + 1] - cu_d[n] (t ragged): the tiles past the bound are skipped, the full ones need no where
         t_end = tl.maximum(tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), t_end), 0).to(tl.int32)
-        t_full = (t_end // BLOCK_T) * BLOCK_T
+        t_lo = 0
+        t_full = t_lo + ((t_end - t_lo) // BLOCK_T) * BLOCK_T
         if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-            for t0 in range(0, t_end, BLOCK_T):
+            for t0 in range(t_lo, t_end, BLOCK_T):
                 offs_t = t0 + tl.arange(0, BLOCK_T)
                 t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
                 t_ok = t_in
@@ -401,7 +402,7 @@ def score_fwd(
                 t_seen += t_ok.to(tl.int32)
 
         else:  # the full tiles without bounds' masks, then the last, partial tile
-            for t0 in range(0, t_full, BLOCK_T):
+            for t0 in range(t_lo, t_full, BLOCK_T):
                 offs_t = t0 + tl.arange(0, BLOCK_T)
                 t_in = offs_t < tl.minimum((tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1) + 1) - tl.load(cu_d_ptr + tl.minimum(pid_n, size_n - 1))), size_t).to(tl.int32)
                 t_ok = t_in

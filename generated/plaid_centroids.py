@@ -211,9 +211,10 @@ def score_fwd(
             # spec line 8: where t < doc_lengths: the tiles past the bound are skipped, the full ones need no where
             if HAS_doc_lengths:
                 t_end = tl.maximum(tl.minimum(tl.load(doc_lengths_ptr + pid_j * stride_doc_lengths_j), t_end), 0).to(tl.int32)
-            t_full = (t_end // BLOCK_T) * BLOCK_T
+            t_lo = 0
+            t_full = t_lo + ((t_end - t_lo) // BLOCK_T) * BLOCK_T
             if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-                for t0 in range(0, t_end, BLOCK_T):
+                for t0 in range(t_lo, t_end, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
                     t_in = offs_t < size_t
                     t_ok = t_in
@@ -316,7 +317,7 @@ def score_fwd(
                     t_seen += t_ok.to(tl.int32)
 
             else:  # the full tiles without bounds' masks, then the last, partial tile
-                for t0 in range(0, t_full, BLOCK_T):
+                for t0 in range(t_lo, t_full, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
                     t_in = offs_t < size_t
                     t_ok = t_in
@@ -798,9 +799,10 @@ def score_fwd(
             # spec line 8: where t < doc_lengths: the tiles past the bound are skipped, the full ones need no where
             if HAS_doc_lengths:
                 t_end = tl.maximum(tl.minimum(tl.load(doc_lengths_ptr + pid_j * stride_doc_lengths_j), t_end), 0).to(tl.int32)
-            t_full = (t_end // BLOCK_T) * BLOCK_T
+            t_lo = 0
+            t_full = t_lo + ((t_end - t_lo) // BLOCK_T) * BLOCK_T
             if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-                for t0 in range(0, t_end, BLOCK_T):
+                for t0 in range(t_lo, t_end, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
                     t_in = offs_t < size_t
                     t_ok = t_in
@@ -903,7 +905,7 @@ def score_fwd(
                     t_seen += t_ok.to(tl.int32)
 
             else:  # the full tiles without bounds' masks, then the last, partial tile
-                for t0 in range(0, t_full, BLOCK_T):
+                for t0 in range(t_lo, t_full, BLOCK_T):
                     offs_t = t0 + tl.arange(0, BLOCK_T)
                     t_in = offs_t < size_t
                     t_ok = t_in

@@ -193,6 +193,7 @@ def rep_fwd(
             idx2 = tl.full([BLOCK_V, BLOCK_S], -1, tl.int32)
     s_seen = tl.zeros([BLOCK_S], tl.int32)
     s_end = size_s
+    s_lo = 0
     if TMA:  # the tiles past the last kept s are skipped (bench/NOTES.md, v21): a scan of the conditions
         s_last = tl.max(tl.full([BLOCK_S], -1, tl.int32), axis=0)
         for s0 in range(0, s_end, BLOCK_S):
@@ -205,7 +206,7 @@ def rep_fwd(
 
             s_last = tl.maximum(s_last, tl.max(tl.where(s_ok, offs_s, -1), axis=0))
         s_end = s_last + 1
-    s_full = (s_end // BLOCK_S) * BLOCK_S
+    s_full = s_lo + ((s_end - s_lo) // BLOCK_S) * BLOCK_S
     for s0 in range(0, s_full, BLOCK_S):
         offs_s = s0 + tl.arange(0, BLOCK_S)
         s_in = offs_s < size_s

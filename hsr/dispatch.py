@@ -873,6 +873,58 @@ def column_parts(programs: int, cols: int, block_c: int, sms: int) -> tuple[int,
     return -(-cols // part_len), part_len
 
 
+# The general loop's selected axis in parts (outer none: the k-means assignment, a nearest point's
+# index). The row block is autotuned after the host decides, so the programs are counted at
+# GENERAL_PART_ROWS rows a program and a part is a whole number of GENERAL_PART_ALIGN columns (the
+# pools' widest column block; any block serves, a part's last tile may read past it).
+GENERAL_PART_ROWS = 128
+GENERAL_PART_ALIGN = 256
+
+
+def general_parts_blockers(term) -> list[str]:
+    """Why a term's general loop cannot split its selected axis across programs; empty where
+    its module carries the split (COL_PARTS). Each part writes its rows' (value, index) and the
+    value that ranked them; a merge takes each row's best part in order."""
+    why = []
+    if term.outer != "none":
+        why.append(f"an outer {term.outer} (its rows' chunks split instead)")
+    if term.ties:
+        why.append("the epilogue is flat at the selection (its ties are searched over the whole axis)")
+    if tuple(term.out_axes) != (*term.grid, term.r):
+        why.append(f"the output's axes are not ({', '.join((*term.grid, term.r))}) in that order")
+    return why
+
+
+def general_parts(rows: int, cols: int, sms: int, block_r: int | None = None, block_c: int | None = None,
+                  excluded: bool = False) -> tuple[int, int]:
+    """(parts, columns a part) of the general loop's selected axis (column_parts): `rows`, the
+    output's rows in all, in blocks of block_r (GENERAL_PART_ROWS where the tuner picks it); parts
+    of whole block_c tiles (GENERAL_PART_ALIGN where tuned). One part where `excluded` (the split
+    pass or TMA loads: their loops have no part bounds)."""
+    if excluded or os.environ.get("HSR_COL_PARTS") == "0":  # (HSR_COL_PARTS=0: never, to measure against)
+        return 1, cols
+    programs = -(-rows // (block_r or GENERAL_PART_ROWS))
+    return column_parts(programs, cols, block_c or GENERAL_PART_ALIGN, sms)
+
+
+def general_parts_words(term, rows: int, cols: int, machine: str) -> str:
+    """explain()'s line on the general loop's split of its selected axis (general_parts)."""
+    why = general_parts_blockers(term)
+    if why:
+        return f"  selected axis {term.c!r} (general loop): whole in each program ({'; '.join(why)})"
+    on_gpu = machine.startswith("cuda")
+    sms = EXPLAIN_SMS if on_gpu else INTERPRET_SMS
+    block_r, block_c = (None, None) if on_gpu else (min(64, next_pow2(rows)), min(64, next_pow2(cols)))
+    parts, part_len = general_parts(rows, cols, sms, block_r, block_c)
+    programs = -(-rows // (block_r or GENERAL_PART_ROWS))
+    if parts == 1:
+        return (f"  selected axis {term.c!r} (general loop): whole in each of about {programs} programs (split where "
+                f"they are fewer than {PART_PROGRAMS_PER_SM * sms} and it has at least {2 * PART_MIN_COLS} columns)")
+    return (f"  selected axis {term.c!r} (general loop): {parts} parts of {part_len} columns across programs "
+            f"(about {programs} x {parts}: few rows, long selected axis, {sms} multiprocessors), each row's parts "
+            f"merged in order (with pointer loads: not on the split pass or TMA loads)")
+
+
 def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: bool = False,
                 byte: str = "") -> str:
     """explain()'s line on the lean forward's split of its selected axis (column_parts),
@@ -1299,6 +1351,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(row_slot_words(l2, ranked_fp32))
             if l2:
                 lines.append(col_norms_words(term, sizes))
+        if family in ("tiles", "tiles-long", "points", "elementwise", "int8", "fp8") and cols and term.outer == "none":
+            lines.append(general_parts_words(term, pairs // max(cols, 1), cols, machine))
         if not f["both"] and family != "split":
             lines.append("  both directions in one call: both-ways" + (
                 "" if place != "cuda" else " up to 1e8 pairs without indices"))

@@ -411,6 +411,8 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
         # unstacked outer max, min or mean (dispatch.outer_split, partials merged on the host)
         row_split=t.outer == "sum" or (t.outer in ("max", "min", "mean") and not blocked),
+        # outer none: the selected axis in parts across programs, merged in order (dispatch.general_parts)
+        col_parts=not dispatch.general_parts_blockers(t),
     )
 
 

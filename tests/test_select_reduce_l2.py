@@ -364,3 +364,107 @@ def test_halves_on_drawn_layouts_masks_and_empty_documents(device, precision, of
     assert (out - want).abs().max().item() <= slack + 4 * ULP * want.abs().max().item()
     assert out[:, 2].eq(0).all()  # the empty document
     assert set(seen) == ({0} if transposed else {1 if precision == "tf32" else 3})
+
+
+PARTS_SPECS = {
+    "assign": KMEANS,
+    "nearest": """\
+X[b, n, d]: float
+Y[b, m, d]: float
+ymask[b, m]: bool = all
+dist[b, n] = min_m ||X_n - Y_m||^2  where ymask
+""",
+    "dot": """\
+X[b, n, d]: float
+Y[b, m, d]: float
+ylen[b]: int
+best[b, n] = max_m <X_n, Y_m>  where m < ylen[b]
+""",
+}
+
+
+@pytest.fixture
+def parts_watch(monkeypatch):
+    """The general loop's selected axis in parts of 64 columns wherever a call has more
+    (dispatch.general_parts, as for few rows on a GPU), pointer loads; yields the parts each call took."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "PART_MIN_COLS", 1)
+    monkeypatch.setattr(dispatch, "INTERPRET_SMS", 10**6)
+    monkeypatch.setattr(dispatch, "GENERAL_PART_ALIGN", 64)
+    monkeypatch.setenv("HSR_TMA", "0")  # (the interpreter takes TMA loads for d > 256, whose loops have no parts)
+    real, taken = dispatch.general_parts, []
+
+    def spy(*args, **kwargs):
+        taken.append(real(*args, **kwargs)[0])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(dispatch, "general_parts", spy)
+    return taken
+
+
+@pytest.fixture(scope="module")
+def parts_ops():
+    return {name: hsr.compile(text) for name, text in PARTS_SPECS.items()}
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose
+@settings(max_examples=examples(24))
+@given(st.sampled_from(sorted(PARTS_SPECS)), st.sampled_from([(3, torch.float32), (16, torch.float16),
+                                                            (16, torch.float32), (300, torch.float32)]),
+       st.sampled_from([0.0, 1000.0]), st.integers(1, 40), st.integers(65, 200), st.booleans(),
+       st.integers(0, 2**31 - 1))
+def test_a_selected_axis_in_parts_is_the_whole_axis(monkeypatch, parts_watch, parts_ops, device, name, shape,
+                                                     offset, n, m, odd, seed):
+    """The general loop's selected axis split across programs (few rows, many columns: the
+    k-means assignment of few points) gives the one-program result bit for bit: values,
+    indices and gradients, then the float64 reference's. Integer coordinates make ties
+    exact (the lowest index wins across parts), a copied row ties across parts, and the
+    odd draws add an inf coordinate (ranked again from the differences), a NaN, a row with
+    no kept column and a bound of 0."""
+    from hsr import dispatch
+    d, dtype = shape
+    offset = offset if dtype == torch.float32 else 0.0  # 16-bit rows are not shifted: exact only near 0
+    op, g = parts_ops[name], torch.Generator().manual_seed(seed)
+    b = 1 if name == "assign" else 2
+    X = torch.randint(-3, 4, (b, n, d), generator=g).double() + offset
+    Y = torch.randint(-3, 4, (b, m, d), generator=g).double() + offset
+    Y[:, m - 1] = Y[:, 1]  # the same column in the first part and in the last
+    kw = {}
+    if name == "nearest":
+        kw["ymask"] = torch.rand(b, m, generator=g) < 0.8
+    if name == "dot":
+        kw["ylen"] = torch.tensor([m - 7, 0 if odd else m])
+    if odd and name != "dot":
+        X[0, 0, 1] = float("inf")  # inf - inf: NaN in the differences where Y shares it
+        Y[0, m // 2, 1] = float("inf")
+        Y[0, m - 3, 2] = float("nan")
+        if name == "nearest":
+            kw["ymask"][1] = False  # no kept column: -1, value 0
+    if name == "assign":
+        X, Y = X[0], Y[0]
+    x, y = X.to(dtype), Y.to(dtype)
+    grad = name != "assign"
+    runs = []
+    for min_cols in (10**9, 1):  # whole, then in parts
+        monkeypatch.setattr(dispatch, "PART_MIN_COLS", min_cols)
+        xd, yd = x.to(device).requires_grad_(grad), y.to(device).requires_grad_(grad)
+        dev_kw = {k: v.to(device) for k, v in kw.items()}
+        if grad:
+            out = op(xd, yd, **dev_kw)
+            out.nan_to_num(0.0).sum().backward()
+            idx = op.forward_with_indices(xd.detach(), yd.detach(), **dev_kw)[1]
+            runs.append((out.detach().cpu(), idx.cpu(), xd.grad.cpu(), yd.grad.cpu()))
+        else:
+            runs.append((op(xd, yd).cpu(),))
+    assert parts_watch[-1] > 1 or device != "cpu"
+    for whole, parts in zip(*runs):
+        assert torch.equal(whole.nan_to_num(7.0), parts.nan_to_num(7.0)), (name, whole, parts)
+    ref = op.reference(x.double(), y.double(), **kw)
+    got = runs[1][0]
+    if name == "assign":
+        sq = ((x.double()[:, None] - y.double()[None]) ** 2).sum(-1)
+        first_nan = torch.where(sq.isnan().any(-1), sq.isnan().double().argmax(-1), -1)
+        low = sq.nan_to_num(nan=float("inf"))
+        first = (low == low.amin(-1, keepdim=True)).double().argmax(-1)
+        assert torch.equal(got, torch.where(first_nan >= 0, first_nan, first)), (got, ref)
+    else:
+        assert torch.allclose(got.double(), ref, equal_nan=True), (got, ref)

@@ -172,6 +172,15 @@ def root(context, missing=missing):
         yield ' into out (and stat), one launch."""\n    n_cells, n_chunks = vals.shape\n    block = min(1024, triton.next_power_of_2(max(n_cells, 1)))\n    launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_merge, (triton.cdiv(n_cells, block),), vals, rows, out, stat if stat is not None else rows,\n                    n_cells, n_chunks, HAS_STAT=stat is not None, BLOCK=block)\n\n\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+        pass
+        yield 'def _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_part_merge(keys, out_parts, idx_parts, xsel_parts, out, idx, xsel):\n    """Each row\'s parts of '
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield ' ([parts, ...] each) merged in order into out, idx and xsel (those\n    not None), one launch."""\n    parts, n = keys.shape[0], out.numel()\n    block = min(1024, triton.next_power_of_2(max(n, 1)))\n    launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_part_merge, (triton.cdiv(n, block),), keys, out_parts, idx_parts,\n                    xsel_parts if xsel_parts is not None else keys, out, idx if idx is not None else idx_parts,\n                    xsel if xsel is not None else keys, n, parts, HAS_IDX=idx is not None, HAS_X=xsel is not None,\n                    BLOCK=block)\n\n\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'):
         pass
         yield 'def _'
@@ -184,11 +193,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 70 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 83 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """The lean forward into out (and idx, unless None)'
         yield str((', masks as given' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks') else ''))
         yield ' (dispatch.lean_blocks)'
-        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 71 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 84 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n    block_r, block_c, warps, stages, load, a_rows, b_rows = blocks\n    n_chunks = triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)\n    target = out if n_chunks == 1 else torch.empty(('
@@ -222,7 +231,7 @@ def root(context, missing=missing):
         yield ' * sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], parts), dtype=torch.float32, device=out.device)\n        part_idx = torch.empty_like(part_val, dtype=torch.int32)\n    args = (\n        a_rows, b_rows, a_desc, b_desc,'
-        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 103 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 116 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' target, idx if idx is not None else target,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -291,7 +300,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 106 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 119 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '),'
         l_1_s = missing
         yield '\n    )\n    meta = dict(\n'
@@ -338,7 +347,7 @@ def root(context, missing=missing):
             pass
             yield ' CHECK_OFFSETS=fold,'
         yield '\n        num_warps=warps, num_stages=stages'
-        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 120 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 133 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n    if parts > 1:\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)\n    launcher.launch('
@@ -371,7 +380,7 @@ def root(context, missing=missing):
     yield '_forward_as_written(t, sizes, need_idx, launch, ties)\n    inputs = tuple(t[name] for name in NAMES)\n    return kept.call(_'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_KEPT_FORWARD, kept.signature(inputs, need_idx, ties'
-    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 147 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 160 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '), inputs,\n                     _'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward_as_written, t, sizes, need_idx, True, ties)\n\n\ndef _'
@@ -505,7 +514,7 @@ def root(context, missing=missing):
         pass
         yield '    blocks = None\n    if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
-        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 219 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 232 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ':\n        blocks = dispatch.lean_blocks('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -518,7 +527,7 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
-        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 220 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -548,7 +557,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 235 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 248 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -560,7 +569,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 238 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 251 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -588,8 +597,8 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 252 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 252 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 265 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 265 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
@@ -767,12 +776,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 305 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 318 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 305 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 318 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -804,7 +813,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 316 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 329 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -815,13 +824,29 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 332 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
         yield '    n_chunks = triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], split) if split else 1\n    target = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device) if split else out\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+        pass
+        yield '    # few rows, a long selected axis: '
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield ' in parts across programs, each row\'s parts merged in order\n    parts, part_cols = dispatch.general_parts(n_cells * sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"], sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"], dispatch.multiprocessors(device),\n                                              *((None, None) if kernel is not None else (\n                                                  min(64, runtime.next_pow2(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"])), min(64, runtime.next_pow2(sizes["'
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield '"])))),\n                                              excluded='
+        yield str(('dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else 'False'))
+        yield str((' or tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 343 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n'
     yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')):
         pass
@@ -831,6 +856,9 @@ def root(context, missing=missing):
         else:
             pass
             yield "    need_sel = need_idx or exact  # the key ranks the pairs; the selected one's value needs its index\n"
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+            pass
+            yield '    need_sel = need_sel or parts > 1  # a part that selected nothing is known by its index\n'
         yield '    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"]), dtype=runtime.index_dtype(sizes["'
@@ -846,6 +874,27 @@ def root(context, missing=missing):
             yield '        stat_arg = torch.empty((n_cells,), dtype='
             yield str(('torch.float32' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean') else 'torch.int32'))
             yield ', device=device)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+        pass
+        if (not (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'))):
+            pass
+            yield '    need_sel = need_idx or parts > 1  # a part that selected nothing is known by its index\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"]), dtype=runtime.index_dtype(sizes["'
+            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+            yield '"]), device=device)\n'
+        yield '    out_arg, merged = out, None\n    if parts > 1:  # each part writes [parts, ...] slices; the merge writes out, idx_arg and xsel_arg\n        merged = (out, idx_arg, xsel_arg if xsel_arg is not out else None)\n        out_arg = torch.'
+        yield str(('zeros' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
+        yield '((parts, *out.shape), dtype=out.dtype, device=device)\n        idx_arg = torch.'
+        yield str(('full' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
+        yield '((parts, *idx_arg.shape)'
+        yield str((', -2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else cond_expr_undefined("the inline if-expression on line 376 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ', dtype=idx_arg.dtype, device=device)\n        stat_arg = torch.empty(idx_arg.shape, dtype=torch.float32, device=device)\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'need_x'):
+            pass
+            yield '        xsel_arg = torch.'
+            yield str(('zeros' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
+            yield '(idx_arg.shape, dtype=torch.float32, device=device)\n'
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean')):
         pass
         yield "    if split:  # each chunk's count of kept rows, added on the host\n        stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)\n"
@@ -897,10 +946,11 @@ def root(context, missing=missing):
         yield '"],'
     l_1_o = missing
     yield '\n        '
-    yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'out'))
+    yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else ('out_arg' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else 'out')))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 353 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 353 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 392 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 392 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 392 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -969,7 +1019,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 362 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 401 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -995,7 +1045,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 372 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 411 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -1010,9 +1060,9 @@ def root(context, missing=missing):
     yield '        BLOCK_'
     yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
     yield '=block_k, NEED_IDX='
-    yield str(('need_sel' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else 'need_idx'))
+    yield str(('need_sel' if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')) else 'need_idx'))
     yield ', DOT_MODE=dot_mode, SMALL_D=small_d,\n        ROW_SLOT=dispatch.row_slot(dot_mode, '
-    yield str(('need_sel' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else 'need_idx'))
+    yield str(('need_sel' if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')) else 'need_idx'))
     yield '),\n\n        ONE_LOOP=dispatch.one_loop(sizes["'
     yield str((undefined(name='C') if l_0_C is missing else l_0_C))
     yield '"]),'
@@ -1048,6 +1098,9 @@ def root(context, missing=missing):
         yield ' SPLIT_'
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=split,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+        pass
+        yield ' COL_PARTS=parts > 1,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
         yield ' TMA=tma is not None,'
@@ -1057,7 +1110,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 389 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 428 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1079,11 +1132,15 @@ def root(context, missing=missing):
         pass
         yield '\n    def grid(meta):  # one program per cell and block of '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield ', on a flat grid\n        return (n_cells * triton.cdiv(sizes["'
+        yield ', on a flat grid'
+        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 438 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n        return (n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield '"]),)\n'
+        yield '"]),'
+        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 439 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n'
     else:
         pass
         yield '    grid = ('
@@ -1131,6 +1188,13 @@ def root(context, missing=missing):
         yield "    if split:  # each cell's chunks merged in a fixed order: the same bits every run\n        _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_merge(target, stat_arg, out, stat)\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+        pass
+        yield "    if merged is not None:  # each row's parts merged in a fixed order: the same bits every run\n        _"
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_part_merge(stat_arg, out_arg, idx_arg, '
+        yield str(('xsel_arg' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'need_x') else 'None'))
+        yield ', *merged)\n'
     yield '    return out, saved\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'has_backward'):
         pass
@@ -1141,7 +1205,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 442 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 485 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1156,14 +1220,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 450 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 493 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 455 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 498 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1231,7 +1295,7 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 481 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 524 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
@@ -1305,7 +1369,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 508 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 551 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1342,7 +1406,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 515 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 558 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1365,7 +1429,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 524 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 567 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1415,11 +1479,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 532 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 575 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 533 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 576 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
@@ -1662,7 +1726,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 636 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 679 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1734,4 +1798,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&6=47&7=62&10=71&12=93&14=95&15=99&16=103&17=107&18=113&19=119&22=122&23=125&27=127&33=130&39=132&40=136&41=138&42=141&44=143&46=150&48=152&50=154&52=156&58=160&59=166&60=169&61=171&64=173&69=175&70=178&71=189&74=193&75=195&76=197&80=200&81=203&83=205&84=209&86=211&93=215&94=217&96=219&100=221&103=225&105=262&106=268&110=298&111=302&113=307&114=315&116=321&117=327&118=331&120=341&122=343&123=345&124=347&126=350&128=352&130=355&138=362&141=366&142=368&145=370&147=372&148=376&151=378&156=380&159=383&162=386&163=389&165=392&166=400&167=402&170=406&171=408&173=411&175=418&177=422&179=425&181=432&183=436&185=439&190=445&191=448&195=456&197=458&201=462&206=466&207=470&209=477&210=481&211=485&212=488&214=497&217=504&219=507&220=510&222=523&224=526&228=530&230=533&232=536&233=538&234=540&235=542&238=554&239=565&241=568&245=572&246=576&248=579&252=589&254=594&256=597&258=599&260=602&262=608&264=610&265=613&266=621&267=629&268=631&270=639&271=642&272=650&274=659&275=661&276=667&279=673&280=675&282=678&283=696&285=705&286=721&288=726&290=730&292=732&294=736&295=742&296=746&298=750&299=756&300=762&302=766&305=769&306=779&308=783&309=789&310=791&311=793&313=796&314=798&315=801&316=803&317=809&318=812&319=814&321=820&322=823&328=826&329=828&335=835&336=839&337=842&339=844&340=847&343=849&346=852&347=855&351=858&353=900&354=905&355=907&356=910&359=948&362=972&363=974&365=984&366=987&369=990&370=993&372=995&375=1001&376=1005&378=1011&379=1015&381=1017&383=1030&385=1044&388=1055&389=1058&391=1062&392=1066&394=1069&396=1074&397=1078&399=1081&400=1083&402=1090&404=1092&406=1095&412=1105&413=1109&414=1113&415=1116&418=1121&421=1123&424=1126&431=1129&433=1132&436=1135&439=1138&442=1142&443=1146&444=1148&445=1150&448=1155&450=1157&451=1161&455=1164&456=1168&457=1170&458=1172&459=1178&460=1181&462=1184&465=1187&466=1190&468=1193&470=1201&472=1203&473=1206&477=1209&478=1211&480=1214&481=1224&482=1236&483=1238&487=1243&489=1247&490=1255&491=1257&493=1262&496=1270&497=1274&500=1284&507=1291&508=1301&509=1312&510=1326&511=1330&515=1341&516=1347&517=1350&519=1355&521=1357&522=1359&524=1362&525=1370&527=1394&528=1396&529=1400&530=1407&532=1414&533=1420&535=1424&536=1427&538=1430&540=1432&544=1434&545=1438&548=1442&557=1444&566=1448&570=1452&574=1454&580=1458&581=1462&582=1464&584=1486&585=1488&586=1492&587=1494&591=1498&592=1501&595=1510&597=1513&598=1519&599=1523&601=1545&602=1547&603=1551&604=1553&605=1559&606=1561&607=1563&610=1567&611=1570&614=1587&615=1595&617=1609&618=1612&619=1616&621=1618&622=1622&623=1628&624=1634&625=1638&626=1641&627=1643&628=1651&634=1657&636=1659&637=1667&640=1671&641=1673&642=1675&643=1681&646=1685&650=1687&651=1689&664=1691&673=1694&677=1696&678=1699&683=1705&685=1708&687=1713&689=1715&691=1718&693=1721&696=1723&697=1729'
+debug_info = '4=38&5=41&6=47&7=62&10=71&12=93&14=95&15=99&16=103&17=107&18=113&19=119&22=122&23=125&27=127&33=130&39=132&40=136&41=138&42=141&44=143&46=150&48=152&50=154&52=156&58=160&59=166&60=169&61=171&64=173&69=175&70=178&71=180&75=182&82=184&83=187&84=198&87=202&88=204&89=206&93=209&94=212&96=214&97=218&99=220&106=224&107=226&109=228&113=230&116=234&118=271&119=277&123=307&124=311&126=316&127=324&129=330&130=336&131=340&133=350&135=352&136=354&137=356&139=359&141=361&143=364&151=371&154=375&155=377&158=379&160=381&161=385&164=387&169=389&172=392&175=395&176=398&178=401&179=409&180=411&183=415&184=417&186=420&188=427&190=431&192=434&194=441&196=445&198=448&203=454&204=457&208=465&210=467&214=471&219=475&220=479&222=486&223=490&224=494&225=497&227=506&230=513&232=516&233=519&235=532&237=535&241=539&243=542&245=545&246=547&247=549&248=551&251=563&252=574&254=577&258=581&259=585&261=588&265=598&267=603&269=606&271=608&273=611&275=617&277=619&278=622&279=630&280=638&281=640&283=648&284=651&285=659&287=668&288=670&289=676&292=682&293=684&295=687&296=705&298=714&299=730&301=735&303=739&305=741&307=745&308=751&309=755&311=759&312=765&313=771&315=775&318=778&319=788&321=792&322=798&323=800&324=802&326=805&327=807&328=810&329=812&330=818&331=821&332=823&334=829&335=832&338=834&339=837&340=839&342=843&343=847&348=851&349=853&354=859&358=863&359=867&360=870&362=872&363=875&366=877&367=879&370=882&375=887&376=889&378=893&379=896&382=898&385=901&386=904&390=907&392=949&393=955&394=957&395=960&398=998&401=1022&402=1024&404=1034&405=1037&408=1040&409=1043&411=1045&414=1051&415=1055&417=1061&418=1065&420=1067&422=1080&424=1094&427=1108&428=1111&430=1115&431=1119&433=1122&435=1127&436=1131&438=1134&439=1138&441=1147&443=1149&445=1152&451=1162&452=1166&453=1170&454=1173&457=1178&460=1180&463=1183&470=1186&472=1189&474=1191&476=1194&479=1199&482=1202&485=1206&486=1210&487=1212&488=1214&491=1219&493=1221&494=1225&498=1228&499=1232&500=1234&501=1236&502=1242&503=1245&505=1248&508=1251&509=1254&511=1257&513=1265&515=1267&516=1270&520=1273&521=1275&523=1278&524=1288&525=1300&526=1302&530=1307&532=1311&533=1319&534=1321&536=1326&539=1334&540=1338&543=1348&550=1355&551=1365&552=1376&553=1390&554=1394&558=1405&559=1411&560=1414&562=1419&564=1421&565=1423&567=1426&568=1434&570=1458&571=1460&572=1464&573=1471&575=1478&576=1484&578=1488&579=1491&581=1494&583=1496&587=1498&588=1502&591=1506&600=1508&609=1512&613=1516&617=1518&623=1522&624=1526&625=1528&627=1550&628=1552&629=1556&630=1558&634=1562&635=1565&638=1574&640=1577&641=1583&642=1587&644=1609&645=1611&646=1615&647=1617&648=1623&649=1625&650=1627&653=1631&654=1634&657=1651&658=1659&660=1673&661=1676&662=1680&664=1682&665=1686&666=1692&667=1698&668=1702&669=1705&670=1707&671=1715&677=1721&679=1723&680=1731&683=1735&684=1737&685=1739&686=1745&689=1749&693=1751&694=1753&707=1755&716=1758&720=1760&721=1763&726=1769&728=1772&730=1777&732=1779&734=1782&736=1785&739=1787&740=1793'

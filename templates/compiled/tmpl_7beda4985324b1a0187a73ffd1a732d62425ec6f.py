@@ -320,7 +320,7 @@ def root(context, missing=missing):
         return concat(t_11)
     context.exported_vars.add('bound_end')
     context.vars['bound_end'] = l_0_bound_end = Macro(environment, macro, 'bound_end', ('var', 'bounds', 'note'), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_rows, l_1_end, l_1_conds, l_1_a_k, l_1_b_at, l_1_b_k, l_1_k_end, l_1_cols):
+    def macro(l_1_rows, l_1_end, l_1_conds, l_1_a_k, l_1_b_at, l_1_b_k, l_1_k_end, l_1_cols, l_1_start, l_1_key_out):
         t_12 = []
         l_1_t = resolve('t')
         l_1_C = l_1_narrow = l_1_BC = l_1_O = missing
@@ -340,6 +340,10 @@ def root(context, missing=missing):
             l_1_k_end = undefined("parameter 'k_end' was not provided", name='k_end')
         if l_1_cols is missing:
             l_1_cols = None
+        if l_1_start is missing:
+            l_1_start = '0'
+        if l_1_key_out is missing:
+            l_1_key_out = None
         pass
         l_1_C = environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')
         l_1_narrow = (l_1_cols and (not l_1_conds))
@@ -362,7 +366,9 @@ def root(context, missing=missing):
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             ', tl.int32)\n    for ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '0 in range(0, ',
+            '0 in range(',
+            str(l_1_start),
+            ', ',
             str(l_1_end),
             ', ',
             str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
@@ -448,11 +454,22 @@ def root(context, missing=missing):
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '))\n        top_idx = tl.where(take, tile_idx, top_idx)\n        top = tl.where(take, tile_top, top)\n    best_idx = tl.where(again, tl.where(nan_at < size_',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            ', nan_at, top_idx), best_idx)',
+            ', nan_at, top_idx), best_idx)\n',
         ))
+        if l_1_key_out:
+            pass
+            t_12.extend((
+                '    ',
+                str(l_1_key_out),
+                ' = tl.where(again, tl.where(nan_at < size_',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                ', float("nan"), top), ',
+                str(l_1_key_out),
+                ')\n',
+            ))
         return concat(t_12)
     context.exported_vars.add('rank_again')
-    context.vars['rank_again'] = l_0_rank_again = Macro(environment, macro, 'rank_again', ('rows', 'end', 'conds', 'a_k', 'b_at', 'b_k', 'k_end', 'cols'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['rank_again'] = l_0_rank_again = Macro(environment, macro, 'rank_again', ('rows', 'end', 'conds', 'a_k', 'b_at', 'b_k', 'k_end', 'cols', 'start', 'key_out'), False, False, False, context.eval_ctx.autoescape)
     def macro():
         t_13 = []
         l_1_t = resolve('t')
@@ -503,7 +520,7 @@ def root(context, missing=missing):
                 str(environment.getattr(l_2_x, 'name')),
                 '"], ',
                 str(environment.getattr(l_2_x, 'rank')),
-                str((str_join((', "', environment.getattr(l_2_x, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'packing') else cond_expr_undefined("the inline if-expression on line 113 in 'select_reduce/common.py.jinja' evaluated to false and no else section was defined."))),
+                str((str_join((', "', environment.getattr(l_2_x, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'packing') else cond_expr_undefined("the inline if-expression on line 118 in 'select_reduce/common.py.jinja' evaluated to false and no else section was defined."))),
                 '), ',
             ))
         l_2_x = missing
@@ -526,4 +543,4 @@ def root(context, missing=missing):
     context.vars['rows_args'] = l_0_rows_args = Macro(environment, macro, 'rows_args', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=344&74=345&75=346&76=347&79=350&81=352&82=356&83=360&84=364&85=370&86=378&87=387&88=394&89=399&91=405&92=407&93=411&94=413&95=415&97=420&98=425&99=431&100=433&101=435&103=444&106=450&108=456&110=460&112=492&113=496'
+debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=348&76=349&77=350&78=351&81=354&83=356&84=360&85=364&86=368&87=376&88=384&89=393&90=400&91=405&93=411&94=413&95=417&96=419&97=421&99=426&100=431&101=437&102=439&103=441&105=450&108=456&109=459&110=463&113=473&115=477&117=509&118=513'

@@ -156,6 +156,33 @@ def root(context, missing=missing):
                 str(t_5(context.call((undefined(name='bound_end') if l_0_bound_end is missing else l_0_bound_end), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_end', )), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'c_bounds'), ': the tiles past the bound are skipped, the full ones need no where'))),
                 '\n',
             ))
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+            pass
+            t_8.extend((
+                "if COL_PARTS:  # this program's part of ",
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                ': columns from ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_lo, part_cols of them (dispatch.general_parts)\n    ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_lo = tl.program_id(1) * part_cols\n    ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end = tl.minimum(tl.maximum(',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_end, ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_lo), ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_lo + part_cols)\nelse:\n    ',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_lo = 0\n',
+            ))
+        else:
+            pass
+            t_8.extend((
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_lo = 0\n',
+            ))
         if l_1_scan:
             pass
             t_8.extend((
@@ -215,9 +242,13 @@ def root(context, missing=missing):
             ))
         t_8.extend((
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '_full = (',
+            '_full = ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '_end // BLOCK_',
+            '_lo + ((',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '_end - ',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '_lo) // BLOCK_',
             str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
             ') * BLOCK_',
             str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
@@ -332,7 +363,9 @@ def root(context, missing=missing):
             t_9.extend((
                 'if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)\n    for ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '0 in range(0, ',
+                '0 in range(',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_lo, ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_end, BLOCK_',
                 str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
@@ -340,7 +373,9 @@ def root(context, missing=missing):
                 str(t_1(context.call((undefined(name='c_tile') if l_0_c_tile is missing else l_0_c_tile), True, halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'))), 8)),
                 "\nelse:  # the full tiles without bounds' masks, then the last, partial tile\n    for ",
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '0 in range(0, ',
+                '0 in range(',
+                str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                '_lo, ',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '_full, BLOCK_',
                 str(t_6((undefined(name='C') if l_1_C is missing else l_1_C))),
@@ -355,7 +390,9 @@ def root(context, missing=missing):
                     str((undefined(name='C') if l_1_C is missing else l_1_C)),
                     '_seen += (',
                     str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                    '_full > 0).to(tl.int32)  # full tiles without conditions: each kept every column\n',
+                    '_full > ',
+                    str((undefined(name='C') if l_1_C is missing else l_1_C)),
+                    '_lo).to(tl.int32)  # full tiles without conditions: each kept every column\n',
                 ))
             t_9.extend((
                 '    if ',
@@ -535,7 +572,7 @@ def root(context, missing=missing):
                 '\n',
             ))
         t_11.append(
-            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')), exact=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'), tile_start=True)),
+            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')), exact=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'), tile_start=True, parts=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'))),
         )
         return concat(t_11)
     context.exported_vars.add('row_selection')
@@ -757,11 +794,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 236 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 245 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 238 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -816,7 +853,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 253 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 262 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -852,6 +889,15 @@ def root(context, missing=missing):
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 '_block = tl.program_id(0) // n_cells\n',
             ))
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+                pass
+                t_16.extend((
+                    "if COL_PARTS:  # a part's outputs: its own slice of [parts, cells x ",
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '] (the merge reads them)\n    part_at = tl.program_id(1).to(tl.int64) * n_cells * size_',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '\n    out_ptr += part_at\n    idx_ptr += part_at\n    stat_ptr += part_at\n    xsel_ptr += part_at\n',
+                ))
         else:
             pass
             t_16.append(
@@ -1157,6 +1203,20 @@ def root(context, missing=missing):
         yield '"))\n        r = tl.load(rows_ptr + at + c, mask=ok, other=-1)\n        take = (r >= 0) & ((row < 0) | (v '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'obetter'))
         yield ' best) | ((v != v) & (best == best)))\n        best = tl.where(take, v, best)\n        row = tl.where(take, r, row)\n    tl.store(out_ptr + cells, tl.where(row >= 0, best, 0.0), mask=ok)\n    if HAS_STAT:\n        tl.store(stat_ptr + cells, row, mask=ok)\n'
+    yield '\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+        pass
+        yield '\n\n@triton.jit\ndef '
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_part_merge(key_ptr, out_parts_ptr, idx_parts_ptr, xsel_parts_ptr, out_ptr, idx_ptr, xsel_ptr, n, n_parts,\n                       HAS_IDX: tl.constexpr, HAS_X: tl.constexpr, BLOCK: tl.constexpr):\n    """Each row\'s parts of '
+        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+        yield " ([parts, n]: the ranking value, the output, the index, x at the\n    index), merged in part order as one program's tiles would go: the "
+        yield str(('greatest' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'select') == 'max') else 'least'))
+        yield ' value wins, NaN\n    first; a tie keeps the earlier part (its lower index); a part that selected nothing (index < 0)\n    is passed over. A row no part selected in takes part 0\'s (-1, or -2 where the row is left out)."""\n    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n    ok = rows < n\n    best = tl.full([BLOCK], float("'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
+        yield '"), tl.float32)\n    part = tl.full([BLOCK], -1, tl.int32)\n    for p in range(0, n_parts):\n        at = p * n + rows.to(tl.int64)\n        k = tl.load(key_ptr + at, mask=ok, other=0.0)\n        i = tl.load(idx_parts_ptr + at, mask=ok, other=-1)\n        take = (i >= 0) & ((part < 0) | (k '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'better'))
+        yield ' best) | ((k != k) & (best == best)))\n        best = tl.where(take, k, best)\n        part = tl.where(take, p, part)\n    src = tl.maximum(part, 0).to(tl.int64) * n + rows\n    tl.store(out_ptr + rows, tl.load(out_parts_ptr + src, mask=ok), mask=ok)\n    if HAS_IDX:\n        tl.store(idx_ptr + rows, tl.load(idx_parts_ptr + src, mask=ok), mask=ok)\n    if HAS_X:\n        tl.store(xsel_ptr + rows, tl.load(xsel_parts_ptr + src, mask=ok), mask=ok)\n'
     yield '\n\n@triton.jit\ndef '
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_fwd(\n    '
@@ -1208,8 +1268,9 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 413 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 413 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 459 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 459 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 459 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1277,6 +1338,9 @@ def root(context, missing=missing):
         yield ' SPLIT_'
         yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ': tl.constexpr,'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+        pass
+        yield ' COL_PARTS: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
         yield ' TMA: tl.constexpr,'
@@ -1296,7 +1360,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 438 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 484 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1304,7 +1368,13 @@ def root(context, missing=missing):
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield ': one program per ('
         yield str(t_2(context.eval_ctx, (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'grid') + [str_join(('block of ', (undefined(name='R') if l_0_R is missing else l_0_R), ))]), ', '))
-        yield ')."""\n'
+        yield ')'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
+            pass
+            yield ', or\n    with COL_PARTS one per (those, part of '
+            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+            yield "), each writing its rows' selection in its part"
+        yield '."""\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
         yield '    """Forward of '
@@ -1344,4 +1414,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=165&38=169&39=175&40=181&41=187&42=192&43=197&45=203&46=211&48=217&50=228&51=237&53=240&55=244&56=247&57=251&60=256&62=262&63=267&64=271&66=277&67=282&68=283&69=286&71=289&72=293&73=299&74=301&76=303&79=313&80=317&81=319&82=321&83=323&84=327&87=334&88=340&90=342&91=348&92=351&93=355&95=362&96=366&97=370&100=376&102=382&103=383&104=387&105=393&107=406&108=412&110=420&111=425&112=429&114=435&115=442&117=446&118=453&119=457&122=465&123=468&125=472&126=480&128=485&131=490&135=494&136=500&140=506&141=509&142=512&145=518&147=521&148=524&150=526&152=528&154=534&156=538&158=543&159=547&162=553&163=556&164=560&165=563&166=567&168=570&169=572&170=576&171=580&173=587&174=591&178=597&180=601&181=602&182=604&183=608&184=614&185=618&186=626&187=628&191=638&192=642&193=647&194=651&198=661&199=665&200=667&201=669&203=671&205=673&209=680&212=685&213=689&214=691&216=695&217=700&218=704&220=709&221=713&222=718&223=722&224=730&225=732&227=737&228=741&229=745&230=747&232=749&234=751&236=758&238=762&242=770&243=775&244=785&245=789&246=797&248=806&249=809&250=813&251=815&252=817&253=819&254=821&255=825&258=829&259=833&262=837&263=839&264=844&265=848&267=850&269=852&273=860&274=864&275=869&276=874&279=881&280=886&283=892&284=896&287=900&288=903&289=905&291=910&292=914&293=919&294=923&295=927&296=931&297=935&298=939&300=944&301=948&302=954&303=959&304=965&305=968&306=970&307=974&308=978&310=993&312=1004&314=1011&315=1017&317=1021&319=1026&322=1029&323=1033&325=1038&326=1042&329=1044&331=1046&334=1048&335=1050&336=1055&337=1059&338=1063&340=1070&341=1074&342=1080&343=1084&345=1087&346=1092&348=1098&349=1100&350=1105&351=1109&352=1113&353=1117&355=1122&356=1124&357=1126&360=1132&362=1135&367=1137&379=1141&382=1144&383=1146&384=1148&388=1150&389=1152&395=1154&398=1156&400=1158&410=1161&411=1163&413=1211&414=1214&415=1216&416=1220&418=1223&419=1226&421=1228&422=1231&424=1234&425=1238&426=1241&428=1243&429=1247&431=1251&432=1257&435=1284&436=1287&437=1291&438=1299&439=1301&440=1304&441=1308&442=1311&443=1315&445=1322&447=1327&448=1331&449=1334&450=1336&452=1338&454=1343'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=202&49=208&50=214&51=219&52=224&54=230&55=238&57=244&59=259&60=268&62=271&64=275&65=278&66=282&69=287&71=293&72=298&73=302&75=308&76=313&77=314&78=317&80=320&81=324&82=330&83=332&85=334&88=344&89=348&90=350&91=352&92=354&93=358&96=365&97=373&99=375&100=383&101=386&102=390&104=399&105=403&106=407&109=413&111=419&112=420&113=424&114=430&116=443&117=449&119=457&120=462&121=466&123=472&124=479&126=483&127=490&128=494&131=502&132=505&134=509&135=517&137=522&140=527&144=531&145=537&149=543&150=546&151=549&154=555&156=558&157=561&159=563&161=565&163=571&165=575&167=580&168=584&171=590&172=593&173=597&174=600&175=604&177=607&178=609&179=613&180=617&182=624&183=628&187=634&189=638&190=639&191=641&192=645&193=651&194=655&195=663&196=665&200=675&201=679&202=684&203=688&207=698&208=702&209=704&210=706&212=708&214=710&218=717&221=722&222=726&223=728&225=732&226=737&227=741&229=746&230=750&231=755&232=759&233=767&234=769&236=774&237=778&238=782&239=784&241=786&243=788&245=795&247=799&251=807&252=812&253=822&254=826&255=834&257=843&258=846&259=850&260=852&261=854&262=856&263=858&264=862&267=866&268=870&271=874&272=876&273=881&274=885&276=887&278=889&279=892&280=896&281=898&290=906&291=910&292=915&293=920&296=927&297=932&300=938&301=942&304=946&305=949&306=951&308=956&309=960&310=965&311=969&312=973&313=977&314=981&315=985&317=990&318=994&319=1000&320=1005&321=1011&322=1014&323=1016&324=1020&325=1024&327=1039&329=1050&331=1057&332=1063&334=1067&336=1072&339=1075&340=1079&342=1084&343=1088&346=1090&348=1092&351=1094&352=1096&353=1101&354=1105&355=1109&357=1116&358=1120&359=1126&360=1130&362=1133&363=1138&365=1144&366=1146&367=1151&368=1155&369=1159&370=1163&372=1168&373=1170&374=1172&377=1178&379=1181&384=1183&396=1187&399=1190&400=1192&401=1194&405=1196&406=1198&412=1200&415=1202&417=1204&425=1207&429=1210&431=1212&432=1214&437=1216&443=1218&456=1221&457=1223&459=1271&460=1275&461=1277&462=1281&464=1284&465=1287&467=1289&468=1292&470=1295&471=1299&472=1302&474=1304&475=1308&477=1312&478=1318&481=1348&482=1351&483=1355&484=1363&485=1365&486=1368&487=1375&488=1378&489=1381&490=1385&492=1392&494=1397&495=1401&496=1404&497=1406&499=1408&501=1413'
