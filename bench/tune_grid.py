@@ -44,6 +44,10 @@ FP32 = [(nq, lq, ld, d) for d in (80, 200, 896) for nq in (1, 40) for lq in (24,
 # fp32 rows of 100 query tokens (bucket 128): between the grid's 32 and 512, whose 32-row picks served held-out
 # one-query calls of 64-200 rows up to 1.85x slower than tuned (bench/NOTES.md, session 41)
 FP32_MID = [(nq, 100, ld, d) for d in (80, 200, 896) for nq in (1, 40) for ld in (250, 1500)]
+# one fp32 query against CORPUS_DOCUMENTS documents: cells enough that the outer sum is not split in chunks
+# (a key of its own, which the grids' 1000 documents at most never reach; bench/NOTES.md, session 41)
+FP32_CORPUS = [(1, lq, ld, d) for d in (80, 200, 896) for lq in (100, 400) for ld in (100, 300)]
+CORPUS_DOCUMENTS = 2000
 # wide rows at 448 and 896, whole chunks of 64 (DOT_MODE 1) as models' widths are: at 450 and 900 every tile
 # read a ragged last chunk, and their picks ran held-out d 320-1024 up to 1.6x slower than tuned (bench/NOTES.md,
 # session 40)
@@ -62,6 +66,7 @@ GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
                                                                             for c in TRAINING],
     "fp32": lambda: [("serve", c, "float32", False) for c in FP32],
     "fp32-mid": lambda: [("serve", c, "float32", False) for c in FP32_MID],
+    "fp32-corpus": lambda: [("corpus", c, "float32", False) for c in FP32_CORPUS],
     "persistent": lambda: [("persistent", c, "float16", False) for c in PERSISTENT],
     **{name: (lambda cases=cases: [("serve", c, "float16", False) for c in cases])
        for name, cases in (("wide", WIDE), ("broad", BROAD), ("stacked", STACKED), ("wide-one", WIDE_ONE),
@@ -121,7 +126,8 @@ def main():
         if time.monotonic() - t0 > args.budget_s:
             print(f"budget spent: stopped before {kind} {nq} x {lq} x {ld} x {d}", file=log, flush=True)
             break
-        nd = nq if grad else persistent_documents(nq, lq, ld) if kind == "persistent" else documents(nq, lq, ld)
+        nd = nq if grad else persistent_documents(nq, lq, ld) if kind == "persistent" else \
+            CORPUS_DOCUMENTS if kind == "corpus" else documents(nq, lq, ld)
         started = time.monotonic()
         picks = tune.tune(spec, {"i": nq, "s": lq, "j": nd, "t": ld, "d": d}, dtype, grad)
         print(f"{kind} Nq={nq} Nd={nd} {lq}x{ld} d={d} {dtype}: {time.monotonic() - started:.1f} s {picks}",

@@ -176,6 +176,27 @@ def test_few_cells_split_a_long_selected_axis_in_parts():
     assert "selected axis 't': whole in each of 1000 programs" in text
 
 
+def test_the_general_loop_splits_a_long_selected_axis_where_rows_are_few(monkeypatch):
+    """dispatch.general_parts: the k-means assignment of 1000 points against 100000 centres
+    splits the centres across programs on a GPU, in whole tiles of the pools' widest block;
+    a million points do not; explain(sizes) says so. An outer reduction, a flat epilogue or an
+    output whose axes are not (grid, rows) keeps the axis whole and says why."""
+    parts, part_len = dispatch.general_parts(1000, 100000, 132)
+    assert parts > 1 and part_len % dispatch.GENERAL_PART_ALIGN == 0 and (parts - 1) * part_len < 100000
+    assert dispatch.general_parts(1 << 20, 100000, 132) == (1, 100000)
+    assert dispatch.general_parts(1000, 100000, 132, excluded=True) == (1, 100000)
+    monkeypatch.setenv("HSR_COL_PARTS", "0")
+    assert dispatch.general_parts(1000, 100000, 132) == (1, 100000)
+    monkeypatch.delenv("HSR_COL_PARTS")
+    assign = hsr.compile("X[n, d]: float\nC[k, d]: float\nassign[n] = argmin_k ||X_n - C_k||^2\n")
+    assert f"selected axis 'k' (general loop): {parts} parts of {part_len} columns" in \
+        assign.explain(dict(n=1000, k=100000, d=64), "float16")
+    assert "selected axis 'k' (general loop): whole in each of about 8192 programs" in \
+        assign.explain(dict(n=1 << 20, k=100000, d=64), "float16")
+    transposed = hsr.compile("P[b, n, d]: float\nR[b, m, d]: float\nnn[n, b] = min_m ||P_n - R_m||^2\n")
+    assert "the output's axes are not (b, n) in that order" in transposed.explain(dict(b=2, n=100, m=5000, d=16))
+
+
 def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
     """An L2 key carries its index through the lean loop (dispatch.LEAN_L2_BLOCKS): 64-row
     chunks of 4 warps where MaxSim's take 128 rows of 8; short rows keep the common blocks."""

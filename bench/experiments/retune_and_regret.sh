@@ -3,7 +3,7 @@
 # hsr/tuned.json, then judge the prediction: bench/regret.py's 40 held-out shapes, a shard of 10 a GPU.
 #   GRIDS=broad,wide,stacked,wide-one DIMS=384,448,512,640,896,1024 bash bench/experiments/retune_and_regret.sh
 # (PRECISION=high: fp32 grids under one TF32 product; TUNE_S, REGRET_S: the budgets, seconds; SEEDS: the draws
-#  judged, default 28, each in N shards; THEN: a file whose line g GPU g runs after its regret shards)
+#  judged, default 28, each in N shards; PICKS: only these shapes of each draw; THEN: a file whose line g GPU g runs after its regret shards)
 # (run from the repository root on a machine of N GPUs, after bench/run_gpu.sh none; results under $OUT)
 set -u
 N=$(nvidia-smi -L | wc -l)
@@ -26,8 +26,14 @@ SHAPES=$((40 / N))
 for g in $(seq 0 $((N - 1))); do
   (export CUDA_VISIBLE_DEVICES=$g HSR_CACHE_DIR=$(mktemp -d)
    for seed in ${SEEDS:-28}; do
-     python3 bench/regret.py --seed $seed --n $SHAPES --start $((g * SHAPES)) --budget-s "${REGRET_S:-400}" --rounds 3 \
-       --out "$OUT/regret-$seed-$g" > "$OUT/regret-$seed-$g.log" 2>&1
+     if [ -n "${PICKS:-}" ]; then  # only these shapes of the draw (1-based), every N-th from the g-th
+       mine=$(echo "$PICKS" | tr , '\n' | awk -v g=$g -v n=$N 'NR % n == g % n' | paste -sd, -)
+       [ -n "$mine" ] && python3 bench/regret.py --seed $seed --pick "$mine" --budget-s "${REGRET_S:-400}" --rounds 3 \
+         --out "$OUT/regret-$seed-$g" > "$OUT/regret-$seed-$g.log" 2>&1
+     else
+       python3 bench/regret.py --seed $seed --n $SHAPES --start $((g * SHAPES)) --budget-s "${REGRET_S:-400}" --rounds 3 \
+         --out "$OUT/regret-$seed-$g" > "$OUT/regret-$seed-$g.log" 2>&1
+     fi
    done
    if [ -n "${THEN:-}" ]; then
      job=$(sed -n "$((g + 1))p" "$THEN")
