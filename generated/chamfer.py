@@ -1385,7 +1385,8 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
     xsel_arg = xsel if xsel is not None else out
-    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one's value needs its index
+    # the selected pair's index where the output has none: the key ranks the pairs; the selected pair's value needs it
+    need_sel = need_idx or dot_mode < 2
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
         stat_arg = torch.empty((n_cells,), dtype=torch.float32, device=device)
@@ -2902,7 +2903,8 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
     xsel_arg = xsel if xsel is not None else out
-    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one's value needs its index
+    # the selected pair's index where the output has none: the key ranks the pairs; the selected pair's value needs it
+    need_sel = need_idx or dot_mode < 2
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["m"]), dtype=runtime.index_dtype(sizes["n"]), device=device)
         stat_arg = torch.empty((n_cells,), dtype=torch.float32, device=device)

@@ -1328,6 +1328,28 @@ def _dist_aux(t, need, launch=True):
     return aux
 
 
+def _dist_parts(sizes, n_cells, device, tuned, excluded):
+    """(parts, columns a part) of m (dispatch.general_parts): few rows, a long selected axis;
+    the interpreter's fixed blocks, or the tuner's (counted at dispatch's)."""
+    blocks = (None, None) if tuned else (min(64, runtime.next_pow2(sizes["n"])), min(64, runtime.next_pow2(sizes["m"])))
+    return dispatch.general_parts(n_cells * sizes["n"], sizes["m"], dispatch.multiprocessors(device), *blocks,
+                                  excluded=excluded)
+
+
+def _dist_part_buffers(parts, out, idx_arg, stat_arg, xsel_arg):
+    """The forward's (out, idx, stat, xsel) arguments, and what the merge writes (None: no parts): in
+    parts, each part writes [parts, ...] slices (stat: the value that ranked its selection), and the
+    merge writes out, idx_arg and xsel_arg (a real one: not out, the placeholder)."""
+    if parts == 1:
+        return out, idx_arg, stat_arg, xsel_arg, None
+    merged = (out, idx_arg, xsel_arg if xsel_arg is not out else None)
+    device = out.device
+    out_arg = torch.zeros((parts, *out.shape), dtype=out.dtype, device=device)
+    idx_arg = torch.full((parts, *idx_arg.shape), -2, dtype=idx_arg.dtype, device=device)
+    stat_arg = torch.empty(idx_arg.shape, dtype=torch.float32, device=device)
+    return out_arg, idx_arg, stat_arg, xsel_arg, merged
+
+
 def _dist_part_merge(keys, out_parts, idx_parts, xsel_parts, out, idx, xsel):
     """Each row's parts of m ([parts, ...] each) merged in order into out, idx and xsel (those
     not None), one launch."""
@@ -1413,24 +1435,16 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             Ys_, Ylo_, b_inv, _ = runtime.split_halves(Ys_, halves == 3)
     cn_strides = (*ragged.strides(cn, ["b", "m"], RAGGED.get("Y")),) if col_norms else (0, 0, )
     kernel = _dist_kernel()
-    # few rows, a long selected axis: m in parts across programs, each row's parts merged in order
-    parts, part_cols = dispatch.general_parts(n_cells * sizes["n"], sizes["m"], dispatch.multiprocessors(device),
-                                              *((None, None) if kernel is not None else (
-                                                  min(64, runtime.next_pow2(sizes["n"])), min(64, runtime.next_pow2(sizes["m"])))),
-                                              excluded=False)
+    parts, part_cols = _dist_parts(sizes, n_cells, device, kernel is not None,
+                                      False)
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
     xsel_arg = xsel if xsel is not None else out
-    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one's value needs its index
-    need_sel = need_sel or parts > 1  # a part that selected nothing is known by its index
+    # the selected pair's index where the output has none: the key ranks the pairs; the selected pair's value needs it; a part that selected nothing is known by it
+    need_sel = need_idx or dot_mode < 2 or parts > 1
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
-    out_arg, merged = out, None
-    if parts > 1:  # each part writes [parts, ...] slices; the merge writes out, idx_arg and xsel_arg
-        merged = (out, idx_arg, xsel_arg if xsel_arg is not out else None)
-        out_arg = torch.zeros((parts, *out.shape), dtype=out.dtype, device=device)
-        idx_arg = torch.full((parts, *idx_arg.shape), -2, dtype=idx_arg.dtype, device=device)
-        stat_arg = torch.empty(idx_arg.shape, dtype=torch.float32, device=device)
+    out_arg, idx_arg, stat_arg, xsel_arg, merged = _dist_part_buffers(parts, out, idx_arg, stat_arg, xsel_arg)
     args = (
         X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, *aux, cu_y_arg_, t["cu_x"],
         out_arg, idx_arg, stat_arg, xsel_arg, part_cols,

@@ -1262,7 +1262,8 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
     xsel_arg = xsel if xsel is not None else out
-    need_sel = need_idx or exact  # the key ranks the pairs; the selected one's value needs its index
+    # the selected pair's index where the output has none: the key ranks the pairs; the selected pair's value needs it
+    need_sel = need_idx or exact
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["s"]), dtype=runtime.index_dtype(sizes["t"]), device=device)
     args = (

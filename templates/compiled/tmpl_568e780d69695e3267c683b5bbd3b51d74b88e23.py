@@ -11,28 +11,34 @@ def root(context, missing=missing):
     l_0_packed = resolve('packed')
     l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_rows_args = l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_projection_parts = l_0_st = missing
     try:
-        t_1 = environment.filters['length']
+        t_1 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_2 = environment.filters['list']
+        t_2 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'list' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_3 = environment.filters['tojson']
+        t_3 = environment.filters['list']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'tojson' found.")
+            raise TemplateRuntimeError("No filter named 'list' found.")
     try:
-        t_4 = environment.filters['upper']
+        t_4 = environment.filters['tojson']
     except KeyError:
         @internalcode
         def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'tojson' found.")
+    try:
+        t_5 = environment.filters['upper']
+    except KeyError:
+        @internalcode
+        def t_5(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
     (l_0_R, l_0_C, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
@@ -60,7 +66,7 @@ def root(context, missing=missing):
     context.vars.update({'rows_grad_wrapper': l_0_rows_grad_wrapper, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_grad_buffers': l_0_rows_grad_buffers, 'projection_parts': l_0_projection_parts})
     context.exported_vars.difference_update(('rows_grad_wrapper', 'packed_rows_grad', 'rows_grad_buffers', 'projection_parts'))
     def macro(l_1_var, l_1_name, l_1_axes):
-        t_5 = []
+        t_6 = []
         if l_1_var is missing:
             l_1_var = undefined("parameter 'var' was not provided", name='var')
         if l_1_name is missing:
@@ -70,23 +76,23 @@ def root(context, missing=missing):
         pass
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
             pass
-            t_5.extend((
+            t_6.extend((
                 '*ragged.strides(',
                 str(l_1_var),
                 ', ',
-                str(t_3(context.eval_ctx, l_1_axes)),
+                str(t_4(context.eval_ctx, l_1_axes)),
                 ', RAGGED.get("',
                 str(l_1_name),
                 '"))',
             ))
         else:
             pass
-            t_5.extend((
+            t_6.extend((
                 '*',
                 str(l_1_var),
                 '.stride()',
             ))
-        return concat(t_5)
+        return concat(t_6)
     context.exported_vars.add('st')
     context.vars['st'] = l_0_st = Macro(environment, macro, 'st', ('var', 'name', 'axes'), False, False, False, context.eval_ctx.autoescape)
     yield 'def _'
@@ -98,11 +104,11 @@ def root(context, missing=missing):
     yield '",\n                            operand="'
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_ptr", block_r="BLOCK_'
-    yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+    yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
     yield '",\n                            block_c="BLOCK_'
-    yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+    yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
     yield '", block_k="BLOCK_'
-    yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+    yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
     yield '",\n                            size_r="size_'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '", size_c="size_'
@@ -110,13 +116,13 @@ def root(context, missing=missing):
     yield '", size_k="size_'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '",\n                            block_g='
-    yield str((str_join(('"BLOCK_', t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'None'))
+    yield str((str_join(('"BLOCK_', t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'None'))
     yield ', size_g='
     yield str((str_join(('"size_', environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'None'))
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
         yield ',\n                            split="SPLIT_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"'
     yield ')\n\n\n'
     if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) or (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos'))):
@@ -142,14 +148,14 @@ def root(context, missing=missing):
             yield " is computed, its rows normalised (a cosine reads it so): each row's squared norm is 1\n    aux.append(torch.ones((), device=rows_of.device, dtype=torch.float32).expand(\n        [n for i, n in enumerate(rows_of.shape) if i != "
             yield str(environment.getattr(l_1_x, 'k_dim'))
             yield '] if need else [1] * '
-            yield str(t_1(environment.getattr(l_1_x, 'axes')))
+            yield str(t_2(environment.getattr(l_1_x, 'axes')))
             yield '))\n'
         else:
             pass
             yield '    rows = dispatch.row_matrix(rows_of) if need and launch and '
             yield str(environment.getattr(l_1_x, 'k_dim'))
             yield ' == rows_of.dim() - 1 else None\n    if not need:\n        aux.append(rows_of.new_zeros((1,) * '
-            yield str(t_1(environment.getattr(l_1_x, 'axes')))
+            yield str(t_2(environment.getattr(l_1_x, 'axes')))
             yield ', dtype=torch.float32))\n    elif rows is not None:\n        aux.append(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_row_norms(rows).view(rows_of.shape[:-1]))\n    else:\n        aux.append(runtime.squared_norms(rows_of, '
@@ -163,24 +169,12 @@ def root(context, missing=missing):
         for event in gen:
             yield event
     finally: gen.close()
-    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
-        pass
-        yield 'def _'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_merge(vals, rows, out, stat):\n    """Merge chunk partials [cells, chunks] of the outer '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
-        yield ' into out (and stat), one launch."""\n    n_cells, n_chunks = vals.shape\n    block = min(1024, triton.next_power_of_2(max(n_cells, 1)))\n    launcher.launch('
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_merge, (triton.cdiv(n_cells, block),), vals, rows, out, stat if stat is not None else rows,\n                    n_cells, n_chunks, HAS_STAT=stat is not None, BLOCK=block)\n\n\n'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
-        pass
-        yield 'def _'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_part_merge(keys, out_parts, idx_parts, xsel_parts, out, idx, xsel):\n    """Each row\'s parts of '
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield ' ([parts, ...] each) merged in order into out, idx and xsel (those\n    not None), one launch."""\n    parts, n = keys.shape[0], out.numel()\n    block = min(1024, triton.next_power_of_2(max(n, 1)))\n    launcher.launch('
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_part_merge, (triton.cdiv(n, block),), keys, out_parts, idx_parts,\n                    xsel_parts if xsel_parts is not None else keys, out, idx if idx is not None else idx_parts,\n                    xsel if xsel is not None else keys, n, parts, HAS_IDX=idx is not None, HAS_X=xsel is not None,\n                    BLOCK=block)\n\n\n'
+    template = environment.get_template('select_reduce/parts_host.py.jinja', 'select_reduce_host.py.jinja')
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    try:
+        for event in gen:
+            yield event
+    finally: gen.close()
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'):
         pass
         yield 'def _'
@@ -193,11 +187,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 83 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 61 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """The lean forward into out (and idx, unless None)'
         yield str((', masks as given' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks') else ''))
         yield ' (dispatch.lean_blocks)'
-        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 84 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 62 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n    block_r, block_c, warps, stages, load, a_rows, b_rows = blocks\n    n_chunks = triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)\n    target = out if n_chunks == 1 else torch.empty(('
@@ -231,7 +225,7 @@ def root(context, missing=missing):
         yield ' * sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], parts), dtype=torch.float32, device=out.device)\n        part_idx = torch.empty_like(part_val, dtype=torch.int32)\n    args = (\n        a_rows, b_rows, a_desc, b_desc,'
-        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 116 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 94 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' target, idx if idx is not None else target,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -299,8 +293,8 @@ def root(context, missing=missing):
             yield ' *_strides(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
-            yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 119 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str(t_2(environment.getattr(l_1_s, 'axes')))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '),'
         l_1_s = missing
         yield '\n    )\n    meta = dict(\n'
@@ -313,11 +307,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_ is not None,\n'
         l_1_m = missing
-        def t_6(fiter):
+        def t_7(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
                     yield l_1_s
-        for l_1_s in t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
+        for l_1_s in t_7(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
             _loop_vars = {}
             pass
             yield '        HAS_'
@@ -327,13 +321,13 @@ def root(context, missing=missing):
             yield '"] is not None,\n'
         l_1_s = missing
         yield '        BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '=block_c, BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=dispatch.lean_block_k(a_rows),\n        SIZE_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"], LOAD=load,\n        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,'
@@ -347,7 +341,7 @@ def root(context, missing=missing):
             pass
             yield ' CHECK_OFFSETS=fold,'
         yield '\n        num_warps=warps, num_stages=stages'
-        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 133 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 111 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n    if parts > 1:\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)\n    launcher.launch('
@@ -380,7 +374,7 @@ def root(context, missing=missing):
     yield '_forward_as_written(t, sizes, need_idx, launch, ties)\n    inputs = tuple(t[name] for name in NAMES)\n    return kept.call(_'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_KEPT_FORWARD, kept.signature(inputs, need_idx, ties'
-    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 160 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 138 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '), inputs,\n                     _'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward_as_written, t, sizes, need_idx, True, ties)\n\n\ndef _'
@@ -514,7 +508,7 @@ def root(context, missing=missing):
         pass
         yield '    blocks = None\n    if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
-        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 232 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 210 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ':\n        blocks = dispatch.lean_blocks('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -527,7 +521,7 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
-        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 211 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -557,7 +551,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 248 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 226 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -569,7 +563,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 251 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 229 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -597,8 +591,8 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 265 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 265 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 243 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 243 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
@@ -770,18 +764,18 @@ def root(context, missing=missing):
         yield 's_, halves == 3)\n    cn_strides = ('
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), 'cn', (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes')))
         yield ',) if col_norms else ('
-        yield str(('0, ' * t_1(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
+        yield str(('0, ' * t_2(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 318 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 318 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -813,7 +807,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 329 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 307 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -824,7 +818,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 332 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 310 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -833,33 +827,22 @@ def root(context, missing=missing):
         yield '"], split) if split else 1\n    target = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device) if split else out\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
         pass
-        yield '    # few rows, a long selected axis: '
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield ' in parts across programs, each row\'s parts merged in order\n    parts, part_cols = dispatch.general_parts(n_cells * sizes["'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"], sizes["'
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield '"], dispatch.multiprocessors(device),\n                                              *((None, None) if kernel is not None else (\n                                                  min(64, runtime.next_pow2(sizes["'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"])), min(64, runtime.next_pow2(sizes["'
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield '"])))),\n                                              excluded='
+        yield '    parts, part_cols = _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_parts(sizes, n_cells, device, kernel is not None,\n                                      '
         yield str(('dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else 'False'))
-        yield str((' or tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 343 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 318 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
-    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')):
+    if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')):
         pass
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
-            pass
-            yield "    need_sel = need_idx or dot_mode < 2  # the expansion ranks the pairs; the selected one's value needs its index\n"
-        else:
-            pass
-            yield "    need_sel = need_idx or exact  # the key ranks the pairs; the selected one's value needs its index\n"
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
-            pass
-            yield '    need_sel = need_sel or parts > 1  # a part that selected nothing is known by its index\n'
-        yield '    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
+        yield "    # the selected pair's index where the output has none: "
+        yield str(t_1(context.eval_ctx, ((["the key ranks the pairs; the selected pair's value needs it"] if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else []) + (['a part that selected nothing is known by it'] if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else [])), '; '))
+        yield '\n    need_sel = need_idx'
+        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 325 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 325 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 325 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"]), dtype=runtime.index_dtype(sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
@@ -876,25 +859,9 @@ def root(context, missing=missing):
             yield ', device=device)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
         pass
-        if (not (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'))):
-            pass
-            yield '    need_sel = need_idx or parts > 1  # a part that selected nothing is known by its index\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield '"]), dtype=runtime.index_dtype(sizes["'
-            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-            yield '"]), device=device)\n'
-        yield '    out_arg, merged = out, None\n    if parts > 1:  # each part writes [parts, ...] slices; the merge writes out, idx_arg and xsel_arg\n        merged = (out, idx_arg, xsel_arg if xsel_arg is not out else None)\n        out_arg = torch.'
-        yield str(('zeros' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
-        yield '((parts, *out.shape), dtype=out.dtype, device=device)\n        idx_arg = torch.'
-        yield str(('full' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
-        yield '((parts, *idx_arg.shape)'
-        yield str((', -2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else cond_expr_undefined("the inline if-expression on line 376 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield ', dtype=idx_arg.dtype, device=device)\n        stat_arg = torch.empty(idx_arg.shape, dtype=torch.float32, device=device)\n'
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'need_x'):
-            pass
-            yield '        xsel_arg = torch.'
-            yield str(('zeros' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
-            yield '(idx_arg.shape, dtype=torch.float32, device=device)\n'
+        yield '    out_arg, idx_arg, stat_arg, xsel_arg, merged = _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_part_buffers(parts, out, idx_arg, stat_arg, xsel_arg)\n'
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean')):
         pass
         yield "    if split:  # each chunk's count of kept rows, added on the host\n        stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)\n"
@@ -934,11 +901,11 @@ def root(context, missing=missing):
         yield str(environment.getattr(l_1_c, 'name'))
         yield '_arg_,'
     l_1_c = missing
-    def t_7(fiter):
+    def t_8(fiter):
         for l_1_o in fiter:
             if (l_1_o not in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors')):
                 yield l_1_o
-    for l_1_o in t_7(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
+    for l_1_o in t_8(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
         _loop_vars = {}
         pass
         yield ' t["'
@@ -948,9 +915,9 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else ('out_arg' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else 'out')))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 392 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 392 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 392 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 348 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 348 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 348 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -975,7 +942,7 @@ def root(context, missing=missing):
             yield ' *_strides(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
-            yield str(t_1(environment.getattr(l_1_s, 'axes')))
+            yield str(t_2(environment.getattr(l_1_s, 'axes')))
             yield ', "'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"),'
@@ -1005,7 +972,7 @@ def root(context, missing=missing):
             yield ' *_strides(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
-            yield str(t_1(environment.getattr(l_1_s, 'axes')))
+            yield str(t_2(environment.getattr(l_1_s, 'axes')))
             yield '),'
         l_1_s = missing
         for l_1_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensor_info'):
@@ -1019,7 +986,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 401 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 357 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -1045,7 +1012,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 411 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 367 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -1058,7 +1025,7 @@ def root(context, missing=missing):
         yield '"] is not None,\n'
     l_1_name = missing
     yield '        BLOCK_'
-    yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+    yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
     yield '=block_k, NEED_IDX='
     yield str(('need_sel' if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')) else 'need_idx'))
     yield ', DOT_MODE=dot_mode, SMALL_D=small_d,\n        ROW_SLOT=dispatch.row_slot(dot_mode, '
@@ -1096,7 +1063,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
         yield ' SPLIT_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=split,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
         pass
@@ -1110,36 +1077,36 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 428 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 384 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
-        yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield str(t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
             pass
             yield '        if persist:\n            return (dispatch.persistent_programs(triton.cdiv(sizes["'
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
             yield '"], meta["BLOCK_'
-            yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield str(t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
             yield '"]), other_cells, sms),)\n'
         yield '        return (triton.cdiv(sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"], meta["BLOCK_'
-        yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield str(t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
         yield '"]) * other_cells,)\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
         yield '\n    def grid(meta):  # one program per cell and block of '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ', on a flat grid'
-        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 438 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 394 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n        return (n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"]),'
-        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 439 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 395 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     else:
         pass
@@ -1151,26 +1118,26 @@ def root(context, missing=missing):
         yield '    if tma is not None:\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_fwd, grid, *args, BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=tma[0], BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '=tma[1], **flags,\n                        num_warps=tma[2], num_stages=tma[3])\n    elif kernel is None:\n'
     else:
         pass
         yield '    if kernel is None:\n'
     yield '        blocks = dict(BLOCK_'
-    yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+    yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
     yield '=min(64, runtime.next_pow2(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"])),\n                      BLOCK_'
-    yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+    yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
     yield '=min(64, runtime.next_pow2(sizes["'
     yield str((undefined(name='C') if l_0_C is missing else l_0_C))
     yield '"])),\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
         pass
         yield '                      BLOCK_'
-        yield str(t_4(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield str(t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
         yield '=min(2, runtime.next_pow2(sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"], 1)),\n'
@@ -1205,7 +1172,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 485 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 441 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1220,14 +1187,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 493 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 449 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 498 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 454 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1295,7 +1262,7 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 524 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 480 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
@@ -1368,16 +1335,16 @@ def root(context, missing=missing):
             yield '*_strides(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
-            yield str(t_1(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 551 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str(t_2(environment.getattr(l_1_s, 'axes')))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 507 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
-        def t_8(fiter):
+        def t_9(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
                     yield l_1_s
-        for l_1_s in t_8(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
+        for l_1_s in t_9(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
             _loop_vars = {}
             pass
             yield 'HAS_'
@@ -1406,7 +1373,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 558 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 514 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1429,7 +1396,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 567 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 523 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1475,15 +1442,15 @@ def root(context, missing=missing):
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
             yield '_.numel(),'
         yield '\n            **has, BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 575 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 531 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 576 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 532 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
@@ -1555,9 +1522,9 @@ def root(context, missing=missing):
         yield ', *aux_strides, *side_strides,\n                    '
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
         yield ', *grad.stride(),\n                    **has, BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_e, BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SPARSE=sparse, num_warps=warps,\n                )\n                del order, starts\n        elif not atomic:\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'weighted') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'uniform')):
             pass
@@ -1614,11 +1581,11 @@ def root(context, missing=missing):
         yield ', *aux_strides, *side_strides,\n                '
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
         yield ', *grad.stride(),\n                **has, BLOCK_'
-        yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
-        yield str(t_4((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '=block_c, BLOCK_'
-        yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k,\n                PRECISION="ieee" if '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.dtype == torch.float32 else "tf32",\n                DOT_FP32=runtime.interpreting() and '
@@ -1693,9 +1660,9 @@ def root(context, missing=missing):
             yield '"] = runtime.reduce_to(grad_'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '_, '
-            yield str(t_3(context.eval_ctx, ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_grid_axes') if (environment.getattr(l_1_s, 'side') == 'row') else environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_grid_axes')) + [environment.getattr(l_1_s, 'axis')])))
+            yield str(t_4(context.eval_ctx, ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_grid_axes') if (environment.getattr(l_1_s, 'side') == 'row') else environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_grid_axes')) + [environment.getattr(l_1_s, 'axis')])))
             yield ',\n                                                  '
-            yield str(t_3(context.eval_ctx, t_2(context.eval_ctx, environment.getattr(l_1_s, 'axes'))))
+            yield str(t_4(context.eval_ctx, t_3(context.eval_ctx, environment.getattr(l_1_s, 'axes'))))
             yield ', sizes).to(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"].dtype)\n'
@@ -1726,7 +1693,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 679 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 635 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1798,4 +1765,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=38&5=41&6=47&7=62&10=71&12=93&14=95&15=99&16=103&17=107&18=113&19=119&22=122&23=125&27=127&33=130&39=132&40=136&41=138&42=141&44=143&46=150&48=152&50=154&52=156&58=160&59=166&60=169&61=171&64=173&69=175&70=178&71=180&75=182&82=184&83=187&84=198&87=202&88=204&89=206&93=209&94=212&96=214&97=218&99=220&106=224&107=226&109=228&113=230&116=234&118=271&119=277&123=307&124=311&126=316&127=324&129=330&130=336&131=340&133=350&135=352&136=354&137=356&139=359&141=361&143=364&151=371&154=375&155=377&158=379&160=381&161=385&164=387&169=389&172=392&175=395&176=398&178=401&179=409&180=411&183=415&184=417&186=420&188=427&190=431&192=434&194=441&196=445&198=448&203=454&204=457&208=465&210=467&214=471&219=475&220=479&222=486&223=490&224=494&225=497&227=506&230=513&232=516&233=519&235=532&237=535&241=539&243=542&245=545&246=547&247=549&248=551&251=563&252=574&254=577&258=581&259=585&261=588&265=598&267=603&269=606&271=608&273=611&275=617&277=619&278=622&279=630&280=638&281=640&283=648&284=651&285=659&287=668&288=670&289=676&292=682&293=684&295=687&296=705&298=714&299=730&301=735&303=739&305=741&307=745&308=751&309=755&311=759&312=765&313=771&315=775&318=778&319=788&321=792&322=798&323=800&324=802&326=805&327=807&328=810&329=812&330=818&331=821&332=823&334=829&335=832&338=834&339=837&340=839&342=843&343=847&348=851&349=853&354=859&358=863&359=867&360=870&362=872&363=875&366=877&367=879&370=882&375=887&376=889&378=893&379=896&382=898&385=901&386=904&390=907&392=949&393=955&394=957&395=960&398=998&401=1022&402=1024&404=1034&405=1037&408=1040&409=1043&411=1045&414=1051&415=1055&417=1061&418=1065&420=1067&422=1080&424=1094&427=1108&428=1111&430=1115&431=1119&433=1122&435=1127&436=1131&438=1134&439=1138&441=1147&443=1149&445=1152&451=1162&452=1166&453=1170&454=1173&457=1178&460=1180&463=1183&470=1186&472=1189&474=1191&476=1194&479=1199&482=1202&485=1206&486=1210&487=1212&488=1214&491=1219&493=1221&494=1225&498=1228&499=1232&500=1234&501=1236&502=1242&503=1245&505=1248&508=1251&509=1254&511=1257&513=1265&515=1267&516=1270&520=1273&521=1275&523=1278&524=1288&525=1300&526=1302&530=1307&532=1311&533=1319&534=1321&536=1326&539=1334&540=1338&543=1348&550=1355&551=1365&552=1376&553=1390&554=1394&558=1405&559=1411&560=1414&562=1419&564=1421&565=1423&567=1426&568=1434&570=1458&571=1460&572=1464&573=1471&575=1478&576=1484&578=1488&579=1491&581=1494&583=1496&587=1498&588=1502&591=1506&600=1508&609=1512&613=1516&617=1518&623=1522&624=1526&625=1528&627=1550&628=1552&629=1556&630=1558&634=1562&635=1565&638=1574&640=1577&641=1583&642=1587&644=1609&645=1611&646=1615&647=1617&648=1623&649=1625&650=1627&653=1631&654=1634&657=1651&658=1659&660=1673&661=1676&662=1680&664=1682&665=1686&666=1692&667=1698&668=1702&669=1705&670=1707&671=1715&677=1721&679=1723&680=1731&683=1735&684=1737&685=1739&686=1745&689=1749&693=1751&694=1753&707=1755&716=1758&720=1760&721=1763&726=1769&728=1772&730=1777&732=1779&734=1782&736=1785&739=1787&740=1793'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&27=133&33=136&39=138&40=142&41=144&42=147&44=149&46=156&48=158&50=160&52=162&58=166&59=172&60=178&61=181&62=192&65=196&66=198&67=200&71=203&72=206&74=208&75=212&77=214&84=218&85=220&87=222&91=224&94=228&96=265&97=271&101=301&102=305&104=310&105=318&107=324&108=330&109=334&111=344&113=346&114=348&115=350&117=353&119=355&121=358&129=365&132=369&133=371&136=373&138=375&139=379&142=381&147=383&150=386&153=389&154=392&156=395&157=403&158=405&161=409&162=411&164=414&166=421&168=425&170=428&172=435&174=439&176=442&181=448&182=451&186=459&188=461&192=465&197=469&198=473&200=480&201=484&202=488&203=491&205=500&208=507&210=510&211=513&213=526&215=529&219=533&221=536&223=539&224=541&225=543&226=545&229=557&230=568&232=571&236=575&237=579&239=582&243=592&245=597&247=600&249=602&251=605&253=611&255=613&256=616&257=624&258=632&259=634&261=642&262=645&263=653&265=662&266=664&267=670&270=676&271=678&273=681&274=699&276=708&277=724&279=729&281=733&283=735&285=739&286=745&287=749&289=753&290=759&291=765&293=769&296=772&297=782&299=786&300=792&301=794&302=796&304=799&305=801&306=804&307=806&308=812&309=815&310=817&312=823&313=826&316=828&317=831&318=833&323=837&324=840&325=842&327=846&328=850&329=853&331=855&332=858&335=860&336=863&338=865&341=868&342=871&346=874&348=916&349=922&350=924&351=927&354=965&357=989&358=991&360=1001&361=1004&364=1007&365=1010&367=1012&370=1018&371=1022&373=1028&374=1032&376=1034&378=1047&380=1061&383=1075&384=1078&386=1082&387=1086&389=1089&391=1094&392=1098&394=1101&395=1105&397=1114&399=1116&401=1119&407=1129&408=1133&409=1137&410=1140&413=1145&416=1147&419=1150&426=1153&428=1156&430=1158&432=1161&435=1166&438=1169&441=1173&442=1177&443=1179&444=1181&447=1186&449=1188&450=1192&454=1195&455=1199&456=1201&457=1203&458=1209&459=1212&461=1215&464=1218&465=1221&467=1224&469=1232&471=1234&472=1237&476=1240&477=1242&479=1245&480=1255&481=1267&482=1269&486=1274&488=1278&489=1286&490=1288&492=1293&495=1301&496=1305&499=1315&506=1322&507=1332&508=1343&509=1357&510=1361&514=1372&515=1378&516=1381&518=1386&520=1388&521=1390&523=1393&524=1401&526=1425&527=1427&528=1431&529=1438&531=1445&532=1451&534=1455&535=1458&537=1461&539=1463&543=1465&544=1469&547=1473&556=1475&565=1479&569=1483&573=1485&579=1489&580=1493&581=1495&583=1517&584=1519&585=1523&586=1525&590=1529&591=1532&594=1541&596=1544&597=1550&598=1554&600=1576&601=1578&602=1582&603=1584&604=1590&605=1592&606=1594&609=1598&610=1601&613=1618&614=1626&616=1640&617=1643&618=1647&620=1649&621=1653&622=1659&623=1665&624=1669&625=1672&626=1674&627=1682&633=1688&635=1690&636=1698&639=1702&640=1704&641=1706&642=1712&645=1716&649=1718&650=1720&663=1722&672=1725&676=1727&677=1730&682=1736&684=1739&686=1744&688=1746&690=1749&692=1752&695=1754&696=1760'
