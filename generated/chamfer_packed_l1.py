@@ -155,35 +155,9 @@ def _dist_select(x, y):
 
 
 @triton.jit
-def dist_part_merge(key_ptr, out_parts_ptr, idx_parts_ptr, xsel_parts_ptr, out_ptr, idx_ptr, xsel_ptr, n, n_parts,
-                       HAS_IDX: tl.constexpr, HAS_X: tl.constexpr, BLOCK: tl.constexpr):
-    """Each row's parts of m ([parts, n]: the ranking value, the output, the index, x at the
-    index), merged in part order as one program's tiles would go: the least value wins, NaN
-    first; a tie keeps the earlier part (its lower index); a part that selected nothing (index < 0)
-    is passed over. A row no part selected in takes part 0's (-1, or -2 where the row is left out)."""
-    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    ok = rows < n
-    best = tl.full([BLOCK], float("inf"), tl.float32)
-    part = tl.full([BLOCK], -1, tl.int32)
-    for p in range(0, n_parts):
-        at = p * n + rows.to(tl.int64)
-        k = tl.load(key_ptr + at, mask=ok, other=0.0)
-        i = tl.load(idx_parts_ptr + at, mask=ok, other=-1)
-        take = (i >= 0) & ((part < 0) | (k < best) | ((k != k) & (best == best)))
-        best = tl.where(take, k, best)
-        part = tl.where(take, p, part)
-    src = tl.maximum(part, 0).to(tl.int64) * n + rows
-    tl.store(out_ptr + rows, tl.load(out_parts_ptr + src, mask=ok), mask=ok)
-    if HAS_IDX:
-        tl.store(idx_ptr + rows, tl.load(idx_parts_ptr + src, mask=ok), mask=ok)
-    if HAS_X:
-        tl.store(xsel_ptr + rows, tl.load(xsel_parts_ptr + src, mask=ok), mask=ok)
-
-
-@triton.jit
 def dist_fwd(
     X_ptr, Y_ptr, cu_y_ptr, cu_x_ptr,
-    out_ptr, idx_ptr, stat_ptr, xsel_ptr, part_cols,
+    out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_n, size_m, size_k,
     stride_X_b, stride_X_n, stride_X_k,
     stride_Y_b, stride_Y_m, stride_Y_k,
@@ -191,22 +165,15 @@ def dist_fwd(
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, ONE_LOOP: tl.constexpr, COL_PARTS: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, ONE_LOOP: tl.constexpr,
 ):
-    """Forward of dist: one program per (b, block of n), or
-    with COL_PARTS one per (those, part of m), each writing its rows' selection in its part."""
+    """Forward of dist: one program per (b, block of n)."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||_1
     # one program per (cell, block of n) on a flat grid (a grid's second axis stops at 65535
     # blocks): the cells of one block are neighbours in launch order
     n_cells = size_b
     cell = (tl.program_id(0) % n_cells).to(tl.int64)
     n_block = tl.program_id(0) // n_cells
-    if COL_PARTS:  # a part's outputs: its own slice of [parts, cells x n] (the merge reads them)
-        part_at = tl.program_id(1).to(tl.int64) * n_cells * size_n
-        out_ptr += part_at
-        idx_ptr += part_at
-        stat_ptr += part_at
-        xsel_ptr += part_at
     pid_b = cell
     a_rows = X_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n
     b_rows = Y_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
@@ -248,11 +215,7 @@ def dist_fwd(
     m_end = size_m
     # spec line 5: where m < cu_y[b + 1] - cu_y[b] (m ragged): the tiles past the bound are skipped, the full ones need no where
     m_end = tl.maximum(tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), m_end), 0).to(tl.int32)
-    if COL_PARTS:  # this program's part of m: columns from m_lo, part_cols of them (dispatch.general_parts)
-        m_lo = tl.program_id(1) * part_cols
-        m_end = tl.minimum(tl.maximum(m_end, m_lo), m_lo + part_cols)
-    else:
-        m_lo = 0
+    m_lo = 0
     m_full = m_lo + ((m_end - m_lo) // BLOCK_M) * BLOCK_M
     if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
         for m0 in range(m_lo, m_end, BLOCK_M):
@@ -491,7 +454,7 @@ def dist_fwd(
         row_nan = best != best
         if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
             nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
-            for m0 in range(m_lo, m_full, BLOCK_M):
+            for m0 in range(0, m_full, BLOCK_M):
                 offs_m = m0 + tl.arange(0, BLOCK_M)
                 m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
                 m_ok = m_in
@@ -604,10 +567,6 @@ def dist_fwd(
                 nan_idx = tl.minimum(nan_idx, first)
 
             best_idx = tl.where(row_nan, nan_idx, best_idx)
-        part_key = best  # what ranked this part's selection (the merge of parts compares it)
-        if COL_PARTS:  # this part's ranking value: the selected value where it was formed exactly
-            part_key = best
-            tl.store(stat_ptr + cell * size_n + offs_n, part_key, mask=n_in)
     else:
         best_idx = tl.zeros([BLOCK_N], tl.int32)
     m_any = tl.sum(m_seen, axis=0) > 0
@@ -922,39 +881,6 @@ def _dist_aux(t, need, launch=True):
     return aux
 
 
-def _dist_parts(sizes, n_cells, device, tuned, excluded):
-    """(parts, columns a part) of m (dispatch.general_parts): few rows, a long selected axis;
-    the interpreter's fixed blocks, or the tuner's (counted at dispatch's)."""
-    blocks = (None, None) if tuned else (min(64, runtime.next_pow2(sizes["n"])), min(64, runtime.next_pow2(sizes["m"])))
-    return dispatch.general_parts(n_cells * sizes["n"], sizes["m"], dispatch.multiprocessors(device), *blocks,
-                                  excluded=excluded)
-
-
-def _dist_part_buffers(parts, out, idx_arg, stat_arg, xsel_arg):
-    """The forward's (out, idx, stat, xsel) arguments, and what the merge writes (None: no parts): in
-    parts, each part writes [parts, ...] slices (stat: the value that ranked its selection), and the
-    merge writes out, idx_arg and xsel_arg (a real one: not out, the placeholder)."""
-    if parts == 1:
-        return out, idx_arg, stat_arg, xsel_arg, None
-    merged = (out, idx_arg, xsel_arg if xsel_arg is not out else None)
-    device = out.device
-    out_arg = torch.zeros((parts, *out.shape), dtype=out.dtype, device=device)
-    idx_arg = torch.full((parts, *idx_arg.shape), -2, dtype=idx_arg.dtype, device=device)
-    stat_arg = torch.empty(idx_arg.shape, dtype=torch.float32, device=device)
-    return out_arg, idx_arg, stat_arg, xsel_arg, merged
-
-
-def _dist_part_merge(keys, out_parts, idx_parts, xsel_parts, out, idx, xsel):
-    """Each row's parts of m ([parts, ...] each) merged in order into out, idx and xsel (those
-    not None), one launch."""
-    parts, n = keys.shape[0], out.numel()
-    block = min(1024, triton.next_power_of_2(max(n, 1)))
-    launcher.launch(dist_part_merge, (triton.cdiv(n, block),), keys, out_parts, idx_parts,
-                    xsel_parts if xsel_parts is not None else keys, out, idx if idx is not None else idx_parts,
-                    xsel if xsel is not None else keys, n, parts, HAS_IDX=idx is not None, HAS_X=xsel is not None,
-                    BLOCK=block)
-
-
 _dist_KEPT_FORWARD = kept.Table()  # _dist_forward's calls by signature (hsr.kept)
 
 
@@ -1001,35 +927,28 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     dot_mode, block_k, small_d = dispatch.contraction(sizes["k"],
                                                       three_products=precision == "tf32x3" and not halves)
     kernel = _dist_kernel()
-    parts, part_cols = _dist_parts(sizes, n_cells, device, kernel is not None,
-                                      False)
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
     xsel_arg = xsel if xsel is not None else out
-    # the selected pair's index where the output has none: a part that selected nothing is known by it
-    need_sel = need_idx or parts > 1
-    if need_sel and idx is None:
-        idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
-    out_arg, idx_arg, stat_arg, xsel_arg, merged = _dist_part_buffers(parts, out, idx_arg, stat_arg, xsel_arg)
     args = (
         X_, Y_, *aux, cu_y_arg_, t["cu_x"],
-        out_arg, idx_arg, stat_arg, xsel_arg, part_cols,
+        out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["k"],
         *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *_strides(cu_y_, 1, "cu_y"),
         *out.stride(),
         runtime.length_bucket(sizes["n"]), runtime.length_bucket(sizes["m"]),
     )
     flags = dict(
-        BLOCK_K=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
+        BLOCK_K=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
         PRECISION=precision,
-        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, COL_PARTS=parts > 1,
+        DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
-    def grid(meta):  # one program per cell and block of n, on a flat grid; and per part of m
-        return (n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"]), parts)
+    def grid(meta):  # one program per cell and block of n, on a flat grid
+        return (n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"]),)
     if kernel is None:
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
@@ -1037,8 +956,6 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         launcher.launch(dist_fwd, grid, *args, **blocks, **flags)
     else:
         kernel[grid](*args, **flags)
-    if merged is not None:  # each row's parts merged in a fixed order: the same bits every run
-        _dist_part_merge(stat_arg, out_arg, idx_arg, None, *merged)
     return out, saved
 
 

@@ -892,6 +892,8 @@ def general_parts_blockers(term) -> list[str]:
         why.append("the epilogue is flat at the selection (its ties are searched over the whole axis)")
     if tuple(term.out_axes) != (*term.grid, term.r):
         why.append(f"the output's axes are not ({', '.join((*term.grid, term.r))}) in that order")
+    if any(axis == term.r for _name, axis, _outer, _cu in term.packing):
+        why.append(f"the output is packed ({term.r!r} is ragged: its rows are not cells x {term.r!r})")
     return why
 
 

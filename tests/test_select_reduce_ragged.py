@@ -446,6 +446,38 @@ dist[b, n] = min_m ||X_n - Y_m||^2
     assert (got[5:] == -1).all()
 
 
+def test_a_ragged_selected_axis_in_parts(monkeypatch, spec_cache, device, backward):
+    """The general loop's selected axis in parts (dispatch.general_parts, forced) where it is
+    ragged: a part past a cloud's end selects nothing and the merge passes it over; values,
+    gradients and indices as the reference, far from the origin, an empty cloud included. A
+    packed output (the rows' axis ragged) keeps the axis whole, and explain() says why."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "PART_MIN_COLS", 1)
+    monkeypatch.setattr(dispatch, "INTERPRET_SMS", 10**6)
+    monkeypatch.setattr(dispatch, "GENERAL_PART_ALIGN", 64)
+    monkeypatch.setenv("HSR_TMA", "0")
+    taken = []
+    real = dispatch.general_parts
+    monkeypatch.setattr(dispatch, "general_parts", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
+    text = """\
+cu_y[b]: offsets
+X[b, n, k]: float
+Y[b, m by cu_y, k]: float
+
+dist[b, n] = min_m ||X_n - Y_m||^2
+"""
+    op = hsr.compile(text, cache_dir=spec_cache)
+    args = packed_inputs(op, {"b": 3, "n": 6, "k": 5}, {"cu_y": [150, 0, 70]}, 5, far=1000.0)
+    out, _ref = check(op, args, device, backward, tol=1e-5)
+    assert taken and taken[-1][0] > 1 or device != "cpu"
+    assert (out[1] == 0).all()  # the empty cloud: nothing nearest, 0
+    index = hsr.compile(text.replace("dist[b, n] = min_m", "nn[b, n] = argmin_m"), cache_dir=spec_cache)
+    got = index(*[x.to(device) for x in args])
+    assert torch.equal(got.cpu(), index.reference(*[x.double() if x.is_floating_point() else x for x in args]))
+    packed = hsr.compile(text.replace("X[b, n, k]", "X[b, n by cu_y, k]"), cache_dir=spec_cache)
+    assert "the output is packed ('n' is ragged" in packed.explain(dict(b=3, n=150, m=150, k=5))
+
+
 def test_packed_column_norms_from_a_pre_pass(monkeypatch, spec_cache, device, backward):
     """dispatch.col_norms on packed clouds: each sequence's norms at its own offset."""
     monkeypatch.setenv("HSR_COL_NORMS", "1")
