@@ -192,7 +192,7 @@ def rep_fwd(
     s_lo = 0
     if TMA:  # the tiles past the last kept s are skipped (bench/NOTES.md, v21): a scan of the conditions
         s_last = tl.max(tl.full([BLOCK_S], -1, tl.int32), axis=0)
-        for s0 in range(0, s_end, BLOCK_S):
+        for s0 in range(s_lo, s_end, BLOCK_S):
             offs_s = s0 + tl.arange(0, BLOCK_S)
             s_in = offs_s < s_end
             s_ok = s_in
@@ -201,9 +201,9 @@ def rep_fwd(
                 s_ok = s_ok & (tl.load(mask_ptr + pid_b * stride_mask_b + offs_s * stride_mask_s, mask=s_in, other=0) != 0)
 
             s_last = tl.maximum(s_last, tl.max(tl.where(s_ok, offs_s, -1), axis=0))
-        s_end = s_last + 1
+        s_end = tl.maximum(s_last + 1, s_lo)
     s_full = s_lo + ((s_end - s_lo) // BLOCK_S) * BLOCK_S
-    for s0 in range(0, s_full, BLOCK_S):
+    for s0 in range(s_lo, s_full, BLOCK_S):
         offs_s = s0 + tl.arange(0, BLOCK_S)
         s_in = offs_s < size_s
         s_ok = s_in

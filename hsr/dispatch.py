@@ -902,7 +902,7 @@ def general_parts(rows: int, cols: int, sms: int, block_r: int | None = None, bl
     """(parts, columns a part) of the general loop's selected axis (column_parts): `rows`, the
     output's rows in all, in blocks of block_r (GENERAL_PART_ROWS where the tuner picks it); parts
     of whole block_c tiles (GENERAL_PART_ALIGN where tuned). One part where `excluded` (the split
-    pass or TMA loads: their loops have no part bounds)."""
+    pass: its loop has no part bounds)."""
     if excluded or os.environ.get("HSR_COL_PARTS") == "0":  # (HSR_COL_PARTS=0: never, to measure against)
         return 1, cols
     programs = -(-rows // (block_r or GENERAL_PART_ROWS))
@@ -924,7 +924,7 @@ def general_parts_words(term, rows: int, cols: int, machine: str) -> str:
                 f"they are fewer than {PART_PROGRAMS_PER_SM * sms} and it has at least {2 * PART_MIN_COLS} columns)")
     return (f"  selected axis {term.c!r} (general loop): {parts} parts of {part_len} columns across programs "
             f"(about {programs} x {parts}: few rows, long selected axis, {sms} multiprocessors), each row's parts "
-            f"merged in order (with pointer loads: not on the split pass or TMA loads)")
+            f"merged in order (not on the split pass, whose loop has no part bounds)")
 
 
 def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: bool = False,

@@ -420,10 +420,29 @@ def test_a_selected_axis_in_parts_is_the_whole_axis(monkeypatch, parts_watch, pa
     exact (the lowest index wins across parts), a copied row ties across parts, and the
     odd draws add an inf coordinate (ranked again from the differences), a NaN, a row with
     no kept column and a bound of 0."""
+    _in_parts_and_whole(monkeypatch, parts_watch, parts_ops[name], device, name, shape, offset, n, m, odd, seed)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose
+@pytest.mark.parametrize("name", sorted(PARTS_SPECS))
+def test_a_selected_axis_in_parts_through_tma_loads(monkeypatch, parts_watch, parts_ops, device, name):
+    """The same through TMA loads (16-bit rows of d > 256 on sm90; the interpreter takes them at
+    any size with HSR_TMA=1): a part's tiles start at its first column, and a mask's scan of the
+    last kept column runs within the part."""
+    from hsr import dispatch
+    monkeypatch.setenv("HSR_TMA", "1")
+    real, tma = dispatch.long_tma, []
+    monkeypatch.setattr(dispatch, "long_tma", lambda *a, **k: tma.append(real(*a, **k)) or tma[-1])
+    _in_parts_and_whole(monkeypatch, parts_watch, parts_ops[name], device, name, (320, torch.float16), 0.0, 9, 150,
+                        True, 3)
+    assert tma and tma[-1] is not None or device != "cpu"
+
+
+def _in_parts_and_whole(monkeypatch, parts_watch, op, device, name, shape, offset, n, m, odd, seed):
     from hsr import dispatch
     d, dtype = shape
     offset = offset if dtype == torch.float32 else 0.0  # 16-bit rows are not shifted: exact only near 0
-    op, g = parts_ops[name], torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(seed)
     b = 1 if name == "assign" else 2
     X = torch.randint(-3, 4, (b, n, d), generator=g).double() + offset
     Y = torch.randint(-3, 4, (b, m, d), generator=g).double() + offset
