@@ -128,6 +128,16 @@ FAULTS = (
           "at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_{{ C|upper }})[None, :], -1)",
           "at2 = tl.where(idx2 >= 0, idx2, -1)",
           ("tests/test_select_reduce_l2.py", "tests/test_maxsim.py")),
+    Fault("the merge of a row's parts of the selected axis lets a later part win a tie",
+          "templates/select_reduce/forward.py.jinja",
+          "((part < 0) | (k {{ t.better }} best)",
+          "((part < 0) | (k {{ t.better }}= best)",
+          ("tests/test_select_reduce_l2.py", "-k", "parts")),
+    Fault("a part's rank-again pass (inf or NaN coordinates) keeps the non-finite key as its ranking value",
+          "templates/select_reduce/tile.py.jinja",
+          'key_out="part_key" if parts else None',
+          "key_out=None",
+          ("tests/test_select_reduce_l2.py", "-k", "parts")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")
