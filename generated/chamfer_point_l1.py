@@ -1416,14 +1416,6 @@ def _dist_aux(t, need, launch=True):
     return aux
 
 
-def _dist_parts(sizes, n_cells, device, tuned, excluded):
-    """(parts, columns a part) of m (dispatch.general_parts): few rows, a long selected axis;
-    the interpreter's fixed blocks, or the tuner's (counted at dispatch's)."""
-    blocks = (None, None) if tuned else (min(64, runtime.next_pow2(sizes["n"])), min(64, runtime.next_pow2(sizes["m"])))
-    return dispatch.general_parts(n_cells * sizes["n"], sizes["m"], dispatch.multiprocessors(device), *blocks,
-                                  excluded=excluded)
-
-
 def _dist_part_buffers(parts, out, idx_arg, stat_arg, xsel_arg):
     """The forward's (out, idx, stat, xsel) arguments, and what the merge writes (None: no parts): in
     parts, each part writes [parts, ...] slices (stat: the value that ranked its selection), and the
@@ -1485,8 +1477,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
                                                       three_products=precision == "tf32x3" and not halves)
     kernel = _dist_kernel()
-    parts, part_cols = _dist_parts(sizes, n_cells, device, kernel is not None,
-                                      False)
+    # few rows, a long selected axis: m in parts across programs, each row's parts merged in order
+    parts, part_cols = dispatch.general_parts(n_cells, sizes["n"], sizes["m"], dispatch.multiprocessors(device),
+                                              tuned=kernel is not None)
     idx_arg = idx if idx is not None else out
     stat_arg = stat if stat is not None else out
     xsel_arg = xsel if xsel is not None else out

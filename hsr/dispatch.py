@@ -897,28 +897,29 @@ def general_parts_blockers(term) -> list[str]:
     return why
 
 
-def general_parts(rows: int, cols: int, sms: int, block_r: int | None = None, block_c: int | None = None,
+def general_parts(cells: int, rows: int, cols: int, sms: int, tuned: bool = True,
                   excluded: bool = False) -> tuple[int, int]:
-    """(parts, columns a part) of the general loop's selected axis (column_parts): `rows`, the
-    output's rows in all, in blocks of block_r (GENERAL_PART_ROWS where the tuner picks it); parts
-    of whole block_c tiles (GENERAL_PART_ALIGN where tuned). One part where `excluded` (the split
-    pass: its loop has no part bounds)."""
-    if excluded or os.environ.get("HSR_COL_PARTS") == "0":  # (HSR_COL_PARTS=0: never, to measure against)
+    """(parts, columns a part) of the general loop's selected axis (column_parts) for `cells` cells of
+    `rows` rows: tuned, programs of GENERAL_PART_ROWS rows and parts of whole GENERAL_PART_ALIGN
+    columns (the tuner picks the blocks after this); else the fixed blocks the host launches
+    (min(64, next_pow2) of each axis). One part where `excluded` (the split pass: its loop has no
+    part bounds) or HSR_COL_PARTS=0 (to measure against)."""
+    if excluded or os.environ.get("HSR_COL_PARTS") == "0":
         return 1, cols
-    programs = -(-rows // (block_r or GENERAL_PART_ROWS))
-    return column_parts(programs, cols, block_c or GENERAL_PART_ALIGN, sms)
+    block_r, block_c = (GENERAL_PART_ROWS, GENERAL_PART_ALIGN) if tuned else \
+        (min(64, next_pow2(rows)), min(64, next_pow2(cols)))
+    return column_parts(cells * -(-rows // block_r), cols, block_c, sms)
 
 
-def general_parts_words(term, rows: int, cols: int, machine: str) -> str:
+def general_parts_words(term, cells: int, rows: int, cols: int, machine: str) -> str:
     """explain()'s line on the general loop's split of its selected axis (general_parts)."""
     why = general_parts_blockers(term)
     if why:
         return f"  selected axis {term.c!r} (general loop): whole in each program ({'; '.join(why)})"
     on_gpu = machine.startswith("cuda")
     sms = EXPLAIN_SMS if on_gpu else INTERPRET_SMS
-    block_r, block_c = (None, None) if on_gpu else (min(64, next_pow2(rows)), min(64, next_pow2(cols)))
-    parts, part_len = general_parts(rows, cols, sms, block_r, block_c)
-    programs = -(-rows // (block_r or GENERAL_PART_ROWS))
+    parts, part_len = general_parts(cells, rows, cols, sms, tuned=on_gpu)
+    programs = cells * -(-rows // (GENERAL_PART_ROWS if on_gpu else min(64, next_pow2(rows))))
     if parts == 1:
         return (f"  selected axis {term.c!r} (general loop): whole in each of about {programs} programs (split where "
                 f"they are fewer than {PART_PROGRAMS_PER_SM * sms} and it has at least {2 * PART_MIN_COLS} columns)")
@@ -1354,7 +1355,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             if l2:
                 lines.append(col_norms_words(term, sizes))
         if family in ("tiles", "tiles-long", "points", "elementwise", "int8", "fp8") and cols and term.outer == "none":
-            lines.append(general_parts_words(term, pairs // max(cols, 1), cols, machine))
+            lines.append(general_parts_words(term, out_cells, rows, cols, machine))
         if not f["both"] and family != "split":
             lines.append("  both directions in one call: both-ways" + (
                 "" if place != "cuda" else " up to 1e8 pairs without indices"))

@@ -181,12 +181,12 @@ def test_the_general_loop_splits_a_long_selected_axis_where_rows_are_few(monkeyp
     splits the centres across programs on a GPU, in whole tiles of the pools' widest block;
     a million points do not; explain(sizes) says so. An outer reduction, a flat epilogue or an
     output whose axes are not (grid, rows) keeps the axis whole and says why."""
-    parts, part_len = dispatch.general_parts(1000, 100000, 132)
+    parts, part_len = dispatch.general_parts(1, 1000, 100000, 132)
     assert parts > 1 and part_len % dispatch.GENERAL_PART_ALIGN == 0 and (parts - 1) * part_len < 100000
-    assert dispatch.general_parts(1 << 20, 100000, 132) == (1, 100000)
-    assert dispatch.general_parts(1000, 100000, 132, excluded=True) == (1, 100000)
+    assert dispatch.general_parts(1, 1 << 20, 100000, 132) == (1, 100000)
+    assert dispatch.general_parts(1, 1000, 100000, 132, excluded=True) == (1, 100000)
     monkeypatch.setenv("HSR_COL_PARTS", "0")
-    assert dispatch.general_parts(1000, 100000, 132) == (1, 100000)
+    assert dispatch.general_parts(1, 1000, 100000, 132) == (1, 100000)
     monkeypatch.delenv("HSR_COL_PARTS")
     assign = hsr.compile("X[n, d]: float\nC[k, d]: float\nassign[n] = argmin_k ||X_n - C_k||^2\n")
     assert f"selected axis 'k' (general loop): {parts} parts of {part_len} columns" in \

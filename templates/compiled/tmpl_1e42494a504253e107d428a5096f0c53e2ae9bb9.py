@@ -26,24 +26,12 @@ def root(context, missing=missing):
         pass
         yield 'def _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_parts(sizes, n_cells, device, tuned, excluded):\n    """(parts, columns a part) of '
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield ' (dispatch.general_parts): few rows, a long selected axis;\n    the interpreter\'s fixed blocks, or the tuner\'s (counted at dispatch\'s)."""\n    blocks = (None, None) if tuned else (min(64, runtime.next_pow2(sizes["'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"])), min(64, runtime.next_pow2(sizes["'
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield '"])))\n    return dispatch.general_parts(n_cells * sizes["'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"], sizes["'
-        yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-        yield '"], dispatch.multiprocessors(device), *blocks,\n                                  excluded=excluded)\n\n\ndef _'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_part_buffers(parts, out, idx_arg, stat_arg, xsel_arg):\n    """The forward\'s (out, idx, stat, xsel) arguments, and what the merge writes (None: no parts): in\n    parts, each part writes [parts, ...] slices (stat: the value that ranked its selection), and the\n    merge writes out, idx_arg and xsel_arg (a real one: not out, the placeholder)."""\n    if parts == 1:\n        return out, idx_arg, stat_arg, xsel_arg, None\n    merged = (out, idx_arg, xsel_arg if xsel_arg is not out else None)\n    device = out.device\n    out_arg = torch.'
         yield str(('zeros' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
         yield '((parts, *out.shape), dtype=out.dtype, device=device)\n    idx_arg = torch.'
         yield str(('full' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else 'empty'))
         yield '((parts, *idx_arg.shape)'
-        yield str((', -2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else cond_expr_undefined("the inline if-expression on line 33 in 'select_reduce/parts_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', -2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r') else cond_expr_undefined("the inline if-expression on line 25 in 'select_reduce/parts_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ', dtype=idx_arg.dtype, device=device)\n    stat_arg = torch.empty(idx_arg.shape, dtype=torch.float32, device=device)\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'need_x'):
             pass
@@ -59,4 +47,4 @@ def root(context, missing=missing):
         yield '_part_merge, (triton.cdiv(n, block),), keys, out_parts, idx_parts,\n                    xsel_parts if xsel_parts is not None else keys, out, idx if idx is not None else idx_parts,\n                    xsel if xsel is not None else keys, n, parts, HAS_IDX=idx is not None, HAS_X=xsel is not None,\n                    BLOCK=block)\n\n\n'
 
 blocks = {}
-debug_info = '4=13&5=16&6=19&7=21&10=23&15=25&16=28&17=30&19=32&20=36&24=40&32=42&33=44&35=48&36=51&41=54&42=56&46=58'
+debug_info = '4=13&5=16&6=19&7=21&10=23&15=25&16=28&24=30&25=32&27=36&28=39&33=42&34=44&38=46'
