@@ -19,7 +19,7 @@
 #     term t0:
 #     kernels cd_*: one program per (b)
 #     pair: ||X - Y||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows less a per-coordinate shift where 'fp16/bf16 rows' below says so, else unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'n' (X rows in a tile), one store per cell
 #     where n < xlen: positions of 'n' left out
@@ -29,13 +29,14 @@
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
 #     last, partial tile of 'm' (general loop): in the tile loop where 'm' is not a multiple of 128 and at most 1024 long, else after the loop
 #     column norms (general loop): from a pre-pass where at least 131072 rows meet each Y row set, else formed from each tile
+#     fp16/bf16 rows (general loop): unshifted (X and Y share a grid axis, or are packed: no one shift serves every cell)
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'n' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e
 #     term t1:
 #     kernels cd_t1_*: one program per (b)
 #     pair: ||Y - X||^2 over axis 'd', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows less a per-coordinate shift where 'fp16/bf16 rows' below says so, else unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'n' (X rows streamed in tiles; lowest index wins ties)
 #     outer: mean over 'm' (Y rows in a tile), one store per cell
 #     where m < ylen: positions of 'm' left out
@@ -45,6 +46,7 @@
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
 #     last, partial tile of 'n' (general loop): in the tile loop where 'n' is not a multiple of 128 and at most 1024 long, else after the loop
 #     column norms (general loop): from a pre-pass where at least 131072 rows meet each X row set, else formed from each tile
+#     fp16/bf16 rows (general loop): unshifted (Y and X share a grid axis, or are packed: no one shift serves every cell)
 #     not lean: a length bound or a required mask
 #     outer mean: rows of 'm' in chunks of 64 (128 on the split pass) across programs where cells are fewer than 1024 (general loop), merged in chunk order
 #     tuned configs keyed by lowering mean_min_sqdist-3ce706d1106e
@@ -162,7 +164,7 @@ def cd_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr
 
 @triton.jit
 def cd_fwd(
-    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Xlo_ptr, Ylo_ptr, ascale_ptr, bscale_ptr, cn_ptr, xlen_ptr, ylen_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Xlo_ptr, Ylo_ptr, ascale_ptr, bscale_ptr, cn_ptr, shift_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_n, size_m, size_d,
     stride_X_b, stride_X_n, stride_X_d,
@@ -175,7 +177,7 @@ def cd_fwd(
     HAS_xlen: tl.constexpr,
     HAS_ylen: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_N: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, SHIFT_A: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_N: tl.constexpr,
 ):
     """Forward of cd: one program per output cell (b), or with
     SPLIT_N (rows per chunk) one per (cell, chunk of n)."""
@@ -223,6 +225,11 @@ def cd_fwd(
             a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
                         mask=n_ok[:, None] & d_in[None, :], other=0.0)
         if DOT_MODE == 0:
+            if SHIFT_A:  # 16-bit rows less the shift in registers (dispatch.shifts_16bit): exact where each coordinate
+                # is within a factor 2 of the shift's; a row where it rounds is ranked again from its differences
+                a_less = a.to(tl.float32) - tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)[None, :]
+                a = a_less.to(a.dtype)
+                a_rounded = tl.max((a.to(tl.float32) != a_less).to(tl.int32), axis=1) > 0  # (NaN: ranked again too)
             asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
             if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
                 a_hi = a
@@ -894,7 +901,10 @@ def cd_fwd(
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
             if DOT_MODE < 2:
-                again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+                if SHIFT_A:  # and the rows whose shift rounded in registers (the forward's row prologue)
+                    again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & (a_rounded | ~(tl.abs(best) < float("inf")))) != 0
+                else:
+                    again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
                 # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
                 # by their distances from the differences, as the reference forms them: the first NaN, else the
                 # lowest index of the least (a slow pass, for such rows only)
@@ -1349,11 +1359,11 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     halves = dispatch.halves(precision, True, sizes["d"], sizes["n"] * 1)
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
                                                       three_products=precision == "tf32x3" and not halves)
-    Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
+    Xs_, Ys_ = X_, Y_  # what the expansion reads: rows less a shift (runtime.l2_shift, sterbenz_shift)
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
-    cn, col_norms, centre = out, False, None
+    cn, col_norms, centre, shift16 = out, False, None, None
     if halves and 2 == Y_.dim() - 1 and runtime.halves_layout(X_) and runtime.halves_layout(Y_):
         centre = runtime.l2_centre(Y_, ['b', 'm', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
@@ -1393,7 +1403,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, *aux, xlen_arg_, ylen_arg_,
+        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, out if shift16 is None else shift16, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
@@ -1407,7 +1417,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift16 is not None,
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
     )
     grid = (n_cells * n_chunks,)
@@ -1680,7 +1690,7 @@ def cd_t1_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.conste
 
 @triton.jit
 def cd_t1_fwd(
-    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, Ylo_ptr, Xlo_ptr, ascale_ptr, bscale_ptr, cn_ptr, xlen_ptr, ylen_ptr,
+    Y_ptr, X_ptr, Ys_ptr, Xs_ptr, Ylo_ptr, Xlo_ptr, ascale_ptr, bscale_ptr, cn_ptr, shift_ptr, xlen_ptr, ylen_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_m, size_n, size_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
@@ -1693,7 +1703,7 @@ def cd_t1_fwd(
     HAS_xlen: tl.constexpr,
     HAS_ylen: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_M: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, SHIFT_A: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_M: tl.constexpr,
 ):
     """Forward of cd_t1: one program per output cell (b), or with
     SPLIT_M (rows per chunk) one per (cell, chunk of m)."""
@@ -1741,6 +1751,11 @@ def cd_t1_fwd(
             a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
                         mask=m_ok[:, None] & d_in[None, :], other=0.0)
         if DOT_MODE == 0:
+            if SHIFT_A:  # 16-bit rows less the shift in registers (dispatch.shifts_16bit): exact where each coordinate
+                # is within a factor 2 of the shift's; a row where it rounds is ranked again from its differences
+                a_less = a.to(tl.float32) - tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)[None, :]
+                a = a_less.to(a.dtype)
+                a_rounded = tl.max((a.to(tl.float32) != a_less).to(tl.int32), axis=1) > 0  # (NaN: ranked again too)
             asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
             if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
                 a_hi = a
@@ -2412,7 +2427,10 @@ def cd_t1_fwd(
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
             if DOT_MODE < 2:
-                again = (m_ok & (tl.sum(n_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+                if SHIFT_A:  # and the rows whose shift rounded in registers (the forward's row prologue)
+                    again = (m_ok & (tl.sum(n_seen, axis=0) > 0) & (a_rounded | ~(tl.abs(best) < float("inf")))) != 0
+                else:
+                    again = (m_ok & (tl.sum(n_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
                 # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
                 # by their distances from the differences, as the reference forms them: the first NaN, else the
                 # lowest index of the least (a slow pass, for such rows only)
@@ -2867,11 +2885,11 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     halves = dispatch.halves(precision, True, sizes["d"], sizes["m"] * 1)
     dot_mode, block_k, small_d = dispatch.contraction(sizes["d"],
                                                       three_products=precision == "tf32x3" and not halves)
-    Ys_, Xs_ = Y_, X_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
+    Ys_, Xs_ = Y_, X_  # what the expansion reads: rows less a shift (runtime.l2_shift, sterbenz_shift)
     # with halves: the hi halves in Ys_ and Xs_, the lo ones in Ylo_ and Xlo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and Y_.dtype == torch.float32 else 0
     Ylo_, Xlo_, a_inv, b_inv = Y_, X_, out, out
-    cn, col_norms, centre = out, False, None
+    cn, col_norms, centre, shift16 = out, False, None, None
     if halves and 2 == X_.dim() - 1 and runtime.halves_layout(Y_) and runtime.halves_layout(X_):
         centre = runtime.l2_centre(X_, ['b', 'n', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and X's norms in one pass a side (hsr.halves)
@@ -2911,7 +2929,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        Y_, X_, Ys_, Xs_, Ylo_, Xlo_, a_inv, b_inv, cn, *aux, xlen_arg_, ylen_arg_,
+        Y_, X_, Ys_, Xs_, Ylo_, Xlo_, a_inv, b_inv, cn, out if shift16 is None else shift16, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["m"], sizes["n"], sizes["d"],
         *Y_.stride(), *X_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
@@ -2925,7 +2943,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["n"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift16 is not None,
         DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
     )
     grid = (n_cells * n_chunks,)

@@ -16,7 +16,7 @@
 #     family: select_reduce
 #     kernels dist_*: one program per (b) x blocks of 'n'
 #     pair: ||X - Y||^2 over axis 'k', tl.dot with fp32 accumulation (the tensor cores on a GPU)
-#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
+#     exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell (fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled by powers of two (see 'fp32 rows' below); 16-bit rows less a per-coordinate shift where 'fp16/bf16 rows' below says so, else unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from its differences
 #     tile loop keeps the running min of sq over 'm' (Y rows streamed in tiles; lowest index wins ties)
 #     no outer reduction: one value per 'n'
 #     'm' ragged by cu_y: packed rows, sequence b's cu_y[b] .. cu_y[b + 1] - 1 (no padding read, tiles end at its length)
@@ -26,6 +26,7 @@
 #     running selection (general loop): a slot per row and tile column (the index is always carried: the selected pair's value comes from its differences)
 #     last, partial tile of 'm' (general loop): in the tile loop where 'm' is not a multiple of 128 and at most 1024 long, else after the loop
 #     column norms (general loop): from a pre-pass where at least 131072 rows meet each Y row set, else formed from each tile
+#     fp16/bf16 rows (general loop): unshifted (X and Y share a grid axis, or are packed: no one shift serves every cell)
 #     not lean: no outer reduction; the output's axes are not the grid's
 #     offsets' checks (max_seqlen given, on a GPU): one check launch before the forward
 #     tuned configs keyed by lowering min_sqdist-41be5807b715
@@ -180,7 +181,7 @@ def dist_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constex
 
 @triton.jit
 def dist_fwd(
-    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Xlo_ptr, Ylo_ptr, ascale_ptr, bscale_ptr, cn_ptr, cu_y_ptr, cu_x_ptr,
+    X_ptr, Y_ptr, Xs_ptr, Ys_ptr, Xlo_ptr, Ylo_ptr, ascale_ptr, bscale_ptr, cn_ptr, shift_ptr, cu_y_ptr, cu_x_ptr,
     out_ptr, idx_ptr, stat_ptr, xsel_ptr,
     size_b, size_n, size_m, size_k,
     stride_X_b, stride_X_n, stride_X_k,
@@ -190,7 +191,7 @@ def dist_fwd(
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, ONE_LOOP: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, SHIFT_A: tl.constexpr, ONE_LOOP: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
@@ -222,6 +223,11 @@ def dist_fwd(
         a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
                     mask=n_ok[:, None] & k_in[None, :], other=0.0)
     if DOT_MODE == 0:
+        if SHIFT_A:  # 16-bit rows less the shift in registers (dispatch.shifts_16bit): exact where each coordinate
+            # is within a factor 2 of the shift's; a row where it rounds is ranked again from its differences
+            a_less = a.to(tl.float32) - tl.load(shift_ptr + offs_k, mask=k_in, other=0.0)[None, :]
+            a = a_less.to(a.dtype)
+            a_rounded = tl.max((a.to(tl.float32) != a_less).to(tl.int32), axis=1) > 0  # (NaN: ranked again too)
         asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
         if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
             a_hi = a
@@ -887,7 +893,10 @@ def dist_fwd(
 
             best_idx = tl.where(row_nan, nan_idx, best_idx)
         if DOT_MODE < 2:
-            again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+            if SHIFT_A:  # and the rows whose shift rounded in registers (the forward's row prologue)
+                again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & (a_rounded | ~(tl.abs(best) < float("inf")))) != 0
+            else:
+                again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
             # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
             # by their distances from the differences, as the reference forms them: the first NaN, else the
             # lowest index of the least (a slow pass, for such rows only)
@@ -1332,11 +1341,11 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     halves = dispatch.halves(precision, True, sizes["k"], sizes["n"] * 1)
     dot_mode, block_k, small_d = dispatch.contraction(sizes["k"],
                                                       three_products=precision == "tf32x3" and not halves)
-    Xs_, Ys_ = X_, Y_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)
+    Xs_, Ys_ = X_, Y_  # what the expansion reads: rows less a shift (runtime.l2_shift, sterbenz_shift)
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
-    cn, col_norms, centre = out, False, None
+    cn, col_norms, centre, shift16 = out, False, None, None
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
         Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre)
         Ys_, Ylo_, b_inv, cn = runtime.split_halves(Y_, halves == 3, centre, norms=True)
@@ -1368,7 +1377,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
     args = (
-        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, *aux, cu_y_arg_, t["cu_x"],
+        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, out if shift16 is None else shift16, *aux, cu_y_arg_, t["cu_x"],
         out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["k"],
         *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *_strides(cu_y_, 1, "cu_y"),
@@ -1380,7 +1389,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift16 is not None,
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 

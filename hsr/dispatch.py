@@ -357,6 +357,42 @@ def col_norms(rows_per_column_set: int, lean: bool = False) -> bool:
     return rows_per_column_set >= (LEAN_COL_NORMS_ROWS if lean else COL_NORMS_ROWS)
 
 
+def shifts_16bit(dtype: torch.dtype, dot_mode: int, col_norms_taken: bool, one_centre: bool) -> bool:
+    """Whether an L2 key's 16-bit rows rank on rows less a shift (runtime.sterbenz_shift):
+    B less c before the kernel, A less c in registers as its row block loads (a row whose
+    subtraction rounds is ranked again from its differences). Unshifted, the expansion
+    rounds at about 2^-24 of |a| |b|: far from the origin that passes the gaps between
+    the distances (fp16 k-means at 1000 from the origin put ~99% of the points on a
+    farther centre). Taken where the whole contraction is one tile (DOT_MODE 0, where A's
+    row block is loaded once), one c serves every cell (no grid axis shared by both
+    operands, nothing packed), and the columns' norms come from a pre-pass (col_norms:
+    many rows meet each column set, so the passes over B cost little beside the
+    products). Elsewhere 16-bit rows stay unshifted (docs/semantics.md).
+    HSR_SHIFT16=0/1 overrides the last condition (sweeps; 0 turns the shift off)."""
+    if dtype not in (torch.float16, torch.bfloat16) or dot_mode != 0 or not one_centre:
+        return False
+    override = os.environ.get("HSR_SHIFT16")
+    return override == "1" if override else col_norms_taken
+
+
+def shift_16bit_words(term, sizes: dict | None) -> str:
+    """explain()'s line on 16-bit rows of an L2 key in the general loop (shifts_16bit)."""
+    one = not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
+    where = (f"where the whole row is one tile (d <= 256) and the column norms come from a pre-pass "
+             f"(at least {COL_NORMS_ROWS} rows meet each {term.b.name} row set)")
+    if not one:
+        return (f"  fp16/bf16 rows (general loop): unshifted ({term.a.name} and {term.b.name} share a grid axis, "
+                f"or are packed: no one shift serves every cell)")
+    head = (f"  fp16/bf16 rows (general loop): {term.b.name} less a per-coordinate shift before the kernel, "
+            f"{term.a.name} less it in registers (exact where each coordinate is within a factor 2 of the "
+            f"shift's; a row that rounds is ranked again from its differences), ")
+    if sizes is None:
+        return head + where + "; else unshifted"
+    d = sizes.get(term.k, 0)
+    taken = shifts_16bit(torch.float16, contraction(d)[0] if d else 2, col_norms(rows_per_column_set(term, sizes)), one)
+    return head + ("taken here" if taken else "not here: unshifted") + f" ({where})"
+
+
 def rows_per_column_set(term, sizes: dict) -> int:
     """How many rows of A meet each of B's row sets in a call of these sizes."""
     rows = sizes.get(term.r, 0)
@@ -1319,6 +1355,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(one_loop_words(term, None, tma_masked(term, f)))
             if term.pair in ("sqdist", "dist"):
                 lines.append(col_norms_words(term, None))
+                lines.append(shift_16bit_words(term, None))
     else:
         rows, cols = sizes.get(term.r, 0), sizes.get(term.c, 0)
         pairs = rows * cols
@@ -1354,6 +1391,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(row_slot_words(l2, ranked_fp32))
             if l2:
                 lines.append(col_norms_words(term, sizes))
+                if dtype in ("float16", "bfloat16", None):
+                    lines.append(shift_16bit_words(term, sizes))
         if family in ("tiles", "tiles-long", "points", "elementwise", "int8", "fp8") and cols and term.outer == "none":
             lines.append(general_parts_words(term, out_cells, rows, cols, machine))
         if not f["both"] and family != "split":

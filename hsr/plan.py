@@ -211,7 +211,8 @@ class TermPlan:
                          "(fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where "
                          "the float32 matmul precision is not 'highest', or as many fp16 products of rows scaled "
                          "by powers of two (see 'fp32 rows' below); 16-bit rows "
-                         "unshifted; norms from the tiles) ranks the pairs, then the selected pair's value comes from "
+                         "less a per-coordinate shift where 'fp16/bf16 rows' below says so, else unshifted; "
+                         "norms from the tiles) ranks the pairs, then the selected pair's value comes from "
                          "its differences")
         key = self.key.replace("[None, :]", "").replace("[:, None]", "")
         lines.append(f"  tile loop keeps the running {self.select} of {key} over {self.c!r} "

@@ -239,6 +239,32 @@ def l2_centre(b: torch.Tensor, b_axes, shared, k: str):
     return _first_rows(b.detach(), list(b_axes), [k]).contiguous()
 
 
+def sterbenz_shift(b: torch.Tensor, k_dim: int):
+    """(c, b, b - c) for 16-bit rows of an L2 key (dispatch.shifts_16bit): c [k] in fp32, one
+    value per coordinate that every row of b subtracts exactly in its own dtype. Where a
+    coordinate's values all lie in [c / 2, 2 c] (Sterbenz's lemma: then x - c is exact in
+    any binary format), c is their midpoint rounded to b's dtype; elsewhere 0 (a coordinate
+    whose values span a factor above 4, or zero, is already near the origin against its
+    extent). b - c is then exact and keeps b's dtype, and the expansion on it rounds at
+    about 2^-24 of the rows' extent, not of their distance from the origin. The kernel
+    subtracts c from the other operand's rows in registers and ranks again, from the
+    differences, each row where that rounds. Non-finite coordinates give 0. b - c keeps b's
+    strides (the kernel indexes both alike): a b whose layout empty_like does not keep comes
+    back contiguous, with its copy. No host sync."""
+    b = b.detach()
+    rows = b.movedim(k_dim, -1).reshape(-1, b.shape[k_dim])
+    lo, hi = (x.float() for x in torch.aminmax(rows, dim=0))
+    mid = ((lo + hi) * 0.5).to(b.dtype).float()
+    ok = ((lo > 0) & (hi <= 2 * mid) & (mid <= 2 * lo)) | ((hi < 0) & (lo >= 2 * mid) & (mid >= 2 * hi))
+    c = torch.where(ok, mid, torch.zeros_like(mid))
+    view = [1] * b.dim()
+    view[k_dim] = b.shape[k_dim]
+    out = torch.empty_like(b)
+    if out.stride() != b.stride():
+        b, out = b.contiguous(), torch.empty(b.shape, dtype=b.dtype, device=b.device)
+    return c, b, torch.sub(b, c.to(b.dtype).view(view), out=out)
+
+
 def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False):
     """(hi, lo, 1 / s, norms) of fp32 rows for a key ranked on the fp16 tensor cores
     (dispatch.halves; hsr.halves): x less centre (or as it is) scaled by one power of two,

@@ -441,7 +441,10 @@ def test_a_selected_axis_in_parts_through_tma_loads(monkeypatch, parts_watch, pa
 def _in_parts_and_whole(monkeypatch, parts_watch, op, device, name, shape, offset, n, m, odd, seed):
     from hsr import dispatch
     d, dtype = shape
-    offset = offset if dtype == torch.float32 else 0.0  # 16-bit rows are not shifted: exact only near 0
+    if dtype != torch.float32 and name == "assign":  # one shift serves every cell: 16-bit rows shifted (forced)
+        monkeypatch.setenv("HSR_SHIFT16", "1")
+    elif dtype != torch.float32:  # elsewhere 16-bit rows are not shifted: exact only near 0
+        offset = 0.0
     g = torch.Generator().manual_seed(seed)
     b = 1 if name == "assign" else 2
     X = torch.randint(-3, 4, (b, n, d), generator=g).double() + offset
@@ -487,3 +490,84 @@ def _in_parts_and_whole(monkeypatch, parts_watch, op, device, name, shape, offse
         assert torch.equal(got, torch.where(first_nan >= 0, first_nan, first)), (got, ref)
     else:
         assert torch.allclose(got.double(), ref, equal_nan=True), (got, ref)
+
+
+NEAREST_CENTRE = """\
+X[n, d]: float
+C[k, d]: float
+dist[n] = min_k ||X_n - C_k||^2
+"""
+
+
+@pytest.fixture(scope="module")
+def centre_ops():
+    return hsr.compile(KMEANS), hsr.compile(NEAREST_CENTRE)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN/inf fed on purpose
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+@settings(max_examples=examples(9))
+@given(st.integers(9, 40), st.integers(1, 50), st.integers(1, 150), st.booleans(), st.integers(0, 2**31 - 1))
+def test_16bit_rows_less_a_shift_pick_a_nearest_centre(monkeypatch, centre_ops, device, dtype, offset, d, n, k,
+                                                        strays, seed):
+    """dispatch.shifts_16bit (forced): 16-bit centres less a per-coordinate shift, the points less
+    it in registers. Integer coordinates at any offset make every distance exact, so the index is
+    the float64 reference's, ties to the lowest (a copied centre ties); unshifted, fp16 at 1000
+    ranks on |x|^2 ~ 1e6 d and misses. The stray draws add points whose shift rounds (fractions
+    far from the centres' range: ranked again from their differences), an inf and a NaN
+    coordinate. The nearest distance comes from the differences, its gradient too."""
+    monkeypatch.setenv("HSR_SHIFT16", "1")
+    assign, nearest = centre_ops
+    g = torch.Generator().manual_seed(seed)
+    x = (torch.randint(-3, 4, (n, d), generator=g).double() + offset).to(dtype)
+    c = (torch.randint(-3, 4, (k, d), generator=g).double() + offset).to(dtype)
+    c[k - 1] = c[0]
+    if strays:
+        far = torch.rand(n, d, generator=g).double() * 3 * (offset + 1)  # fractions from 0 to 3x the offset
+        x = torch.where(torch.rand(n, d, generator=g) < 0.3, far.to(dtype), x)
+        x[0, 1] = float("inf")
+        x[n - 1, 2] = float("nan")
+    got = assign(x.to(device), c.to(device)).cpu()
+    sq = ((x.double()[:, None] - c.double()[None]) ** 2).sum(-1)
+    first_nan = torch.where(sq.isnan().any(-1), sq.isnan().double().argmax(-1), -1)
+    low = sq.nan_to_num(nan=float("inf"))
+    first = (low == low.amin(-1, keepdim=True)).double().argmax(-1)
+    assert torch.equal(got, torch.where(first_nan >= 0, first_nan, first)), (got, first)
+    xd = x.to(device).requires_grad_(True)
+    dist = nearest(xd, c.to(device))
+    dist.nan_to_num(0.0, posinf=0.0).sum().backward()
+    ref = nearest.reference(x.double(), c.double())
+    assert torch.allclose(dist.detach().cpu().double(), ref, rtol=2e-6, equal_nan=True)
+    finite = ref.isfinite()  # 2 (x - c) at the first nearest centre
+    want = 2 * (x.double() - c.double()[first])
+    assert torch.allclose(xd.grad.cpu().double()[finite], want[finite], rtol=torch.finfo(dtype).eps)  # (in x's dtype)
+
+
+def test_16bit_rows_far_from_the_origin_are_shifted_where_many_points_meet_the_centres():
+    """The rule and its explain line: the k-means assignment of 2^20 points shifts its 16-bit
+    rows; 1000 points (no column-norm pre-pass) or a grid axis both operands share do not."""
+    from hsr import dispatch
+    assert dispatch.shifts_16bit(torch.float16, 0, dispatch.col_norms(1 << 20), True)
+    assert not dispatch.shifts_16bit(torch.float16, 0, dispatch.col_norms(1000), True)
+    assert not dispatch.shifts_16bit(torch.float16, 1, True, True)  # d > 256: chunks of the row
+    assert not dispatch.shifts_16bit(torch.float32, 0, True, True)  # fp32 rows shift before the kernel
+    words = hsr.compile(KMEANS).explain({"n": 1 << 20, "k": 1024, "d": 128})
+    assert "fp16/bf16 rows (general loop): C less a per-coordinate shift" in words and "taken here" in words
+    assert "not here: unshifted" in hsr.compile(KMEANS).explain({"n": 1000, "k": 1024, "d": 128})
+    assert "unshifted (X and Y share a grid axis" in hsr.compile(NEAREST).explain({"b": 2, "n": 1 << 20, "m": 64,
+                                                                                    "d": 16})
+
+
+def test_a_point_whose_shift_rounds_is_ranked_again(monkeypatch, centre_ops, device):
+    """A point 750 from the centres in one coordinate: x - c (c = 1000.5 there) is -750.125,
+    which fp16 rounds to -750, and the rounded key ties the two centres, so the lower index
+    (0) would win; exactly, centre 1 is nearer by 0.25. The row is ranked again from its
+    differences and picks centre 1 (unshifted rows pick 0 here)."""
+    monkeypatch.setenv("HSR_SHIFT16", "1")
+    assign, _ = centre_ops
+    c = torch.full((2, 9), 1000.0)
+    c[0, :2] = torch.tensor([1001.0, 1002.0])
+    x = torch.full((1, 9), 1000.0)
+    x[0, :2] = torch.tensor([250.375, 1376.0])
+    assert assign(x.half().to(device), c.half().to(device)).cpu().tolist() == [1]

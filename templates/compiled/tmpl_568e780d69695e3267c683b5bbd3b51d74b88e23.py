@@ -612,156 +612,13 @@ def root(context, missing=missing):
         yield '_split(t, sizes)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
-        yield '    '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_ = '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_  # what the expansion reads: fp32 rows less a shift (runtime.l2_shift)\n    # with halves: the hi halves in '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_ and '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, the lo ones in '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 'lo_ and '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield "lo_, each side's 1 / scale\n    halves = halves if dot_mode == 0 and "
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_.dtype == torch.float32 else 0\n    '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 'lo_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_, a_inv, b_inv = '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, out, out\n    cn, col_norms, centre = out, False, None\n'
-        if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')):
-            pass
-            yield '    if halves and '
-            yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-            yield ' == '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.dim() - 1 and runtime.halves_layout('
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_) and runtime.halves_layout('
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_):\n        centre = runtime.l2_centre('
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_, '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
-            yield ', '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
-            yield ', "'
-            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-            yield '")  # one shift for every cell\n'
-        yield '    if centre is not None:  # the shift, the split and '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield "'s norms in one pass a side (hsr.halves)\n        "
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_, '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 'lo_, a_inv, _ = runtime.split_halves('
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, halves == 3, centre)\n        '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_, b_inv, cn = runtime.split_halves('
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, halves == 3, centre, norms=True)\n        col_norms = True\n    else:\n        if dot_mode < 2 and '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_.dtype == torch.float32:\n'
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
-            pass
-            yield "            # packed rows: shifted as passed (each cell's own shift)\n            "
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_, '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_, '
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield 's_, '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield 's_ = runtime.l2_shift('
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_, '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_, *_held(("'
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '", "'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '")), '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
-            yield ',\n                                                       "'
-            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-            yield '", *_packings(t, ("'
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '", "'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '")))\n'
-        else:
-            pass
-            yield '            '
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_, '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_, '
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield 's_, '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield 's_ = runtime.l2_shift('
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_, '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_, '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'))
-            yield ', '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
-            yield ',\n                                                       '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
-            yield ', "'
-            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-            yield '")\n'
-        yield '        if halves and not (runtime.halves_layout('
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_) and runtime.halves_layout('
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield "s_)):\n            halves = 0  # (a layout whose halves would not index as its rows do)\n        # the columns' squared norms once, where many programs read each of "
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '\'s row sets (dispatch.col_norms);\n        # with halves, the fp32 rows\' (the halves\' own would round them)\n        col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"] * '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-        yield '))\n        if col_norms:\n            rows = dispatch.row_matrix('
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_) if '
-        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-        yield ' == '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_.dim() - 1 else None\n            cn = _'
-        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_row_norms(rows).view('
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_.shape[:-1]) if rows is not None \\\n                else runtime.squared_norms('
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, '
-        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-        yield ')\n        if halves:\n            '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_, '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 'lo_, a_inv, _ = runtime.split_halves('
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_, halves == 3)\n            '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_, b_inv, _ = runtime.split_halves('
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, halves == 3)\n    cn_strides = ('
+        template = environment.get_template('select_reduce/l2_host.py.jinja', 'select_reduce_host.py.jinja')
+        gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+        try:
+            for event in gen:
+                yield event
+        finally: gen.close()
+        yield '    cn_strides = ('
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), 'cn', (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes')))
         yield ',) if col_norms else ('
         yield str(('0, ' * t_2(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
@@ -770,12 +627,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 262 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 262 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -807,7 +664,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 307 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 273 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -818,7 +675,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 310 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 276 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -834,7 +691,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], dispatch.multiprocessors(device),\n                                              tuned=kernel is not None'
-        yield str((', excluded=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', excluded=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 285 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
     if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')):
@@ -842,9 +699,9 @@ def root(context, missing=missing):
         yield "    # the selected pair's index where the output has none: "
         yield str(t_1(context.eval_ctx, ((["the key ranks the pairs; the selected pair's value needs it"] if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else []) + (['a part that selected nothing is known by it'] if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else [])), '; '))
         yield '\n    need_sel = need_idx'
-        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 326 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 326 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 326 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 292 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 292 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 292 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"]), dtype=runtime.index_dtype(sizes["'
@@ -888,7 +745,7 @@ def root(context, missing=missing):
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 'lo_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_, a_inv, b_inv, cn,'
+        yield 'lo_, a_inv, b_inv, cn, out if shift16 is None else shift16,'
     yield ' *aux,'
     for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
         _loop_vars = {}
@@ -918,9 +775,9 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else ('out_arg' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else 'out')))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 349 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 349 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 349 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 315 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 315 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 315 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -989,7 +846,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 358 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 324 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -1015,7 +872,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 368 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 334 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -1049,7 +906,7 @@ def root(context, missing=missing):
     yield '\n        PRECISION=precision,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
-        yield ' COL_NORMS=col_norms, HALVES=halves,'
+        yield ' COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift16 is not None,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
         yield ' EXACT_SEL='
@@ -1080,7 +937,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 385 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 351 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -1103,13 +960,13 @@ def root(context, missing=missing):
         yield '\n    def grid(meta):  # one program per cell and block of '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ', on a flat grid'
-        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 395 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 361 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n        return (n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"]),'
-        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 396 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 362 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     else:
         pass
@@ -1175,7 +1032,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 442 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 408 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1190,14 +1047,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 450 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 416 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 455 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 421 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1265,7 +1122,7 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 481 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 447 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
@@ -1339,7 +1196,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 508 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 474 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1376,7 +1233,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 515 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 481 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1399,7 +1256,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 524 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 490 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1449,11 +1306,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 532 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 498 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 533 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 499 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
@@ -1696,7 +1553,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 636 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 602 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1768,4 +1625,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&27=133&33=136&39=138&40=142&41=144&42=147&44=149&46=156&48=158&50=160&52=162&58=166&59=172&60=178&61=181&62=192&65=196&66=198&67=200&71=203&72=206&74=208&75=212&77=214&84=218&85=220&87=222&91=224&94=228&96=265&97=271&101=301&102=305&104=310&105=318&107=324&108=330&109=334&111=344&113=346&114=348&115=350&117=353&119=355&121=358&129=365&132=369&133=371&136=373&138=375&139=379&142=381&147=383&150=386&153=389&154=392&156=395&157=403&158=405&161=409&162=411&164=414&166=421&168=425&170=428&172=435&174=439&176=442&181=448&182=451&186=459&188=461&192=465&197=469&198=473&200=480&201=484&202=488&203=491&205=500&208=507&210=510&211=513&213=526&215=529&219=533&221=536&223=539&224=541&225=543&226=545&229=557&230=568&232=571&236=575&237=579&239=582&243=592&245=597&247=600&249=602&251=605&253=611&255=613&256=616&257=624&258=632&259=634&261=642&262=645&263=653&265=662&266=664&267=670&270=676&271=678&273=681&274=699&276=708&277=724&279=729&281=733&283=735&285=739&286=745&287=749&289=753&290=759&291=765&293=769&296=772&297=782&299=786&300=792&301=794&302=796&304=799&305=801&306=804&307=806&308=812&309=815&310=817&312=823&313=826&316=828&317=831&318=833&319=837&324=840&325=843&326=845&328=849&329=853&330=856&332=858&333=861&336=863&337=866&339=868&342=871&343=874&347=877&349=919&350=925&351=927&352=930&355=968&358=992&359=994&361=1004&362=1007&365=1010&366=1013&368=1015&371=1021&372=1025&374=1031&375=1035&377=1037&379=1050&381=1064&384=1078&385=1081&387=1085&388=1089&390=1092&392=1097&393=1101&395=1104&396=1108&398=1117&400=1119&402=1122&408=1132&409=1136&410=1140&411=1143&414=1148&417=1150&420=1153&427=1156&429=1159&431=1161&433=1164&436=1169&439=1172&442=1176&443=1180&444=1182&445=1184&448=1189&450=1191&451=1195&455=1198&456=1202&457=1204&458=1206&459=1212&460=1215&462=1218&465=1221&466=1224&468=1227&470=1235&472=1237&473=1240&477=1243&478=1245&480=1248&481=1258&482=1270&483=1272&487=1277&489=1281&490=1289&491=1291&493=1296&496=1304&497=1308&500=1318&507=1325&508=1335&509=1346&510=1360&511=1364&515=1375&516=1381&517=1384&519=1389&521=1391&522=1393&524=1396&525=1404&527=1428&528=1430&529=1434&530=1441&532=1448&533=1454&535=1458&536=1461&538=1464&540=1466&544=1468&545=1472&548=1476&557=1478&566=1482&570=1486&574=1488&580=1492&581=1496&582=1498&584=1520&585=1522&586=1526&587=1528&591=1532&592=1535&595=1544&597=1547&598=1553&599=1557&601=1579&602=1581&603=1585&604=1587&605=1593&606=1595&607=1597&610=1601&611=1604&614=1621&615=1629&617=1643&618=1646&619=1650&621=1652&622=1656&623=1662&624=1668&625=1672&626=1675&627=1677&628=1685&634=1691&636=1693&637=1701&640=1705&641=1707&642=1709&643=1715&646=1719&650=1721&651=1723&664=1725&673=1728&677=1730&678=1733&683=1739&685=1742&687=1747&689=1749&691=1752&693=1755&696=1757&697=1763'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&27=133&33=136&39=138&40=142&41=144&42=147&44=149&46=156&48=158&50=160&52=162&58=166&59=172&60=178&61=181&62=192&65=196&66=198&67=200&71=203&72=206&74=208&75=212&77=214&84=218&85=220&87=222&91=224&94=228&96=265&97=271&101=301&102=305&104=310&105=318&107=324&108=330&109=334&111=344&113=346&114=348&115=350&117=353&119=355&121=358&129=365&132=369&133=371&136=373&138=375&139=379&142=381&147=383&150=386&153=389&154=392&156=395&157=403&158=405&161=409&162=411&164=414&166=421&168=425&170=428&172=435&174=439&176=442&181=448&182=451&186=459&188=461&192=465&197=469&198=473&200=480&201=484&202=488&203=491&205=500&208=507&210=510&211=513&213=526&215=529&219=533&221=536&223=539&224=541&225=543&226=545&229=557&230=568&232=571&236=575&237=579&239=582&243=592&245=597&247=600&249=602&251=605&253=611&255=613&256=615&257=622&259=626&262=629&263=639&265=643&266=649&267=651&268=653&270=656&271=658&272=661&273=663&274=669&275=672&276=674&278=680&279=683&282=685&283=688&284=690&285=694&290=697&291=700&292=702&294=706&295=710&296=713&298=715&299=718&302=720&303=723&305=725&308=728&309=731&313=734&315=776&316=782&317=784&318=787&321=825&324=849&325=851&327=861&328=864&331=867&332=870&334=872&337=878&338=882&340=888&341=892&343=894&345=907&347=921&350=935&351=938&353=942&354=946&356=949&358=954&359=958&361=961&362=965&364=974&366=976&368=979&374=989&375=993&376=997&377=1000&380=1005&383=1007&386=1010&393=1013&395=1016&397=1018&399=1021&402=1026&405=1029&408=1033&409=1037&410=1039&411=1041&414=1046&416=1048&417=1052&421=1055&422=1059&423=1061&424=1063&425=1069&426=1072&428=1075&431=1078&432=1081&434=1084&436=1092&438=1094&439=1097&443=1100&444=1102&446=1105&447=1115&448=1127&449=1129&453=1134&455=1138&456=1146&457=1148&459=1153&462=1161&463=1165&466=1175&473=1182&474=1192&475=1203&476=1217&477=1221&481=1232&482=1238&483=1241&485=1246&487=1248&488=1250&490=1253&491=1261&493=1285&494=1287&495=1291&496=1298&498=1305&499=1311&501=1315&502=1318&504=1321&506=1323&510=1325&511=1329&514=1333&523=1335&532=1339&536=1343&540=1345&546=1349&547=1353&548=1355&550=1377&551=1379&552=1383&553=1385&557=1389&558=1392&561=1401&563=1404&564=1410&565=1414&567=1436&568=1438&569=1442&570=1444&571=1450&572=1452&573=1454&576=1458&577=1461&580=1478&581=1486&583=1500&584=1503&585=1507&587=1509&588=1513&589=1519&590=1525&591=1529&592=1532&593=1534&594=1542&600=1548&602=1550&603=1558&606=1562&607=1564&608=1566&609=1572&612=1576&616=1578&617=1580&630=1582&639=1585&643=1587&644=1590&649=1596&651=1599&653=1604&655=1606&657=1609&659=1612&662=1614&663=1620'

@@ -527,9 +527,13 @@ def root(context, missing=missing):
             ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_10.append(
-                'if DOT_MODE == 0:\n    asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile\n',
-            )
+            t_10.extend((
+                "if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows less the shift in registers (dispatch.shifts_16bit): exact where each coordinate\n        # is within a factor 2 of the shift's; a row where it rounds is ranked again from its differences\n        a_less = a.to(tl.float32) - tl.load(shift_ptr + offs_",
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ', mask=',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '_in, other=0.0)[None, :]\n        a = a_less.to(a.dtype)\n        a_rounded = tl.max((a.to(tl.float32) != a_less).to(tl.int32), axis=1) > 0  # (NaN: ranked again too)\n    asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile\n',
+            ))
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'):
                 pass
                 t_10.extend((
@@ -578,7 +582,7 @@ def root(context, missing=missing):
                 '\n',
             ))
         t_11.append(
-            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')), exact=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'), tile_start=True, parts=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'))),
+            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')), exact=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'), tile_start=True, parts=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'), shift=True)),
         )
         return concat(t_11)
     context.exported_vars.add('row_selection')
@@ -800,11 +804,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 245 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 250 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 252 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -859,7 +863,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 262 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 267 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -1240,7 +1244,7 @@ def root(context, missing=missing):
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 'lo_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 'lo_ptr, ascale_ptr, bscale_ptr, cn_ptr,'
+        yield 'lo_ptr, ascale_ptr, bscale_ptr, cn_ptr, shift_ptr,'
     for l_1_x in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux'):
         _loop_vars = {}
         pass
@@ -1274,9 +1278,9 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 459 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 459 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 459 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1326,7 +1330,7 @@ def root(context, missing=missing):
         yield ' TIES: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
-        yield ' COL_NORMS: tl.constexpr, HALVES: tl.constexpr,'
+        yield ' COL_NORMS: tl.constexpr, HALVES: tl.constexpr, SHIFT_A: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
         yield ' EXACT_SEL: tl.constexpr,'
@@ -1366,7 +1370,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 484 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1420,4 +1424,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&134=515&135=523&137=528&140=533&144=537&145=543&149=549&150=552&151=555&154=561&156=564&157=567&159=569&161=571&163=577&165=581&167=586&168=590&171=596&172=599&173=603&174=606&175=610&177=613&178=615&179=619&180=623&182=630&183=634&187=640&189=644&190=645&191=647&192=651&193=657&194=661&195=669&196=671&200=681&201=685&202=690&203=694&207=704&208=708&209=710&210=712&212=714&214=716&218=723&221=728&222=732&223=734&225=738&226=743&227=747&229=752&230=756&231=761&232=765&233=773&234=775&236=780&237=784&238=788&239=790&241=792&243=794&245=801&247=805&251=813&252=818&253=828&254=832&255=840&257=849&258=852&259=856&260=858&261=860&262=862&263=864&264=868&267=872&268=876&271=880&272=882&273=887&274=891&276=893&278=895&279=898&280=902&281=904&290=912&291=916&292=921&293=926&296=933&297=938&300=944&301=948&304=952&305=955&306=957&308=962&309=966&310=971&311=975&312=979&313=983&314=987&315=991&317=996&318=1000&319=1006&320=1011&321=1017&322=1020&323=1022&324=1026&325=1030&327=1045&329=1056&331=1063&332=1069&334=1073&336=1078&339=1081&340=1085&342=1090&343=1094&346=1096&348=1098&351=1100&352=1102&353=1107&354=1111&355=1115&357=1122&358=1126&359=1132&360=1136&362=1139&363=1144&365=1150&366=1152&367=1157&368=1161&369=1165&370=1169&372=1174&373=1176&374=1178&377=1184&379=1187&384=1189&396=1193&399=1196&400=1198&401=1200&405=1202&406=1204&412=1206&415=1208&417=1210&425=1213&429=1216&431=1218&432=1220&437=1222&443=1224&456=1227&457=1229&459=1277&460=1281&461=1283&462=1287&464=1290&465=1293&467=1295&468=1298&470=1301&471=1305&472=1308&474=1310&475=1314&477=1318&478=1324&481=1354&482=1357&483=1361&484=1369&485=1371&486=1374&487=1381&488=1384&489=1387&490=1391&492=1398&494=1403&495=1407&496=1410&497=1412&499=1414&501=1419'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&134=515&135=523&137=528&141=532&145=537&149=541&150=547&154=553&155=556&156=559&159=565&161=568&162=571&164=573&166=575&168=581&170=585&172=590&173=594&176=600&177=603&178=607&179=610&180=614&182=617&183=619&184=623&185=627&187=634&188=638&192=644&194=648&195=649&196=651&197=655&198=661&199=665&200=673&201=675&205=685&206=689&207=694&208=698&212=708&213=712&214=714&215=716&217=718&219=720&223=727&226=732&227=736&228=738&230=742&231=747&232=751&234=756&235=760&236=765&237=769&238=777&239=779&241=784&242=788&243=792&244=794&246=796&248=798&250=805&252=809&256=817&257=822&258=832&259=836&260=844&262=853&263=856&264=860&265=862&266=864&267=866&268=868&269=872&272=876&273=880&276=884&277=886&278=891&279=895&281=897&283=899&284=902&285=906&286=908&295=916&296=920&297=925&298=930&301=937&302=942&305=948&306=952&309=956&310=959&311=961&313=966&314=970&315=975&316=979&317=983&318=987&319=991&320=995&322=1000&323=1004&324=1010&325=1015&326=1021&327=1024&328=1026&329=1030&330=1034&332=1049&334=1060&336=1067&337=1073&339=1077&341=1082&344=1085&345=1089&347=1094&348=1098&351=1100&353=1102&356=1104&357=1106&358=1111&359=1115&360=1119&362=1126&363=1130&364=1136&365=1140&367=1143&368=1148&370=1154&371=1156&372=1161&373=1165&374=1169&375=1173&377=1178&378=1180&379=1182&382=1188&384=1191&389=1193&401=1197&404=1200&405=1202&406=1204&410=1206&411=1208&417=1210&420=1212&422=1214&430=1217&434=1220&436=1222&437=1224&442=1226&448=1228&461=1231&462=1233&464=1281&465=1285&466=1287&467=1291&469=1294&470=1297&472=1299&473=1302&475=1305&476=1309&477=1312&479=1314&480=1318&482=1322&483=1328&486=1358&487=1361&488=1365&489=1373&490=1375&491=1378&492=1385&493=1388&494=1391&495=1395&497=1402&499=1407&500=1411&501=1414&502=1416&504=1418&506=1423'

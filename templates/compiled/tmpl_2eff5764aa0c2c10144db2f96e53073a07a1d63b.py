@@ -1,0 +1,189 @@
+from jinja2.runtime import LoopContext, Macro, Markup, Namespace, TemplateNotFound, TemplateReference, TemplateRuntimeError, Undefined, escape, identity, internalcode, markup_join, missing, str_join
+name = 'select_reduce/l2_host.py.jinja'
+
+def root(context, missing=missing):
+    resolve = context.resolve_or_missing
+    undefined = environment.undefined
+    concat = environment.concat
+    cond_expr_undefined = Undefined
+    if 0: yield None
+    l_0_t = resolve('t')
+    l_0_R = l_0_K = l_0_A = l_0_B = l_0_P = missing
+    pass
+    (l_0_R, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
+    context.vars.update({'A': l_0_A, 'B': l_0_B, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R})
+    context.exported_vars.update(('A', 'B', 'K', 'P', 'R'))
+    yield '    '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 's_, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_ = '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '_  # what the expansion reads: rows less a shift (runtime.l2_shift, sterbenz_shift)\n    # with halves: the hi halves in '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 's_ and '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_, the lo ones in '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 'lo_ and '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield "lo_, each side's 1 / scale\n    halves = halves if dot_mode == 0 and "
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_.dtype == torch.float32 else 0\n    '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 'lo_, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 'lo_, a_inv, b_inv = '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '_, out, out\n    cn, col_norms, centre, shift16 = out, False, None, None\n'
+    if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')):
+        pass
+        yield '    if halves and '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+        yield ' == '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_.dim() - 1 and runtime.halves_layout('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_) and runtime.halves_layout('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_):\n        centre = runtime.l2_centre('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
+        yield ', '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+        yield ', "'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '")  # one shift for every cell\n'
+    yield '    if centre is not None:  # the shift, the split and '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield "'s norms in one pass a side (hsr.halves)\n        "
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 's_, '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 'lo_, a_inv, _ = runtime.split_halves('
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_, halves == 3, centre)\n        '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 'lo_, b_inv, cn = runtime.split_halves('
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '_, halves == 3, centre, norms=True)\n        col_norms = True\n    else:\n        if dot_mode < 2 and '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield '_.dtype == torch.float32:\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+        pass
+        yield "            # packed rows: shifted as passed (each cell's own shift)\n            "
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_ = runtime.l2_shift('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, *_held(("'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '", "'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '")), '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+        yield ',\n                                                       "'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '", *_packings(t, ("'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '", "'
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '")))\n'
+    else:
+        pass
+        yield '            '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_ = runtime.l2_shift('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'))
+        yield ', '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
+        yield ',\n                                                       '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+        yield ', "'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield '")\n'
+    if ((not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))):
+        pass
+        yield '        elif dispatch.shifts_16bit('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype, dot_mode, dispatch.col_norms(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"] * '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+        yield '), True):\n            # 16-bit rows: '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' less a per-coordinate shift here (exact), '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield " less it in the kernel's registers\n            shift16, "
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_ = runtime.sterbenz_shift('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+        yield ')\n'
+    yield '        if halves and not (runtime.halves_layout('
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 's_) and runtime.halves_layout('
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield "s_)):\n            halves = 0  # (a layout whose halves would not index as its rows do)\n        # the columns' squared norms once, where many programs read each of "
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield '\'s row sets (dispatch.col_norms);\n        # with halves, the fp32 rows\' (the halves\' own would round them)\n        col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["'
+    yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+    yield '"] * '
+    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+    yield '))\n        if col_norms:\n            rows = dispatch.row_matrix('
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_) if '
+    yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+    yield ' == '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_.dim() - 1 else None\n            cn = _'
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_row_norms(rows).view('
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_.shape[:-1]) if rows is not None \\\n                else runtime.squared_norms('
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_, '
+    yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+    yield ')\n        if halves:\n            '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 's_, '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 'lo_, a_inv, _ = runtime.split_halves('
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield 's_, halves == 3)\n            '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_, '
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 'lo_, b_inv, _ = runtime.split_halves('
+    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+    yield 's_, halves == 3)\n'
+
+blocks = {}
+debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=54&15=63&16=65&17=71&20=77&21=79&23=82&24=100&26=109&27=125&29=129&30=132&31=138&32=142&34=151&36=155&38=157&40=161&41=167&42=171&44=175&45=181'
