@@ -222,14 +222,18 @@ def cd_fwd(
             a_row_lo = a_rows_lo + offs_n.to(tl.int64) * stride_X_n
 
         if DOT_MODE == 0:
-            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
-                        mask=n_ok[:, None] & d_in[None, :], other=0.0)
+            if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0
+                # (a row whose subtraction rounded holds a NaN there, so it is ranked again from its differences)
+                if tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0:
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
+                                mask=n_ok[:, None] & d_in[None, :], other=0.0)
+                else:
+                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
+                                mask=n_ok[:, None] & d_in[None, :], other=0.0)
+            else:  # the rows less an fp32 shift, or the rows themselves
+                a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
+                            mask=n_ok[:, None] & d_in[None, :], other=0.0)
         if DOT_MODE == 0:
-            if SHIFT_A:  # 16-bit rows less the shift in registers (dispatch.shifts_16bit): exact where each coordinate
-                # is within a factor 2 of the shift's; a row where it rounds is ranked again from its differences
-                a_less = a.to(tl.float32) - tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)[None, :]
-                a = a_less.to(a.dtype)
-                a_rounded = tl.max((a.to(tl.float32) != a_less).to(tl.int32), axis=1) > 0  # (NaN: ranked again too)
             asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
             if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
                 a_hi = a
@@ -901,10 +905,7 @@ def cd_fwd(
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
             if DOT_MODE < 2:
-                if SHIFT_A:  # and the rows whose shift rounded in registers (the forward's row prologue)
-                    again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & (a_rounded | ~(tl.abs(best) < float("inf")))) != 0
-                else:
-                    again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+                again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
                 # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
                 # by their distances from the differences, as the reference forms them: the first NaN, else the
                 # lowest index of the least (a slow pass, for such rows only)
@@ -1748,14 +1749,18 @@ def cd_t1_fwd(
             a_row_lo = a_rows_lo + offs_m.to(tl.int64) * stride_Y_m
 
         if DOT_MODE == 0:
-            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
-                        mask=m_ok[:, None] & d_in[None, :], other=0.0)
+            if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0
+                # (a row whose subtraction rounded holds a NaN there, so it is ranked again from its differences)
+                if tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0:
+                    a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
+                                mask=m_ok[:, None] & d_in[None, :], other=0.0)
+                else:
+                    a = tl.load(a_row[:, None] + offs_d[None, :] * stride_Y_d,
+                                mask=m_ok[:, None] & d_in[None, :], other=0.0)
+            else:  # the rows less an fp32 shift, or the rows themselves
+                a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_Y_d,
+                            mask=m_ok[:, None] & d_in[None, :], other=0.0)
         if DOT_MODE == 0:
-            if SHIFT_A:  # 16-bit rows less the shift in registers (dispatch.shifts_16bit): exact where each coordinate
-                # is within a factor 2 of the shift's; a row where it rounds is ranked again from its differences
-                a_less = a.to(tl.float32) - tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)[None, :]
-                a = a_less.to(a.dtype)
-                a_rounded = tl.max((a.to(tl.float32) != a_less).to(tl.int32), axis=1) > 0  # (NaN: ranked again too)
             asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
             if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
                 a_hi = a
@@ -2427,10 +2432,7 @@ def cd_t1_fwd(
 
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
             if DOT_MODE < 2:
-                if SHIFT_A:  # and the rows whose shift rounded in registers (the forward's row prologue)
-                    again = (m_ok & (tl.sum(n_seen, axis=0) > 0) & (a_rounded | ~(tl.abs(best) < float("inf")))) != 0
-                else:
-                    again = (m_ok & (tl.sum(n_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+                again = (m_ok & (tl.sum(n_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
                 # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
                 # by their distances from the differences, as the reference forms them: the first NaN, else the
                 # lowest index of the least (a slow pass, for such rows only)

@@ -246,9 +246,9 @@ def sterbenz_shift(b: torch.Tensor, k_dim: int):
     any binary format), c is their midpoint rounded to b's dtype; elsewhere 0 (a coordinate
     whose values span a factor above 4, or zero, is already near the origin against its
     extent). b - c is then exact and keeps b's dtype, and the expansion on it rounds at
-    about 2^-24 of the rows' extent, not of their distance from the origin. The kernel
-    subtracts c from the other operand's rows in registers and ranks again, from the
-    differences, each row where that rounds. Non-finite coordinates give 0. b - c keeps b's
+    about 2^-24 of the rows' extent, not of their distance from the origin. The other
+    operand's rows less c come from less_centre, and the kernel ranks again, from the
+    differences, each of them whose subtraction rounds. Non-finite coordinates give 0. b - c keeps b's
     strides (the kernel indexes both alike): a b whose layout empty_like does not keep comes
     back contiguous, with its copy. No host sync."""
     b = b.detach()
@@ -263,6 +263,20 @@ def sterbenz_shift(b: torch.Tensor, k_dim: int):
     if out.stride() != b.stride():
         b, out = b.contiguous(), torch.empty(b.shape, dtype=b.dtype, device=b.device)
     return c, b, torch.sub(b, c.to(b.dtype).view(view), out=out)
+
+
+def less_centre(a: torch.Tensor, c: torch.Tensor, k_dim: int):
+    """(a, a less c) for 16-bit rows whose shift c (sterbenz_shift's, of the other operand)
+    the forward may read (dispatch.shifts_16bit): in a's dtype, a row whose subtraction
+    rounds marked with a NaN at its first coordinate (ranked again from its differences);
+    where c is 0 everywhere nothing is written and the forward reads a (hsr.shift16). Both
+    keep one layout (the kernel indexes them alike): an a that is not one row matrix with
+    k innermost comes back as such a copy."""
+    from . import shift16
+    moved = a.detach().movedim(k_dim, -1)
+    if row_matrix(moved) is None or torch.empty_like(moved).stride() != moved.stride():
+        moved = moved.contiguous()
+    return moved.movedim(-1, k_dim), shift16.less_centre(moved, c).movedim(-1, k_dim)
 
 
 def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False):

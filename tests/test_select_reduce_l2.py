@@ -512,7 +512,7 @@ def centre_ops():
 def test_16bit_rows_less_a_shift_pick_a_nearest_centre(monkeypatch, centre_ops, device, dtype, offset, d, n, k,
                                                         strays, seed):
     """dispatch.shifts_16bit (forced): 16-bit centres less a per-coordinate shift, the points less
-    it in registers. Integer coordinates at any offset make every distance exact, so the index is
+    it (runtime.less_centre). Integer coordinates at any offset make every distance exact, so the index is
     the float64 reference's, ties to the lowest (a copied centre ties); unshifted, fp16 at 1000
     ranks on |x|^2 ~ 1e6 d and misses. The stray draws add points whose shift rounds (fractions
     far from the centres' range: ranked again from their differences), an inf and a NaN
@@ -553,13 +553,14 @@ def test_16bit_rows_far_from_the_origin_are_shifted_where_many_points_meet_the_c
     assert not dispatch.shifts_16bit(torch.float16, 1, True, True)  # d > 256: chunks of the row
     assert not dispatch.shifts_16bit(torch.float32, 0, True, True)  # fp32 rows shift before the kernel
     words = hsr.compile(KMEANS).explain({"n": 1 << 20, "k": 1024, "d": 128})
-    assert "fp16/bf16 rows (general loop): C less a per-coordinate shift" in words and "taken here" in words
+    assert "fp16/bf16 rows (general loop): C and X less a per-coordinate shift" in words and "taken here" in words
     assert "not here: unshifted" in hsr.compile(KMEANS).explain({"n": 1000, "k": 1024, "d": 128})
     assert "unshifted (X and Y share a grid axis" in hsr.compile(NEAREST).explain({"b": 2, "n": 1 << 20, "m": 64,
                                                                                     "d": 16})
 
 
-def test_a_point_whose_shift_rounds_is_ranked_again(monkeypatch, centre_ops, device):
+@pytest.mark.parametrize("transposed", [False, True])  # the points' coordinates outermost: shifted from a copy
+def test_a_point_whose_shift_rounds_is_ranked_again(monkeypatch, centre_ops, device, transposed):
     """A point 750 from the centres in one coordinate: x - c (c = 1000.5 there) is -750.125,
     which fp16 rounds to -750, and the rounded key ties the two centres, so the lower index
     (0) would win; exactly, centre 1 is nearer by 0.25. The row is ranked again from its
@@ -570,4 +571,6 @@ def test_a_point_whose_shift_rounds_is_ranked_again(monkeypatch, centre_ops, dev
     c[0, :2] = torch.tensor([1001.0, 1002.0])
     x = torch.full((1, 9), 1000.0)
     x[0, :2] = torch.tensor([250.375, 1376.0])
-    assert assign(x.half().to(device), c.half().to(device)).cpu().tolist() == [1]
+    x = torch.cat([x, c[:1] + 0.5]).half()  # and a point the shift keeps exact (on neither centre)
+    x = x.t().contiguous().t() if transposed else x
+    assert assign(x.to(device), c.half().to(device)).cpu().tolist() == [1, 0]

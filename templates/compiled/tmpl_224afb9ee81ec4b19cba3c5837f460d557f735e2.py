@@ -901,7 +901,7 @@ def root(context, missing=missing):
         return concat(t_11)
     context.exported_vars.add('dot_at_selection')
     context.vars['dot_at_selection'] = l_0_dot_at_selection = Macro(environment, macro, 'dot_at_selection', (), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_lo, l_1_parts, l_1_shift):
+    def macro(l_1_lo, l_1_parts):
         t_12 = []
         l_1_t = resolve('t')
         l_1_R = l_1_C = l_1_K = missing
@@ -909,39 +909,20 @@ def root(context, missing=missing):
             l_1_lo = '0'
         if l_1_parts is missing:
             l_1_parts = False
-        if l_1_shift is missing:
-            l_1_shift = False
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
-        if l_1_shift:
-            pass
-            t_12.extend((
-                "if SHIFT_A:  # and the rows whose shift rounded in registers (the forward's row prologue)\n    again = (",
-                str((undefined(name='R') if l_1_R is missing else l_1_R)),
-                '_ok & (tl.sum(',
-                str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '_seen, axis=0) > 0) & (a_rounded | ~(tl.abs(best) < float("inf")))) != 0\nelse:\n    again = (',
-                str((undefined(name='R') if l_1_R is missing else l_1_R)),
-                '_ok & (tl.sum(',
-                str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)\n',
-            ))
-        else:
-            pass
-            t_12.extend((
-                'again = (',
-                str((undefined(name='R') if l_1_R is missing else l_1_R)),
-                '_ok & (tl.sum(',
-                str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)\n',
-            ))
-        t_12.append(
+        t_12.extend((
+            'again = (',
+            str((undefined(name='R') if l_1_R is missing else l_1_R)),
+            '_ok & (tl.sum(',
+            str((undefined(name='C') if l_1_C is missing else l_1_C)),
+            '_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)\n',
             str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS'), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_end', )), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'conds_c'), str_join(('a_row + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(('b_rows + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), '.to(tl.int64) * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(('b_at + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(('size_', (undefined(name='K') if l_1_K is missing else l_1_K), )), start=l_1_lo, key_out=('part_key' if l_1_parts else None))),
-        )
+        ))
         return concat(t_12)
     context.exported_vars.add('l2_rank_again')
-    context.vars['l2_rank_again'] = l_0_l2_rank_again = Macro(environment, macro, 'l2_rank_again', ('lo', 'parts', 'shift'), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_halves, l_1_exact, l_1_tile_start, l_1_parts, l_1_shift):
+    context.vars['l2_rank_again'] = l_0_l2_rank_again = Macro(environment, macro, 'l2_rank_again', ('lo', 'parts'), False, False, False, context.eval_ctx.autoescape)
+    def macro(l_1_halves, l_1_exact, l_1_tile_start, l_1_parts):
         t_13 = []
         l_1_t = resolve('t')
         l_1_range = resolve('range')
@@ -954,8 +935,6 @@ def root(context, missing=missing):
             l_1_tile_start = False
         if l_1_parts is missing:
             l_1_parts = False
-        if l_1_shift is missing:
-            l_1_shift = False
         pass
         l_1_lo = (str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), '_lo', )) if l_1_parts else '0')
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
@@ -1096,7 +1075,7 @@ def root(context, missing=missing):
             pass
             t_13.extend((
                 '    if DOT_MODE < 2:\n        ',
-                str(t_1(context.call((undefined(name='l2_rank_again') if l_0_l2_rank_again is missing else l_0_l2_rank_again), (undefined(name='lo') if l_1_lo is missing else l_1_lo), l_1_parts, l_1_shift), 8)),
+                str(t_1(context.call((undefined(name='l2_rank_again') if l_0_l2_rank_again is missing else l_0_l2_rank_again), (undefined(name='lo') if l_1_lo is missing else l_1_lo), l_1_parts), 8)),
                 '\n',
             ))
         if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2') and (not environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'index_out'))):
@@ -1336,7 +1315,7 @@ def root(context, missing=missing):
             ))
         return concat(t_13)
     context.exported_vars.add('row_finish')
-    context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves', 'exact', 'tile_start', 'parts', 'shift'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves', 'exact', 'tile_start', 'parts'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&23=104&24=105&25=106&26=107&28=108&29=109&30=113&32=117&33=120&34=125&35=127&38=135&39=141&40=149&43=162&44=165&45=169&46=172&47=176&48=184&50=193&51=201&53=204&54=208&55=211&58=216&62=221&63=225&64=231&66=240&67=246&77=259&78=261&79=263&80=268&81=272&83=275&85=279&87=281&88=284&89=288&91=291&92=295&94=302&96=313&97=319&98=325&99=333&100=338&101=341&103=348&104=356&95=361&107=362&109=366&110=373&112=382&114=389&116=392&119=397&122=402&128=409&129=412&130=416&133=421&134=424&136=428&137=433&138=438&139=440&142=446&143=450&144=452&148=455&149=459&151=470&153=477&154=482&155=484&158=494&160=503&161=508&162=513&163=515&165=521&166=525&167=528&168=533&169=535&173=541&177=546&185=556&192=564&194=579&195=580&196=583&197=589&198=595&199=600&200=604&202=610&203=617&205=621&206=628&207=632&210=639&211=643&213=649&214=653&215=656&218=661&220=665&222=672&224=675&225=679&226=684&227=688&228=690&230=695&231=699&232=701&233=703&234=705&235=710&237=714&238=719&240=723&246=735&248=737&252=739&253=743&255=746&256=750&259=757&261=759&265=761&267=763&268=766&270=770&272=775&273=778&274=781&275=786&276=789&280=797&281=803&282=806&285=808&286=812&287=814&289=817&290=822&291=824&297=836&299=838&300=840&301=844&303=849&304=858&306=864&308=870&309=875&310=878&314=880&315=884&316=886&317=888&319=890&320=892&321=896&324=904&325=915&326=916&328=920&330=924&332=933&334=939&338=944&344=960&345=961&346=964&348=969&352=973&358=983&359=986&363=990&367=995&368=1000&369=1004&371=1009&372=1017&373=1019&374=1023&375=1027&377=1030&380=1034&381=1038&382=1041&383=1046&384=1048&386=1060&387=1063&388=1068&389=1071&390=1075&392=1084&396=1090&399=1095&401=1099&403=1102&404=1106&406=1109&407=1113&410=1115&412=1119&413=1121&414=1125&415=1133&416=1135&417=1139&418=1143&419=1145&421=1148&423=1152&425=1155&427=1160&430=1167&433=1178&434=1181&437=1187&438=1191&439=1193&440=1198&442=1202&444=1213&445=1215&446=1218&447=1222&448=1225&449=1229&451=1232&452=1236&453=1238&454=1243&455=1247&456=1253&457=1257&458=1263&459=1269&460=1271&461=1273&463=1280&464=1282&465=1288&468=1295&472=1304&477=1313&478=1319&479=1324&480=1328'
+debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&23=104&24=105&25=106&26=107&28=108&29=109&30=113&32=117&33=120&34=125&35=127&38=135&39=141&40=149&43=162&44=165&45=169&46=172&47=176&48=184&50=193&51=201&53=204&54=208&55=211&58=216&62=221&63=225&64=231&66=240&67=246&77=259&78=261&79=263&80=268&81=272&83=275&85=279&87=281&88=284&89=288&91=291&92=295&94=302&96=313&97=319&98=325&99=333&100=338&101=341&103=348&104=356&95=361&107=362&109=366&110=373&112=382&114=389&116=392&119=397&122=402&128=409&129=412&130=416&133=421&134=424&136=428&137=433&138=438&139=440&142=446&143=450&144=452&148=455&149=459&151=470&153=477&154=482&155=484&158=494&160=503&161=508&162=513&163=515&165=521&166=525&167=528&168=533&169=535&173=541&177=546&185=556&192=564&194=579&195=580&196=583&197=589&198=595&199=600&200=604&202=610&203=617&205=621&206=628&207=632&210=639&211=643&213=649&214=653&215=656&218=661&220=665&222=672&224=675&225=679&226=684&227=688&228=690&230=695&231=699&232=701&233=703&234=705&235=710&237=714&238=719&240=723&246=735&248=737&252=739&253=743&255=746&256=750&259=757&261=759&265=761&267=763&268=766&270=770&272=775&273=778&274=781&275=786&276=789&280=797&281=803&282=806&285=808&286=812&287=814&289=817&290=822&291=824&297=836&299=838&300=840&301=844&303=849&304=858&306=864&308=870&309=875&310=878&314=880&315=884&316=886&317=888&319=890&320=892&321=896&324=904&325=913&326=916&327=920&331=925&336=939&337=940&338=943&340=948&344=952&350=962&351=965&355=969&359=974&360=979&361=983&363=988&364=996&365=998&366=1002&367=1006&369=1009&372=1013&373=1017&374=1020&375=1025&376=1027&378=1039&379=1042&380=1047&381=1050&382=1054&384=1063&388=1069&391=1074&393=1078&395=1081&396=1085&398=1088&399=1092&402=1094&404=1098&405=1100&406=1104&407=1112&408=1114&409=1118&410=1122&411=1124&413=1127&415=1131&417=1134&419=1139&422=1146&425=1157&426=1160&429=1166&430=1170&431=1172&432=1177&434=1181&436=1192&437=1194&438=1197&439=1201&440=1204&441=1208&443=1211&444=1215&445=1217&446=1222&447=1226&448=1232&449=1236&450=1242&451=1248&452=1250&453=1252&455=1259&456=1261&457=1267&460=1274&464=1283&469=1292&470=1298&471=1303&472=1307'

@@ -134,11 +134,11 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"] * '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-        yield '), True):\n            # 16-bit rows: '
+        yield '), True):\n            # 16-bit rows less a per-coordinate shift: '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield ' less a per-coordinate shift here (exact), '
+        yield "'s exact, "
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield " less it in the kernel's registers\n            shift16, "
+        yield "'s rows that round marked NaN (ranked again)\n            shift16, "
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -146,6 +146,14 @@ def root(context, missing=missing):
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_, '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+        yield ')\n            '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_ = runtime.less_centre('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, shift16, '
+        yield str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'), 'index'), (undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ')\n'
     yield '        if halves and not (runtime.halves_layout('
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
@@ -186,4 +194,4 @@ def root(context, missing=missing):
     yield 's_, halves == 3)\n'
 
 blocks = {}
-debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=54&15=63&16=65&17=71&20=77&21=79&23=82&24=100&26=109&27=125&29=129&30=132&31=138&32=142&34=151&36=155&38=157&40=161&41=167&42=171&44=175&45=181'
+debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=54&15=63&16=65&17=71&20=77&21=79&23=82&24=100&26=109&27=125&29=129&30=132&31=138&32=142&33=150&35=159&37=163&39=165&41=169&42=175&43=179&45=183&46=189'

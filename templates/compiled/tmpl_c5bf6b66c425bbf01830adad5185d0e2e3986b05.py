@@ -508,12 +508,49 @@ def root(context, missing=missing):
             str(context.call((undefined(name='row_loads') if l_0_row_loads is missing else l_0_row_loads), forward=True)),
             '\n',
         ))
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1'):
+        if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             t_10.extend((
-                'if DOT_MODE == 0:\n    a = tl.load(',
-                str(('a_row_s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'a_row')),
-                '[:, None] + offs_',
+                'if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0\n        # (a row whose subtraction rounded holds a NaN there, so it is ranked again from its differences)\n        if tl.max(tl.abs(tl.load(shift_ptr + offs_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ', mask=',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '_in, other=0.0)), axis=0) > 0:\n            a = tl.load(a_row_s[:, None] + offs_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '[None, :] * stride_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                '_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ',\n                        mask=',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '_ok[:, None] & ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '_in[None, :], other=0.0)\n        else:\n            a = tl.load(a_row[:, None] + offs_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '[None, :] * stride_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                '_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ',\n                        mask=',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '_ok[:, None] & ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '_in[None, :], other=0.0)\n    else:  # the rows less an fp32 shift, or the rows themselves\n        a = tl.load(a_row_s[:, None] + offs_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '[None, :] * stride_',
+                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                '_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ',\n                    mask=',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '_ok[:, None] & ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '_in[None, :], other=0.0)\n',
+            ))
+        elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1'):
+            pass
+            t_10.extend((
+                'if DOT_MODE == 0:\n    a = tl.load(a_row[:, None] + offs_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 '[None, :] * stride_',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
@@ -527,13 +564,9 @@ def root(context, missing=missing):
             ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_10.extend((
-                "if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows less the shift in registers (dispatch.shifts_16bit): exact where each coordinate\n        # is within a factor 2 of the shift's; a row where it rounds is ranked again from its differences\n        a_less = a.to(tl.float32) - tl.load(shift_ptr + offs_",
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                ', mask=',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '_in, other=0.0)[None, :]\n        a = a_less.to(a.dtype)\n        a_rounded = tl.max((a.to(tl.float32) != a_less).to(tl.int32), axis=1) > 0  # (NaN: ranked again too)\n    asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile\n',
-            ))
+            t_10.append(
+                'if DOT_MODE == 0:\n    asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile\n',
+            )
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim'):
                 pass
                 t_10.extend((
@@ -582,7 +615,7 @@ def root(context, missing=missing):
                 '\n',
             ))
         t_11.append(
-            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')), exact=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'), tile_start=True, parts=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'), shift=True)),
+            str(context.call((undefined(name='row_finish') if l_0_row_finish is missing else l_0_row_finish), halves=(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'key_is_prim')), exact=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'), tile_start=True, parts=environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'))),
         )
         return concat(t_11)
     context.exported_vars.add('row_selection')
@@ -804,11 +837,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 250 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 258 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 252 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 260 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -863,7 +896,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 267 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -1278,9 +1311,9 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 464 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 472 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 472 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 472 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1370,7 +1403,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 497 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1424,4 +1457,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&134=515&135=523&137=528&141=532&145=537&149=541&150=547&154=553&155=556&156=559&159=565&161=568&162=571&164=573&166=575&168=581&170=585&172=590&173=594&176=600&177=603&178=607&179=610&180=614&182=617&183=619&184=623&185=627&187=634&188=638&192=644&194=648&195=649&196=651&197=655&198=661&199=665&200=673&201=675&205=685&206=689&207=694&208=698&212=708&213=712&214=714&215=716&217=718&219=720&223=727&226=732&227=736&228=738&230=742&231=747&232=751&234=756&235=760&236=765&237=769&238=777&239=779&241=784&242=788&243=792&244=794&246=796&248=798&250=805&252=809&256=817&257=822&258=832&259=836&260=844&262=853&263=856&264=860&265=862&266=864&267=866&268=868&269=872&272=876&273=880&276=884&277=886&278=891&279=895&281=897&283=899&284=902&285=906&286=908&295=916&296=920&297=925&298=930&301=937&302=942&305=948&306=952&309=956&310=959&311=961&313=966&314=970&315=975&316=979&317=983&318=987&319=991&320=995&322=1000&323=1004&324=1010&325=1015&326=1021&327=1024&328=1026&329=1030&330=1034&332=1049&334=1060&336=1067&337=1073&339=1077&341=1082&344=1085&345=1089&347=1094&348=1098&351=1100&353=1102&356=1104&357=1106&358=1111&359=1115&360=1119&362=1126&363=1130&364=1136&365=1140&367=1143&368=1148&370=1154&371=1156&372=1161&373=1165&374=1169&375=1173&377=1178&378=1180&379=1182&382=1188&384=1191&389=1193&401=1197&404=1200&405=1202&406=1204&410=1206&411=1208&417=1210&420=1212&422=1214&430=1217&434=1220&436=1222&437=1224&442=1226&448=1228&461=1231&462=1233&464=1281&465=1285&466=1287&467=1291&469=1294&470=1297&472=1299&473=1302&475=1305&476=1309&477=1312&479=1314&480=1318&482=1322&483=1328&486=1358&487=1361&488=1365&489=1373&490=1375&491=1378&492=1385&493=1388&494=1391&495=1395&497=1402&499=1407&500=1411&501=1414&502=1416&504=1418&506=1423'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&136=515&137=519&138=525&140=529&141=535&143=539&144=545&145=550&147=554&148=560&150=565&153=570&157=574&158=580&162=586&163=589&164=592&167=598&169=601&170=604&172=606&174=608&176=614&178=618&180=623&181=627&184=633&185=636&186=640&187=643&188=647&190=650&191=652&192=656&193=660&195=667&196=671&200=677&202=681&203=682&204=684&205=688&206=694&207=698&208=706&209=708&213=718&214=722&215=727&216=731&220=741&221=745&222=747&223=749&225=751&227=753&231=760&234=765&235=769&236=771&238=775&239=780&240=784&242=789&243=793&244=798&245=802&246=810&247=812&249=817&250=821&251=825&252=827&254=829&256=831&258=838&260=842&264=850&265=855&266=865&267=869&268=877&270=886&271=889&272=893&273=895&274=897&275=899&276=901&277=905&280=909&281=913&284=917&285=919&286=924&287=928&289=930&291=932&292=935&293=939&294=941&303=949&304=953&305=958&306=963&309=970&310=975&313=981&314=985&317=989&318=992&319=994&321=999&322=1003&323=1008&324=1012&325=1016&326=1020&327=1024&328=1028&330=1033&331=1037&332=1043&333=1048&334=1054&335=1057&336=1059&337=1063&338=1067&340=1082&342=1093&344=1100&345=1106&347=1110&349=1115&352=1118&353=1122&355=1127&356=1131&359=1133&361=1135&364=1137&365=1139&366=1144&367=1148&368=1152&370=1159&371=1163&372=1169&373=1173&375=1176&376=1181&378=1187&379=1189&380=1194&381=1198&382=1202&383=1206&385=1211&386=1213&387=1215&390=1221&392=1224&397=1226&409=1230&412=1233&413=1235&414=1237&418=1239&419=1241&425=1243&428=1245&430=1247&438=1250&442=1253&444=1255&445=1257&450=1259&456=1261&469=1264&470=1266&472=1314&473=1318&474=1320&475=1324&477=1327&478=1330&480=1332&481=1335&483=1338&484=1342&485=1345&487=1347&488=1351&490=1355&491=1361&494=1391&495=1394&496=1398&497=1406&498=1408&499=1411&500=1418&501=1421&502=1424&503=1428&505=1435&507=1440&508=1444&509=1447&510=1449&512=1451&514=1456'
