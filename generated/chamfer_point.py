@@ -398,17 +398,15 @@ def dist_fwd(
         a_row_lo = a_rows_lo + offs_n.to(tl.int64) * stride_X_n
 
     if DOT_MODE == 0:
-        if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0
-            # (a row whose subtraction rounded holds a NaN there, so it is ranked again from its differences)
-            if tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0:
-                a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
-                            mask=n_ok[:, None] & d_in[None, :], other=0.0)
-            else:
-                a = tl.load(a_row[:, None] + offs_d[None, :] * stride_X_d,
-                            mask=n_ok[:, None] & d_in[None, :], other=0.0)
+        if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
+            # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
+            # from either address: a load under a branch, or rows changed in registers, ran the loop 3.5x slower
+            shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0
+            a_src = tl.where(shifted, a_row_s, a_row)
         else:  # the rows less an fp32 shift, or the rows themselves
-            a = tl.load(a_row_s[:, None] + offs_d[None, :] * stride_X_d,
-                        mask=n_ok[:, None] & d_in[None, :], other=0.0)
+            a_src = a_row_s
+        a = tl.load(a_src[:, None] + offs_d[None, :] * stride_X_d,
+                    mask=n_ok[:, None] & d_in[None, :], other=0.0)
     if DOT_MODE == 0:
         asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
         if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves

@@ -511,37 +511,17 @@ def root(context, missing=missing):
         if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             t_10.extend((
-                'if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0\n        # (a row whose subtraction rounded holds a NaN there, so it is ranked again from its differences)\n        if tl.max(tl.abs(tl.load(shift_ptr + offs_',
+                'if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row\n        # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load\n        # from either address: a load under a branch, or rows changed in registers, ran the loop 3.5x slower\n        shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 ', mask=',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '_in, other=0.0)), axis=0) > 0:\n            a = tl.load(a_row_s[:, None] + offs_',
+                '_in, other=0.0)), axis=0) > 0\n        a_src = tl.where(shifted, a_row_s, a_row)\n    else:  # the rows less an fp32 shift, or the rows themselves\n        a_src = a_row_s\n    a = tl.load(a_src[:, None] + offs_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 '[None, :] * stride_',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
                 '_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                ',\n                        mask=',
-                str((undefined(name='R') if l_1_R is missing else l_1_R)),
-                '_ok[:, None] & ',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '_in[None, :], other=0.0)\n        else:\n            a = tl.load(a_row[:, None] + offs_',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '[None, :] * stride_',
-                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
-                '_',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                ',\n                        mask=',
-                str((undefined(name='R') if l_1_R is missing else l_1_R)),
-                '_ok[:, None] & ',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '_in[None, :], other=0.0)\n    else:  # the rows less an fp32 shift, or the rows themselves\n        a = tl.load(a_row_s[:, None] + offs_',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '[None, :] * stride_',
-                str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
-                '_',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                ',\n                    mask=',
+                ',\n                mask=',
                 str((undefined(name='R') if l_1_R is missing else l_1_R)),
                 '_ok[:, None] & ',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
@@ -837,11 +817,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 258 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 256 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 260 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 258 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -896,7 +876,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 273 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -1311,9 +1291,9 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 472 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 472 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 472 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 470 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 470 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 470 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1403,7 +1383,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 497 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 495 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1457,4 +1437,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&136=515&137=519&138=525&140=529&141=535&143=539&144=545&145=550&147=554&148=560&150=565&153=570&157=574&158=580&162=586&163=589&164=592&167=598&169=601&170=604&172=606&174=608&176=614&178=618&180=623&181=627&184=633&185=636&186=640&187=643&188=647&190=650&191=652&192=656&193=660&195=667&196=671&200=677&202=681&203=682&204=684&205=688&206=694&207=698&208=706&209=708&213=718&214=722&215=727&216=731&220=741&221=745&222=747&223=749&225=751&227=753&231=760&234=765&235=769&236=771&238=775&239=780&240=784&242=789&243=793&244=798&245=802&246=810&247=812&249=817&250=821&251=825&252=827&254=829&256=831&258=838&260=842&264=850&265=855&266=865&267=869&268=877&270=886&271=889&272=893&273=895&274=897&275=899&276=901&277=905&280=909&281=913&284=917&285=919&286=924&287=928&289=930&291=932&292=935&293=939&294=941&303=949&304=953&305=958&306=963&309=970&310=975&313=981&314=985&317=989&318=992&319=994&321=999&322=1003&323=1008&324=1012&325=1016&326=1020&327=1024&328=1028&330=1033&331=1037&332=1043&333=1048&334=1054&335=1057&336=1059&337=1063&338=1067&340=1082&342=1093&344=1100&345=1106&347=1110&349=1115&352=1118&353=1122&355=1127&356=1131&359=1133&361=1135&364=1137&365=1139&366=1144&367=1148&368=1152&370=1159&371=1163&372=1169&373=1173&375=1176&376=1181&378=1187&379=1189&380=1194&381=1198&382=1202&383=1206&385=1211&386=1213&387=1215&390=1221&392=1224&397=1226&409=1230&412=1233&413=1235&414=1237&418=1239&419=1241&425=1243&428=1245&430=1247&438=1250&442=1253&444=1255&445=1257&450=1259&456=1261&469=1264&470=1266&472=1314&473=1318&474=1320&475=1324&477=1327&478=1330&480=1332&481=1335&483=1338&484=1342&485=1345&487=1347&488=1351&490=1355&491=1361&494=1391&495=1394&496=1398&497=1406&498=1408&499=1411&500=1418&501=1421&502=1424&503=1428&505=1435&507=1440&508=1444&509=1447&510=1449&512=1451&514=1456'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&137=515&141=519&142=525&143=530&145=534&146=540&148=545&151=550&155=554&156=560&160=566&161=569&162=572&165=578&167=581&168=584&170=586&172=588&174=594&176=598&178=603&179=607&182=613&183=616&184=620&185=623&186=627&188=630&189=632&190=636&191=640&193=647&194=651&198=657&200=661&201=662&202=664&203=668&204=674&205=678&206=686&207=688&211=698&212=702&213=707&214=711&218=721&219=725&220=727&221=729&223=731&225=733&229=740&232=745&233=749&234=751&236=755&237=760&238=764&240=769&241=773&242=778&243=782&244=790&245=792&247=797&248=801&249=805&250=807&252=809&254=811&256=818&258=822&262=830&263=835&264=845&265=849&266=857&268=866&269=869&270=873&271=875&272=877&273=879&274=881&275=885&278=889&279=893&282=897&283=899&284=904&285=908&287=910&289=912&290=915&291=919&292=921&301=929&302=933&303=938&304=943&307=950&308=955&311=961&312=965&315=969&316=972&317=974&319=979&320=983&321=988&322=992&323=996&324=1000&325=1004&326=1008&328=1013&329=1017&330=1023&331=1028&332=1034&333=1037&334=1039&335=1043&336=1047&338=1062&340=1073&342=1080&343=1086&345=1090&347=1095&350=1098&351=1102&353=1107&354=1111&357=1113&359=1115&362=1117&363=1119&364=1124&365=1128&366=1132&368=1139&369=1143&370=1149&371=1153&373=1156&374=1161&376=1167&377=1169&378=1174&379=1178&380=1182&381=1186&383=1191&384=1193&385=1195&388=1201&390=1204&395=1206&407=1210&410=1213&411=1215&412=1217&416=1219&417=1221&423=1223&426=1225&428=1227&436=1230&440=1233&442=1235&443=1237&448=1239&454=1241&467=1244&468=1246&470=1294&471=1298&472=1300&473=1304&475=1307&476=1310&478=1312&479=1315&481=1318&482=1322&483=1325&485=1327&486=1331&488=1335&489=1341&492=1371&493=1374&494=1378&495=1386&496=1388&497=1391&498=1398&499=1401&500=1404&501=1408&503=1415&505=1420&506=1424&507=1427&508=1429&510=1431&512=1436'
