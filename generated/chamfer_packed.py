@@ -1340,7 +1340,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     halves = dispatch.halves(precision, True, sizes["k"], sizes["n"] * 1)
     dot_mode, block_k, small_d = dispatch.contraction(sizes["k"],
                                                       three_products=precision == "tf32x3" and not halves)
-    Xs_, Ys_ = X_, Y_  # what the expansion reads: rows less a shift (runtime.l2_shift, sterbenz_shift)
+    Xs_, Ys_ = X_, Y_  # what the expansion reads: rows less a shift (runtime.l2_shift, shift_16bit)
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
@@ -1358,8 +1358,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             halves = 0  # (a layout whose halves would not index as its rows do)
         # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms);
         # with halves, the fp32 rows' (the halves' own would round them)
-        col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["n"] * 1))
-        if col_norms:
+        col_norms = dot_mode < 2 and (bool(halves) or shift16 is not None
+                                      or dispatch.col_norms(sizes["n"] * 1))
+        if col_norms and shift16 is None:
             rows = dispatch.row_matrix(Ys_) if 1 == Ys_.dim() - 1 else None
             cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Ys_, 1)

@@ -358,20 +358,21 @@ def col_norms(rows_per_column_set: int, lean: bool = False) -> bool:
 
 
 def shifts_16bit(dtype: torch.dtype, dot_mode: int, col_norms_taken: bool, one_centre: bool) -> bool:
-    """Whether an L2 key's 16-bit rows rank on rows less a shift: B less c, exactly
-    (runtime.sterbenz_shift: c per coordinate, 0 where the data span zero or a factor
-    above 4), and A less c (runtime.less_centre, one pass; a row whose subtraction rounds
-    is marked and ranked again from its differences). Where c is 0 everywhere, the pass
-    writes nothing and the kernel reads A itself (decided on the device, no sync). Unshifted, the expansion
-    rounds at about 2^-24 of |a| |b|: far from the origin that passes the gaps between
-    the distances (fp16 k-means at 1000 from the origin put ~99% of the points on a
-    farther centre). Taken where the whole contraction is one tile (DOT_MODE 0: A's row
-    block is loaded once, from A or A less c), one c serves every cell (no grid axis shared by both
-    operands, nothing packed), and the columns' norms come from a pre-pass (col_norms:
-    many rows meet each column set, so the passes over B cost little beside the
-    products). Elsewhere 16-bit rows stay unshifted (docs/semantics.md). (Subtracting c
-    from A's tile in registers instead ran the k-means assignment 3.5x slower on an H200,
-    1M x 1024 x 128 fp16: bench/NOTES.md, session 42.)
+    """Whether an L2 key's 16-bit rows rank on rows less a shift (runtime.shift_16bit,
+    hsr.shift16): B less c, exactly (c per coordinate, 0 where B's values span zero or a
+    factor above 4), with B's norms, and A less c (one pass; a row whose subtraction
+    rounds is marked and ranked again from its differences). Where c is 0 everywhere the
+    pass writes nothing and the kernel reads A itself (decided on the device, no sync).
+    Unshifted, the expansion rounds at about 2^-24 of |a| |b|: far from the origin that
+    passes the gaps between the distances (fp16 k-means at 1000 from the origin put ~99%
+    of the points on a farther centre). Taken where the whole contraction is one tile
+    (DOT_MODE 0: A's row block is loaded once, from A or A less c), one c serves every
+    cell (no grid axis shared by both operands, nothing packed), and the columns' norms
+    come from a pre-pass (col_norms: many rows meet each column set, so the passes over
+    B cost little beside the products). Elsewhere 16-bit rows stay unshifted
+    (docs/semantics.md). Measured on an H200 (1M x 1024 x 128 fp16, bench/NOTES.md,
+    session 42): A less c in registers, or A's tile loaded under a branch, ran the
+    assignment 3.5x slower; c and B's shift as torch ops cost ~0.1 ms of small launches.
     HSR_SHIFT16=0/1 overrides the last condition (sweeps; 0 turns the shift off)."""
     if dtype not in (torch.float16, torch.bfloat16) or dot_mode != 0 or not one_centre:
         return False

@@ -44,7 +44,10 @@ _METADATA = {T.stride, T.size, T.dim, T.ndimension, T.numel, T.nelement, T.data_
 # functions whose result is a view of their first argument: a replay needs none whose
 # view only a compiled launch reads at the same address (the launch takes the base)
 _VIEWS = {T.view, T.reshape, T.unsqueeze, T.squeeze, T.expand, T.flatten, T.view_as, T.expand_as,
-          T.transpose, T.permute, T.t}
+          T.transpose, T.permute, T.t, T.detach}
+# functions that return their first argument itself where it already has the asked layout or dtype (as the
+# signature fixes): a replay runs no step for such a call, and later steps read that argument
+_IDENTITY = {T.contiguous, T.to, T.float, T.half, T.bfloat16}
 # functions without side effects: a replay drops one whose result nothing reads
 _PURE = _VIEWS | {torch.empty, torch.empty_like, T.new_empty, T.__getitem__}
 
@@ -177,7 +180,7 @@ class _Builder:
 
     def build(self, steps, result):
         try:
-            program = [self._step(step) for step in steps]
+            program = [p for p in (self._step(step) for step in steps) if p is not None]
             spec = self._spec(result, for_result=True)
         except _Unkept as why:
             return str(why)
@@ -199,6 +202,8 @@ class _Builder:
             tail = launcher.tail_of(kernel, len(args), kwargs) if compiled is not None else None
             return _Launch(kernel, tuple(grid), [self._spec(a) for a in args], kwargs, compiled, tail)
         _, func, args, kwargs, out = step
+        if func in _IDENTITY and args and out is args[0]:
+            return None  # it returned its argument: nothing to run (the signature fixes that it will again)
         arg_specs = [self._spec(a) for a in args]
         kwarg_specs = {k: self._spec(v) for k, v in kwargs.items()}
         if isinstance(out, torch.Tensor):

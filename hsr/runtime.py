@@ -239,44 +239,34 @@ def l2_centre(b: torch.Tensor, b_axes, shared, k: str):
     return _first_rows(b.detach(), list(b_axes), [k]).contiguous()
 
 
-def sterbenz_shift(b: torch.Tensor, k_dim: int):
-    """(c, b, b - c) for 16-bit rows of an L2 key (dispatch.shifts_16bit): c [k] in fp32, one
-    value per coordinate that every row of b subtracts exactly in its own dtype. Where a
-    coordinate's values all lie in [c / 2, 2 c] (Sterbenz's lemma: then x - c is exact in
-    any binary format), c is their midpoint rounded to b's dtype; elsewhere 0 (a coordinate
-    whose values span a factor above 4, or zero, is already near the origin against its
-    extent). b - c is then exact and keeps b's dtype, and the expansion on it rounds at
-    about 2^-24 of the rows' extent, not of their distance from the origin. The other
-    operand's rows less c come from less_centre, and the kernel ranks again, from the
-    differences, each of them whose subtraction rounds. Non-finite coordinates give 0. b - c keeps b's
-    strides (the kernel indexes both alike): a b whose layout empty_like does not keep comes
-    back contiguous, with its copy. No host sync."""
-    b = b.detach()
-    rows = b.movedim(k_dim, -1).reshape(-1, b.shape[k_dim])
-    lo, hi = (x.float() for x in torch.aminmax(rows, dim=0))
-    mid = ((lo + hi) * 0.5).to(b.dtype).float()
-    ok = ((lo > 0) & (hi <= 2 * mid) & (mid <= 2 * lo)) | ((hi < 0) & (lo >= 2 * mid) & (mid >= 2 * hi))
-    c = torch.where(ok, mid, torch.zeros_like(mid))
-    view = [1] * b.dim()
-    view[k_dim] = b.shape[k_dim]
-    out = torch.empty_like(b)
-    if out.stride() != b.stride():
-        b, out = b.contiguous(), torch.empty(b.shape, dtype=b.dtype, device=b.device)
-    return c, b, torch.sub(b, c.to(b.dtype).view(view), out=out)
-
-
-def less_centre(a: torch.Tensor, c: torch.Tensor, k_dim: int):
-    """(a, a less c) for 16-bit rows whose shift c (sterbenz_shift's, of the other operand)
-    the forward may read (dispatch.shifts_16bit): in a's dtype, a row whose subtraction
-    rounds marked with a NaN at its first coordinate (ranked again from its differences);
-    where c is 0 everywhere nothing is written and the forward reads a (hsr.shift16). Both
-    keep one layout (the kernel indexes them alike): an a that is not one row matrix with
-    k innermost comes back as such a copy."""
+def shift_16bit(a: torch.Tensor, b: torch.Tensor, a_k: int, b_k: int, sms: int):
+    """(c, b, b - c, |b - c|^2, a, a - c) for 16-bit rows of an L2 key (dispatch.shifts_16bit;
+    hsr.shift16): c [k] fp32 per coordinate, taken from b so that b - c is exact in b's dtype
+    (0 where b's values span zero or a factor above 4); b's rows' squared norms in fp32 (the
+    key's column norms); a - c in a's dtype, a row whose subtraction rounds marked with a NaN
+    at its first coordinate (the kernel ranks it again from its differences), and nothing
+    written where c is 0 everywhere (the kernel then reads a). The expansion on the shifted
+    rows rounds at about 2^-24 of the rows' extent, not of their distance from the origin.
+    Each operand comes back as one row matrix with k innermost (a copy where it was not one)
+    beside its shifted rows, which keep its strides: the kernel indexes both alike. Three
+    launches, no host sync; sms: the device's multiprocessors (the passes run a few waves)."""
     from . import shift16
-    moved = a.detach().movedim(k_dim, -1)
-    if row_matrix(moved) is None or torch.empty_like(moved).stride() != moved.stride():
-        moved = moved.contiguous()
-    return moved.movedim(-1, k_dim), shift16.less_centre(moved, c).movedim(-1, k_dim)
+
+    def rows_of(x, k):
+        moved = x.detach().movedim(k, -1)
+        if row_matrix(moved) is None or torch.empty_like(moved).stride() != moved.stride():
+            moved = moved.contiguous()
+        return moved
+
+    a_m, b_m = rows_of(a, a_k), rows_of(b, b_k)
+    kk = b_m.shape[-1]
+    c = shift16.centre(b_m.view(-1, kk))
+    programs = sms * shift16.WAVES
+    b_s, norms = shift16.less_centre(b_m.view(-1, kk), c, norms=True, programs=programs)
+    a_s = shift16.less_centre(a_m.view(-1, kk), c, programs=programs)
+    back = lambda x, m, k: x.view(m.shape).movedim(-1, k)  # noqa: E731
+    return (c, b_m.movedim(-1, b_k), back(b_s, b_m, b_k), norms.view(b_m.shape[:-1]),
+            a_m.movedim(-1, a_k), back(a_s, a_m, a_k))
 
 
 def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False):

@@ -296,6 +296,33 @@ def test_a_replay_launches_on_the_bases_of_views_only_a_launch_reads(monkeypatch
     assert got[1].shape == (4,) and log[-1][2] is got[1]
 
 
+def test_a_replay_runs_no_step_for_an_op_that_returned_its_argument(monkeypatch):
+    """contiguous() of a contiguous tensor and to() of its own dtype return the tensor
+    itself (the signature fixes that they will again): no step. A detach() that only
+    a compiled launch reads is a view like the others: the launch takes its base."""
+    monkeypatch.setattr(hsr.launcher, "interpreting", lambda: False)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(hsr.launcher, "current_stream", lambda device=None: 7)
+    log = []
+    kernel = _FakeKernel(log)
+
+    def path(x, m):
+        rows = x.detach().reshape(-1, 3).contiguous().to(torch.float32)
+        out = torch.empty(4)
+        hsr.launcher.launch(kernel, (1,), rows, m, out, x.contiguous(), 5)
+        return out
+
+    table = kept.Table()
+    x, m = torch.arange(6.0).reshape(2, 3), torch.ones(6, dtype=torch.bool)
+    kept.call(table, kept.signature((x, m)), (x, m), path, x, m)
+    replay = table.get(kept.signature((x, m)))
+    assert [s.func.__name__ for s in replay.program if isinstance(s, kept._Op)] == ["empty"]
+    x2 = torch.arange(6.0, 12.0).reshape(2, 3)
+    got = kept.call(table, kept.signature((x2, m)), (x2, m), path, x2, m)
+    assert log[-1][0] is x2 and log[-1][3] is x2 and log[-1][2] is got
+
+
 @pytest.mark.parametrize("form", ["one query, 1-D mask", "batch, 2-D masks", "one document", "K candidates",
                                   "integer mask"])
 def test_the_maxsim_front_end_is_kept(device, form):

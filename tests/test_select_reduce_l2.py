@@ -512,7 +512,7 @@ def centre_ops():
 def test_16bit_rows_less_a_shift_pick_a_nearest_centre(monkeypatch, centre_ops, device, dtype, offset, d, n, k,
                                                         strays, seed):
     """dispatch.shifts_16bit (forced): 16-bit centres less a per-coordinate shift, the points less
-    it (runtime.less_centre). Integer coordinates at any offset make every distance exact, so the index is
+    it (runtime.shift_16bit). Integer coordinates at any offset make every distance exact, so the index is
     the float64 reference's, ties to the lowest (a copied centre ties); unshifted, fp16 at 1000
     ranks on |x|^2 ~ 1e6 d and misses. The stray draws add points whose shift rounds (fractions
     far from the centres' range: ranked again from their differences), an inf and a NaN

@@ -21,7 +21,7 @@ def root(context, missing=missing):
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_, '
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield '_  # what the expansion reads: rows less a shift (runtime.l2_shift, sterbenz_shift)\n    # with halves: the hi halves in '
+    yield '_  # what the expansion reads: rows less a shift (runtime.l2_shift, shift_16bit)\n    # with halves: the hi halves in '
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield 's_ and '
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -134,38 +134,38 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"] * '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-        yield '), True):\n            # 16-bit rows less a per-coordinate shift: '
+        yield '), True):\n            # 16-bit rows less a per-coordinate shift (hsr.shift16): '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield "'s exact, "
+        yield "'s exact, with its norms; "
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield "'s rows that round marked NaN (ranked again)\n            shift16, "
+        yield "'s rows\n            # that round marked NaN (ranked again); nothing shifted where the shift is 0\n            shift16, "
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_ = runtime.sterbenz_shift('
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, '
-        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-        yield ')\n            '
+        yield 's_, cn, '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_ = runtime.less_centre('
+        yield 's_ = runtime.shift_16bit(\n                '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, shift16, '
+        yield '_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, '
         yield str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'), 'index'), (undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield ')\n'
+        yield ', '
+        yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+        yield ', dispatch.multiprocessors(device))\n'
     yield '        if halves and not (runtime.halves_layout('
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield 's_) and runtime.halves_layout('
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
     yield "s_)):\n            halves = 0  # (a layout whose halves would not index as its rows do)\n        # the columns' squared norms once, where many programs read each of "
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield '\'s row sets (dispatch.col_norms);\n        # with halves, the fp32 rows\' (the halves\' own would round them)\n        col_norms = dot_mode < 2 and (bool(halves) or dispatch.col_norms(sizes["'
+    yield '\'s row sets (dispatch.col_norms);\n        # with halves, the fp32 rows\' (the halves\' own would round them)\n        col_norms = dot_mode < 2 and (bool(halves) or shift16 is not None\n                                      or dispatch.col_norms(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"] * '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-    yield '))\n        if col_norms:\n            rows = dispatch.row_matrix('
+    yield '))\n        if col_norms and shift16 is None:\n            rows = dispatch.row_matrix('
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
     yield 's_) if '
     yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
@@ -194,4 +194,4 @@ def root(context, missing=missing):
     yield 's_, halves == 3)\n'
 
 blocks = {}
-debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=54&15=63&16=65&17=71&20=77&21=79&23=82&24=100&26=109&27=125&29=129&30=132&31=138&32=142&33=150&35=159&37=163&39=165&41=169&42=175&43=179&45=183&46=189'
+debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=54&15=63&16=65&17=71&20=77&21=79&23=82&24=100&26=109&27=125&29=129&30=132&31=138&33=142&34=150&36=159&38=163&41=165&43=169&44=175&45=179&47=183&48=189'
