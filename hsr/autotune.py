@@ -97,6 +97,8 @@ DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 2.0, "precision": 0.5, "iee
 # parts). fp32 MaxSim of 8 x 610 documents of 64 x 100 at d = 1024 ("highest", H200) ran a 16-bit key's 8
 # queries a block in 3.26 ms, its tuned 2 in 1.57 (bench/NOTES.md, session 40).
 FP32_STACKED_SHARE = {"tf32": 0.5, "tf32x3": 0.25}
+# The least row block a neighbour's config takes for a call of more rows than its key's (Tuned._rows_grown)
+GROW_ROWS = 64
 
 
 def dtype_key(dtype, precision: str | None) -> str:
@@ -358,20 +360,41 @@ class Tuned:
                     ranked.append((far + (0 if lowering == self.lowering else 2), self._longer_first(other),
                                    len(ranked), config,
                                    str(other[-1]) in ("torch.float32", "torch.float32:ieee"),
-                                   "float32" not in str(other[-1])))
+                                   "float32" not in str(other[-1]), other))
         fp32 = "float32" in str(key[-1])
         # an IEEE fp32 dot holding its rows' tile in registers (DOT_MODE 0; a long contraction streams it)
         ieee = fp32 and named.get("PRECISION") == "ieee" and named.get("DOT_MODE", 0) == 0
         share = FP32_STACKED_SHARE.get(named.get("PRECISION"), 1) if fp32 else 1
-        for _, _, _, config, ieee_key, sixteen in sorted(ranked, key=lambda r: r[:3]):
+        for _, _, _, config, ieee_key, sixteen, other in sorted(ranked, key=lambda r: r[:3]):
             config = self._fitted(self._renamed(config, self.roles), allowed)
             if config is not None:
+                config = self._rows_grown(config, key, other, allowed)
                 rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
                 if ieee and not ieee_key:
                     return self._ieee_rows(config, key, rows)
                 return self._stacked_share(config, share) if sixteen and share < 1 else config
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
+
+    def _rows_grown(self, config: dict, key: tuple, other: list, allowed: dict) -> dict:
+        """A neighbour's config for a call of more rows than its key's, one row set a
+        program (not stacked, no split chunk): its row block at least the call's rows'
+        bucket, up to GROW_ROWS (where the pruner allows it). A key of fewer rows sized its
+        block to them: fp32 one-query MaxSim of 64 to 256 query tokens took a 24-token
+        key's 32-row block, 1.39 to 1.86x the tuned time, where the tuned block held 64
+        rows or all of them (six of seed 29's held-out shapes; bench/NOTES.md, session 42)."""
+        at = {name: i for i, name in enumerate(self.keys)}
+        r, g, name = at.get("r_bucket"), at.get("g_bucket"), self.roles.get("BLOCK_R")
+        kwargs = config["kwargs"]
+        if r is None or name not in kwargs or (g is not None and int(key[g]) > 1) \
+                or (self.chunk_at is not None and key[self.chunk_at]) or int(other[r]) >= int(key[r]):
+            return config
+        want = min(int(key[r]), GROW_ROWS)
+        if kwargs[name] >= want:
+            return config
+        grown = {**config, "kwargs": {**kwargs, name: want}}
+        cfg = triton.Config(grown["kwargs"], num_warps=config["num_warps"], num_stages=config["num_stages"])
+        return grown if _identity(cfg) in allowed else config
 
     def _fitted(self, config: dict, allowed: dict) -> dict | None:
         """config if the pruner allows it (allowed: by _identity), else the first of its

@@ -260,10 +260,7 @@ def shift_16bit(a: torch.Tensor, b: torch.Tensor, a_k: int, b_k: int, sms: int):
 
     a_m, b_m = rows_of(a, a_k), rows_of(b, b_k)
     kk = b_m.shape[-1]
-    c = shift16.centre(b_m.view(-1, kk))
-    programs = sms * shift16.WAVES
-    b_s, norms = shift16.less_centre(b_m.view(-1, kk), c, norms=True, programs=programs)
-    a_s = shift16.less_centre(a_m.view(-1, kk), c, programs=programs)
+    c, b_s, norms, a_s = shift16.shift_rows(a_m.view(-1, kk), b_m.view(-1, kk), sms * shift16.WAVES)
     back = lambda x, m, k: x.view(m.shape).movedim(-1, k)  # noqa: E731
     return (c, b_m.movedim(-1, b_k), back(b_s, b_m, b_k), norms.view(b_m.shape[:-1]),
             a_m.movedim(-1, a_k), back(a_s, a_m, a_k))
