@@ -379,10 +379,15 @@ class Tuned:
     def _rows_grown(self, config: dict, key: tuple, other: list, allowed: dict) -> dict:
         """A neighbour's config for a call of more rows than its key's, one row set a
         program (not stacked, no split chunk): its row block at least the call's rows'
-        bucket, up to GROW_ROWS (where the pruner allows it). A key of fewer rows sized its
-        block to them: fp32 one-query MaxSim of 64 to 256 query tokens took a 24-token
-        key's 32-row block, 1.39 to 1.86x the tuned time, where the tuned block held 64
-        rows or all of them (six of seed 29's held-out shapes; bench/NOTES.md, session 42)."""
+        bucket, up to GROW_ROWS, with the pool's warps and stages for those blocks (the
+        neighbour's warps first, then the nearest stages; none allowed: the neighbour's).
+        A key of fewer rows sized its block to them: fp32 and fp16 one-query MaxSim of 64
+        to 256 query tokens took a 24-token key's 32-row block, 1.4 to 1.9x the tuned time,
+        where the tuned block held 64 rows or all of them (seed 29's and seed 30's held-out
+        shapes; bench/NOTES.md, session 42). Replayed on 120 timed rows of three draws it
+        changes those rows and no other; stacked calls are left out (growing the row block
+        while shrinking the stacked one fixed one row there and moved another off its tuned
+        config)."""
         at = {name: i for i, name in enumerate(self.keys)}
         r, g, name = at.get("r_bucket"), at.get("g_bucket"), self.roles.get("BLOCK_R")
         kwargs = config["kwargs"]
@@ -392,9 +397,14 @@ class Tuned:
         want = min(int(key[r]), GROW_ROWS)
         if kwargs[name] >= want:
             return config
-        grown = {**config, "kwargs": {**kwargs, name: want}}
-        cfg = triton.Config(grown["kwargs"], num_warps=config["num_warps"], num_stages=config["num_stages"])
-        return grown if _identity(cfg) in allowed else config
+        blocks = {**kwargs, name: want}
+        # the pool's configs of those blocks: the neighbour's warps first, then its stages or the nearest
+        same = [cfg for cfg in allowed.values() if cfg.kwargs == blocks]
+        if not same:
+            return config
+        best = min(same, key=lambda cfg: (cfg.num_warps != config["num_warps"],
+                                          abs(cfg.num_stages - config["num_stages"])))
+        return {**config, "kwargs": blocks, "num_warps": best.num_warps, "num_stages": best.num_stages}
 
     def _fitted(self, config: dict, allowed: dict) -> dict | None:
         """config if the pruner allows it (allowed: by _identity), else the first of its

@@ -357,7 +357,7 @@ def col_norms(rows_per_column_set: int, lean: bool = False) -> bool:
     return rows_per_column_set >= (LEAN_COL_NORMS_ROWS if lean else COL_NORMS_ROWS)
 
 
-def shifts_16bit(dtype: torch.dtype, dot_mode: int, col_norms_taken: bool, one_centre: bool) -> bool:
+def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool) -> bool:
     """Whether an L2 key's 16-bit rows rank on rows less a shift (runtime.shift_16bit,
     hsr.shift16): B less c, exactly (c per coordinate, 0 where B's values span zero or a
     factor above 4), with B's norms, and A less c (one pass; a row whose subtraction
@@ -365,37 +365,38 @@ def shifts_16bit(dtype: torch.dtype, dot_mode: int, col_norms_taken: bool, one_c
     pass writes nothing and the kernel reads A itself (decided on the device, no sync).
     Unshifted, the expansion rounds at about 2^-24 of |a| |b|: far from the origin that
     passes the gaps between the distances (fp16 k-means at 1000 from the origin put ~99%
-    of the points on a farther centre). Taken where the whole contraction is one tile
-    (DOT_MODE 0: A's row block is loaded once, from A or A less c), one c serves every
-    cell (no grid axis shared by both operands, nothing packed), and the columns' norms
-    come from a pre-pass (col_norms: many rows meet each column set, so the passes over
-    B cost little beside the products). Elsewhere 16-bit rows stay unshifted
-    (docs/semantics.md). Measured on an H200 (1M x 1024 x 128 fp16, bench/NOTES.md,
-    session 42): A less c in registers, or A's tile loaded under a branch, ran the
-    assignment 3.5x slower; c and B's shift as torch ops cost ~0.1 ms of small launches.
-    HSR_SHIFT16=0/1 overrides the last condition (sweeps; 0 turns the shift off)."""
+    of the points on a farther centre). It can serve where the whole contraction is one
+    tile (DOT_MODE 0: A's row block is loaded once, from A or A less c) and one c serves
+    every cell (no grid axis shared by both operands, nothing packed).
+
+    Off unless HSR_SHIFT16=1: the device-side choice costs where nothing is shifted.
+    Measured on an H200 (bench/NOTES.md, session 42), 2^20 points, fp16, at offset 0
+    (c = 0) against unshifted: 1024 x 64 0.561 / 0.522 ms, 1024 x 128 0.760 / 0.651,
+    4096 x 128 2.584 / 2.341 (the loop's code is the same; each program first reads c to
+    pick its rows' address, and at 255 registers one program holds a multiprocessor, so
+    that latency is not hidden); at 1000, 0.650 / 0.932 / 2.772 ms with 0% of points on a
+    farther centre, against ~99% unshifted. (A less c in registers, or A's tile loaded
+    under a branch, ran 3.5x slower; c and B - c as torch ops cost ~0.1 ms more.)"""
     if dtype not in (torch.float16, torch.bfloat16) or dot_mode != 0 or not one_centre:
         return False
-    override = os.environ.get("HSR_SHIFT16")
-    return override == "1" if override else col_norms_taken
+    return os.environ.get("HSR_SHIFT16") == "1"
 
 
 def shift_16bit_words(term, sizes: dict | None) -> str:
     """explain()'s line on 16-bit rows of an L2 key in the general loop (shifts_16bit)."""
     one = not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
-    where = (f"where the whole row is one tile (d <= 256) and the column norms come from a pre-pass "
-             f"(at least {COL_NORMS_ROWS} rows meet each {term.b.name} row set)")
     if not one:
         return (f"  fp16/bf16 rows (general loop): unshifted ({term.a.name} and {term.b.name} share a grid axis, "
                 f"or are packed: no one shift serves every cell)")
-    head = (f"  fp16/bf16 rows (general loop): {term.b.name} and {term.a.name} less a per-coordinate shift "
-            f"before the kernel, where it is not 0 (exact where each coordinate is within a factor 2 of the "
-            f"shift's; a row that rounds is ranked again from its differences), ")
-    if sizes is None:
-        return head + where + "; else unshifted"
-    d = sizes.get(term.k, 0)
-    taken = shifts_16bit(torch.float16, contraction(d)[0] if d else 2, col_norms(rows_per_column_set(term, sizes)), one)
-    return head + ("taken here" if taken else "not here: unshifted") + f" ({where})"
+    d = sizes.get(term.k, 0) if sizes else None
+    if d is not None and (not d or contraction(d)[0] != 0):
+        return "  fp16/bf16 rows (general loop): unshifted (the row is not one tile: d > 256 or a few coordinates)"
+    if shifts_16bit(torch.float16, 0, True):
+        return (f"  fp16/bf16 rows (general loop): {term.b.name} and {term.a.name} less a per-coordinate shift "
+                f"before the kernel, where it is not 0 (HSR_SHIFT16=1; exact where each coordinate is within a "
+                f"factor 2 of the shift's; a row that rounds is ranked again from its differences)")
+    return ("  fp16/bf16 rows (general loop): unshifted, exact near the origin only (HSR_SHIFT16=1 shifts them "
+            "toward their data: exact at any offset, at 1.1 to 1.2x the time)")
 
 
 def rows_per_column_set(term, sizes: dict) -> int:

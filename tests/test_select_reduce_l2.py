@@ -544,18 +544,22 @@ def test_16bit_rows_less_a_shift_pick_a_nearest_centre(monkeypatch, centre_ops, 
     assert torch.allclose(xd.grad.cpu().double()[finite], want[finite], rtol=torch.finfo(dtype).eps)  # (in x's dtype)
 
 
-def test_16bit_rows_far_from_the_origin_are_shifted_where_many_points_meet_the_centres():
-    """The rule and its explain line: the k-means assignment of 2^20 points shifts its 16-bit
-    rows; 1000 points (no column-norm pre-pass) or a grid axis both operands share do not."""
+def test_16bit_rows_are_shifted_where_asked_and_explain_says_so(monkeypatch):
+    """The rule and its explain line: off by default (the device-side choice costs where
+    nothing is shifted), on with HSR_SHIFT16=1 where the row is one tile and one shift
+    serves every cell; a grid axis both operands share keeps rows unshifted."""
     from hsr import dispatch
-    assert dispatch.shifts_16bit(torch.float16, 0, dispatch.col_norms(1 << 20), True)
-    assert not dispatch.shifts_16bit(torch.float16, 0, dispatch.col_norms(1000), True)
-    assert not dispatch.shifts_16bit(torch.float16, 1, True, True)  # d > 256: chunks of the row
-    assert not dispatch.shifts_16bit(torch.float32, 0, True, True)  # fp32 rows shift before the kernel
-    words = hsr.compile(KMEANS).explain({"n": 1 << 20, "k": 1024, "d": 128})
-    assert "fp16/bf16 rows (general loop): C and X less a per-coordinate shift" in words and "taken here" in words
-    assert "not here: unshifted" in hsr.compile(KMEANS).explain({"n": 1000, "k": 1024, "d": 128})
-    assert "unshifted (X and Y share a grid axis" in hsr.compile(NEAREST).explain({"b": 2, "n": 1 << 20, "m": 64,
+    monkeypatch.delenv("HSR_SHIFT16", raising=False)
+    assert not dispatch.shifts_16bit(torch.float16, 0, True)
+    sizes = {"n": 1 << 20, "k": 1024, "d": 128}
+    assert "unshifted, exact near the origin only (HSR_SHIFT16=1" in hsr.compile(KMEANS).explain(sizes)
+    monkeypatch.setenv("HSR_SHIFT16", "1")
+    assert dispatch.shifts_16bit(torch.bfloat16, 0, True)
+    assert not dispatch.shifts_16bit(torch.float16, 1, True)  # d > 256: chunks of the row
+    assert not dispatch.shifts_16bit(torch.float32, 0, True)  # fp32 rows shift before the kernel
+    assert not dispatch.shifts_16bit(torch.float16, 0, False)
+    assert "C and X less a per-coordinate shift" in hsr.compile(KMEANS).explain(sizes)
+    assert "unshifted (X and Y share a grid axis" in hsr.compile(NEAREST).explain({"b": 2, "n": 64, "m": 64,
                                                                                     "d": 16})
 
 

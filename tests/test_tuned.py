@@ -475,8 +475,9 @@ def test_of_keys_equally_near_the_longer_ones_config_is_taken(store, monkeypatch
 
 def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monkeypatch):
     """A call of 256 rows whose nearest key was tuned at 32 rows (a 32-row block) takes
-    that config with its row block grown to GROW_ROWS (64), where the pruner allows it;
-    a stacked call (several row sets a program) and a refused block keep the neighbour's."""
+    that config with its row block grown to GROW_ROWS (64), at the pool's stages for those
+    blocks, where the pruner allows it; a stacked call (several row sets a program) and a
+    refused block keep the neighbour's."""
     monkeypatch.delenv("HSR_AUTOTUNE")
     kernel = _Launches()
     kernel.arg_names = ["X_ptr", "r_bucket", "c_bucket", "g_bucket", "BLOCK_K", "NEED_IDX", "BLOCK_S", "BLOCK_T"]
@@ -486,11 +487,16 @@ def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monke
     pool = [_Config({**CONFIG, "kwargs": {"BLOCK_S": s, "BLOCK_T": t}}) for s, t in ((64, 32), (32, 32), (32, 64))]
     fwd = autotune.Tuned(kernel, ["r_bucket", "c_bucket", "g_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr", pool,
                          lambda configs, named: configs, "sum_max_dot-test", ("BLOCK_S", "BLOCK_T"))
-    small = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 32})
+    # (the neighbour's stages are not the pool's for the grown blocks: the pool's are taken)
+    small = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 32}, num_stages=CONFIG["num_stages"] + 1)
     monkeypatch.setattr(tuned, "shipped", lambda arch: {
         tuned.entry_key(fwd.lowering, (32, 512, 1, 128, False, "torch.float16")): small})
     fwd[(1,)](_Tensor(), 256, 512, 1, BLOCK_K=128, NEED_IDX=False)
     assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_T"]) == (64, 32)
+    assert kernel.calls[-1][1]["num_stages"] == CONFIG["num_stages"]
+    small = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 32})
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 512, 1, 128, False, "torch.float16")): small})
     fwd[(1,)](_Tensor(), 256, 512, 4, BLOCK_K=128, NEED_IDX=False)  # stacked: the neighbour's
     assert kernel.calls[-1][1]["BLOCK_S"] == 32
     fwd.prune = lambda configs, named: [c for c in configs if c.kwargs["BLOCK_S"] == 32]

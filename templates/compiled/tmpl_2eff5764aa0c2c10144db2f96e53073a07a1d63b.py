@@ -130,11 +130,7 @@ def root(context, missing=missing):
         pass
         yield '        elif dispatch.shifts_16bit('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_.dtype, dot_mode, dispatch.col_norms(sizes["'
-        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"] * '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-        yield '), True):\n            # 16-bit rows less a per-coordinate shift (hsr.shift16): '
+        yield '_.dtype, dot_mode, True):\n            # 16-bit rows less a per-coordinate shift (hsr.shift16): '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield "'s exact, with its norms; "
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
@@ -194,4 +190,4 @@ def root(context, missing=missing):
     yield 's_, halves == 3)\n'
 
 blocks = {}
-debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=54&15=63&16=65&17=71&20=77&21=79&23=82&24=100&26=109&27=125&29=129&30=132&31=138&33=142&34=150&36=159&38=163&41=165&43=169&44=175&45=179&47=183&48=189'
+debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=54&15=63&16=65&17=71&20=77&21=79&23=82&24=100&26=109&27=125&29=129&30=132&31=134&33=138&34=146&36=155&38=159&41=161&43=165&44=171&45=175&47=179&48=185'
