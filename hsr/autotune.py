@@ -384,10 +384,12 @@ class Tuned:
         A key of fewer rows sized its block to them: fp32 and fp16 one-query MaxSim of 64
         to 256 query tokens took a 24-token key's 32-row block, 1.4 to 1.9x the tuned time,
         where the tuned block held 64 rows or all of them (seed 29's and seed 30's held-out
-        shapes; bench/NOTES.md, session 42). Replayed on 120 timed rows of three draws it
-        changes those rows and no other; stacked calls are left out (growing the row block
-        while shrinking the stacked one fixed one row there and moved another off its tuned
-        config)."""
+        shapes; bench/NOTES.md, session 42). Where the whole contraction is one tile
+        (DOT_MODE 0) the column block shrinks as the row block grows: fp32 1 x 697 of 64 x 700
+        at d = 48 ran 2.4x its tuned time at 64 x 128, tuned 64 x 64. Replayed on 120 timed
+        rows of three draws it changes those rows and no other; stacked calls are left out
+        (growing the row block while shrinking the stacked one fixed one row there and moved
+        another off its tuned config)."""
         at = {name: i for i, name in enumerate(self.keys)}
         r, g, name = at.get("r_bucket"), at.get("g_bucket"), self.roles.get("BLOCK_R")
         kwargs = config["kwargs"]
@@ -398,6 +400,10 @@ class Tuned:
         if kwargs[name] >= want:
             return config
         blocks = {**kwargs, name: want}
+        dot_mode, cols = at.get("DOT_MODE"), self.roles.get("BLOCK_C")
+        if dot_mode is not None and int(key[dot_mode]) == 0 and cols in kwargs:
+            # the whole contraction held in registers: the tile keeps its rows x columns
+            blocks[cols] = max(16, kwargs[cols] * kwargs[name] // want)
         # the pool's configs of those blocks: the neighbour's warps first, then its stages or the nearest
         same = [cfg for cfg in allowed.values() if cfg.kwargs == blocks]
         if not same:

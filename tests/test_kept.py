@@ -261,16 +261,21 @@ class _FakeKernel:
         return lambda *args, **kwargs: self.compiled
 
 
-def test_a_replay_launches_on_the_bases_of_views_only_a_launch_reads(monkeypatch):
-    """Views at their base's address that only a compiled launch reads are not
-    replayed (the launch takes the base), nor is an op whose result nothing
-    reads; a view at another address, and the result's view, are."""
+def _compiled_launches(monkeypatch):
+    """(log, kernel): launches as on a GPU (compiled, recorded by a replay), into a fake kernel's log."""
     monkeypatch.setattr(hsr.launcher, "interpreting", lambda: False)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
     monkeypatch.setattr(hsr.launcher, "current_stream", lambda device=None: 7)
     log = []
-    kernel = _FakeKernel(log)
+    return log, _FakeKernel(log)
+
+
+def test_a_replay_launches_on_the_bases_of_views_only_a_launch_reads(monkeypatch):
+    """Views at their base's address that only a compiled launch reads are not
+    replayed (the launch takes the base), nor is an op whose result nothing
+    reads; a view at another address, and the result's view, are."""
+    log, kernel = _compiled_launches(monkeypatch)
 
     def path(x, m):
         out = torch.empty(4)
@@ -300,12 +305,7 @@ def test_a_replay_runs_no_step_for_an_op_that_returned_its_argument(monkeypatch)
     """contiguous() of a contiguous tensor and to() of its own dtype return the tensor
     itself (the signature fixes that they will again): no step. A detach() that only
     a compiled launch reads is a view like the others: the launch takes its base."""
-    monkeypatch.setattr(hsr.launcher, "interpreting", lambda: False)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
-    monkeypatch.setattr(hsr.launcher, "current_stream", lambda device=None: 7)
-    log = []
-    kernel = _FakeKernel(log)
+    log, kernel = _compiled_launches(monkeypatch)
 
     def path(x, m):
         rows = x.detach().reshape(-1, 3).contiguous().to(torch.float32)
