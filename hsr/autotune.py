@@ -386,10 +386,10 @@ class Tuned:
         where the tuned block held 64 rows or all of them (seed 29's and seed 30's held-out
         shapes; bench/NOTES.md, session 42). Where the whole contraction is one tile
         (DOT_MODE 0) the column block shrinks as the row block grows: fp32 1 x 697 of 64 x 700
-        at d = 48 ran 2.4x its tuned time at 64 x 128, tuned 64 x 64. Replayed on 120 timed
-        rows of three draws it changes those rows and no other; stacked calls are left out
-        (growing the row block while shrinking the stacked one fixed one row there and moved
-        another off its tuned config)."""
+        at d = 48 ran 2.4x its tuned time at 64 x 128, tuned 64 x 64. Replayed offline on the
+        timed rows of three draws (bench/experiments/predict_offline.py) it changes those
+        rows and no other; stacked calls are left out (growing the row block while shrinking
+        the stacked one fixed one row there and moved another off its tuned config)."""
         at = {name: i for i, name in enumerate(self.keys)}
         r, g, name = at.get("r_bucket"), at.get("g_bucket"), self.roles.get("BLOCK_R")
         kwargs = config["kwargs"]
