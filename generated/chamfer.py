@@ -224,7 +224,7 @@ def cd_fwd(
         if DOT_MODE == 0:
             if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
                 # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
-                # from either address: a load under a branch, or rows changed in registers, ran the loop 3.5x slower
+                # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower
                 shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0
                 a_src = tl.where(shifted, a_row_s, a_row)
             else:  # the rows less an fp32 shift, or the rows themselves
@@ -1750,7 +1750,7 @@ def cd_t1_fwd(
         if DOT_MODE == 0:
             if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
                 # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
-                # from either address: a load under a branch, or rows changed in registers, ran the loop 3.5x slower
+                # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower
                 shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0
                 a_src = tl.where(shifted, a_row_s, a_row)
             else:  # the rows less an fp32 shift, or the rows themselves

@@ -376,7 +376,7 @@ def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool) -> bool:
     pick its rows' address, and at 255 registers one program holds a multiprocessor, so
     that latency is not hidden); at 1000, 0.650 / 0.932 / 2.772 ms with 0% of points on a
     farther centre, against ~99% unshifted. (A less c in registers, or A's tile loaded
-    under a branch, ran 3.5x slower; c and B - c as torch ops cost ~0.1 ms more.)"""
+    under a branch, ran 3.5 to 3.9x slower; c and B - c as torch ops cost ~0.1 ms more.)"""
     if dtype not in (torch.float16, torch.bfloat16) or dot_mode != 0 or not one_centre:
         return False
     return os.environ.get("HSR_SHIFT16") == "1"

@@ -511,7 +511,7 @@ def root(context, missing=missing):
         if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             t_10.extend((
-                'if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row\n        # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load\n        # from either address: a load under a branch, or rows changed in registers, ran the loop 3.5x slower\n        shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_',
+                'if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row\n        # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load\n        # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower\n        shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 ', mask=',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
