@@ -5,7 +5,7 @@
 loop for any number of row sets: k-means (N = 1M)
 against flash-kmeans, stacked Gaussian, min-distance and cosine MaxSim against MaxSim; do_bench
 medians in one process, registers and spills. PROBE_CONFIGS "rows,cols,warps,stages;..." times k-means at fixed configs, PROBE_LEAN_L2 the
-one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means, PROBE_NO_MS=1 the MaxSim-like rows,
+one-query rows at those dispatch.LEAN_L2_BLOCKS; PROBE_NO_KMEANS=1 skips k-means, PROBE_CHECK=1 checks min-distance against float64, PROBE_NO_MS=1 the MaxSim-like rows,
 PROBE_DTYPES="fp16,bf16,fp32-high,fp32-highest" times those k-means dtypes at every shape, PROBE_KM="n,k,f;..."
 and PROBE_MS="queries,documents,Lq,Ld;..." take other shapes. To compare,
 run it again with an earlier package tree first on PYTHONPATH (--tag base --variants default).
@@ -63,7 +63,7 @@ def timed(row, name, call, check=None):
 def kernels_seen():
     out = []
     for obj in gc.get_objects():
-        if isinstance(obj, JITFunction) and obj.__name__.endswith("_fwd"):
+        if isinstance(obj, JITFunction) and obj.__name__.endswith(("_fwd", "_fwd_lean")):
             for caches in getattr(obj, "device_caches", {}).values():
                 for k in caches[0].values():
                     consts = getattr(getattr(k, "src", None), "constants", {}) or {}
@@ -163,6 +163,11 @@ def main():
                         timed(row, "maxsim_masked", lambda: maxsim(Q, D, d_mask=mask))
                 for name, op in ops.items():
                     timed(row, name, lambda op=op: op(Q, D))
+                if os.environ.get("PROBE_CHECK") and not lean:  # min-distance against float64, first 64 documents
+                    got = ops["min_dist"](Q, D[:64]).double()
+                    want = torch.stack([torch.cdist(Q[i].double(), D[:64].double()).square().min(-1).values.sum(-1)
+                                        for i in range(nq)])
+                    row["min_dist_err"] = float((got - want).abs().max() / want.abs().max())
                 print(json.dumps(row), flush=True)
                 rows.append(row)
             dispatch.LEAN_L2_BLOCKS = default_lean
