@@ -307,11 +307,14 @@ def dist_split_rows(src_ptr, shift_ptr, dst_ptr, tol_ptr, big_ptr, n_rows, per_c
     tl.store(dst_ptr + rows.to(tl.int64)[:, None] * SPLIT_K + col, out.to(tl.float16), mask=ok[:, None])
 
 @triton.jit
-def dist_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+def dist_row_norms(x_ptr, out_ptr, n_rows, n_out, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr,
+                     INVERSE: tl.constexpr):
     """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,
     in one launch: the lean forward's column norms (formed in every program's tiles they
     cost more than the loop's dot, bench/NOTES.md, session 19), the general loop's L2
-    column norms (dispatch.col_norms) and the backward's row norms."""
+    column norms (dispatch.col_norms) and the backward's row norms. out holds n_out >= n_rows
+    values: zeros past n_rows. INVERSE: 1 / max(|x|, 1e-12), a cosine's column scale (formed
+    in each tile, its square root and division were most of the lean loop's instructions)."""
     # spec line 7: dist[b, n] = min_m ||X_n - Y_m||^2  where m < ylen
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     acc = tl.zeros([BLOCK], tl.float32)
@@ -320,7 +323,9 @@ def dist_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constex
         x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],
                     mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)
         acc += tl.sum(x * x, axis=1)
-    tl.store(out_ptr + rows, acc, mask=rows < n_rows)
+    if INVERSE:
+        acc = tl.where(rows < n_rows, 1.0 / tl.maximum(tl.sqrt(acc), 1e-12), 0.0)
+    tl.store(out_ptr + rows, acc, mask=rows < n_out)
 
 
 @triton.jit
@@ -2372,12 +2377,15 @@ def _dist_kernel():
                             block_g=None, size_g=None)
 
 
-def _dist_row_norms(rows):
-    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch."""
-    out = torch.empty((rows.shape[0],), dtype=torch.float32, device=rows.device)
-    if rows.shape[0]:
-        launcher.launch(dist_row_norms, (triton.cdiv(rows.shape[0], 64),), rows, out, rows.shape[0],
-                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)))
+def _dist_row_norms(rows, pad=0, inverse=False):
+    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch.
+    pad: zeros after the n norms, so that a loop a tile ahead reads them unmasked (the lean
+    forward); inverse: 1 / max(|row|, 1e-12) instead (a cosine's, once a row, not a tile)."""
+    out = torch.empty((rows.shape[0] + pad,), dtype=torch.float32, device=rows.device)
+    if out.numel():
+        launcher.launch(dist_row_norms, (triton.cdiv(out.numel(), 64),), rows, out, rows.shape[0], out.numel(),
+                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)),
+                        INVERSE=inverse)
     return out
 
 

@@ -157,11 +157,14 @@ def _score_select(x, y):
     return tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL)
 
 @triton.jit
-def score_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+def score_row_norms(x_ptr, out_ptr, n_rows, n_out, size_k, row_stride, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr,
+                     INVERSE: tl.constexpr):
     """Each row's squared norm in fp32, out [n_rows], from x read as [n_rows, size_k] rows,
     in one launch: the lean forward's column norms (formed in every program's tiles they
     cost more than the loop's dot, bench/NOTES.md, session 19), the general loop's L2
-    column norms (dispatch.col_norms) and the backward's row norms."""
+    column norms (dispatch.col_norms) and the backward's row norms. out holds n_out >= n_rows
+    values: zeros past n_rows. INVERSE: 1 / max(|x|, 1e-12), a cosine's column scale (formed
+    in each tile, its square root and division were most of the lean loop's instructions)."""
     # spec line 8: score[i, j] = sum_s max_t cos(Q_s, D_t)
     rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     acc = tl.zeros([BLOCK], tl.float32)
@@ -170,7 +173,9 @@ def score_row_norms(x_ptr, out_ptr, n_rows, size_k, row_stride, BLOCK: tl.conste
         x = tl.load(x_ptr + rows.to(tl.int64)[:, None] * row_stride + offs[None, :],
                     mask=(rows < n_rows)[:, None] & (offs < size_k)[None, :], other=0.0).to(tl.float32)
         acc += tl.sum(x * x, axis=1)
-    tl.store(out_ptr + rows, acc, mask=rows < n_rows)
+    if INVERSE:
+        acc = tl.where(rows < n_rows, 1.0 / tl.maximum(tl.sqrt(acc), 1e-12), 0.0)
+    tl.store(out_ptr + rows, acc, mask=rows < n_out)
 
 
 @triton.jit
@@ -1654,7 +1659,10 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, bsq, CO
         dot = tl.dot(a, tl.trans(b))
     if not COL_NORMS:  # few programs read each tile (dispatch.col_norms): its norms formed here
         bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-    dot = dot * (1.0 / tl.maximum(tl.sqrt(bsq), 1e-12))[None, :]  # the key, dot * ib
+    if COL_NORMS:  # the key, dot * ib: the pre-pass's 1 / |b|
+        dot = dot * bsq[None, :]
+    else:
+        dot = dot * (1.0 / tl.maximum(tl.sqrt(bsq), 1e-12))[None, :]
     if PARTIAL:
         dot = tl.where((t0 + offs_t < size_t)[None, :], dot, float("-inf"))
     return dot
@@ -1764,15 +1772,15 @@ def score_fwd_lean(
             idx2 = tl.zeros([BLOCK_S, BLOCK_T], tl.int32)
         offs_t = tl.arange(0, BLOCK_T)
         if COL_NORMS:  # the columns' norms from the pre-pass, else from each tile (dispatch.col_norms)
-            bsq_next = tl.load(bsq_ptr + b_row0 + t_lo + offs_t, mask=t_lo + offs_t < t_hi, other=0.0)
+            bsq_next = tl.load(bsq_ptr + b_row0 + t_lo + offs_t)  # (padded: unmasked)
         else:
             bsq_next = tl.zeros([BLOCK_T], tl.float32)
         t_full = t_lo + ((t_hi - t_lo) // BLOCK_T) * BLOCK_T
         for t0 in range(t_lo, t_full, BLOCK_T):
             offs_t = t0 + tl.arange(0, BLOCK_T)
             bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-            if COL_NORMS:
-                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+            if COL_NORMS:  # (unmasked: the pre-pass pads them by two tiles; a column past the row's end is never kept)
+                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T)
 
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
@@ -1784,8 +1792,8 @@ def score_fwd_lean(
             t0 = t_full
             offs_t = t0 + tl.arange(0, BLOCK_T)
             bsq = bsq_next  # this tile's column norms (score_row_norms); the next tile's load during its dot
-            if COL_NORMS:
-                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T, mask=offs_t + BLOCK_T < t_end, other=0.0)
+            if COL_NORMS:  # (unmasked: the pre-pass pads them by two tiles; a column past the row's end is never kept)
+                bsq_next = tl.load(bsq_ptr + b_row0 + offs_t + BLOCK_T)
 
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, bsq, COL_NORMS,
                                 BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
@@ -2172,12 +2180,15 @@ def _score_kernel():
                             split="SPLIT_S")
 
 
-def _score_row_norms(rows):
-    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch."""
-    out = torch.empty((rows.shape[0],), dtype=torch.float32, device=rows.device)
-    if rows.shape[0]:
-        launcher.launch(score_row_norms, (triton.cdiv(rows.shape[0], 64),), rows, out, rows.shape[0],
-                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)))
+def _score_row_norms(rows, pad=0, inverse=False):
+    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch.
+    pad: zeros after the n norms, so that a loop a tile ahead reads them unmasked (the lean
+    forward); inverse: 1 / max(|row|, 1e-12) instead (a cosine's, once a row, not a tile)."""
+    out = torch.empty((rows.shape[0] + pad,), dtype=torch.float32, device=rows.device)
+    if out.numel():
+        launcher.launch(score_row_norms, (triton.cdiv(out.numel(), 64),), rows, out, rows.shape[0], out.numel(),
+                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)),
+                        INVERSE=inverse)
     return out
 
 
@@ -2215,7 +2226,8 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     # D's squared row norms, once, where many programs read each of its row sets; else each
     # program forms them from its tiles (dispatch.col_norms)
     col_norms = dispatch.col_norms(sizes["s"] * sizes["i"], lean=True)
-    bsq = _score_row_norms(b_rows) if col_norms else out
+    # (padded by two column tiles: the loop reads the next tile's unmasked; a cosine's as 1 / |b|)
+    bsq = _score_row_norms(b_rows, pad=2 * block_c, inverse=True) if col_norms else out
     # a flag under the interpreter (fold 2); on a GPU a device assert (fold 1: debug on, no overflow checks)
     ok = torch.ones(1, dtype=torch.bool, device=out.device) if fold == 2 else target
     debug = dict(debug=True, sanitize_overflow=False) if fold == 1 else {}

@@ -129,9 +129,9 @@ def root(context, missing=missing):
         pass
         yield 'def _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_row_norms(rows):\n    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch."""\n    out = torch.empty((rows.shape[0],), dtype=torch.float32, device=rows.device)\n    if rows.shape[0]:\n        launcher.launch('
+        yield '_row_norms(rows, pad=0, inverse=False):\n    """Squared norms of rows [n, k] (row-strided, contiguous along k), in fp32: one launch.\n    pad: zeros after the n norms, so that a loop a tile ahead reads them unmasked (the lean\n    forward); inverse: 1 / max(|row|, 1e-12) instead (a cosine\'s, once a row, not a tile)."""\n    out = torch.empty((rows.shape[0] + pad,), dtype=torch.float32, device=rows.device)\n    if out.numel():\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-        yield '_row_norms, (triton.cdiv(rows.shape[0], 64),), rows, out, rows.shape[0],\n                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)))\n    return out\n\n\n'
+        yield '_row_norms, (triton.cdiv(out.numel(), 64),), rows, out, rows.shape[0], out.numel(),\n                        rows.shape[1], rows.stride(0), BLOCK=64, BLOCK_K=min(128, runtime.next_pow2(rows.shape[1], 16)),\n                        INVERSE=inverse)\n    return out\n\n\n'
     yield 'def _'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_aux(t, need, launch=True):\n    """Squared row norms the backward needs, once per row, in fp32 (the forward\n    forms them from its tiles): one launch where the contraction axis is the last\n    and contiguous (else torch ops, as for the custom op\'s fake, launch=False);\n    placeholders where no backward will run."""\n    aux = []\n'
@@ -187,11 +187,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 61 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold=0' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 64 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """The lean forward into out (and idx, unless None)'
         yield str((', masks as given' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks') else ''))
         yield ' (dispatch.lean_blocks)'
-        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 62 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((";\n    fold: the offsets' check in the kernel (dispatch.offsets_check_fold)" if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 65 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n    block_r, block_c, warps, stages, load, a_rows, b_rows = blocks\n    n_chunks = triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)\n    target = out if n_chunks == 1 else torch.empty(('
@@ -208,9 +208,11 @@ def root(context, missing=missing):
             yield str((undefined(name='R') if l_0_R is missing else l_0_R))
             yield '"] * '
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-            yield ', lean=True)\n    bsq = _'
+            yield ", lean=True)\n    # (padded by two column tiles: the loop reads the next tile's unmasked; a cosine's as 1 / |b|)\n    bsq = _"
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-            yield '_row_norms(b_rows) if col_norms else out\n'
+            yield '_row_norms(b_rows, pad=2 * block_c, inverse='
+            yield str(('True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') else 'False'))
+            yield ') if col_norms else out\n'
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold'):
             pass
             yield '    # a flag under the interpreter (fold 2); on a GPU a device assert (fold 1: debug on, no overflow checks)\n    ok = torch.ones(1, dtype=torch.bool, device=out.device) if fold == 2 else target\n    debug = dict(debug=True, sanitize_overflow=False) if fold == 1 else {}\n'
@@ -225,7 +227,7 @@ def root(context, missing=missing):
         yield ' * sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], parts), dtype=torch.float32, device=out.device)\n        part_idx = torch.empty_like(part_val, dtype=torch.int32)\n    args = (\n        a_rows, b_rows, a_desc, b_desc,'
-        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 94 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 98 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' target, idx if idx is not None else target,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -294,7 +296,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 101 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '),'
         l_1_s = missing
         yield '\n    )\n    meta = dict(\n'
@@ -341,7 +343,7 @@ def root(context, missing=missing):
             pass
             yield ' CHECK_OFFSETS=fold,'
         yield '\n        num_warps=warps, num_stages=stages'
-        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 111 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 115 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n    if parts > 1:\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)\n    launcher.launch('
@@ -374,7 +376,7 @@ def root(context, missing=missing):
     yield '_forward_as_written(t, sizes, need_idx, launch, ties)\n    inputs = tuple(t[name] for name in NAMES)\n    return kept.call(_'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_KEPT_FORWARD, kept.signature(inputs, need_idx, ties'
-    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 138 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 142 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '), inputs,\n                     _'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward_as_written, t, sizes, need_idx, True, ties)\n\n\ndef _'
@@ -508,7 +510,7 @@ def root(context, missing=missing):
         pass
         yield '    blocks = None\n    if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
-        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 210 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 214 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ':\n        blocks = dispatch.lean_blocks('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -521,7 +523,7 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
-        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 211 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 215 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -551,7 +553,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 226 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 230 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -563,7 +565,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 229 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -591,8 +593,8 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 243 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 243 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
@@ -627,12 +629,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 262 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 266 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 262 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 266 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -664,7 +666,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 273 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 277 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -675,7 +677,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 276 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 280 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -691,7 +693,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], dispatch.multiprocessors(device),\n                                              tuned=kernel is not None'
-        yield str((', excluded=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 285 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', excluded=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 289 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
     if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')):
@@ -699,9 +701,9 @@ def root(context, missing=missing):
         yield "    # the selected pair's index where the output has none: "
         yield str(t_1(context.eval_ctx, ((["the key ranks the pairs; the selected pair's value needs it"] if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else []) + (['a part that selected nothing is known by it'] if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else [])), '; '))
         yield '\n    need_sel = need_idx'
-        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 292 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 292 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 292 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"]), dtype=runtime.index_dtype(sizes["'
@@ -775,9 +777,9 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else ('out_arg' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else 'out')))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 315 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 315 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 315 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -846,7 +848,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 324 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 328 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -872,7 +874,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 334 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 338 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -937,7 +939,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 351 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 355 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -960,13 +962,13 @@ def root(context, missing=missing):
         yield '\n    def grid(meta):  # one program per cell and block of '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ', on a flat grid'
-        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 361 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 365 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n        return (n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"]),'
-        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 362 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 366 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     else:
         pass
@@ -1032,7 +1034,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 408 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 412 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1047,14 +1049,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 416 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 420 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 421 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 425 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1122,7 +1124,7 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 447 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 451 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
@@ -1196,7 +1198,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 474 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1233,7 +1235,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 481 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 485 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1256,7 +1258,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 490 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 494 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1306,11 +1308,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 498 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 502 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 499 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 503 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
@@ -1553,7 +1555,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 602 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 606 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1625,4 +1627,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&27=133&33=136&39=138&40=142&41=144&42=147&44=149&46=156&48=158&50=160&52=162&58=166&59=172&60=178&61=181&62=192&65=196&66=198&67=200&71=203&72=206&74=208&75=212&77=214&84=218&85=220&87=222&91=224&94=228&96=265&97=271&101=301&102=305&104=310&105=318&107=324&108=330&109=334&111=344&113=346&114=348&115=350&117=353&119=355&121=358&129=365&132=369&133=371&136=373&138=375&139=379&142=381&147=383&150=386&153=389&154=392&156=395&157=403&158=405&161=409&162=411&164=414&166=421&168=425&170=428&172=435&174=439&176=442&181=448&182=451&186=459&188=461&192=465&197=469&198=473&200=480&201=484&202=488&203=491&205=500&208=507&210=510&211=513&213=526&215=529&219=533&221=536&223=539&224=541&225=543&226=545&229=557&230=568&232=571&236=575&237=579&239=582&243=592&245=597&247=600&249=602&251=605&253=611&255=613&256=615&257=622&259=626&262=629&263=639&265=643&266=649&267=651&268=653&270=656&271=658&272=661&273=663&274=669&275=672&276=674&278=680&279=683&282=685&283=688&284=690&285=694&290=697&291=700&292=702&294=706&295=710&296=713&298=715&299=718&302=720&303=723&305=725&308=728&309=731&313=734&315=776&316=782&317=784&318=787&321=825&324=849&325=851&327=861&328=864&331=867&332=870&334=872&337=878&338=882&340=888&341=892&343=894&345=907&347=921&350=935&351=938&353=942&354=946&356=949&358=954&359=958&361=961&362=965&364=974&366=976&368=979&374=989&375=993&376=997&377=1000&380=1005&383=1007&386=1010&393=1013&395=1016&397=1018&399=1021&402=1026&405=1029&408=1033&409=1037&410=1039&411=1041&414=1046&416=1048&417=1052&421=1055&422=1059&423=1061&424=1063&425=1069&426=1072&428=1075&431=1078&432=1081&434=1084&436=1092&438=1094&439=1097&443=1100&444=1102&446=1105&447=1115&448=1127&449=1129&453=1134&455=1138&456=1146&457=1148&459=1153&462=1161&463=1165&466=1175&473=1182&474=1192&475=1203&476=1217&477=1221&481=1232&482=1238&483=1241&485=1246&487=1248&488=1250&490=1253&491=1261&493=1285&494=1287&495=1291&496=1298&498=1305&499=1311&501=1315&502=1318&504=1321&506=1323&510=1325&511=1329&514=1333&523=1335&532=1339&536=1343&540=1345&546=1349&547=1353&548=1355&550=1377&551=1379&552=1383&553=1385&557=1389&558=1392&561=1401&563=1404&564=1410&565=1414&567=1436&568=1438&569=1442&570=1444&571=1450&572=1452&573=1454&576=1458&577=1461&580=1478&581=1486&583=1500&584=1503&585=1507&587=1509&588=1513&589=1519&590=1525&591=1529&592=1532&593=1534&594=1542&600=1548&602=1550&603=1558&606=1562&607=1564&608=1566&609=1572&612=1576&616=1578&617=1580&630=1582&639=1585&643=1587&644=1590&649=1596&651=1599&653=1604&655=1606&657=1609&659=1612&662=1614&663=1620'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=896&349=909&351=923&354=937&355=940&357=944&358=948&360=951&362=956&363=960&365=963&366=967&368=976&370=978&372=981&378=991&379=995&380=999&381=1002&384=1007&387=1009&390=1012&397=1015&399=1018&401=1020&403=1023&406=1028&409=1031&412=1035&413=1039&414=1041&415=1043&418=1048&420=1050&421=1054&425=1057&426=1061&427=1063&428=1065&429=1071&430=1074&432=1077&435=1080&436=1083&438=1086&440=1094&442=1096&443=1099&447=1102&448=1104&450=1107&451=1117&452=1129&453=1131&457=1136&459=1140&460=1148&461=1150&463=1155&466=1163&467=1167&470=1177&477=1184&478=1194&479=1205&480=1219&481=1223&485=1234&486=1240&487=1243&489=1248&491=1250&492=1252&494=1255&495=1263&497=1287&498=1289&499=1293&500=1300&502=1307&503=1313&505=1317&506=1320&508=1323&510=1325&514=1327&515=1331&518=1335&527=1337&536=1341&540=1345&544=1347&550=1351&551=1355&552=1357&554=1379&555=1381&556=1385&557=1387&561=1391&562=1394&565=1403&567=1406&568=1412&569=1416&571=1438&572=1440&573=1444&574=1446&575=1452&576=1454&577=1456&580=1460&581=1463&584=1480&585=1488&587=1502&588=1505&589=1509&591=1511&592=1515&593=1521&594=1527&595=1531&596=1534&597=1536&598=1544&604=1550&606=1552&607=1560&610=1564&611=1566&612=1568&613=1574&616=1578&620=1580&621=1582&634=1584&643=1587&647=1589&648=1592&653=1598&655=1601&657=1606&659=1608&661=1611&663=1614&666=1616&667=1622'

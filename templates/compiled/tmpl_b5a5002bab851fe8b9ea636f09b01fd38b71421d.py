@@ -234,17 +234,11 @@ def root(context, missing=missing):
             t_11.extend((
                 "bsq = bsq_next  # this tile's column norms (",
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
-                "_row_norms); the next tile's load during its dot\nif COL_NORMS:\n    bsq_next = tl.load(bsq_ptr + b_row0 + offs_",
+                "_row_norms); the next tile's load during its dot\nif COL_NORMS:  # (unmasked: the pre-pass pads them by two tiles; a column past the row's end is never kept)\n    bsq_next = tl.load(bsq_ptr + b_row0 + offs_",
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 ' + BLOCK_',
                 str(t_5((undefined(name='C') if l_1_C is missing else l_1_C))),
-                ', mask=offs_',
-                str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                ' + BLOCK_',
-                str(t_5((undefined(name='C') if l_1_C is missing else l_1_C))),
-                ' < ',
-                str((undefined(name='C_END') if l_1_C_END is missing else l_1_C_END)),
-                ', other=0.0)\n',
+                ')\n',
             ))
         t_11.extend((
             str(context.call((undefined(name='lean_col_loads') if l_0_lean_col_loads is missing else l_0_lean_col_loads), 'ahead')),
@@ -519,7 +513,7 @@ def root(context, missing=missing):
             yield '    if not COL_NORMS:  # few programs read each tile (dispatch.col_norms): its norms formed here\n        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos'):
             pass
-            yield '    dot = dot * (1.0 / tl.maximum(tl.sqrt(bsq), 1e-12))[None, :]  # the key, dot * ib\n'
+            yield "    if COL_NORMS:  # the key, dot * ib: the pre-pass's 1 / |b|\n        dot = dot * bsq[None, :]\n    else:\n        dot = dot * (1.0 / tl.maximum(tl.sqrt(bsq), 1e-12))[None, :]\n"
         elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
             yield "    # the ranking key, |b|^2 - 2<a, b> (|a|^2 is the row's own): one FMA a pair; the selected\n    # pair's value then comes from its differences\n    dot = bsq[None, :] - 2.0 * dot\n"
@@ -538,7 +532,7 @@ def root(context, missing=missing):
         yield '_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr, a_desc, b_desc,'
-        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 167 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 170 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield ' out_ptr, idx_ptr,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -623,7 +617,7 @@ def root(context, missing=missing):
         yield ': tl.constexpr,\n    SIZE_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,'
-        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 181 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 184 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
             pass
             yield ' FINAL: tl.constexpr,'
@@ -864,7 +858,7 @@ def root(context, missing=missing):
         yield '], float("'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
         yield '"), tl.float32)\n        if NEED_IDX:'
-        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 276 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 279 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n            idx2 = tl.zeros([BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
@@ -911,13 +905,7 @@ def root(context, missing=missing):
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
             yield '_lo + offs_'
             yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-            yield ', mask='
-            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-            yield '_lo + offs_'
-            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-            yield ' < '
-            yield str((undefined(name='C') if l_0_C is missing else l_0_C))
-            yield '_hi, other=0.0)\n        else:\n            bsq_next = tl.zeros([BLOCK_'
+            yield ')  # (padded: unmasked)\n        else:\n            bsq_next = tl.zeros([BLOCK_'
             yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
             yield '], tl.float32)\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides'):
@@ -1189,4 +1177,4 @@ def root(context, missing=missing):
             yield '        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)\n'
 
 blocks = {}
-debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=250&57=252&58=264&59=273&60=277&61=281&62=288&63=297&64=299&66=309&67=313&71=320&72=324&74=332&76=339&80=342&81=348&82=350&84=352&85=354&86=356&90=364&91=369&93=372&94=376&95=378&96=380&98=384&99=388&101=390&105=392&107=398&108=404&110=407&111=413&115=418&116=420&117=423&125=426&126=438&128=444&129=450&130=454&131=458&132=462&133=466&135=470&136=472&137=476&138=486&140=496&144=506&145=508&146=511&147=515&149=517&153=520&155=523&161=527&166=535&167=537&169=574&171=592&172=596&174=599&175=603&177=606&178=614&180=618&181=624&185=634&186=640&187=642&188=644&189=646&193=658&194=660&195=662&197=664&202=668&203=672&205=676&210=678&211=682&213=686&214=690&215=693&216=697&218=701&219=704&220=708&222=713&223=717&224=719&226=723&227=727&228=741&229=745&230=749&231=753&232=759&235=767&239=769&240=772&242=776&243=779&248=785&249=791&250=795&251=801&252=805&253=813&255=817&259=819&260=829&263=835&264=838&268=841&270=843&271=845&272=849&273=851&274=853&275=861&276=867&277=869&278=873&279=876&280=880&281=886&282=894&284=902&286=904&287=907&289=911&291=921&293=923&294=926&295=932&297=935&298=947&299=955&300=957&301=961&302=965&303=967&304=969&305=972&306=974&307=976&309=980&310=982&311=985&312=987&314=996&318=999&319=1003&322=1006&323=1010&324=1018&325=1024&327=1027&331=1034&332=1036&333=1048&334=1054&335=1057&337=1060&340=1065&341=1067&342=1071&344=1073&346=1075&349=1077&350=1080&351=1082&352=1084&353=1086&356=1089&357=1093&358=1097&359=1100&360=1102&361=1108&362=1111&364=1113&365=1119&367=1123&369=1129&370=1132&373=1139&374=1143&375=1147&378=1151&379=1153&380=1155&381=1158&382=1160&383=1164&384=1166&385=1172&387=1176&388=1178&392=1180&396=1185&399=1187'
+debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=244&57=246&58=258&59=267&60=271&61=275&62=282&63=291&64=293&66=303&67=307&71=314&72=318&74=326&76=333&80=336&81=342&82=344&84=346&85=348&86=350&90=358&91=363&93=366&94=370&95=372&96=374&98=378&99=382&101=384&105=386&107=392&108=398&110=401&111=407&115=412&116=414&117=417&125=420&126=432&128=438&129=444&130=448&131=452&132=456&133=460&135=464&136=466&137=470&138=480&140=490&144=500&145=502&146=505&147=509&149=511&153=514&158=517&164=521&169=529&170=531&172=568&174=586&175=590&177=593&178=597&180=600&181=608&183=612&184=618&188=628&189=634&190=636&191=638&192=640&196=652&197=654&198=656&200=658&205=662&206=666&208=670&213=672&214=676&216=680&217=684&218=687&219=691&221=695&222=698&223=702&225=707&226=711&227=713&229=717&230=721&231=735&232=739&233=743&234=747&235=753&238=761&242=763&243=766&245=770&246=773&251=779&252=785&253=789&254=795&255=799&256=807&258=811&262=813&263=823&266=829&267=832&271=835&273=837&274=839&275=843&276=845&277=847&278=855&279=861&280=863&281=867&282=870&283=874&284=880&285=888&287=896&289=898&290=901&292=905&294=909&296=911&297=914&298=920&300=923&301=935&302=943&303=945&304=949&305=953&306=955&307=957&308=960&309=962&310=964&312=968&313=970&314=973&315=975&317=984&321=987&322=991&325=994&326=998&327=1006&328=1012&330=1015&334=1022&335=1024&336=1036&337=1042&338=1045&340=1048&343=1053&344=1055&345=1059&347=1061&349=1063&352=1065&353=1068&354=1070&355=1072&356=1074&359=1077&360=1081&361=1085&362=1088&363=1090&364=1096&365=1099&367=1101&368=1107&370=1111&372=1117&373=1120&376=1127&377=1131&378=1135&381=1139&382=1141&383=1143&384=1146&385=1148&386=1152&387=1154&388=1160&390=1164&391=1166&395=1168&399=1173&402=1175'
