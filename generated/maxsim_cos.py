@@ -2329,6 +2329,8 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()), PERSIST=persist,
         PRECISION=precision,
         DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
+        # (with no index: registers capped so that two programs share a multiprocessor)
+        **dispatch.register_cap("cos", need_idx, dispatch.where(Q_.device)),
     )
     other_cells = n_cells // sizes["i"] * n_chunks
 

@@ -422,6 +422,33 @@ def col_norms_words(term, sizes: dict | None, lean: bool = False) -> str:
                     f"formed from each tile ({rows} rows meet each {term.b.name} row set, fewer than {least})")
 
 
+# The general forward of a cosine key with no index a slot (inference) caps its registers at REG_CAP, so that
+# two 8-warp programs share a multiprocessor: Triton allocated 136 a thread there (one program), and 126 with
+# no spill when capped. H200, stacked cosine MaxSim (bench/results/h200-register-cap-2026-11-28/): 8 x 1000 of
+# 32 x 300 0.129 -> 0.095 ms; 32 x 1000 (4 warps, 176 -> 128 registers, no spill) 0.640 -> 0.646, level. An L2
+# key (its index slots, 255 a thread) spilled 188 at the cap and ran 11% slower; the k-means assignment at 168
+# spilled 70 and ran 2x slower: left uncapped. HSR_REG_CAP=1/0 forces a cosine key's cap on or off.
+REG_CAP = 128
+
+
+def register_cap(pair: str, need_idx: bool, machine: str) -> dict:
+    """The general forward's launch options on the registers: {"maxnreg": REG_CAP} for a
+    cosine key that carries no index, on sm90 (measured there only); else none."""
+    override = os.environ.get("HSR_REG_CAP")
+    on = pair == "cos" and (override == "1" if override else not need_idx)
+    if not on or not machine.startswith("cuda") or int(machine[4:]) < 9:
+        return {}
+    return {"maxnreg": REG_CAP}
+
+
+def register_cap_words(machine: str) -> str:
+    """explain()'s line on a cosine key's register cap in the general forward (register_cap)."""
+    if not machine.startswith("cuda") or int(machine[4:]) < 9:
+        return "  registers (general loop): Triton's allocation (the cosine's cap is measured on sm90 only)"
+    return (f"  registers (general loop): capped at {REG_CAP} a thread where no index is asked (inference), "
+            f"so that two 8-warp programs share a multiprocessor; Triton's allocation where one is")
+
+
 def row_slot_words(l2: bool, ranked_fp32: bool = False) -> str:
     """explain()'s line on the general loop's running selection (row_slot); ranked_fp32:
     fp32 rows of a dot key ranked on the tensor cores (exact_at_selection)."""
@@ -1358,6 +1385,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(f"  forward kernel: {general}" + "".join(f"; {m}" for m in more))
             if term.pair != "l1":
                 lines.append(row_slot_words(term.pair in ("sqdist", "dist")))
+            if term.pair == "cos":
+                lines.append(register_cap_words("cuda9"))
             lines.append(one_loop_words(term, None, tma_masked(term, f)))
             if term.pair in ("sqdist", "dist"):
                 lines.append(col_norms_words(term, None))
@@ -1395,6 +1424,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             ranked_fp32 = dtype == "float32" and not l2 and ranks_only(term) and exact_at_selection(
                 torch.float32, precision(torch.float32, True, place), contraction(d)[0] if d else 0)
             lines.append(row_slot_words(l2, ranked_fp32))
+            if term.pair == "cos":
+                lines.append(register_cap_words(machine))
             if l2:
                 lines.append(col_norms_words(term, sizes))
                 if dtype in ("float16", "bfloat16", None):

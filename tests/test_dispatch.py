@@ -247,6 +247,39 @@ def test_the_general_loop_keeps_one_slot_per_row_where_no_index_is_carried(monke
     assert "index is always carried" in hsr.compile(NEAREST).explain(dict(b=2, n=6, m=7, d=16), torch.float16)
 
 
+def test_a_cosine_key_without_an_index_caps_its_registers_on_sm90(monkeypatch):
+    """dispatch.register_cap: the general forward of a cosine key launches with maxnreg = REG_CAP
+    where it carries no index (two 8-warp programs a multiprocessor), and uncapped where it
+    does; on sm90 only. The call passes the rule's options (here as on an sm90: the
+    interpreter takes none), and explain() says so."""
+    caps = []
+    plain, rule = launcher.launch, dispatch.register_cap
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
+            caps.append(kwargs.pop("maxnreg", None))
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    monkeypatch.setattr(dispatch, "register_cap", lambda pair, need_idx, machine: rule(pair, need_idx, "cuda9"))
+    monkeypatch.delenv("HSR_REG_CAP", raising=False)
+    sizes = dict(i=2, j=3, s=8, t=5, d=16)
+    op = hsr.compile(COSINE_COLUMN_TERM)
+    Q, D, c = _inputs(op, sizes, torch.float16, "cpu")
+    with torch.no_grad():
+        op(Q, D, c)
+    op(Q.requires_grad_(True), D, c)
+    assert caps == [dispatch.REG_CAP, None]
+    cap = {"maxnreg": dispatch.REG_CAP}
+    assert rule("cos", False, "cuda9") == cap
+    assert rule("cos", True, "cuda9") == rule("dot", False, "cuda9") == rule("cos", False, "cuda8") == {}
+    assert rule("cos", False, "interpreter") == {}
+    monkeypatch.setenv("HSR_REG_CAP", "0")
+    assert rule("cos", False, "cuda9") == {}
+    monkeypatch.setenv("HSR_REG_CAP", "1")
+    assert rule("cos", True, "cuda9") == cap and rule("sqdist", True, "cuda9") == {}
+    assert f"capped at {dispatch.REG_CAP} a thread" in op.explain(sizes, torch.float16)
+
+
 def test_an_l2_key_reads_its_column_norms_from_a_pre_pass_where_many_rows_meet_them(monkeypatch):
     """dispatch.col_norms: where at least COL_NORMS_ROWS rows meet each column set (the
     rows and the grid axes the columns' operand lacks), the general loop's L2 key reads the

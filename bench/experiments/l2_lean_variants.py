@@ -7,6 +7,7 @@
   pack   no index per pair: the tile's number in the key's low bits (keys lifted to be positive,
          |a|^2 max of the program's rows added to the column norms), the slot's column after the loop
   pack_selA  both
+  nreg   HSR_MAXNREG caps the named kernels' registers (occupancy probe)
 
     python3 bench/experiments/l2_lean_variants.py [--out .base/variants] [NAME ...]
 
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LEAN = "templates/select_reduce/lean.py.jinja"
 TILE = "templates/select_reduce/tile.py.jinja"
 EMIT = "hsr/emit.py"
+LAUNCHER = "hsr/launcher.py"
 
 
 def sub(text: str, old: str, new: str, what: str) -> str:
@@ -97,8 +99,20 @@ def pack(files):
     files[LEAN] = t
 
 
+def nreg(files):
+    """HSR_MAXNREG caps the registers of the kernels named in HSR_MAXNREG_KERNELS (default score_fwd),
+    so that two 8-warp programs fit a multiprocessor (a probe of occupancy, not a rule)."""
+    t = files[LAUNCHER]
+    t = sub(t, "    if _warming is not None:  # (warm_triton's Triton state is ready before a launch reads it)\n",
+            "    import os\n"
+            "    if os.environ.get(\"HSR_MAXNREG\") and kernel.__name__ in os.environ.get(\"HSR_MAXNREG_KERNELS\", \"score_fwd\").split(\",\"):\n"
+            "        kwargs = {**kwargs, \"maxnreg\": int(os.environ[\"HSR_MAXNREG\"])}\n"
+            "    if _warming is not None:  # (warm_triton's Triton state is ready before a launch reads it)\n", "launcher")
+    files[LAUNCHER] = t
+
+
 VARIANTS = {"base": [], "sel64": [sel64], "selA": [selA], "pack": [pack], "pack_selA": [pack, selA],
-            "pack_sel64": [pack, sel64]}
+            "pack_sel64": [pack, sel64], "nreg": [nreg]}
 
 
 def main():
@@ -107,7 +121,7 @@ def main():
     p.add_argument("names", nargs="*", default=list(VARIANTS))
     args = p.parse_args()
     for name in args.names:
-        files = {f: (ROOT / f).read_text() for f in (LEAN, TILE, EMIT)}
+        files = {f: (ROOT / f).read_text() for f in (LEAN, TILE, EMIT, LAUNCHER)}
         for change in VARIANTS[name]:
             change(files)
         dest = Path(args.out) / name / "hsr"

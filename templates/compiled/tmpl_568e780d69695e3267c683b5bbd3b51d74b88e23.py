@@ -933,13 +933,23 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
         yield ' TMA=tma is not None,'
-    yield '\n    )\n'
+    yield '\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') == 'cos'):
+        pass
+        yield '        # (with no index: registers capped so that two programs share a multiprocessor)\n        **dispatch.register_cap("'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair'))
+        yield '", '
+        yield str(('need_sel' if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')) else 'need_idx'))
+        yield ', dispatch.where('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.device)),\n'
+    yield '    )\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
         pass
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 355 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 359 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -962,13 +972,13 @@ def root(context, missing=missing):
         yield '\n    def grid(meta):  # one program per cell and block of '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ', on a flat grid'
-        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 365 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 369 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n        return (n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"]),'
-        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 366 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 370 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     else:
         pass
@@ -1034,7 +1044,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 412 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 416 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1049,14 +1059,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 420 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 424 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 425 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 429 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1124,7 +1134,7 @@ def root(context, missing=missing):
             yield '_.dtype, device='
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 451 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 455 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
@@ -1198,7 +1208,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 482 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1235,7 +1245,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 485 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1258,7 +1268,7 @@ def root(context, missing=missing):
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 494 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 498 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -1308,11 +1318,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 502 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 506 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 503 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 507 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
             pass
@@ -1555,7 +1565,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 606 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 610 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1627,4 +1637,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=896&349=909&351=923&354=937&355=940&357=944&358=948&360=951&362=956&363=960&365=963&366=967&368=976&370=978&372=981&378=991&379=995&380=999&381=1002&384=1007&387=1009&390=1012&397=1015&399=1018&401=1020&403=1023&406=1028&409=1031&412=1035&413=1039&414=1041&415=1043&418=1048&420=1050&421=1054&425=1057&426=1061&427=1063&428=1065&429=1071&430=1074&432=1077&435=1080&436=1083&438=1086&440=1094&442=1096&443=1099&447=1102&448=1104&450=1107&451=1117&452=1129&453=1131&457=1136&459=1140&460=1148&461=1150&463=1155&466=1163&467=1167&470=1177&477=1184&478=1194&479=1205&480=1219&481=1223&485=1234&486=1240&487=1243&489=1248&491=1250&492=1252&494=1255&495=1263&497=1287&498=1289&499=1293&500=1300&502=1307&503=1313&505=1317&506=1320&508=1323&510=1325&514=1327&515=1331&518=1335&527=1337&536=1341&540=1345&544=1347&550=1351&551=1355&552=1357&554=1379&555=1381&556=1385&557=1387&561=1391&562=1394&565=1403&567=1406&568=1412&569=1416&571=1438&572=1440&573=1444&574=1446&575=1452&576=1454&577=1456&580=1460&581=1463&584=1480&585=1488&587=1502&588=1505&589=1509&591=1511&592=1515&593=1521&594=1527&595=1531&596=1534&597=1536&598=1544&604=1550&606=1552&607=1560&610=1564&611=1566&612=1568&613=1574&616=1578&620=1580&621=1582&634=1584&643=1587&647=1589&648=1592&653=1598&655=1601&657=1606&659=1608&661=1611&663=1614&666=1616&667=1622'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=896&349=909&351=923&353=937&355=940&358=947&359=950&361=954&362=958&364=961&366=966&367=970&369=973&370=977&372=986&374=988&376=991&382=1001&383=1005&384=1009&385=1012&388=1017&391=1019&394=1022&401=1025&403=1028&405=1030&407=1033&410=1038&413=1041&416=1045&417=1049&418=1051&419=1053&422=1058&424=1060&425=1064&429=1067&430=1071&431=1073&432=1075&433=1081&434=1084&436=1087&439=1090&440=1093&442=1096&444=1104&446=1106&447=1109&451=1112&452=1114&454=1117&455=1127&456=1139&457=1141&461=1146&463=1150&464=1158&465=1160&467=1165&470=1173&471=1177&474=1187&481=1194&482=1204&483=1215&484=1229&485=1233&489=1244&490=1250&491=1253&493=1258&495=1260&496=1262&498=1265&499=1273&501=1297&502=1299&503=1303&504=1310&506=1317&507=1323&509=1327&510=1330&512=1333&514=1335&518=1337&519=1341&522=1345&531=1347&540=1351&544=1355&548=1357&554=1361&555=1365&556=1367&558=1389&559=1391&560=1395&561=1397&565=1401&566=1404&569=1413&571=1416&572=1422&573=1426&575=1448&576=1450&577=1454&578=1456&579=1462&580=1464&581=1466&584=1470&585=1473&588=1490&589=1498&591=1512&592=1515&593=1519&595=1521&596=1525&597=1531&598=1537&599=1541&600=1544&601=1546&602=1554&608=1560&610=1562&611=1570&614=1574&615=1576&616=1578&617=1584&620=1588&624=1590&625=1592&638=1594&647=1597&651=1599&652=1602&657=1608&659=1611&661=1616&663=1618&665=1621&667=1624&670=1626&671=1632'
