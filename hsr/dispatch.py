@@ -422,31 +422,37 @@ def col_norms_words(term, sizes: dict | None, lean: bool = False) -> str:
                     f"formed from each tile ({rows} rows meet each {term.b.name} row set, fewer than {least})")
 
 
-# The general forward of a cosine key with no index a slot (inference) caps its registers at REG_CAP, so that
-# two 8-warp programs share a multiprocessor: Triton allocated 136 a thread there (one program), and 126 with
-# no spill when capped. H200, stacked cosine MaxSim (bench/results/h200-register-cap-2026-11-28/): 8 x 1000 of
-# 32 x 300 0.129 -> 0.095 ms; 32 x 1000 (4 warps, 176 -> 128 registers, no spill) 0.640 -> 0.646, level. An L2
-# key (its index slots, 255 a thread) spilled 188 at the cap and ran 11% slower; the k-means assignment at 168
-# spilled 70 and ran 2x slower: left uncapped. HSR_REG_CAP=1/0 forces a cosine key's cap on or off.
+# The general forward of a cosine key with no index a slot (inference) takes REG_CAP registers a thread where
+# Triton's own allocation is at most REG_CAP_SLACK past it and the capped kernel spills none (hsr.launcher
+# decides at a launch key's first launch, from the compiled kernels), so that two 8-warp programs share a
+# multiprocessor. H200, stacked cosine MaxSim, fp16 and bf16 alike (bench/results/h200-register-cap-2026-11-28/,
+# h200-cosine-register-cap-2026-11-28/): 136 -> 126 registers, no spill, at 4 x 1000, 8 x 1000 and 8 x 2000
+# documents of 32 x 300 tokens (d 96 and 128): 1.32-1.33x faster. Kernels of 205-255 registers (64 x 1000,
+# 16 x 500 of 32 x 1024, d = 256) spilled at the cap and ran 1.05-1.4x slower: those keep theirs; so do the
+# L2 keys and the k-means assignment (255: 188 spilled, 11% to 3x slower). HSR_REG_CAP=1/0 forces the
+# cosine's hint on (with an index too) or off.
 REG_CAP = 128
+REG_CAP_SLACK = 16
 
 
 def register_cap(pair: str, need_idx: bool, machine: str) -> dict:
-    """The general forward's launch options on the registers: {"maxnreg": REG_CAP} for a
-    cosine key that carries no index, on sm90 (measured there only); else none."""
+    """The general forward's register hint for hsr.launcher: {"reg_cap": (REG_CAP,
+    REG_CAP_SLACK)} for a cosine key that carries no index, on sm90 (measured there only);
+    else none."""
     override = os.environ.get("HSR_REG_CAP")
     on = pair == "cos" and (override == "1" if override else not need_idx)
     if not on or not machine.startswith("cuda") or int(machine[4:]) < 9:
         return {}
-    return {"maxnreg": REG_CAP}
+    return {"reg_cap": (REG_CAP, REG_CAP_SLACK)}
 
 
 def register_cap_words(machine: str) -> str:
     """explain()'s line on a cosine key's register cap in the general forward (register_cap)."""
     if not machine.startswith("cuda") or int(machine[4:]) < 9:
         return "  registers (general loop): Triton's allocation (the cosine's cap is measured on sm90 only)"
-    return (f"  registers (general loop): capped at {REG_CAP} a thread where no index is asked (inference), "
-            f"so that two 8-warp programs share a multiprocessor; Triton's allocation where one is")
+    return (f"  registers (general loop): capped at {REG_CAP} a thread where no index is asked (inference) and "
+            f"Triton's allocation is at most {REG_CAP_SLACK} past it with no spill at the cap (two 8-warp "
+            f"programs a multiprocessor); else Triton's allocation")
 
 
 def row_slot_words(l2: bool, ranked_fp32: bool = False) -> str:

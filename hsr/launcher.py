@@ -28,6 +28,7 @@ from .basics import interpreting
 MAX_KEPT = 4096  # launch keys kept before the table starts again (shapes that never repeat)
 
 _kept: dict = {}
+_caps: dict = {}  # launch key -> the register cap its launches take (0: none), decided at its first launch
 _recorder = None  # hsr.kept's recorder of the call in progress, if any
 _warming = None  # the thread of warm_triton, until a launch waits for it
 _warmed = False
@@ -70,6 +71,9 @@ def launch(kernel, grid, /, *args, **kwargs):
     Triton's own launch runs and the recorder is told."""
     if _warming is not None:  # (warm_triton's Triton state is ready before a launch reads it)
         _wait_for_warming()
+    reg_cap = kwargs.pop("reg_cap", None)  # (dispatch.register_cap: a hint, not a kernel argument)
+    if reg_cap is not None and not interpreting():
+        kwargs = _capped(kernel, grid, args, kwargs, *reg_cap)
     recorder = _recorder
     if recorder is not None and not recorder.paused:
         recorder.paused += 1  # Triton's work (the interpreter's copies) is not the call's
@@ -127,6 +131,37 @@ def _arg_key(args):
         else:
             return None
     return tuple(key)
+
+
+def _capped(kernel, grid, args, kwargs: dict, cap: int, slack: int) -> dict:
+    """kwargs with maxnreg = cap where the kernel, compiled without it, holds more than cap registers a
+    thread but at most cap + slack, and compiled with it spills none (so that one more program fits a
+    multiprocessor at no cost: dispatch.register_cap); else kwargs. Decided once a launch key, from
+    Triton's compiled kernels (warmup compiles without launching)."""
+    arg_key = _arg_key(args)
+    if arg_key is None:
+        return kwargs
+    key = (kernel, current_device(), arg_key, tuple(kwargs.items()))
+    try:
+        decided = _caps.get(key)
+    except TypeError:  # an unhashable keyword value
+        return kwargs
+    if decided is None:
+        decided = 0
+        free = kernel.warmup(*args, grid=grid, **kwargs)
+        if cap < _registers(free)[0] <= cap + slack:
+            regs, spills = _registers(kernel.warmup(*args, grid=grid, **kwargs, maxnreg=cap))
+            decided = cap if 0 < regs <= cap and spills == 0 else 0
+        _caps[key] = decided
+    return {**kwargs, "maxnreg": decided} if decided else kwargs
+
+
+def _registers(compiled) -> tuple[int, int]:
+    """(registers a thread, spilled registers) of a compiled kernel; (0, 0) where Triton does not say."""
+    with contextlib.suppress(Exception):
+        compiled._init_handles()  # (Triton reads them when it loads the kernel)
+    regs, spills = getattr(compiled, "n_regs", None), getattr(compiled, "n_spills", None)
+    return (regs, spills) if isinstance(regs, int) and isinstance(spills, int) else (0, 0)
 
 
 def tail_of(kernel, n_args: int, kwargs: dict):
@@ -211,5 +246,7 @@ def pause_recording():
 
 def forget() -> None:
     """Drop every kept launch (tests; a kernel recompiled under the same key).
-    Kept calls hold compiled kernels too: hsr.kept.forget(launches=True) drops both."""
+    Kept calls hold compiled kernels too: hsr.kept.forget(launches=True) drops both.
+    The register caps decided (_capped) go too."""
     _kept.clear()
+    _caps.clear()

@@ -247,17 +247,17 @@ def test_the_general_loop_keeps_one_slot_per_row_where_no_index_is_carried(monke
     assert "index is always carried" in hsr.compile(NEAREST).explain(dict(b=2, n=6, m=7, d=16), torch.float16)
 
 
-def test_a_cosine_key_without_an_index_caps_its_registers_on_sm90(monkeypatch):
-    """dispatch.register_cap: the general forward of a cosine key launches with maxnreg = REG_CAP
-    where it carries no index (two 8-warp programs a multiprocessor), and uncapped where it
-    does; on sm90 only. The call passes the rule's options (here as on an sm90: the
-    interpreter takes none), and explain() says so."""
-    caps = []
+def test_a_cosine_key_without_an_index_hints_a_register_cap_on_sm90(monkeypatch):
+    """dispatch.register_cap: the general forward of a cosine key launches with the register
+    hint (hsr.launcher takes the cap where the kernel allows it) where it carries no index,
+    and without it where it does; on sm90 only. The call passes the rule's hint (here as on
+    an sm90: the interpreter takes none), and explain() says so."""
+    hints = []
     plain, rule = launcher.launch, dispatch.register_cap
 
     def spy(kernel, grid, *args, **kwargs):
         if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
-            caps.append(kwargs.pop("maxnreg", None))
+            hints.append(kwargs.get("reg_cap"))
         return plain(kernel, grid, *args, **kwargs)
     monkeypatch.setattr(launcher, "launch", spy)
     monkeypatch.setattr(dispatch, "register_cap", lambda pair, need_idx, machine: rule(pair, need_idx, "cuda9"))
@@ -268,15 +268,15 @@ def test_a_cosine_key_without_an_index_caps_its_registers_on_sm90(monkeypatch):
     with torch.no_grad():
         op(Q, D, c)
     op(Q.requires_grad_(True), D, c)
-    assert caps == [dispatch.REG_CAP, None]
-    cap = {"maxnreg": dispatch.REG_CAP}
-    assert rule("cos", False, "cuda9") == cap
+    hint = (dispatch.REG_CAP, dispatch.REG_CAP_SLACK)
+    assert hints == [hint, None]
+    assert rule("cos", False, "cuda9") == {"reg_cap": hint}
     assert rule("cos", True, "cuda9") == rule("dot", False, "cuda9") == rule("cos", False, "cuda8") == {}
     assert rule("cos", False, "interpreter") == {}
     monkeypatch.setenv("HSR_REG_CAP", "0")
     assert rule("cos", False, "cuda9") == {}
     monkeypatch.setenv("HSR_REG_CAP", "1")
-    assert rule("cos", True, "cuda9") == cap and rule("sqdist", True, "cuda9") == {}
+    assert rule("cos", True, "cuda9") == {"reg_cap": hint} and rule("sqdist", True, "cuda9") == {}
     assert f"capped at {dispatch.REG_CAP} a thread" in op.explain(sizes, torch.float16)
 
 

@@ -189,3 +189,44 @@ def test_tritons_first_launch_work_runs_in_a_thread_that_the_launch_waits_for(on
     monkeypatch.setattr(launcher, "interpreting", lambda: True)
     launcher.warm_triton()  # the interpreter: nothing to ready
     assert launcher._warming is None
+
+
+class CappedKernel(FakeKernel):
+    """A kernel whose compiled form holds `free` registers a thread, and `capped` (with its spills)
+    compiled under maxnreg: Triton's warmup as hsr.launcher reads it."""
+
+    def __init__(self, fn, free, capped, spills):
+        super().__init__(fn)
+        self.free, self.capped, self.spills, self.warmups = free, capped, spills, []
+
+    def warmup(self, *args, grid, **kwargs):
+        self.warmups.append(kwargs.get("maxnreg"))
+        compiled = FakeCompiled(self.log)
+        capped = "maxnreg" in kwargs
+        compiled.n_regs, compiled.n_spills = (self.capped, self.spills) if capped else (self.free, 0)
+        return compiled
+
+
+@pytest.mark.parametrize("free, capped, spills, takes", [(136, 126, 0, True), (144, 128, 0, True),
+                                                         (231, 128, 34, False), (152, 128, 0, False),
+                                                         (120, 120, 0, False), (136, 128, 2, False)])
+def test_a_register_hint_caps_a_kernel_just_past_the_cap_that_spills_nothing(on_gpu, free, capped, spills, takes):
+    """dispatch.register_cap's hint (reg_cap = (cap, slack)): the launch takes maxnreg = cap where
+    the kernel compiled without it holds more than cap registers but at most cap + slack, and
+    compiled with it spills none; else the kernel as Triton allocates it. The hint never reaches
+    the kernel, and the decision is made once a launch key."""
+    k = CappedKernel(_kernel, free, capped, spills)
+    x, y = torch.zeros(64), torch.zeros(64)
+    for _ in range(2):
+        launcher.launch(k, (3,), x, y, 10, 0.5, num_warps=8, reg_cap=(128, 16))
+    slow = [entry for entry in k.log if entry[0] == "slow"]
+    assert slow[0][3] == ({"num_warps": 8, "maxnreg": 128} if takes else {"num_warps": 8})
+    assert k.warmups == ([None, 128] if 128 < free <= 144 else [None])  # once: the second launch is kept
+    assert _paths(k) == ["slow", "fast"]
+
+
+def test_the_interpreter_drops_the_register_hint(on_gpu, monkeypatch):
+    monkeypatch.setattr(launcher, "interpreting", lambda: True)
+    k = CappedKernel(_kernel, 136, 126, 0)
+    launcher.launch(k, (3,), torch.zeros(4), torch.zeros(4), 10, 0.5, reg_cap=(128, 16))
+    assert k.warmups == [] and k.log[0][3] == {}
