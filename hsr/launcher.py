@@ -148,10 +148,13 @@ def _capped(kernel, grid, args, kwargs: dict, cap: int, slack: int) -> dict:
         return kwargs
     if decided is None:
         decided = 0
-        free = kernel.warmup(*args, grid=grid, **kwargs)
-        if cap < _registers(free)[0] <= cap + slack:
-            regs, spills = _registers(kernel.warmup(*args, grid=grid, **kwargs, maxnreg=cap))
-            decided = cap if 0 < regs <= cap and spills == 0 else 0
+        try:
+            free = kernel.warmup(*args, grid=grid, **kwargs)
+            if cap < _registers(free)[0] <= cap + slack:
+                regs, spills = _registers(kernel.warmup(*args, grid=grid, **kwargs, maxnreg=cap))
+                decided = cap if 0 < regs <= cap and spills == 0 else 0
+        except Exception:  # noqa: BLE001 - no cap; the launch itself raises what Triton raises
+            decided = 0
         _caps[key] = decided
     return {**kwargs, "maxnreg": decided} if decided else kwargs
 

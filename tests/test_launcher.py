@@ -230,3 +230,16 @@ def test_the_interpreter_drops_the_register_hint(on_gpu, monkeypatch):
     k = CappedKernel(_kernel, 136, 126, 0)
     launcher.launch(k, (3,), torch.zeros(4), torch.zeros(4), 10, 0.5, reg_cap=(128, 16))
     assert k.warmups == [] and k.log[0][3] == {}
+
+
+def test_a_kernel_whose_warmup_fails_takes_no_cap(on_gpu):
+    """A warmup that raises (out of shared memory, say) decides no cap, and the launch goes
+    on as Triton's own: where it fails, the caller (the autotuner's trial, a call) sees
+    Triton's error from the launch, not the cap's."""
+    k = CappedKernel(_kernel, 136, 126, 0)
+
+    def broken(*args, grid, **kwargs):
+        raise RuntimeError("out of resources")
+    k.warmup = broken
+    launcher.launch(k, (3,), torch.zeros(4), torch.zeros(4), 10, 0.5, num_warps=8, reg_cap=(128, 16))
+    assert k.log[0][3] == {"num_warps": 8}
