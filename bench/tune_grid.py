@@ -17,7 +17,8 @@ fp32 serving at d 80 / 200 / 896, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also ou
 draws, under `--precision` (highest: the key as three TF32 products, high: one; dispatch.precision). `--grid stacked`: wide rows of stacked queries (fp16 serving, d 448 / 896,
 Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stacked), out of regret.py's
 draws too. `--grid wide-one`: one query's wide rows (fp16, d 448 / 896, Lq 48 / 200 / 700, Ld 700 /
-3000), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
+3000), out of regret.py's draws. `--grid stacked-dtypes`: stacked queries in fp16, bf16 and fp32 (Nq 6 / 40, Lq 24 / 48 / 100,
+Ld 250 / 1500, d 40 / 80 / 200 / 448 / 896), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
 (fp16 serving, Lq 32 / 128, Ld 128 / 512 / 1024, d = 128), tuned again over the stacked pool (run it
 with HSR_AUTOTUNE_CACHE=0, else the shipped picks answer; its picks replace them). `--grid persistent`:
 the keys of 16, 64 and 512 queries of 32 and 64 tokens (Ld 128 / 512 / 1024, d = 128) at as many documents as make
@@ -59,6 +60,11 @@ BATCHED = [(nq, lq, ld, 128) for nq in (64, 512) for lq in (32, 128) for ld in (
 # persistent (dispatch.persistent), which is how such keys run at a corpus's size
 PERSISTENT = [(nq, lq, ld, 128) for nq in (16, 64, 512) for lq in (32, 64) for ld in (128, 512, 1024)]
 WIDE_ONE = [(1, lq, ld, d) for d in (448, 896) for lq in (48, 200, 700) for ld in (700, 3000)]
+# stacked queries in every dtype (fp32 under --precision), each d bucket: the stacked keys were fp16 but for a few,
+# and fp32 / bf16 stacked calls took an fp16 key's blocks at up to 1.97x their tuned time (seed 31's worst rows,
+# bench/NOTES.md, session 42); sizes out of regret.py's draws
+STACKED_DTYPES = [(nq, lq, ld, d) for d in (40, 80, 200, 448, 896) for nq in (6, 40) for lq in (24, 48, 100)
+                  for ld in (250, 1500)]
 
 
 GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
@@ -68,6 +74,8 @@ GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
     "fp32-mid": lambda: [("serve", c, "float32", False) for c in FP32_MID],
     "fp32-corpus": lambda: [("corpus", c, "float32", False) for c in FP32_CORPUS],
     "persistent": lambda: [("persistent", c, "float16", False) for c in PERSISTENT],
+    "stacked-dtypes": lambda: [("serve", c, dtype, False) for dtype in ("float32", "bfloat16", "float16")
+                               for c in STACKED_DTYPES],
     **{name: (lambda cases=cases: [("serve", c, "float16", False) for c in cases])
        for name, cases in (("wide", WIDE), ("broad", BROAD), ("stacked", STACKED), ("wide-one", WIDE_ONE),
                            ("batched", BATCHED))},

@@ -377,29 +377,34 @@ class Tuned:
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
 
     def _rows_grown(self, config: dict, key: tuple, other: list, allowed: dict) -> dict:
-        """A neighbour's config for a call of more rows than its key's, one row set a
-        program (not stacked, no split chunk): its row block at least the call's rows'
-        bucket, up to GROW_ROWS, with the pool's warps and stages for those blocks (the
-        neighbour's warps first, then the nearest stages; none allowed: the neighbour's).
-        A key of fewer rows sized its block to them: fp32 and fp16 one-query MaxSim of 64
-        to 256 query tokens took a 24-token key's 32-row block, 1.4 to 1.9x the tuned time,
-        where the tuned block held 64 rows or all of them (seed 29's and seed 30's held-out
-        shapes; bench/NOTES.md, session 42). Where the whole contraction is one tile
-        (DOT_MODE 0) the column block shrinks as the row block grows: fp32 1 x 697 of 64 x 700
-        at d = 48 ran 2.4x its tuned time at 64 x 128, tuned 64 x 64. Replayed offline on the
-        timed rows of three draws (bench/experiments/predict_offline.py) it changes those
-        rows and no other; stacked calls are left out (growing the row block while shrinking
-        the stacked one fixed one row there and moved another off its tuned config)."""
+        """A neighbour's config for a call of more rows than its key's (no split chunk):
+        its row block at least the call's rows' bucket, up to GROW_ROWS, with the pool's
+        warps and stages for those blocks (the neighbour's warps first, then the nearest
+        stages; none allowed: the neighbour's). A key of fewer rows sized its block to
+        them: fp32 and fp16 one-query MaxSim of 64 to 256 query tokens took a 24-token
+        key's 32-row block, 1.4 to 1.9x the tuned time, where the tuned block held 64 rows
+        or all of them (seed 29's and seed 30's held-out shapes; bench/NOTES.md, session
+        42). Where the whole contraction is one tile (DOT_MODE 0) the column block shrinks
+        as the row block grows: fp32 1 x 697 of 64 x 700 at d = 48 ran 2.4x its tuned time
+        at 64 x 128, tuned 64 x 64. A stacked call's stacked block shrinks by as much, so
+        that a program holds as many rows: 64 queries of 64 tokens took a 32-token key's
+        4 x 32 rows, 1.6 and 2.0x the tuned 2 x 64 (fp16 at d = 48, fp32 at d = 1024; seed
+        31, bench/NOTES.md, session 44). Replayed offline on the timed rows of four draws
+        (bench/experiments/predict_offline.py), it changes those rows to their tuned configs."""
         at = {name: i for i, name in enumerate(self.keys)}
         r, g, name = at.get("r_bucket"), at.get("g_bucket"), self.roles.get("BLOCK_R")
         kwargs = config["kwargs"]
-        if r is None or name not in kwargs or (g is not None and int(key[g]) > 1) \
-                or (self.chunk_at is not None and key[self.chunk_at]) or int(other[r]) >= int(key[r]):
+        stacked = g is not None and int(key[g]) > 1
+        if r is None or name not in kwargs or (self.chunk_at is not None and key[self.chunk_at]) \
+                or int(other[r]) >= int(key[r]):
             return config
         want = min(int(key[r]), GROW_ROWS)
         if kwargs[name] >= want:
             return config
         blocks = {**kwargs, name: want}
+        gname = self.roles.get("BLOCK_G")
+        if stacked and gname in kwargs:
+            blocks[gname] = max(1, kwargs[gname] * kwargs[name] // want)
         dot_mode, cols = at.get("DOT_MODE"), self.roles.get("BLOCK_C")
         if dot_mode is not None and int(key[dot_mode]) == 0 and cols in kwargs:
             # the whole contraction held in registers: the tile keeps its rows x columns

@@ -476,8 +476,8 @@ def test_of_keys_equally_near_the_longer_ones_config_is_taken(store, monkeypatch
 def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monkeypatch):
     """A call of 256 rows whose nearest key was tuned at 32 rows (a 32-row block) takes
     that config with its row block grown to GROW_ROWS (64), at the pool's stages for those
-    blocks, where the pruner allows it; a stacked call (several row sets a program) and a
-    refused block keep the neighbour's."""
+    blocks, where the pruner allows it; a stacked call (several row sets a program) shrinks
+    its stacked block by as much; a refused block keeps the neighbour's."""
     monkeypatch.delenv("HSR_AUTOTUNE")
     kernel = _Launches()
     kernel.arg_names = ["X_ptr", "r_bucket", "c_bucket", "g_bucket", "BLOCK_K", "NEED_IDX", "BLOCK_S", "BLOCK_T"]
@@ -494,11 +494,21 @@ def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monke
     fwd[(1,)](_Tensor(), 256, 512, 1, BLOCK_K=128, NEED_IDX=False)
     assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_T"]) == (64, 32)
     assert kernel.calls[-1][1]["num_stages"] == CONFIG["num_stages"]
+    stacked_pool = [_Config({**CONFIG, "kwargs": {"BLOCK_S": s, "BLOCK_T": 32, "BLOCK_I": i}})
+                    for s, i in ((64, 2), (32, 4))]
+    stacked = autotune.Tuned(kernel, ["r_bucket", "c_bucket", "g_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr",
+                             stacked_pool, lambda configs, named: configs, "sum_max_dot-test",
+                             ("BLOCK_S", "BLOCK_T", "BLOCK_I"))
+    kernel.arg_names.append("BLOCK_I")
+    four = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 32, "BLOCK_G": 4})
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 512, 4, 128, False, "torch.float16")): four})
+    stacked[(1,)](_Tensor(), 64, 512, 4, BLOCK_K=128, NEED_IDX=False)  # stacked: as many rows a program
+    assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_I"]) == (64, 2)
+    kernel.arg_names.pop()
     small = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 32})
     monkeypatch.setattr(tuned, "shipped", lambda arch: {
         tuned.entry_key(fwd.lowering, (32, 512, 1, 128, False, "torch.float16")): small})
-    fwd[(1,)](_Tensor(), 256, 512, 4, BLOCK_K=128, NEED_IDX=False)  # stacked: the neighbour's
-    assert kernel.calls[-1][1]["BLOCK_S"] == 32
     fwd.prune = lambda configs, named: [c for c in configs if c.kwargs["BLOCK_S"] == 32]
     fwd.predicted.clear()
     fwd[(1,)](_Tensor(), 128, 512, 1, BLOCK_K=128, NEED_IDX=False)
