@@ -368,11 +368,13 @@ class Tuned:
         for _, _, _, config, ieee_key, sixteen, other in sorted(ranked, key=lambda r: r[:3]):
             config = self._fitted(self._renamed(config, self.roles), allowed)
             if config is not None:
+                if sixteen and share < 1 and not (ieee and not ieee_key):
+                    config = self._stacked_share(config, share)
                 config = self._rows_grown(config, key, other, allowed)
                 rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
                 if ieee and not ieee_key:
                     return self._ieee_rows(config, key, rows)
-                return self._stacked_share(config, share) if sixteen and share < 1 else config
+                return config
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
 
@@ -389,8 +391,11 @@ class Tuned:
         at 64 x 128, tuned 64 x 64. A stacked call's stacked block shrinks by as much, so
         that a program holds as many rows: 64 queries of 64 tokens took a 32-token key's
         4 x 32 rows, 1.6 and 2.0x the tuned 2 x 64 (fp16 at d = 48, fp32 at d = 1024; seed
-        31, bench/NOTES.md, session 44). Replayed offline on the timed rows of four draws
-        (bench/experiments/predict_offline.py), it changes those rows to their tuned configs."""
+        31, bench/NOTES.md, session 44); its warps at most four a 64 rows a program holds
+        (fp32 64 x 7 of 64 x 1024 at d = 48 grown to 64 rows kept a 128-row neighbour's 8 warps:
+        2.1x the tuned time). Replayed offline on the timed rows of five draws
+        (bench/experiments/predict_offline.py), it changes those rows to their tuned configs
+        and six others, five of them timed within 1.03 of tuned (seed 32's 1.36 -> 1.20)."""
         at = {name: i for i, name in enumerate(self.keys)}
         r, g, name = at.get("r_bucket"), at.get("g_bucket"), self.roles.get("BLOCK_R")
         kwargs = config["kwargs"]
@@ -409,11 +414,14 @@ class Tuned:
         if dot_mode is not None and int(key[dot_mode]) == 0 and cols in kwargs:
             # the whole contraction held in registers: the tile keeps its rows x columns
             blocks[cols] = max(16, kwargs[cols] * kwargs[name] // want)
-        # the pool's configs of those blocks: the neighbour's warps first, then its stages or the nearest
+        # the pool's configs of those blocks: at most four warps a 64 rows of the program (a warp group a
+        # wgmma's 64 rows), the neighbour's warps first, then its stages or the nearest
+        rows = blocks[name] * blocks.get(gname, 1)
         same = [cfg for cfg in allowed.values() if cfg.kwargs == blocks]
         if not same:
             return config
-        best = min(same, key=lambda cfg: (cfg.num_warps != config["num_warps"],
+        best = min(same, key=lambda cfg: (cfg.num_warps > max(4, 4 * rows // 64),
+                                          cfg.num_warps != config["num_warps"],
                                           abs(cfg.num_stages - config["num_stages"])))
         return {**config, "kwargs": blocks, "num_warps": best.num_warps, "num_stages": best.num_stages}
 
