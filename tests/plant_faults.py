@@ -153,6 +153,16 @@ FAULTS = (
           'inverse={{ "True" if t.cos else "False" }}',
           "inverse=False",
           ("tests/test_select_reduce.py", "-k", "lean_forward_of_a_cosine")),
+    Fault("a stacked call's grown row block keeps its neighbour's stacked block (twice the rows a program)",
+          "hsr/autotune.py",
+          "        if stacked and gname in kwargs:",
+          "        if False and stacked and gname in kwargs:",
+          ("tests/test_tuned.py", "-k", "neighbour_of_fewer")),
+    Fault("a grown row block keeps its neighbour's warps whatever the rows a program holds",
+          "hsr/autotune.py",
+          "        best = min(same, key=lambda cfg: (cfg.num_warps > max(4, 4 * rows // 64),",
+          "        best = min(same, key=lambda cfg: (False,"),
+          ("tests/test_tuned.py", "-k", "neighbour_of_fewer")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")

@@ -494,8 +494,8 @@ def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monke
     fwd[(1,)](_Tensor(), 256, 512, 1, BLOCK_K=128, NEED_IDX=False)
     assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_T"]) == (64, 32)
     assert kernel.calls[-1][1]["num_stages"] == CONFIG["num_stages"]
-    stacked_pool = [_Config({**CONFIG, "kwargs": {"BLOCK_S": s, "BLOCK_T": 32, "BLOCK_I": i}})
-                    for s, i in ((64, 2), (32, 4))]
+    stacked_pool = [_Config({**CONFIG, "num_warps": w, "kwargs": {"BLOCK_S": s, "BLOCK_T": 32, "BLOCK_I": i}})
+                    for s, i in ((64, 2), (32, 4), (64, 1), (32, 2)) for w in (4, 8)]
     stacked = autotune.Tuned(kernel, ["r_bucket", "c_bucket", "g_bucket", "BLOCK_K", "NEED_IDX"], "X_ptr",
                              stacked_pool, lambda configs, named: configs, "sum_max_dot-test",
                              ("BLOCK_S", "BLOCK_T", "BLOCK_I"))
@@ -505,6 +505,14 @@ def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monke
         tuned.entry_key(fwd.lowering, (32, 512, 4, 128, False, "torch.float16")): four})
     stacked[(1,)](_Tensor(), 64, 512, 4, BLOCK_K=128, NEED_IDX=False)  # stacked: as many rows a program
     assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_I"]) == (64, 2)
+    # a neighbour of two 32-row queries at 8 warps: grown to one 64-row query, at most 4 warps for its 64 rows
+    two = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 32, "BLOCK_G": 2}, num_warps=8)
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (32, 512, 2, 128, False, "torch.float16")): two})
+    stacked.predicted.clear()
+    stacked[(1,)](_Tensor(), 64, 512, 2, BLOCK_K=128, NEED_IDX=False)
+    assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_I"]) == (64, 1)
+    assert kernel.calls[-1][1]["num_warps"] == 4
     kernel.arg_names.pop()
     small = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 32})
     monkeypatch.setattr(tuned, "shipped", lambda arch: {
