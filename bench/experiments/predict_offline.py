@@ -8,12 +8,17 @@ recorded prediction is the recorded time; any other is untimed.
     python3 bench/experiments/predict_offline.py bench/results/<run>/regret-*/regret.json ...
 
 Prints one line a row (MaxSim and the k-means assignment): regret, family, sizes, then "same" / "TUNED" / "other"
-and the configs."""
+and the configs. `--by-neighbour` (first argument): instead, the MaxSim rows whose recorded prediction this checkout
+still makes, grouped by the key their config came from (the bundled fp16 grid's keys, tuned on an H100 at 2 s a
+key, or another 16-bit or fp32 key; of the row's class of rows, fp32 or 16-bit, or the other), with each group's
+median and worst regret."""
 
 from __future__ import annotations
 
 import ast
+import collections
 import json
+import statistics
 import sys
 
 import torch
@@ -40,11 +45,45 @@ def describe(config: dict) -> str:
     return autotune._describe(config)
 
 
+def source(other: list, dtype: str) -> str:
+    """The group of the key a config came from (--by-neighbour): bench/tune_grid.py's bundled grid (fp16,
+    Lq 32 / 128 / 1024, Ld 128 / 512 / 1024, Nq 1 / 8 / 64 / 512, d 64 / 96 / 128, no indices) or another."""
+    bundled = (other[-1] == "torch.float16" and other[0] in (32, 128, 1024) and other[1] in (128, 512, 1024)
+               and other[2] in (1, 8, 64, 512) and other[5] in (64, 128) and not other[6])
+    kind = "bundled fp16 grid" if bundled else "other fp32" if "float32" in other[-1] else "other 16-bit"
+    return f"{kind}, {'same' if ('float32' in other[-1]) == ('float32' in dtype) else 'other'} class"
+
+
+def by_neighbour(fwd, paths):
+    grown, seen = fwd._rows_grown, {}
+
+    def recording(config, key, other, allowed):  # the neighbour key each prediction takes its config from
+        seen["other"] = list(other)
+        return grown(config, key, other, allowed)
+    fwd._rows_grown = recording
+    groups = collections.defaultdict(list)
+    for path in paths:
+        for row in json.load(open(path))["rows"]:
+            if row.get("family") != "maxsim" or not row.get("predicted_config"):
+                continue
+            (text, recorded), = row["predicted_config"].items()
+            key, persist = ast.literal_eval(text)
+            seen.clear()
+            now = describe(fwd.predict(key, named_for(fwd, key, persist, row["sizes"], row["dtype"])))
+            if now == recorded and "other" in seen:
+                groups[source(seen["other"], row["dtype"])].append(row["regret"])
+    for name, regrets in sorted(groups.items()):
+        print(f"{name:32s} rows {len(regrets):3d}  median {statistics.median(regrets):.3f}  worst {max(regrets):.2f}"
+              f"  above 1.35: {sum(r > 1.35 for r in regrets)}")
+
+
 def main(paths):
     autotune.autotuning = lambda: True
     autotune.arch = lambda: "sm90"
     autotune._where = lambda: "offline"
     kernels = {"maxsim": maxsim._score_kernel(), "kmeans": hsr.compile(KMEANS).module._assign_kernel()}
+    if paths and paths[0] == "--by-neighbour":
+        return by_neighbour(kernels["maxsim"], paths[1:])
     for path in paths:
         for row in json.load(open(path))["rows"]:
             fwd = kernels.get(row.get("family"))
