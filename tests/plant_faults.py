@@ -161,7 +161,7 @@ FAULTS = (
     Fault("a grown row block keeps its neighbour's warps whatever the rows a program holds",
           "hsr/autotune.py",
           "        best = min(same, key=lambda cfg: (cfg.num_warps > max(4, 4 * rows // 64),",
-          "        best = min(same, key=lambda cfg: (False,"),
+          "        best = min(same, key=lambda cfg: (False,",
           ("tests/test_tuned.py", "-k", "neighbour_of_fewer")),
 )
 
