@@ -5,6 +5,7 @@ over its time after exhaustive tuning of that shape.
 
     python3 bench/regret.py --out DIR [--n 40] [--budget-s 400] [--start K] [--weights 'L,D,F,R;...']
                             [--dtype float32] [--pick 38,40] [--families maxsim,kmeans,splade,nearest] [--dry]
+                            [--with-table FILE]
 
 Families: the bundled MaxSim (serving, fp16 / bf16 / fp32, d from 48 to 1024, one to 64
 queries) and the k-means assignment (argmin over centres, fp16 / bf16 / fp32); with
@@ -93,6 +94,8 @@ def main():
     ap.add_argument("--families", default="maxsim,kmeans",
                     help="maxsim,kmeans (the published draw), and splade, nearest: a third of the draws")
     ap.add_argument("--dry", action="store_true", help="print the draw and each shape's forward kernel; time nothing")
+    ap.add_argument("--with-table", default="", help="also time the prediction with this file's entries (tune_grid's "
+                    "layout, {'sm90': {entry: config}}) added to the shipped table, in the same rounds: regret_table")
     args = ap.parse_args()
     os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
     os.environ["HSR_TUNE_SECONDS"] = "1e9"
@@ -108,6 +111,9 @@ def main():
     ops = {"maxsim": hsr.compile(bundled_spec("maxsim")),
            **{f: hsr.compile(SPECS[f]) for f in ("kmeans", *extra)}}
     rng, rows, t0, drawn = random.Random(args.seed), [], time.monotonic(), 0
+    from hsr import tuned as hsr_tuned
+    shipped = hsr_tuned.shipped
+    extra = json.loads(Path(args.with_table).read_text())["sm90"] if args.with_table else {}
     others = [tuple(float(v) for v in w.split(",")) for w in args.weights.split(";") if w]
     picked = {int(k) for k in args.pick.split(",") if k}
     default = dict(autotune.DISTANCE_WEIGHTS)
@@ -159,6 +165,7 @@ def main():
         # config from an empty cache, the tuned one from the cache tuning wrote): a median each, so that
         # a drift of the machine between the two does not read as regret
         runs = {predicted_dir: [], tuned_dir: []}
+        with_table = (None, [])  # (its config, its times): the prediction with --with-table's entries
         for _ in range(args.rounds):
             for where in runs:
                 os.environ["HSR_CACHE_DIR"] = where
@@ -166,7 +173,20 @@ def main():
                 kept.forget()
                 call()
                 runs[where].append(triton.testing.do_bench(call, warmup=10, rep=50))
+            if extra:
+                os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")
+                hsr_tuned.shipped = lambda arch: {**shipped(arch), **extra} if arch == "sm90" else shipped(arch)
+                forget_picks(autotune)
+                kept.forget()
+                call()
+                with_table = (picks(autotune, "predicted"), with_table[1] + [triton.testing.do_bench(call, warmup=10,
+                                                                                                     rep=50)])
+                hsr_tuned.shipped = shipped
         predicted, tuned = statistics.median(runs[predicted_dir]), statistics.median(runs[tuned_dir])
+        if extra:
+            case["table_config"] = with_table[0]
+            table_ms = statistics.median(with_table[1])
+            case.update(table_ms=round(table_ms, 4), regret_table=round(table_ms / tuned, 3))
         rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
                      "regret": round(predicted / tuned, 3),
                      **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}})
