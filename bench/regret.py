@@ -113,7 +113,7 @@ def main():
     rng, rows, t0, drawn = random.Random(args.seed), [], time.monotonic(), 0
     from hsr import tuned as hsr_tuned
     shipped = hsr_tuned.shipped
-    extra = json.loads(Path(args.with_table).read_text())["sm90"] if args.with_table else {}
+    entries = json.loads(Path(args.with_table).read_text())["sm90"] if args.with_table else {}
     others = [tuple(float(v) for v in w.split(",")) for w in args.weights.split(";") if w]
     picked = {int(k) for k in args.pick.split(",") if k}
     default = dict(autotune.DISTANCE_WEIGHTS)
@@ -173,9 +173,9 @@ def main():
                 kept.forget()
                 call()
                 runs[where].append(triton.testing.do_bench(call, warmup=10, rep=50))
-            if extra:
+            if entries:
                 os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")
-                hsr_tuned.shipped = lambda arch: {**shipped(arch), **extra} if arch == "sm90" else shipped(arch)
+                hsr_tuned.shipped = lambda arch: {**shipped(arch), **entries} if arch == "sm90" else shipped(arch)
                 forget_picks(autotune)
                 kept.forget()
                 call()
@@ -183,7 +183,7 @@ def main():
                                                                                                      rep=50)])
                 hsr_tuned.shipped = shipped
         predicted, tuned = statistics.median(runs[predicted_dir]), statistics.median(runs[tuned_dir])
-        if extra:
+        if entries:
             case["table_config"] = with_table[0]
             table_ms = statistics.median(with_table[1])
             case.update(table_ms=round(table_ms, 4), regret_table=round(table_ms / tuned, 3))
