@@ -94,8 +94,9 @@ def main():
     ap.add_argument("--families", default="maxsim,kmeans",
                     help="maxsim,kmeans (the published draw), and splade, nearest: a third of the draws")
     ap.add_argument("--dry", action="store_true", help="print the draw and each shape's forward kernel; time nothing")
-    ap.add_argument("--with-table", default="", help="also time the prediction with this file's entries (tune_grid's "
-                    "layout, {'sm90': {entry: config}}) added to the shipped table, in the same rounds: regret_table")
+    ap.add_argument("--with-table", default="", help="also time the prediction with each of these files' entries "
+                    "(comma-separated; tune_grid's layout, {'sm90': {entry: config}}) added to the shipped table, in the "
+                    "same rounds: regret_table_<file's stem>; a file of several files' stems joined by '+' adds them all")
     args = ap.parse_args()
     os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")  # nothing measured: the prediction
     os.environ["HSR_TUNE_SECONDS"] = "1e9"
@@ -113,7 +114,12 @@ def main():
     rng, rows, t0, drawn = random.Random(args.seed), [], time.monotonic(), 0
     from hsr import tuned as hsr_tuned
     shipped = hsr_tuned.shipped
-    entries = json.loads(Path(args.with_table).read_text())["sm90"] if args.with_table else {}
+    tables = {}  # stem -> entries; "a+b" -> both
+    for group in filter(None, args.with_table.split(",")):
+        merged = {}
+        for path in group.split("+"):
+            merged.update(json.loads(Path(path).read_text())["sm90"])
+        tables["+".join(Path(p).stem for p in group.split("+"))] = merged
     others = [tuple(float(v) for v in w.split(",")) for w in args.weights.split(";") if w]
     picked = {int(k) for k in args.pick.split(",") if k}
     default = dict(autotune.DISTANCE_WEIGHTS)
@@ -165,7 +171,7 @@ def main():
         # config from an empty cache, the tuned one from the cache tuning wrote): a median each, so that
         # a drift of the machine between the two does not read as regret
         runs = {predicted_dir: [], tuned_dir: []}
-        with_table = (None, [])  # (its config, its times): the prediction with --with-table's entries
+        with_table = {name: (None, []) for name in tables}  # (its config, its times) with a table's entries
         for _ in range(args.rounds):
             for where in runs:
                 os.environ["HSR_CACHE_DIR"] = where
@@ -173,20 +179,20 @@ def main():
                 kept.forget()
                 call()
                 runs[where].append(triton.testing.do_bench(call, warmup=10, rep=50))
-            if entries:
+            for name, entries in tables.items():
                 os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")
-                hsr_tuned.shipped = lambda arch: {**shipped(arch), **entries} if arch == "sm90" else shipped(arch)
+                hsr_tuned.shipped = lambda arch, e=entries: {**shipped(arch), **e} if arch == "sm90" else shipped(arch)
                 forget_picks(autotune)
                 kept.forget()
                 call()
-                with_table = (picks(autotune, "predicted"), with_table[1] + [triton.testing.do_bench(call, warmup=10,
-                                                                                                     rep=50)])
+                ms = triton.testing.do_bench(call, warmup=10, rep=50)
+                with_table[name] = (picks(autotune, "predicted"), with_table[name][1] + [ms])
                 hsr_tuned.shipped = shipped
         predicted, tuned = statistics.median(runs[predicted_dir]), statistics.median(runs[tuned_dir])
-        if entries:
-            case["table_config"] = with_table[0]
-            table_ms = statistics.median(with_table[1])
-            case.update(table_ms=round(table_ms, 4), regret_table=round(table_ms / tuned, 3))
+        for name, (config, times) in with_table.items():
+            case[f"table_config_{name}"] = config
+            case.update({f"table_ms_{name}": round(statistics.median(times), 4),
+                         f"regret_table_{name}": round(statistics.median(times) / tuned, 3)})
         rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
                      "regret": round(predicted / tuned, 3),
                      **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}})

@@ -3,7 +3,8 @@
 # hsr/tuned.json, then judge the prediction: bench/regret.py's 40 held-out shapes, a shard of 10 a GPU.
 #   GRIDS=broad,wide,stacked,wide-one DIMS=384,448,512,640,896,1024 bash bench/experiments/retune_and_regret.sh
 # (PRECISION=high: fp32 grids under one TF32 product; TUNE_S, REGRET_S: the budgets, seconds; SEEDS: the draws
-#  judged, default 28, each in N shards; PICKS: only these shapes of each draw; THEN: a file whose line g GPU g runs after its regret shards)
+#  judged, default 28, each in N shards; PICKS: only these shapes of each draw; THEN: a file whose line g GPU g runs after its regret shards;
+#  REGRET=0: tune only; the grid's picks alone are $OUT/grid_picks.json either way, for regret.py --with-table)
 # (run from the repository root on a machine of N GPUs, after bench/run_gpu.sh none; results under $OUT)
 set -u
 N=$(nvidia-smi -L | wc -l)
@@ -21,7 +22,12 @@ for f in sorted(glob.glob(os.environ["OUT"] + "/tuned-*/tuned_grid.json")):
     table["sm90"].update(json.load(open(f))["sm90"])
 open(path, "w").write(json.dumps(table, indent=1) + "\n")
 open(os.environ["OUT"] + "/tuned.json", "w").write(json.dumps(table, indent=1) + "\n")
+picks = {}
+for f in sorted(glob.glob(os.environ["OUT"] + "/tuned-*/tuned_grid.json")):
+    picks.update(json.load(open(f))["sm90"])
+open(os.environ["OUT"] + "/grid_picks.json", "w").write(json.dumps({"sm90": picks}, indent=1) + "\n")
 PY
+if [ "${REGRET:-1}" = 0 ]; then (cd "$OUT" && tar czf /tmp/results.tgz . && rm -rf ./* && mv /tmp/results.tgz .); exit 0; fi
 SHAPES=$((40 / N))
 for g in $(seq 0 $((N - 1))); do
   (export CUDA_VISIBLE_DEVICES=$g HSR_CACHE_DIR=$(mktemp -d)
