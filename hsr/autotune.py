@@ -393,9 +393,10 @@ class Tuned:
         4 x 32 rows, 1.6 and 2.0x the tuned 2 x 64 (fp16 at d = 48, fp32 at d = 1024; seed
         31, bench/NOTES.md, session 44); its warps at most four a 64 rows a program holds
         (fp32 64 x 7 of 64 x 1024 at d = 48 grown to 64 rows kept a 128-row neighbour's 8 warps:
-        2.1x the tuned time). Replayed offline on the timed rows of five draws
-        (bench/experiments/predict_offline.py), it changes those rows to their tuned configs
-        and six others, five of them timed within 1.03 of tuned (seed 32's 1.36 -> 1.20)."""
+        2.1x the tuned time). Replayed offline on the timed rows of seeds 28-32
+        (bench/experiments/predict_offline.py), the stacked growth moves three rows to their
+        tuned configs (seed 31's 1.97 and 1.63, seed 30's 1.88) and five to configs timed
+        again at 1.02-1.03 of tuned."""
         at = {name: i for i, name in enumerate(self.keys)}
         r, g, name = at.get("r_bucket"), at.get("g_bucket"), self.roles.get("BLOCK_R")
         kwargs = config["kwargs"]

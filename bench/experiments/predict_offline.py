@@ -45,6 +45,13 @@ def describe(config: dict) -> str:
     return autotune._describe(config)
 
 
+def predicted_now(fwd, row) -> str:
+    """The config this checkout predicts for a recorded row (its key and pruner's arguments rebuilt)."""
+    (text, _), = row["predicted_config"].items()
+    key, persist = ast.literal_eval(text)
+    return describe(fwd.predict(key, named_for(fwd, key, persist, row["sizes"], row["dtype"])))
+
+
 def source(other: list, dtype: str) -> str:
     """The group of the key a config came from (--by-neighbour): bench/tune_grid.py's bundled grid (fp16,
     Lq 32 / 128 / 1024, Ld 128 / 512 / 1024, Nq 1 / 8 / 64 / 512, d 64 / 96 / 128, no indices) or another."""
@@ -66,10 +73,9 @@ def by_neighbour(fwd, paths):
         for row in json.load(open(path))["rows"]:
             if row.get("family") != "maxsim" or not row.get("predicted_config"):
                 continue
-            (text, recorded), = row["predicted_config"].items()
-            key, persist = ast.literal_eval(text)
+            recorded = next(iter(row["predicted_config"].values()))
             seen.clear()
-            now = describe(fwd.predict(key, named_for(fwd, key, persist, row["sizes"], row["dtype"])))
+            now = predicted_now(fwd, row)
             if now == recorded and "other" in seen:
                 groups[source(seen["other"], row["dtype"])].append(row["regret"])
     for name, regrets in sorted(groups.items()):
@@ -89,10 +95,9 @@ def main(paths):
             fwd = kernels.get(row.get("family"))
             if fwd is None or not row.get("predicted_config"):
                 continue
-            (text, recorded), = row["predicted_config"].items()
-            key, persist = ast.literal_eval(text)
+            recorded = next(iter(row["predicted_config"].values()))
             tuned_cfg = next(iter(row["tuned_config"].values()), "")
-            now = describe(fwd.predict(key, named_for(fwd, key, persist, row["sizes"], row["dtype"])))
+            now = predicted_now(fwd, row)
             mark = "same" if now == recorded else "TUNED" if now == tuned_cfg else "other"
             print(f"{row.get('regret', 0):5.2f} {row['family']:6s} {row['dtype']:9s} {row['sizes']} {mark:5s} now: {now} | "
                   f"recorded: {recorded} | tuned: {tuned_cfg}")

@@ -55,13 +55,6 @@ def entries(rows, kernels, shipped: dict) -> dict:
     return out
 
 
-def predicted(fwd, row) -> str:
-    (text, _), = row["predicted_config"].items()
-    key, persist = ast.literal_eval(text)
-    fwd.predicted.clear()
-    return po.describe(fwd.predict(key, po.named_for(fwd, key, persist, row["sizes"], row["dtype"])))
-
-
 def replay(rows, kernels, shipped: dict, extra: dict) -> collections.Counter:
     """Each row's prediction from the shipped table, then with extra entries: unchanged, moved to the row's
     tuned config, or moved to another. A moved row's regret before is known where the shipped prediction is the
@@ -72,9 +65,9 @@ def replay(rows, kernels, shipped: dict, extra: dict) -> collections.Counter:
         if fwd is None or not row.get("predicted_config"):
             continue
         tuned.shipped = lambda arch: shipped if arch == "sm90" else {}
-        base = predicted(fwd, row)
+        base = po.predicted_now(fwd, row)
         tuned.shipped = lambda arch: {**shipped, **extra} if arch == "sm90" else {}
-        now = predicted(fwd, row)
+        now = po.predicted_now(fwd, row)
         recorded, tuned_cfg = next(iter(row["predicted_config"].values())), next(iter(row["tuned_config"].values()))
         if now == base:
             counts["unchanged"] += 1
