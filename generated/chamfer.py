@@ -941,6 +941,7 @@ def cd_fwd(
                         top = tl.where(take, tile_top, top)
                     best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
 
+
             # spec line 10: the selected pair's squared distance from its differences (exact at any offset;
             # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
             sel_safe = tl.maximum(best_idx, 0)
@@ -1370,7 +1371,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
-    cn, col_norms, centre, shift16 = out, False, None, None
+    cn, col_norms, centre, shift = out, False, None, None
     if halves and 2 == Y_.dim() - 1 and runtime.halves_layout(X_) and runtime.halves_layout(Y_):
         centre = runtime.l2_centre(Y_, ['b', 'm', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
@@ -1385,9 +1386,9 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             halves = 0  # (a layout whose halves would not index as its rows do)
         # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms);
         # with halves, the fp32 rows' (the halves' own would round them)
-        col_norms = dot_mode < 2 and (bool(halves) or shift16 is not None
+        col_norms = dot_mode < 2 and (bool(halves) or shift is not None
                                       or dispatch.col_norms(sizes["n"] * 1))
-        if col_norms and shift16 is None:
+        if col_norms and shift is None:
             rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
             cn = _cd_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Ys_, 2)
@@ -1411,7 +1412,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, out if shift16 is None else shift16, *aux, xlen_arg_, ylen_arg_,
+        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, out if shift is None else shift, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
@@ -1425,7 +1426,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift16 is not None,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift is not None,
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
     )
     grid = (n_cells * n_chunks,)
@@ -2475,6 +2476,7 @@ def cd_t1_fwd(
                         top = tl.where(take, tile_top, top)
                     best_idx = tl.where(again, tl.where(nan_at < size_n, nan_at, top_idx), best_idx)
 
+
             # spec line 10: the selected pair's squared distance from its differences (exact at any offset;
             # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
             sel_safe = tl.maximum(best_idx, 0)
@@ -2904,7 +2906,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     # with halves: the hi halves in Ys_ and Xs_, the lo ones in Ylo_ and Xlo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and Y_.dtype == torch.float32 else 0
     Ylo_, Xlo_, a_inv, b_inv = Y_, X_, out, out
-    cn, col_norms, centre, shift16 = out, False, None, None
+    cn, col_norms, centre, shift = out, False, None, None
     if halves and 2 == X_.dim() - 1 and runtime.halves_layout(Y_) and runtime.halves_layout(X_):
         centre = runtime.l2_centre(X_, ['b', 'n', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and X's norms in one pass a side (hsr.halves)
@@ -2919,9 +2921,9 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             halves = 0  # (a layout whose halves would not index as its rows do)
         # the columns' squared norms once, where many programs read each of X's row sets (dispatch.col_norms);
         # with halves, the fp32 rows' (the halves' own would round them)
-        col_norms = dot_mode < 2 and (bool(halves) or shift16 is not None
+        col_norms = dot_mode < 2 and (bool(halves) or shift is not None
                                       or dispatch.col_norms(sizes["m"] * 1))
-        if col_norms and shift16 is None:
+        if col_norms and shift is None:
             rows = dispatch.row_matrix(Xs_) if 2 == Xs_.dim() - 1 else None
             cn = _cd_t1_row_norms(rows).view(Xs_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Xs_, 2)
@@ -2945,7 +2947,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if split:  # each chunk's count of kept rows, added on the host
         stat_arg = torch.empty((n_cells, n_chunks), dtype=torch.float32, device=device)
     args = (
-        Y_, X_, Ys_, Xs_, Ylo_, Xlo_, a_inv, b_inv, cn, out if shift16 is None else shift16, *aux, xlen_arg_, ylen_arg_,
+        Y_, X_, Ys_, Xs_, Ylo_, Xlo_, a_inv, b_inv, cn, out if shift is None else shift, *aux, xlen_arg_, ylen_arg_,
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["m"], sizes["n"], sizes["d"],
         *Y_.stride(), *X_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
@@ -2959,7 +2961,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["n"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift16 is not None,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift is not None,
         DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
     )
     grid = (n_cells * n_chunks,)

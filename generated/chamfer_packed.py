@@ -932,6 +932,7 @@ def dist_fwd(
                     top = tl.where(take, tile_top, top)
                 best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
 
+
         # spec line 9: the selected pair's squared distance from its differences (exact at any offset;
         # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
         sel_safe = tl.maximum(best_idx, 0)
@@ -1352,7 +1353,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
-    cn, col_norms, centre, shift16 = out, False, None, None
+    cn, col_norms, centre, shift = out, False, None, None
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
         Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre)
         Ys_, Ylo_, b_inv, cn = runtime.split_halves(Y_, halves == 3, centre, norms=True)
@@ -1366,9 +1367,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             halves = 0  # (a layout whose halves would not index as its rows do)
         # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms);
         # with halves, the fp32 rows' (the halves' own would round them)
-        col_norms = dot_mode < 2 and (bool(halves) or shift16 is not None
+        col_norms = dot_mode < 2 and (bool(halves) or shift is not None
                                       or dispatch.col_norms(sizes["n"] * 1))
-        if col_norms and shift16 is None:
+        if col_norms and shift is None:
             rows = dispatch.row_matrix(Ys_) if 1 == Ys_.dim() - 1 else None
             cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Ys_, 1)
@@ -1385,7 +1386,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if need_sel and idx is None:
         idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
     args = (
-        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, out if shift16 is None else shift16, *aux, cu_y_arg_, t["cu_x"],
+        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, out if shift is None else shift, *aux, cu_y_arg_, t["cu_x"],
         out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["k"],
         *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *_strides(cu_y_, 1, "cu_y"),
@@ -1397,7 +1398,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift16 is not None,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift is not None,
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 

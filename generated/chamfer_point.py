@@ -1207,6 +1207,7 @@ def dist_fwd(
                 best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
                 part_key = tl.where(again, tl.where(nan_at < size_m, float("nan"), top), part_key)
 
+
         # spec line 7: the selected pair's squared distance from its differences (exact at any offset;
         # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
         sel_safe = tl.maximum(best_idx, 0)
@@ -2198,6 +2199,7 @@ def dist_fwd_both(
                     top = tl.where(take, tile_top, top)
                 best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
 
+
         # spec line 7: the selected pair's squared distance from its differences (exact at any offset;
         # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
         sel_safe = tl.maximum(best_idx, 0)
@@ -2496,7 +2498,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
-    cn, col_norms, centre, shift16 = out, False, None, None
+    cn, col_norms, centre, shift = out, False, None, None
     if halves and 2 == Y_.dim() - 1 and runtime.halves_layout(X_) and runtime.halves_layout(Y_):
         centre = runtime.l2_centre(Y_, ['b', 'm', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
@@ -2511,9 +2513,9 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             halves = 0  # (a layout whose halves would not index as its rows do)
         # the columns' squared norms once, where many programs read each of Y's row sets (dispatch.col_norms);
         # with halves, the fp32 rows' (the halves' own would round them)
-        col_norms = dot_mode < 2 and (bool(halves) or shift16 is not None
+        col_norms = dot_mode < 2 and (bool(halves) or shift is not None
                                       or dispatch.col_norms(sizes["n"] * 1))
-        if col_norms and shift16 is None:
+        if col_norms and shift is None:
             rows = dispatch.row_matrix(Ys_) if 2 == Ys_.dim() - 1 else None
             cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Ys_, 2)
@@ -2534,7 +2536,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         idx_arg = torch.empty((n_cells, sizes["n"]), dtype=runtime.index_dtype(sizes["m"]), device=device)
     out_arg, idx_arg, stat_arg, xsel_arg, merged = _dist_part_buffers(parts, out, idx_arg, stat_arg, xsel_arg)
     args = (
-        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, out if shift16 is None else shift16, *aux, ylen_arg_,
+        X_, Y_, Xs_, Ys_, Xlo_, Ylo_, a_inv, b_inv, cn, out if shift is None else shift, *aux, ylen_arg_,
         out_arg, idx_arg, stat_arg, xsel_arg, part_cols, *split_args,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(ylen_, 1),
@@ -2547,7 +2549,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift16 is not None,
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift is not None,
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, COL_PARTS=parts > 1,
     )
 

@@ -110,6 +110,8 @@ def both_ways_blockers(term, signature, n_c_conds: int, n_c_bounds: int, stacked
     t, why = term, []
     if t.packing:
         why.append("a ragged axis (packed rows)")
+    if t.b.computed is not None:
+        why.append(f"{t.b.name} is computed in the kernel")
     if t.outer != "none" or stacked or t.index_out:
         why.append("not one value per row")
     if t.a.quantized or t.select != "min" or t.sides:
@@ -265,7 +267,7 @@ SMALL_D_MAX = 8  # contractions up to this length unroll on the CUDA cores, coor
 
 
 def contraction(d: int, quantized: bool = False, three_products: bool = False,
-                computed: bool = False) -> tuple[int, int, int]:
+                computed: bool = False, l2: bool = False) -> tuple[int, int, int]:
     """(DOT_MODE, BLOCK_K, SMALL_D) of a forward for a contraction of length d:
     2, a few coordinates (point clouds) as exact fp32 products on the CUDA
     cores, unrolled over SMALL_D = d; 0, the whole row in one tensor-core tile
@@ -285,9 +287,11 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False,
     dot); at most COMPUTED_MAX_D coordinates (runtime.check_rows checks it: its
     backward forms each selected row whole). Whole rows measured faster than
     chunks of 32 or 64 from 1024-token documents, level at 200 (bench/NOTES.md,
-    session 37). HSR_COMPUTED_K overrides the chunk (0: one tile), for sweeps."""
+    session 37). HSR_COMPUTED_K overrides the chunk (0: one tile), for sweeps. A computed
+    operand of an L2 pair (l2) is always one tile: its rows are formed less a shift before
+    their norms, and a normalised one's norm needs the whole row first."""
     if computed:
-        block_k = int(os.environ.get("HSR_COMPUTED_K", COMPUTED_BLOCK_K))
+        block_k = 0 if l2 else int(os.environ.get("HSR_COMPUTED_K", COMPUTED_BLOCK_K))
         return (0, next_pow2(d, 16), 0) if block_k == 0 or block_k >= next_pow2(d, 16) else (1, block_k, 0)
     if d <= SMALL_D_MAX:
         return 2, 16, d
@@ -385,6 +389,8 @@ def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool) -> bool:
 def shift_16bit_words(term, sizes: dict | None) -> str:
     """explain()'s line on 16-bit rows of an L2 key in the general loop (shifts_16bit)."""
     one = not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
+    if term.b.computed is not None:
+        return f"  fp16/bf16 rows (general loop): unshifted ({term.b.name} is computed in the kernel)"
     if not one:
         return (f"  fp16/bf16 rows (general loop): unshifted ({term.a.name} and {term.b.name} share a grid axis, "
                 f"or are packed: no one shift serves every cell)")
@@ -413,6 +419,8 @@ def col_norms_words(term, sizes: dict | None, lean: bool = False) -> str:
     loop or (lean) the lean one."""
     least = LEAN_COL_NORMS_ROWS if lean else COL_NORMS_ROWS
     label = "  column norms (lean loop): " if lean else "  column norms (general loop): "
+    if term.b.computed is not None:
+        return f"{label}formed from each tile ({term.b.name} is computed in the kernel: no pre-pass reads it)"
     if sizes is None:
         return (f"{label}from a pre-pass where at least {least} rows meet each {term.b.name} row set, "
                 f"else formed from each tile")
@@ -1358,7 +1366,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     elif term.pair == "l1":
         general = "elementwise"
     elif term.b.computed is not None:
-        general = "tiles-long" if d is None or contraction(d, computed=True)[0] == 1 else "tiles"
+        l2 = term.pair in ("sqdist", "dist")  # (an L2 pair's computed rows: always one tile)
+        general = "tiles-long" if not l2 and (d is None or contraction(d, computed=True)[0] == 1) else "tiles"
     elif d is not None:
         prec = precision(torch.float32, ranks_only(term), "cuda" if machine.startswith("cuda") else "cpu")
         three = dtype == "float32" and prec == "tf32x3" and not (

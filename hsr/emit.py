@@ -406,8 +406,9 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
             normalize=t.b.computed.rows.normalize, projects=emit_rows.projects(t.b),
             floats=list(t.b.rows_floats),
             ragged=list(t.b.computed.ragged) if t.b.computed.ragged else None,  # (axis, outer axis, offsets)
-            tile=lambda at, ok, ks, k_ok, out, dtype, norms=None, shape=None: "\n".join(emit_rows.rows_tile(
-                t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype, norms, shape))),
+            tile=lambda at, ok, ks, k_ok, out, dtype, norms=None, shape=None, shift=None, prefix="rx": "\n".join(
+                emit_rows.rows_tile(t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype,
+                                    norms, shape, shift, prefix))),
         # one program per (cell, chunk of rows): an outer sum (dispatch.split_rows), or an
         # unstacked outer max, min or mean (dispatch.outer_split, partials merged on the host)
         row_split=t.outer == "sum" or (t.outer in ("max", "min", "mean") and not blocked),

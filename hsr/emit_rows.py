@@ -34,19 +34,25 @@ def projects(b) -> bool:
 
 
 def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype: str,
-              norms: str | None = None, shape: tuple | None = None) -> list[str]:
+              norms: str | None = None, shape: tuple | None = None, shift: str | None = None,
+              prefix: str = "rx") -> list[str]:
     """The lines that leave the tile of ``term.b`` (a computed operand) in ``out``.
     base(name, axes): the offset of an input's program cell (emit's _offset).
     norms: a chunk of the coordinates (the contraction in chunks): the tile is left
     unnormalised and its rows' squared norms are added to ``norms``, for the caller
     to normalise the chunks' sum (<a, b / |b|> = <a, b> / |b|).
     shape: (rows' block, coordinates' block, first coordinate), constexpr names: where
-    given, codes packed along the coordinates are read a byte at a time."""
+    given, codes packed along the coordinates are read a byte at a time.
+    shift: a vector of the coordinates at ``ks`` (fp32) taken from each formed row before
+    its cast (an L2 pair's rows less a point of the data, hsr.runtime.l2_shift).
+    prefix: the lines' own names (a tile formed after a loop that formed another keeps
+    a name's shape in each)."""
     t = term.b.computed
     c, k = term.c, term.k
     names = iter(range(1000))
+    rx_ok = f"{prefix}_ok"
     lines = [f"# spec line {t.rows.line}: {t.rows.text}  ({t.name}'s rows, formed on chip)",
-             f"rx_ok = {ok}[:, None] & {k_ok}[None, :]"]
+             f"{rx_ok} = {ok}[:, None] & {k_ok}[None, :]"]
 
     def place(x: ir.Tensor, axis: str, index: str | None = None) -> str:
         if axis == c:
@@ -57,7 +63,7 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
 
     def mask(x: ir.Tensor) -> str:
         rows, cols = c in x.axes, k in x.axes
-        return "rx_ok" if rows and cols else f"{ok}[:, None]" if rows else f"{k_ok}[None, :]" if cols else "True"
+        return rx_ok if rows and cols else f"{ok}[:, None]" if rows else f"{k_ok}[None, :]" if cols else "True"
 
     def pointer(x: ir.Tensor, gathered: str | None = None, index: str | None = None) -> str:
         grid = [a for a in x.axes if a not in (c, k, gathered)]
@@ -67,7 +73,7 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
 
     def code(x: ir.Tensor) -> str:
         """An index input's values: ints, or n-bit codes unpacked from their bytes (LSB-first)."""
-        name = f"rx_{next(names)}"
+        name = f"{prefix}_{next(names)}"
         if x.kind not in ir.CODE_BITS:
             lines.append(f"{name} = tl.load({pointer(x)}, mask={mask(x)}, other=0).to(tl.int32)")
             return name
@@ -105,18 +111,18 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
         time on the tensor cores (IEEE products for fp32, as torch.nn.Linear at "highest")."""
         x, w, h = node.a.tensor, node.b.tensor, node.axis
         block = dispatch.PROJECTION_BLOCK
-        name, a_, b_ = (f"rx_{next(names)}" for _ in range(3))
+        name, a_, b_ = (f"{prefix}_{next(names)}" for _ in range(3))
         x_at = " + ".join([f"{x.name}_ptr + {base(x.name, [a for a in x.axes if a not in (c, h)])}"]
-                          + [f"rx_{h}[None, :] * stride_{x.name}_{h}" if a == h else place(x, a)
+                          + [f"{prefix}_{h}[None, :] * stride_{x.name}_{h}" if a == h else place(x, a)
                              for a in x.axes if a in (c, h)])
-        w_at = " + ".join([f"{w.name}_ptr"] + [f"rx_{h}[:, None] * stride_{w.name}_{h}" if a == h
+        w_at = " + ".join([f"{w.name}_ptr"] + [f"{prefix}_{h}[:, None] * stride_{w.name}_{h}" if a == h
                                               else f"{ks}[None, :] * stride_{w.name}_{a}" for a in w.axes])
         lines.extend([
-            f"{name} = tl.zeros(rx_ok.shape, tl.float32)  # <{x.name}, {w.name}> over {h!r}, {block} at a time",
-            f"for rx_{h}0 in range(0, size_{h}, {block}):",
-            f"    rx_{h} = rx_{h}0 + tl.arange(0, {block})",
-            f"    {a_} = tl.load({x_at}, mask={ok}[:, None] & (rx_{h} < size_{h})[None, :], other=0.0)",
-            f"    {b_} = tl.load({w_at}, mask={k_ok}[None, :] & (rx_{h} < size_{h})[:, None], other=0.0).to({a_}.dtype)",
+            f"{name} = tl.zeros({rx_ok}.shape, tl.float32)  # <{x.name}, {w.name}> over {h!r}, {block} at a time",
+            f"for {prefix}_{h}0 in range(0, size_{h}, {block}):",
+            f"    {prefix}_{h} = {prefix}_{h}0 + tl.arange(0, {block})",
+            f"    {a_} = tl.load({x_at}, mask={ok}[:, None] & ({prefix}_{h} < size_{h})[None, :], other=0.0)",
+            f"    {b_} = tl.load({w_at}, mask={k_ok}[None, :] & ({prefix}_{h} < size_{h})[:, None], other=0.0).to({a_}.dtype)",
             f"    if RX_FP32 or {x.name}_ptr.dtype.element_ty == tl.float32:  # (RX_FP32: the interpreter's bf16)",
             f"        {name} = tl.dot({a_}.to(tl.float32), {b_}.to(tl.float32), {name}, input_precision=\"ieee\")",
             f"    else:",
@@ -129,7 +135,7 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
             return repr(float(node.value))
         if isinstance(node, ir.Load):
             x = node.tensor
-            name = f"rx_{next(names)}"
+            name = f"{prefix}_{next(names)}"
             lines.append(f"{name} = tl.load({pointer(x)}, mask={mask(x)}, other=0.0).to(tl.float32)")
             return name
         if isinstance(node, ir.Gather) and len(node.table.axes) == 1 and \
@@ -141,17 +147,17 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
                      for i in range(1 << bits)]
             for b in range(bits):
                 level = [f"tl.where(({ix} & {1 << b}) != 0, {level[i + 1]}, {level[i]})" for i in range(0, len(level), 2)]
-            name = f"rx_{next(names)}"
+            name = f"{prefix}_{next(names)}"
             lines.append(f"{name} = {level[0]}  # {x.name} at {node.index.name}'s codes, by their bits")
             return name
         if isinstance(node, ir.Gather):
             ix = code(node.index)
             x = node.table
             rows, cols = c in node.axes, k in node.axes
-            m = "rx_ok" if rows and cols else f"{ok}[:, None]" if rows else f"{k_ok}[None, :]"
+            m = rx_ok if rows and cols else f"{ok}[:, None]" if rows else f"{k_ok}[None, :]"
             # an index out of the table's range reads nothing (the op checks them before any kernel runs)
             m = f"{m} & ({ix} >= 0) & ({ix} < size_{node.axis})"
-            name = f"rx_{next(names)}"
+            name = f"{prefix}_{next(names)}"
             lines.append(f"{name} = tl.load({pointer(x, node.axis, ix)}, mask={m}, other=0.0).to(tl.float32)")
             return name
         if isinstance(node, ir.Pair):
@@ -162,11 +168,13 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
         return f"({left} {node.fn} {right})"
 
     expr = value(t.rows.expr)
-    lines.append(f"{out} = tl.where(rx_ok, {expr}, 0.0)")
+    lines.append(f"{out} = tl.where({rx_ok}, {expr}, 0.0)")
     if norms and t.rows.normalize:
         lines.append(f"{norms} += tl.sum({out} * {out}, axis=1)  # this chunk's share of the rows' squared norms")
     elif t.rows.normalize:
         lines.append(f"{out} = {out} * (1.0 / tl.maximum(tl.sqrt(tl.sum({out} * {out}, axis=1)), 1e-12))[:, None]"
                      "  # L2-normalised, as torch.nn.functional.normalize")
+    if shift:
+        lines.append(f"{out} = tl.where({rx_ok}, {out} - {shift}[None, :], 0.0)  # less the L2 pair's shift")
     lines.append(f"{out} = {out}.to({dtype})")
     return lines

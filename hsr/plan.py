@@ -205,7 +205,13 @@ class TermPlan:
         if self.aux:
             lines.append("  norms: the forward forms them from its tiles; the backward takes them once per row, "
                          "before its kernels")
-        if self.pair in ("sqdist", "dist"):
+        if self.pair in ("sqdist", "dist") and self.b.computed is not None:
+            lines.append(f"  exact at any offset: |a-c|^2 + |b-c|^2 - 2<a-c, b-c> ranks the pairs, with c "
+                         f"{self.a.name}'s first row (fp32 rows: {self.a.name} less c before the kernel, each "
+                         f"{self.b.name} row formed less c in the kernel; 16-bit rows unshifted, exact near the origin "
+                         f"only; norms from the tiles), then the selected pair's value comes from its differences, "
+                         f"{self.b.name}'s selected row formed again whole")
+        elif self.pair in ("sqdist", "dist"):
             lines.append("  exact at any offset: up to 8 coordinates, the key from the differences a - b (CUDA cores); "
                          "longer rows, |a-c|^2 + |b-c|^2 - 2<a-c, b-c> with c a row of B in each shared cell "
                          "(fp32 rows, shifted before the kernel, the dot on a GPU as three TF32 products, or one where "

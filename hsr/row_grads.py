@@ -83,6 +83,9 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, 
     g = grad_rows.reshape(-1, width)
     if not _floats(expr):
         return {}
+    if at is not None:  # a row a selection: none where nothing was selected (the rows past a packed
+        # sequence's end, -2, are never visited by the backward: their rows hold whatever was there)
+        g = torch.where(at[0].reshape(-1, 1) >= 0, g, 0.0)
     index = {}
     if packed is not None:  # the packed row each selection took, and its sequence
         axis, outer, cu, ragged = packed

@@ -223,6 +223,23 @@ def l2_shift(a: torch.Tensor, b: torch.Tensor, a_axes, b_axes, shared, k: str,
     return a, b, a_s, b_s
 
 
+def l2_point(a: torch.Tensor, k_dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(c, a, a - c) for an L2 pair whose other operand is computed in the kernel (its rows
+    formed there less c, hsr.emit_rows): c is a's first row, its non-finite coordinates 0,
+    one point for every cell (the expansion then keeps the distances' digits wherever the
+    data sit, as l2_shift's does); a - c keeps a's strides (an a whose layout empty_like
+    does not keep comes back contiguous, with its copy)."""
+    a = a.detach()
+    rows = a.movedim(k_dim, -1)
+    c = rows.reshape(-1, rows.shape[-1])[0] if rows.numel() else a.new_zeros(rows.shape[-1])
+    c = torch.nan_to_num(c, nan=0.0, posinf=0.0, neginf=0.0).contiguous()
+    out = torch.empty_like(a)
+    if out.stride() != a.stride():
+        a, out = a.contiguous(), torch.empty(a.shape, dtype=a.dtype, device=a.device)
+    view = c.view([-1 if n == k_dim else 1 for n in range(a.dim())])
+    return c, a, torch.sub(a, view, out=out)
+
+
 def _first_rows(b: torch.Tensor, axes, kept) -> torch.Tensor:
     """b's first row in each cell of the axes kept (the others indexed at 0), its
     non-finite coordinates 0: l2_shift's c."""

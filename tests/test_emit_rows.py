@@ -272,3 +272,127 @@ def test_a_packed_projection_and_its_gradients(device):
     assert torch.allclose(out.double().cpu(), want, atol=1e-4, rtol=1e-4)
     for name, a, b in zip(["Q", "H", "W", "bias", "scale"], _grads(out, mine, 5), _grads(want, ref, 5)):
         assert torch.allclose(a.double().cpu(), b, atol=1e-4, rtol=1e-4), name
+
+
+L2_ROWS = """
+Q[i, s, d]: float
+C[c, d]: float
+codes[j, t]: int
+res[j, t, d]: uint{bits}
+w[b]: float
+dlen[j]: int = full
+D[j, t, d] = {body}
+score[i, j] = sum_s {sel}_t {pair}  where t < dlen[j]
+"""
+L2_PAIRS = {"sq": ("min", "||Q_s - D_t||^2"), "dist": ("min", "||Q_s - D_t||"),
+            "gauss": ("max", "exp(-||Q_s - D_t||^2)")}
+
+
+def _naive_l2(Q, C, codes, buckets, w, dlen, pair, normalized):
+    """What a user writes in fp32 (autograd through it): the rows formed, the differences squared and summed."""
+    D = C[codes] + w[buckets]
+    if normalized:
+        D = torch.nn.functional.normalize(D, dim=-1)
+    sq = (Q[:, None, :, None, :] - D[None, :, None, :, :]).square().sum(-1)  # [i, j, s, t]
+    sel, pair_text = L2_PAIRS[pair]
+    key = {"sq": sq, "dist": sq.sqrt(), "gauss": torch.exp(-sq)}[pair]
+    kept = torch.arange(codes.shape[1])[None, :] < dlen[:, None]
+    key = key.masked_fill(~kept[None, :, None, :], float("inf") if sel == "min" else float("-inf"))
+    best = key.min(-1).values if sel == "min" else key.max(-1).values
+    return torch.where(best.abs() < float("inf"), best, 0.0).sum(-1)
+
+
+def _rel_err(a, ref):
+    return ((a.double() - ref).abs() / ref.abs().clamp_min(1e-30)).max().item()
+
+
+@settings(max_examples=examples(18), deadline=None)
+@given(st.sampled_from([0.0, 100.0, 1e4]), st.sampled_from(sorted(L2_PAIRS)), st.sampled_from([2, 4]),
+       st.integers(9, 40), st.booleans(), st.integers(0, 2**31 - 1))
+@example(offset=1e4, pair="sq", bits=2, d=19, normalized=False, seed=0)
+def test_an_l2_pair_reads_a_computed_operand_exactly_at_any_offset(device, offset, pair, bits, d, normalized, seed):
+    """An L2 pair over rows formed in the kernel: the expansion ranks rows less a point of the data (fp32: Q's
+    first row, taken from B's formed rows in the kernel), the selected value comes from the differences of the
+    formed row. Values and gradients within 4x the naive fp32 error (against float64 on the same inputs),
+    at offsets 0 to 1e4; an empty document is 0."""
+    sel, text = L2_PAIRS[pair]
+    body = "normalize(C[codes[j, t], d] + w[res[j, t, d]])" if normalized else "C[codes[j, t], d] + w[res[j, t, d]]"
+    op = hsr.compile(L2_ROWS.format(bits=bits, body=body, sel=sel, pair=text))
+    gen = torch.Generator().manual_seed(seed)
+    scale = 0.05 if pair == "gauss" else 1.0  # (a Gaussian of unit clouds' distances is 0 in fp32 everywhere)
+    C = torch.randn(5, d, generator=gen) * scale + (0.0 if normalized else offset)
+    Q = torch.randn(2, 6, d, generator=gen) * scale + offset
+    codes = torch.randint(0, 5, (3, 11), generator=gen)
+    buckets = torch.randint(0, 1 << bits, (3, 11, d), generator=gen)
+    w = torch.randn(1 << bits, generator=gen) * scale
+    dlen = torch.tensor([11, 4, 0])
+    res = _pack(buckets, bits)
+    mine = [x.to(device).requires_grad_() for x in (Q, C, w)]
+    out = op(mine[0], mine[1], codes.to(device), res.to(device), mine[2], dlen.to(device))
+    ref64 = [x.double().requires_grad_() for x in (Q, C, w)]
+    want = op.reference(ref64[0], ref64[1], codes, res, ref64[2], dlen)
+    naive_in = [x.clone().requires_grad_() for x in (Q, C, w)]
+    naive = _naive_l2(naive_in[0], naive_in[1], codes, buckets, naive_in[2], dlen, pair, normalized)
+    assert (out[:, 2] == 0).all()  # the empty document
+    kept = want[:, :2].detach()
+    err, bound = _rel_err(out[:, :2].detach().cpu(), kept), max(4 * _rel_err(naive[:, :2].detach(), kept), 1e-6)
+    assert err <= bound, f"value: error {err:.3g} against 4x naive fp32 {bound:.3g}"
+    for name, got, ref, nv in zip("QCw", _grads(out, mine, seed), _grads(want, ref64, seed), _grads(naive, naive_in, seed)):
+        scale_ = ref.norm().item() or 1.0
+        err, bound = (got.double().cpu() - ref).norm().item() / scale_, (nv.double() - ref).norm().item() / scale_
+        assert err <= max(4 * bound, 1e-5), f"grad {name}: error {err:.3g} against 4x naive fp32 {4 * bound:.3g}"
+
+
+def test_an_l2_pair_over_a_computed_operand_selects_as_the_reference_with_inf_and_nan(device):
+    """The nearest formed row as an output (argmin) and under a sum: a query row with an inf coordinate
+    (its expansion is NaN: ranked again from the formed rows' differences, as the reference does) and a
+    centroid with a NaN (the documents that gather it hold NaN rows)."""
+    spec = L2_ROWS.format(bits=4, body="C[codes[j, t], d] + w[res[j, t, d]]", sel="min", pair="||Q_s - D_t||^2")
+    near = hsr.compile(spec.replace("score[i, j] = sum_s min_t", "near[i, j, s] = argmin_t"))
+    total = hsr.compile(spec)
+    gen = torch.Generator().manual_seed(4)
+    C, Q, w = torch.randn(6, 21, generator=gen) + 300, torch.randn(2, 5, 21, generator=gen) + 300, torch.randn(16, generator=gen)
+    codes, dlen = torch.randint(0, 5, (4, 13), generator=gen), torch.tensor([13, 6, 0, 13])
+    codes[3, 7] = 5  # the NaN centroid, in document 3 only
+    C[5, 4] = float("nan")
+    Q[1, 2, 3] = float("inf")
+    res = _pack(torch.randint(0, 16, (4, 13, 21), generator=gen), 4)
+    args = (Q, C, codes, res, w, dlen)
+    got = near(*(x.to(device) for x in args)).cpu()
+    _, want = reference.evaluate_selection(near.program, ("i", "j", "s"), Q.double(), C.double(), codes, res,
+                                           w.double(), dlen)
+    assert torch.equal(got, want.long())
+    assert (got[:, 2] == -1).all() and (got[1, :, 2][:2] == 0).all()  # empty; the inf row: the first kept
+    assert (got[:, 3] == 7).all()  # a NaN row is selected (the first NaN), as torch.min selects it
+    out = total(*(x.to(device) for x in args)).cpu()
+    ref = total.reference(Q.double(), C.double(), codes, res, w.double(), dlen)
+    assert torch.isnan(out[:, 3]).all() and torch.isinf(out[1, :2]).all()
+    assert torch.allclose(out[0, :3].double(), ref[0, :3], rtol=1e-4)
+
+
+def test_an_l2_pair_over_packed_queries_and_packed_computed_documents(device):
+    """Both operands packed (ragged queries, ragged formed documents, an empty one of each): Q's first
+    packed row is the shift's point, and each document's rows are formed at their packed positions."""
+    op = hsr.compile("""
+cq[i]: offsets
+cu[j]: offsets
+Q[i, s by cq, d]: float
+C[c, d]: float
+codes[j, t by cu]: int
+res[j, t by cu, d]: uint4
+w[b]: float
+D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]]
+score[i, j] = sum_s min_t ||Q_s - D_t||
+""")
+    gen = torch.Generator().manual_seed(6)
+    cq, cu = torch.tensor([0, 3, 3, 8], dtype=torch.int32), torch.tensor([0, 5, 5, 14], dtype=torch.int32)
+    Q, C, w = torch.randn(8, 24, generator=gen) + 50, torch.randn(6, 24, generator=gen) + 50, torch.randn(16, generator=gen)
+    codes, res = torch.randint(0, 6, (14,), generator=gen), _pack(torch.randint(0, 16, (14, 24), generator=gen), 4)
+    mine = [x.to(device).requires_grad_() for x in (Q, C, w)]
+    out = op(cq.to(device), cu.to(device), mine[0], mine[1], codes.to(device), res.to(device), mine[2])
+    ref = [x.double().requires_grad_() for x in (Q, C, w)]
+    want = op.reference(cq, cu, ref[0], ref[1], codes, res, ref[2])
+    assert torch.allclose(out.double().cpu(), want, rtol=1e-4)
+    assert out[1].abs().max() == 0 and out[:, 1].abs().max() == 0  # the empty query, the empty document
+    for name, a, b in zip("QCw", _grads(out, mine, 2), _grads(want, ref, 2)):
+        assert torch.allclose(a.double().cpu(), b, atol=1e-4, rtol=1e-3), name

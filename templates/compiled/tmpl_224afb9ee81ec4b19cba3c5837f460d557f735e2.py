@@ -162,7 +162,24 @@ def root(context, missing=missing):
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
                 ' rows held in registers\n',
             ))
-            if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'):
+            if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2')):
+                pass
+                t_6.extend((
+                    '    if SHIFT_A:  # fp32 rows: ',
+                    str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                    "'s formed less the point ",
+                    str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
+                    "'s were taken from (runtime.l2_point)\n        row_shift = tl.load(shift_ptr + offs_",
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    ', mask=',
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    '_in, other=0.0)\n    else:\n        row_shift = tl.zeros([BLOCK_',
+                    str(t_3((undefined(name='K') if l_1_K is missing else l_1_K))),
+                    '], tl.float32)\n    ',
+                    str(t_1(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'b', str_join((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_ptr.dtype.element_ty', )), None, ((undefined(name='BC') if l_1_BC is missing else l_1_BC), str_join(('BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), )), '0'), 'row_shift'), 4)),
+                    '\n',
+                ))
+            elif environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'):
                 pass
                 t_6.extend((
                     '    ',
@@ -256,7 +273,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 77 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 83 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_',
                 str(t_3((undefined(name='K') if l_1_K is missing else l_1_K))),
                 '\n    dot = tl.zeros([',
@@ -368,7 +385,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 109 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 115 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n            b = ',
                     str(('b_half' if l_1_half else 'b_desc')),
                     '.load([',
@@ -377,7 +394,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 110 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 116 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n        else:\n            ',
                     str(t_1(t_2((undefined(name='pointer_loads') if l_1_pointer_loads is missing else l_1_pointer_loads)), 12)),
                     '\n',
@@ -406,7 +423,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        if DOT_FP32:\n            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n        else:\n            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 128 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 134 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\n',
             ))
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize')):
@@ -812,40 +829,62 @@ def root(context, missing=missing):
             str((undefined(name='R') if l_1_R is missing else l_1_R)),
             '_ok & (best_idx >= 0)\nx_best = tl.zeros([',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
-            '], tl.float32)\nif SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit\n',
+            '], tl.float32)\n',
         ))
-        for l_2_k in context.call((undefined(name='range') if l_1_range is missing else l_1_range), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'small_d_max')):
-            _loop_vars = {}
+        if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'):
             pass
             t_9.extend((
-                '    if SMALL_D > ',
-                str(l_2_k),
-                ':\n        sel_diff = _a',
-                str(l_2_k),
-                ' - tl.load(sel_row + ',
-                str(l_2_k),
-                ' * stride_',
+                'if SMALL_D == 0:  # (always: ',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                ' is computed) each selected row formed again whole, as the backward forms it, unshifted\n    ',
+                str(t_1(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), 'sel_safe', 'sel_ok', str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'sel_b', 'tl.float32', None, (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS'), str_join(('BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), )), '0'), None, 'sx'), 4)),
+                '\n    sel_diff = tl.load(a_row[:, None] + offs_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '[None, :] * stride_',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
+                '_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ',\n                       mask=sel_ok[:, None] & ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '_in[None, :], other=0.0).to(tl.float32) - sel_b\n    x_best = tl.sum(sel_diff * sel_diff, axis=1)\n',
+            ))
+        else:
+            pass
+            t_9.append(
+                'if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit\n',
+            )
+            for l_2_k in context.call((undefined(name='range') if l_1_range is missing else l_1_range), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'small_d_max')):
+                _loop_vars = {}
+                pass
+                t_9.extend((
+                    '    if SMALL_D > ',
+                    str(l_2_k),
+                    ':\n        sel_diff = _a',
+                    str(l_2_k),
+                    ' - tl.load(sel_row + ',
+                    str(l_2_k),
+                    ' * stride_',
+                    str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                    '_',
+                    str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                    ', mask=sel_ok, other=0.0).to(tl.float32)\n        x_best = tl.fma(sel_diff, sel_diff, x_best)\n',
+                ))
+            l_2_k = missing
+            t_9.extend((
+                "else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences\n    # (in chunks of 16 coordinates: the rows' whole tile in fp32 here held the kernel at 255\n    # registers, spilling, bench/NOTES.md, session 29)\n    for x0 in range(0, size_",
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ', 16):\n        offs_x = x0 + tl.arange(0, 16)\n        x_ok = sel_ok[:, None] & (offs_x < size_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ')[None, :]\n        sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
+                '_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ', mask=x_ok, other=0.0).to(tl.float32) - \\\n            tl.load(sel_row[:, None] + offs_x[None, :] * stride_',
                 str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
                 '_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                ', mask=sel_ok, other=0.0).to(tl.float32)\n        x_best = tl.fma(sel_diff, sel_diff, x_best)\n',
+                ', mask=x_ok, other=0.0).to(tl.float32)\n        x_best += tl.sum(sel_diff * sel_diff, axis=1)\n',
             ))
-        l_2_k = missing
-        t_9.extend((
-            "else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences\n    # (in chunks of 16 coordinates: the rows' whole tile in fp32 here held the kernel at 255\n    # registers, spilling, bench/NOTES.md, session 29)\n    for x0 in range(0, size_",
-            str((undefined(name='K') if l_1_K is missing else l_1_K)),
-            ', 16):\n        offs_x = x0 + tl.arange(0, 16)\n        x_ok = sel_ok[:, None] & (offs_x < size_',
-            str((undefined(name='K') if l_1_K is missing else l_1_K)),
-            ')[None, :]\n        sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_',
-            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
-            '_',
-            str((undefined(name='K') if l_1_K is missing else l_1_K)),
-            ', mask=x_ok, other=0.0).to(tl.float32) - \\\n            tl.load(sel_row[:, None] + offs_x[None, :] * stride_',
-            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
-            '_',
-            str((undefined(name='K') if l_1_K is missing else l_1_K)),
-            ', mask=x_ok, other=0.0).to(tl.float32)\n        x_best += tl.sum(sel_diff * sel_diff, axis=1)\n',
-        ))
         def t_10(fiter):
             for l_2_s in fiter:
                 if (str_join(('col_', environment.getattr(l_2_s, 'name'), '_sel', )) in environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_sel')):
@@ -904,6 +943,7 @@ def root(context, missing=missing):
     def macro(l_1_lo, l_1_parts):
         t_12 = []
         l_1_t = resolve('t')
+        l_1_formed = resolve('formed')
         l_1_R = l_1_C = l_1_K = missing
         if l_1_lo is missing:
             l_1_lo = '0'
@@ -917,8 +957,20 @@ def root(context, missing=missing):
             '_ok & (tl.sum(',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)\n',
-            str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS'), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_end', )), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'conds_c'), str_join(('a_row + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(('b_rows + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), '.to(tl.int64) * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(('b_at + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(('size_', (undefined(name='K') if l_1_K is missing else l_1_K), )), start=l_1_lo, key_out=('part_key' if l_1_parts else None))),
         ))
+        if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'):
+            pass
+            l_1_formed = context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'again_b', 'tl.float32', None, (str_join(('BLOCK_', t_3((undefined(name='C') if l_1_C is missing else l_1_C)), )), str_join(('BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), )), '0'), None, 'qx')
+            t_12.extend((
+                str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS'), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_end', )), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'conds_c'), str_join(('a_row + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), '0', str_join(('tl.sum(tl.where(offs_', (undefined(name='K') if l_1_K is missing else l_1_K), '[None, :] == k, again_b, 0.0), axis=1)', )), str_join(('size_', (undefined(name='K') if l_1_K is missing else l_1_K), )), start=l_1_lo, key_out=('part_key' if l_1_parts else None), formed=(undefined(name='formed') if l_1_formed is missing else l_1_formed))),
+                '\n',
+            ))
+        else:
+            pass
+            t_12.extend((
+                str(context.call((undefined(name='rank_again') if l_0_rank_again is missing else l_0_rank_again), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS'), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_end', )), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'conds_c'), str_join(('a_row + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(('b_rows + offs_', (undefined(name='C') if l_1_C is missing else l_1_C), '.to(tl.int64) * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(('b_at + k * stride_', environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), '_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(('size_', (undefined(name='K') if l_1_K is missing else l_1_K), )), start=l_1_lo, key_out=('part_key' if l_1_parts else None))),
+                '\n',
+            ))
         return concat(t_12)
     context.exported_vars.add('l2_rank_again')
     context.vars['l2_rank_again'] = l_0_l2_rank_again = Macro(environment, macro, 'l2_rank_again', ('lo', 'parts'), False, False, False, context.eval_ctx.autoescape)
@@ -1318,4 +1370,4 @@ def root(context, missing=missing):
     context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves', 'exact', 'tile_start', 'parts'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&23=104&24=105&25=106&26=107&28=108&29=109&30=113&32=117&33=120&34=125&35=127&38=135&39=141&40=149&43=162&44=165&45=169&46=172&47=176&48=184&50=193&51=201&53=204&54=208&55=211&58=216&62=221&63=225&64=231&66=240&67=246&77=259&78=261&79=263&80=268&81=272&83=275&85=279&87=281&88=284&89=288&91=291&92=295&94=302&96=313&97=319&98=325&99=333&100=338&101=341&103=348&104=356&95=361&107=362&109=366&110=373&112=382&114=389&116=392&119=397&122=402&128=409&129=412&130=416&133=421&134=424&136=428&137=433&138=438&139=440&142=446&143=450&144=452&148=455&149=459&151=470&153=477&154=482&155=484&158=494&160=503&161=508&162=513&163=515&165=521&166=525&167=528&168=533&169=535&173=541&177=546&185=556&192=564&194=579&195=580&196=583&197=589&198=595&199=600&200=604&202=610&203=617&205=621&206=628&207=632&210=639&211=643&213=649&214=653&215=656&218=661&220=665&222=672&224=675&225=679&226=684&227=688&228=690&230=695&231=699&232=701&233=703&234=705&235=710&237=714&238=719&240=723&246=735&248=737&252=739&253=743&255=746&256=750&259=757&261=759&265=761&267=763&268=766&270=770&272=775&273=778&274=781&275=786&276=789&280=797&281=803&282=806&285=808&286=812&287=814&289=817&290=822&291=824&297=836&299=838&300=840&301=844&303=849&304=858&306=864&308=870&309=875&310=878&314=880&315=884&316=886&317=888&319=890&320=892&321=896&324=904&325=913&326=916&327=920&331=925&336=939&337=940&338=943&340=948&344=952&350=962&351=965&355=969&359=974&360=979&361=983&363=988&364=996&365=998&366=1002&367=1006&369=1009&372=1013&373=1017&374=1020&375=1025&376=1027&378=1039&379=1042&380=1047&381=1050&382=1054&384=1063&388=1069&391=1074&393=1078&395=1081&396=1085&398=1088&399=1092&402=1094&404=1098&405=1100&406=1104&407=1112&408=1114&409=1118&410=1122&411=1124&413=1127&415=1131&417=1134&419=1139&422=1146&425=1157&426=1160&429=1166&430=1170&431=1172&432=1177&434=1181&436=1192&437=1194&438=1197&439=1201&440=1204&441=1208&443=1211&444=1215&445=1217&446=1222&447=1226&448=1232&449=1236&450=1242&451=1248&452=1250&453=1252&455=1259&456=1261&457=1267&460=1274&464=1283&469=1292&470=1298&471=1303&472=1307'
+debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&23=104&24=105&25=106&26=107&28=108&29=109&30=113&32=117&33=120&34=125&35=127&38=135&39=141&40=149&43=162&44=165&45=169&46=173&48=177&49=179&50=182&51=186&52=189&53=193&54=201&56=210&57=218&59=221&60=225&61=228&64=233&68=238&69=242&70=248&72=257&73=263&83=276&84=278&85=280&86=285&87=289&89=292&91=296&93=298&94=301&95=305&97=308&98=312&100=319&102=330&103=336&104=342&105=350&106=355&107=358&109=365&110=373&101=378&113=379&115=383&116=390&118=399&120=406&122=409&125=414&128=419&134=426&135=429&136=433&139=438&140=441&142=445&143=450&144=455&145=457&148=463&149=467&150=469&154=472&155=476&157=487&159=494&160=499&161=501&164=511&166=520&167=525&168=530&169=532&171=538&172=542&173=545&174=550&175=552&179=558&183=563&191=573&198=581&200=596&201=597&202=600&203=606&204=612&205=617&206=621&208=627&209=634&211=638&212=645&213=649&216=656&217=660&219=666&220=670&221=673&224=678&226=682&228=689&230=692&231=696&232=701&233=705&234=707&236=712&237=716&238=718&239=720&240=722&241=727&243=731&244=736&246=740&252=752&254=754&258=756&259=760&261=763&262=767&265=774&267=776&271=778&273=780&274=783&276=787&278=792&279=795&280=798&281=803&282=806&286=814&287=820&288=823&291=825&292=829&293=831&294=834&295=838&296=840&297=842&298=848&302=856&303=861&304=863&310=875&312=877&313=879&314=883&317=888&318=897&320=903&322=909&323=914&324=917&328=919&329=923&330=925&331=927&333=929&334=931&335=935&338=943&339=953&340=956&341=961&343=963&344=965&348=971&353=977&358=991&359=992&360=995&362=1000&366=1004&372=1014&373=1017&377=1021&381=1026&382=1031&383=1035&385=1040&386=1048&387=1050&388=1054&389=1058&391=1061&394=1065&395=1069&396=1072&397=1077&398=1079&400=1091&401=1094&402=1099&403=1102&404=1106&406=1115&410=1121&413=1126&415=1130&417=1133&418=1137&420=1140&421=1144&424=1146&426=1150&427=1152&428=1156&429=1164&430=1166&431=1170&432=1174&433=1176&435=1179&437=1183&439=1186&441=1191&444=1198&447=1209&448=1212&451=1218&452=1222&453=1224&454=1229&456=1233&458=1244&459=1246&460=1249&461=1253&462=1256&463=1260&465=1263&466=1267&467=1269&468=1274&469=1278&470=1284&471=1288&472=1294&473=1300&474=1302&475=1304&477=1311&478=1313&479=1319&482=1326&486=1335&491=1344&492=1350&493=1355&494=1359'

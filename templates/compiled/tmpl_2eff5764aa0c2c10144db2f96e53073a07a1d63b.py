@@ -39,155 +39,176 @@ def root(context, missing=missing):
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_, '
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield '_, out, out\n    cn, col_norms, centre, shift16 = out, False, None, None\n'
-    if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')):
+    yield '_, out, out\n    cn, col_norms, centre, shift = out, False, None, None\n'
+    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
         pass
-        yield '    if halves and '
+        yield '    # '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield ' is computed in the kernel: its rows are formed there less the point '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield "'s rows are taken from\n    # (fp32 rows: "
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield "'s first row, one for every cell; runtime.l2_point), their norms from the tiles\n    halves = 0\n    if dot_mode < 2 and "
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype == torch.float32:\n        shift, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_ = runtime.l2_point('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, '
+        yield str((str_join(('_held(("', (undefined(name='A') if l_0_A is missing else l_0_A), '",))[0].index("', (undefined(name='K') if l_0_K is missing else l_0_K), '")', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'), 'index'), (undefined(name='K') if l_0_K is missing else l_0_K))))
+        yield ')\n'
+    else:
+        pass
+        if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')):
+            pass
+            yield '    if halves and '
+            yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+            yield ' == '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_.dim() - 1 and runtime.halves_layout('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_) and runtime.halves_layout('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_):\n        centre = runtime.l2_centre('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
+            yield ', '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+            yield ', "'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '")  # one shift for every cell\n'
+        yield '    if centre is not None:  # the shift, the split and '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield "'s norms in one pass a side (hsr.halves)\n        "
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 'lo_, a_inv, _ = runtime.split_halves('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_, halves == 3, centre)\n        '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 'lo_, b_inv, cn = runtime.split_halves('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '_, halves == 3, centre, norms=True)\n        col_norms = True\n    else:\n        if dot_mode < 2 and '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.dtype == torch.float32:\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
+            pass
+            yield "            # packed rows: shifted as passed (each cell's own shift)\n            "
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield 's_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield 's_ = runtime.l2_shift('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, *_held(("'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '", "'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '")), '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+            yield ',\n                                                       "'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '", *_packings(t, ("'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '", "'
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '")))\n'
+        else:
+            pass
+            yield '            '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield 's_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield 's_ = runtime.l2_shift('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'))
+            yield ', '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
+            yield ',\n                                                       '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
+            yield ', "'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '")\n'
+        if ((not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))):
+            pass
+            yield '        elif dispatch.shifts_16bit('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.dtype, dot_mode, True):\n            # 16-bit rows less a per-coordinate shift (hsr.shift16): '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield "'s exact, with its norms; "
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield "'s rows\n            # that round marked NaN (ranked again); nothing shifted where the shift is 0\n            shift, "
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield 's_, cn, '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield 's_ = runtime.shift_16bit(\n                '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_, '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '_, '
+            yield str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'), 'index'), (undefined(name='K') if l_0_K is missing else l_0_K)))
+            yield ', '
+            yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
+            yield ', dispatch.multiprocessors(device))\n'
+        yield '        if halves and not (runtime.halves_layout('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_) and runtime.halves_layout('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield "s_)):\n            halves = 0  # (a layout whose halves would not index as its rows do)\n        # the columns' squared norms once, where many programs read each of "
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield '\'s row sets (dispatch.col_norms);\n        # with halves, the fp32 rows\' (the halves\' own would round them)\n        col_norms = dot_mode < 2 and (bool(halves) or shift is not None\n                                      or dispatch.col_norms(sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"] * '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+        yield '))\n        if col_norms and shift is None:\n            rows = dispatch.row_matrix('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_) if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
         yield ' == '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_.dim() - 1 and runtime.halves_layout('
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_) and runtime.halves_layout('
+        yield 's_.dim() - 1 else None\n            cn = _'
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_row_norms(rows).view('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_):\n        centre = runtime.l2_centre('
+        yield 's_.shape[:-1]) if rows is not None \\\n                else runtime.squared_norms('
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
-        yield ', '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
-        yield ', "'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '")  # one shift for every cell\n'
-    yield '    if centre is not None:  # the shift, the split and '
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield "'s norms in one pass a side (hsr.halves)\n        "
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield 's_, '
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield 'lo_, a_inv, _ = runtime.split_halves('
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield '_, halves == 3, centre)\n        '
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 's_, '
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 'lo_, b_inv, cn = runtime.split_halves('
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield '_, halves == 3, centre, norms=True)\n        col_norms = True\n    else:\n        if dot_mode < 2 and '
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield '_.dtype == torch.float32:\n'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
-        pass
-        yield "            # packed rows: shifted as passed (each cell's own shift)\n            "
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 's_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_ = runtime.l2_shift('
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, *_held(("'
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '", "'
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '")), '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
-        yield ',\n                                                       "'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '", *_packings(t, ("'
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '", "'
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '")))\n'
-    else:
-        pass
-        yield '            '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_ = runtime.l2_shift('
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'))
-        yield ', '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes'))
-        yield ',\n                                                       '
-        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))
-        yield ', "'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '")\n'
-    if ((not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))):
-        pass
-        yield '        elif dispatch.shifts_16bit('
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_.dtype, dot_mode, True):\n            # 16-bit rows less a per-coordinate shift (hsr.shift16): '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield "'s exact, with its norms; "
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield "'s rows\n            # that round marked NaN (ranked again); nothing shifted where the shift is 0\n            shift16, "
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield 's_, cn, '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_ = runtime.shift_16bit(\n                '
-        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, '
-        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield '_, '
-        yield str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'), 'index'), (undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-        yield ', dispatch.multiprocessors(device))\n'
-    yield '        if halves and not (runtime.halves_layout('
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield 's_) and runtime.halves_layout('
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield "s_)):\n            halves = 0  # (a layout whose halves would not index as its rows do)\n        # the columns' squared norms once, where many programs read each of "
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield '\'s row sets (dispatch.col_norms);\n        # with halves, the fp32 rows\' (the halves\' own would round them)\n        col_norms = dot_mode < 2 and (bool(halves) or shift16 is not None\n                                      or dispatch.col_norms(sizes["'
-    yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-    yield '"] * '
-    yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-    yield '))\n        if col_norms and shift16 is None:\n            rows = dispatch.row_matrix('
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 's_) if '
-    yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-    yield ' == '
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 's_.dim() - 1 else None\n            cn = _'
-    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-    yield '_row_norms(rows).view('
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 's_.shape[:-1]) if rows is not None \\\n                else runtime.squared_norms('
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 's_, '
-    yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-    yield ')\n        if halves:\n            '
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield 's_, '
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield 'lo_, a_inv, _ = runtime.split_halves('
-    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield 's_, halves == 3)\n            '
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 's_, '
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 'lo_, b_inv, _ = runtime.split_halves('
-    yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield 's_, halves == 3)\n'
+        yield ')\n        if halves:\n            '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 'lo_, a_inv, _ = runtime.split_halves('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_, halves == 3)\n            '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, '
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 'lo_, b_inv, _ = runtime.split_halves('
+        yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+        yield 's_, halves == 3)\n'
 
 blocks = {}
-debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=54&15=63&16=65&17=71&20=77&21=79&23=82&24=100&26=109&27=125&29=129&30=132&31=134&33=138&34=146&36=155&38=159&41=161&43=165&44=171&45=175&47=179&48=185'
+debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=50&15=52&16=54&18=64&19=67&20=75&22=84&23=86&24=92&27=98&28=100&30=103&31=121&33=130&34=146&36=150&37=153&38=155&40=159&41=167&43=176&45=180&48=182&50=186&51=192&52=196&54=200&55=206'

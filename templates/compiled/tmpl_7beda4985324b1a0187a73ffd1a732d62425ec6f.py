@@ -320,7 +320,7 @@ def root(context, missing=missing):
         return concat(t_11)
     context.exported_vars.add('bound_end')
     context.vars['bound_end'] = l_0_bound_end = Macro(environment, macro, 'bound_end', ('var', 'bounds', 'note'), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_rows, l_1_end, l_1_conds, l_1_a_k, l_1_b_at, l_1_b_k, l_1_k_end, l_1_cols, l_1_start, l_1_key_out):
+    def macro(l_1_rows, l_1_end, l_1_conds, l_1_a_k, l_1_b_at, l_1_b_k, l_1_k_end, l_1_cols, l_1_start, l_1_key_out, l_1_formed):
         t_12 = []
         l_1_t = resolve('t')
         l_1_C = l_1_narrow = l_1_BC = l_1_O = missing
@@ -344,6 +344,8 @@ def root(context, missing=missing):
             l_1_start = '0'
         if l_1_key_out is missing:
             l_1_key_out = None
+        if l_1_formed is missing:
+            l_1_formed = None
         pass
         l_1_C = environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C')
         l_1_narrow = (l_1_cols and (not l_1_conds))
@@ -406,10 +408,22 @@ def root(context, missing=missing):
                 '\n',
             ))
         l_2_c = missing
+        if l_1_formed:
+            pass
+            t_12.extend((
+                '        ',
+                str(t_1(l_1_formed, 8)),
+                '\n',
+            ))
+        else:
+            pass
+            t_12.extend((
+                '        b_at = ',
+                str(t_2(context.eval_ctx, l_1_b_at, str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='O') if l_1_O is missing else l_1_O), 'offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )))),
+                '\n',
+            ))
         t_12.extend((
-            '        b_at = ',
-            str(t_2(context.eval_ctx, l_1_b_at, str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='O') if l_1_O is missing else l_1_O), 'offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )))),
-            '\n        key = tl.zeros([',
+            '        key = tl.zeros([',
             str(l_1_rows),
             ', ',
             str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
@@ -417,12 +431,9 @@ def root(context, missing=missing):
             str(l_1_k_end),
             '):\n            diff = tl.load(',
             str(l_1_a_k),
-            ', mask=again, other=0.0).to(tl.float32)[:, None] - \\\n                tl.load(',
-            str(l_1_b_k),
-            ', mask=',
-            str((undefined(name='O') if l_1_O is missing else l_1_O)),
-            str((undefined(name='C') if l_1_C is missing else l_1_C)),
-            '_in, other=0.0).to(tl.float32)[None, :]\n            key += diff * diff\n        key = tl.where(',
+            ', mask=again, other=0.0).to(tl.float32)[:, None] - \\\n                ',
+            str((str_join(('(', l_1_b_k, ')', )) if l_1_formed else str_join(('tl.load(', l_1_b_k, ', mask=', (undefined(name='O') if l_1_O is missing else l_1_O), (undefined(name='C') if l_1_C is missing else l_1_C), '_in, other=0.0).to(tl.float32)', )))),
+            '[None, :]\n            key += diff * diff\n        key = tl.where(',
             str((undefined(name='O') if l_1_O is missing else l_1_O)),
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '_ok[None, :], key, float("',
@@ -469,7 +480,7 @@ def root(context, missing=missing):
             ))
         return concat(t_12)
     context.exported_vars.add('rank_again')
-    context.vars['rank_again'] = l_0_rank_again = Macro(environment, macro, 'rank_again', ('rows', 'end', 'conds', 'a_k', 'b_at', 'b_k', 'k_end', 'cols', 'start', 'key_out'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['rank_again'] = l_0_rank_again = Macro(environment, macro, 'rank_again', ('rows', 'end', 'conds', 'a_k', 'b_at', 'b_k', 'k_end', 'cols', 'start', 'key_out', 'formed'), False, False, False, context.eval_ctx.autoescape)
     def macro():
         t_13 = []
         l_1_t = resolve('t')
@@ -520,7 +531,7 @@ def root(context, missing=missing):
                 str(environment.getattr(l_2_x, 'name')),
                 '"], ',
                 str(environment.getattr(l_2_x, 'rank')),
-                str((str_join((', "', environment.getattr(l_2_x, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'packing') else cond_expr_undefined("the inline if-expression on line 118 in 'select_reduce/common.py.jinja' evaluated to false and no else section was defined."))),
+                str((str_join((', "', environment.getattr(l_2_x, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'packing') else cond_expr_undefined("the inline if-expression on line 123 in 'select_reduce/common.py.jinja' evaluated to false and no else section was defined."))),
                 '), ',
             ))
         l_2_x = missing
@@ -543,4 +554,4 @@ def root(context, missing=missing):
     context.vars['rows_args'] = l_0_rows_args = Macro(environment, macro, 'rows_args', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=348&76=349&77=350&78=351&81=354&83=356&84=360&85=364&86=368&87=376&88=384&89=393&90=400&91=405&93=411&94=413&95=417&96=419&97=421&99=426&100=431&101=437&102=439&103=441&105=450&108=456&109=459&110=463&113=473&115=477&117=509&118=513'
+debug_info = '5=36&6=47&7=52&8=56&9=58&10=69&11=72&12=83&13=87&14=89&16=101&19=113&20=126&21=130&22=132&24=142&26=152&29=166&31=172&32=181&33=190&37=196&38=200&41=207&42=214&43=217&44=222&45=224&48=239&49=244&50=249&51=251&54=266&56=275&57=280&58=286&59=289&60=296&61=300&62=302&64=312&68=323&69=350&77=351&78=352&79=353&82=356&84=358&85=362&86=366&87=370&88=378&89=386&90=395&91=402&92=407&94=411&95=415&97=422&99=427&100=431&101=433&102=435&104=437&105=442&106=448&107=450&108=452&110=461&113=467&114=470&115=474&118=484&120=488&122=520&123=524'
