@@ -301,9 +301,6 @@ class _Checker:
             raise self.error(f"{computed.tensor.name} is a computed operand read by a cosine and another pair", pos,
                              f"write normalize(...) around {computed.tensor.name}'s whole definition, or read it "
                              "by cosines only")
-        if computed is not None and kind == "l1":
-            raise self.error(f"{computed.tensor.name} is a computed operand; it is read by a dot <A, B>, a cosine "
-                             "or an L2 distance", pos, "L1 pairs read stored rows")
         kinds = [x.tensor.kind for x in (la, lb)]
         low = next((k for k in kinds if k in ir.QUANTIZED), None)
         if low and (kind != "dot" or kinds[0] != kinds[1]):

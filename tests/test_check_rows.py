@@ -46,8 +46,6 @@ def test_a_computed_operand_read_by_cosines_only_is_normalised():
      "a second definition ('score'); a spec has one output", 7, 1),
     ("D[j, t, d] = C[codes, d] + w[res[j, t, d]]", None, "C's axis 'c' is indexed as 'codes'", 6, 14),
     ("D[j, t, d] = C_d + w[res[j, t, d]]", None, "write 'C_d' with its axes in a computed operand", 6, 14),
-    ("D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]]", "score[i, j] = sum_s max_t ||Q_s - D_t||_1",
-     "D is a computed operand; it is read by a dot <A, B>, a cosine or an L2 distance", 7, 27),
     ("D[j, t, d] = C[codes[j, t], d] + w[res[j, t, d]]",
      "score[i, j] = sum_s max_t cos(Q_s, D_t) + sum_s max_t <Q_s, D_t>",
      "D is a computed operand read by a cosine and another pair", 7, 27),

@@ -106,7 +106,40 @@ def root(context, missing=missing):
         l_1_BC = str_join(('BLOCK_', t_3((undefined(name='C') if l_1_C is missing else l_1_C)), (' // 2' if l_1_half else ''), ))
         l_1_beta = (environment.getitem(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_linear'), 1) if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_linear') else None)
         (l_1_a_row, l_1_b_row) = (('a_row_s', 'b_row_s') if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2') else ('a_row', 'b_row'))
-        if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'l1'):
+        if ((environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'l1') and environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows')):
+            pass
+            t_6.extend((
+                'l1 = tl.zeros([',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
+                ', ',
+                str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
+                '], tl.float32)\n# ',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
+                ' is computed: the tile formed whole, each coordinate read from it (a slow path: the reads cost\n# ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                "'s length over the rows' block in work beyond the pairs')\n",
+                str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'tile'), str_join(('offs_', (undefined(name='C') if l_1_C is missing else l_1_C), )), str_join(((undefined(name='C') if l_1_C is missing else l_1_C), '_in', )), str_join(('offs_', (undefined(name='K') if l_1_K is missing else l_1_K), )), str_join(((undefined(name='K') if l_1_K is missing else l_1_K), '_in', )), 'b_tile', 'tl.float32', None, ((undefined(name='BC') if l_1_BC is missing else l_1_BC), str_join(('BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), )), '0'), None, 'lx')),
+                '\nfor ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '0 in range(0, size_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '):  # elementwise: |a - b| summed over ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '\n    a_k = tl.load(a_row + ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '0 * stride_',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),
+                '_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ', mask=',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '_ok, other=0.0).to(tl.float32)\n    b_k = tl.sum(tl.where(offs_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '[None, :] == ',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '0, b_tile, 0.0), axis=1)\n    l1 += tl.abs(a_k[:, None] - b_k[None, :])\n',
+            ))
+        elif (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'l1'):
             pass
             t_6.extend((
                 'l1 = tl.zeros([',
@@ -273,7 +306,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 83 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 92 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_',
                 str(t_3((undefined(name='K') if l_1_K is missing else l_1_K))),
                 '\n    dot = tl.zeros([',
@@ -385,7 +418,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 115 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 124 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n            b = ',
                     str(('b_half' if l_1_half else 'b_desc')),
                     '.load([',
@@ -394,7 +427,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 116 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 125 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n        else:\n            ',
                     str(t_1(t_2((undefined(name='pointer_loads') if l_1_pointer_loads is missing else l_1_pointer_loads)), 12)),
                     '\n',
@@ -423,7 +456,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        if DOT_FP32:\n            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n        else:\n            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 134 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 143 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\n',
             ))
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize')):
@@ -1370,4 +1403,4 @@ def root(context, missing=missing):
     context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves', 'exact', 'tile_start', 'parts'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&23=104&24=105&25=106&26=107&28=108&29=109&30=113&32=117&33=120&34=125&35=127&38=135&39=141&40=149&43=162&44=165&45=169&46=173&48=177&49=179&50=182&51=186&52=189&53=193&54=201&56=210&57=218&59=221&60=225&61=228&64=233&68=238&69=242&70=248&72=257&73=263&83=276&84=278&85=280&86=285&87=289&89=292&91=296&93=298&94=301&95=305&97=308&98=312&100=319&102=330&103=336&104=342&105=350&106=355&107=358&109=365&110=373&101=378&113=379&115=383&116=390&118=399&120=406&122=409&125=414&128=419&134=426&135=429&136=433&139=438&140=441&142=445&143=450&144=455&145=457&148=463&149=467&150=469&154=472&155=476&157=487&159=494&160=499&161=501&164=511&166=520&167=525&168=530&169=532&171=538&172=542&173=545&174=550&175=552&179=558&183=563&191=573&198=581&200=596&201=597&202=600&203=606&204=612&205=617&206=621&208=627&209=634&211=638&212=645&213=649&216=656&217=660&219=666&220=670&221=673&224=678&226=682&228=689&230=692&231=696&232=701&233=705&234=707&236=712&237=716&238=718&239=720&240=722&241=727&243=731&244=736&246=740&252=752&254=754&258=756&259=760&261=763&262=767&265=774&267=776&271=778&273=780&274=783&276=787&278=792&279=795&280=798&281=803&282=806&286=814&287=820&288=823&291=825&292=829&293=831&294=834&295=838&296=840&297=842&298=848&302=856&303=861&304=863&310=875&312=877&313=879&314=883&317=888&318=897&320=903&322=909&323=914&324=917&328=919&329=923&330=925&331=927&333=929&334=931&335=935&338=943&339=953&340=956&341=961&343=963&344=965&348=971&353=977&358=991&359=992&360=995&362=1000&366=1004&372=1014&373=1017&377=1021&381=1026&382=1031&383=1035&385=1040&386=1048&387=1050&388=1054&389=1058&391=1061&394=1065&395=1069&396=1072&397=1077&398=1079&400=1091&401=1094&402=1099&403=1102&404=1106&406=1115&410=1121&413=1126&415=1130&417=1133&418=1137&420=1140&421=1144&424=1146&426=1150&427=1152&428=1156&429=1164&430=1166&431=1170&432=1174&433=1176&435=1179&437=1183&439=1186&441=1191&444=1198&447=1209&448=1212&451=1218&452=1222&453=1224&454=1229&456=1233&458=1244&459=1246&460=1249&461=1253&462=1256&463=1260&465=1263&466=1267&467=1269&468=1274&469=1278&470=1284&471=1288&472=1294&473=1300&474=1302&475=1304&477=1311&478=1313&479=1319&482=1326&486=1335&491=1344&492=1350&493=1355&494=1359'
+debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&23=104&24=105&25=106&26=107&28=108&29=109&30=113&31=117&32=119&33=121&34=123&35=129&36=137&38=142&39=146&41=150&42=153&43=158&44=160&47=168&48=174&49=182&52=195&53=198&54=202&55=206&57=210&58=212&59=215&60=219&61=222&62=226&63=234&65=243&66=251&68=254&69=258&70=261&73=266&77=271&78=275&79=281&81=290&82=296&92=309&93=311&94=313&95=318&96=322&98=325&100=329&102=331&103=334&104=338&106=341&107=345&109=352&111=363&112=369&113=375&114=383&115=388&116=391&118=398&119=406&110=411&122=412&124=416&125=423&127=432&129=439&131=442&134=447&137=452&143=459&144=462&145=466&148=471&149=474&151=478&152=483&153=488&154=490&157=496&158=500&159=502&163=505&164=509&166=520&168=527&169=532&170=534&173=544&175=553&176=558&177=563&178=565&180=571&181=575&182=578&183=583&184=585&188=591&192=596&200=606&207=614&209=629&210=630&211=633&212=639&213=645&214=650&215=654&217=660&218=667&220=671&221=678&222=682&225=689&226=693&228=699&229=703&230=706&233=711&235=715&237=722&239=725&240=729&241=734&242=738&243=740&245=745&246=749&247=751&248=753&249=755&250=760&252=764&253=769&255=773&261=785&263=787&267=789&268=793&270=796&271=800&274=807&276=809&280=811&282=813&283=816&285=820&287=825&288=828&289=831&290=836&291=839&295=847&296=853&297=856&300=858&301=862&302=864&303=867&304=871&305=873&306=875&307=881&311=889&312=894&313=896&319=908&321=910&322=912&323=916&326=921&327=930&329=936&331=942&332=947&333=950&337=952&338=956&339=958&340=960&342=962&343=964&344=968&347=976&348=986&349=989&350=994&352=996&353=998&357=1004&362=1010&367=1024&368=1025&369=1028&371=1033&375=1037&381=1047&382=1050&386=1054&390=1059&391=1064&392=1068&394=1073&395=1081&396=1083&397=1087&398=1091&400=1094&403=1098&404=1102&405=1105&406=1110&407=1112&409=1124&410=1127&411=1132&412=1135&413=1139&415=1148&419=1154&422=1159&424=1163&426=1166&427=1170&429=1173&430=1177&433=1179&435=1183&436=1185&437=1189&438=1197&439=1199&440=1203&441=1207&442=1209&444=1212&446=1216&448=1219&450=1224&453=1231&456=1242&457=1245&460=1251&461=1255&462=1257&463=1262&465=1266&467=1277&468=1279&469=1282&470=1286&471=1289&472=1293&474=1296&475=1300&476=1302&477=1307&478=1311&479=1317&480=1321&481=1327&482=1333&483=1335&484=1337&486=1344&487=1346&488=1352&491=1359&495=1368&500=1377&501=1383&502=1388&503=1392'

@@ -595,7 +595,7 @@ def root(context, missing=missing):
     yield '"]'
     yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield str((', computed=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((', l2=True' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', whole=True' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') == 'l1'))) else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
