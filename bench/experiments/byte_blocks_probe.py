@@ -6,7 +6,7 @@ against int8's 0.120). This times `hsr.ops.maxsim(q, stored)` (one query, d = 12
 rule's blocks replaced by each candidate, against fp16 and flash-maxsim's int8 in the same
 process. do_bench medians of the public call, ms, one JSON line a row.
 
-    python3 bench/experiments/byte_blocks_probe.py [--out DIR]
+    python3 bench/experiments/byte_blocks_probe.py [--out DIR] [--wide]
 """
 
 import argparse
@@ -23,6 +23,9 @@ from hsr.ops import quantize_fp8, quantize_int8
 
 CANDIDATES = [None, (32, 64, 2, 3), (32, 128, 2, 3), (32, 64, 2, 4), (64, 64, 4, 3), (64, 128, 4, 3),
               (64, 64, 4, 4), (32, 128, 4, 3)]
+# --wide: more warps, stages and wider tiles, at the memory-bound shape alone
+WIDE = [None, (64, 64, 4, 3), (64, 64, 4, 5), (64, 64, 8, 3), (64, 128, 4, 4), (64, 128, 8, 3), (64, 128, 8, 4),
+        (64, 256, 8, 3), (128, 64, 8, 3), (128, 128, 8, 3), (32, 128, 4, 4), (32, 256, 4, 3)]
 
 
 def bench(f):
@@ -32,17 +35,20 @@ def bench(f):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--wide", action="store_true", help="the WIDE candidates at 32 x 300 of 10000 alone")
     args = ap.parse_args()
+    candidates = WIDE if args.wide else CANDIDATES
+    shapes = ((32, 300, 10000),) if args.wide else ((32, 300, 10000), (32, 300, 1000), (32, 512, 20000), (48, 300, 5000))
     out = open(Path(args.out) / "byte_blocks_probe.jsonl", "w")
     rule = dispatch._gpu_lean_blocks
     torch.manual_seed(0)
-    for lq, ld, nd in ((32, 300, 10000), (32, 300, 1000), (32, 512, 20000), (48, 300, 5000)):
+    for lq, ld, nd in shapes:
         q = torch.nn.functional.normalize(torch.randn(lq, 128, device="cuda"), dim=-1).half()
         d = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda"), dim=-1).half()
         row = {"shape": f"{lq} x {ld} x {nd}", "fp16": bench(lambda: hsr.ops.maxsim(q, d))}
         for name, quant in (("int8", quantize_int8), ("fp8", quantize_fp8)):
             stored = quant(d)
-            for blocks in CANDIDATES:
+            for blocks in candidates:
                 if blocks is None:
                     dispatch._gpu_lean_blocks = rule
                 else:

@@ -8,12 +8,13 @@ One query of 32 tokens against packed documents (bench/residual.py's corpus: len
 decompression: timed as its own row). Each L2 row's largest difference from the decompressed spec's
 output is printed beside it.
 
-    python3 bench/experiments/computed_l2_probe.py [--out DIR]
+    python3 bench/experiments/computed_l2_probe.py [--out DIR]   (HSR_AUTOTUNE=1: each call's config tuned first)
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -49,10 +50,11 @@ def bench(f):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--quick", action="store_true", help="the first corpus alone (a tuning run)")
     args = ap.parse_args()
     lines = []
     gen = torch.Generator().manual_seed(0)
-    for nbits, nd, ld in ((2, 1024, 512), (4, 1024, 512), (2, 1024, 1024)):
+    for nbits, nd, ld in ((2, 1024, 512), (4, 1024, 512), (2, 1024, 1024))[:1 if args.quick else 3]:
         q, codes, res, cu, centroids, weights, lengths = residual.corpus(torch, nd, ld, nbits, "cuda", gen)
         longest = int(lengths.max())
         for dtype in (torch.float16, torch.float32):
@@ -75,6 +77,10 @@ def main():
             lines.append(json.dumps(row))
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "computed_l2_probe.jsonl").write_text("\n".join(lines) + "\n")
+    from hsr import autotune  # the configs the calls ran (tuned under HSR_AUTOTUNE=1), by lowering and key
+    picks = {f"{k.lowering} {key}": autotune._describe(cfg) for k in gc.get_objects() if isinstance(k, autotune.Tuned)
+             for kind in ("configs", "predicted") for key, cfg in getattr(k, kind).items()}
+    (Path(args.out) / "computed_l2_picks.json").write_text(json.dumps(picks, indent=1) + "\n")
 
 
 if __name__ == "__main__":
