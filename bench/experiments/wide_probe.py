@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Probe: how far the wide-row MaxSim (one query of 32 tokens against 1000 documents of 512, d = 768,
+fp16) sits from a read-only floor, and which of the dispatch's switches moves it.
+
+The off-grid table measures its floor with a copy (read + write); this kernel only reads. Timed here in
+one process, do_bench medians, ms: reads of D alone (torch's sum and amax over it, and a Triton kernel
+that loads every byte), hsr.ops.maxsim under its rules and under each switch (HSR_PERSIST, HSR_TMA,
+HSR_CONTRACTION chunks), and flash-maxsim where installed. One JSON line a row.
+
+    python3 bench/experiments/wide_probe.py [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+import torch
+import triton
+import triton.language as tl
+
+import hsr.ops
+from hsr import kept
+
+SWITCHES = [{}, {"HSR_PERSIST": "1"}, {"HSR_TMA": "1"}, {"HSR_CONTRACTION": "1,128"}, {"HSR_CONTRACTION": "1,32"},
+            {"HSR_PERSIST": "1", "HSR_CONTRACTION": "1,128"}]
+
+
+@triton.jit
+def _read(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Every element of x read once, a block a program; one partial max stored (so nothing is elided)."""
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr + tl.program_id(0), tl.max(x, axis=0))
+
+
+def bench(f):
+    return round(triton.testing.do_bench(f, warmup=25, rep=200), 4)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    q = torch.nn.functional.normalize(torch.randn(1, 32, 768, device="cuda"), dim=-1).half()
+    d = torch.nn.functional.normalize(torch.randn(1000, 512, 768, device="cuda"), dim=-1).half()
+    gb = d.numel() * d.element_size() / 1e9
+    row = {"bytes_GB": round(gb, 4)}
+    flat = d.view(-1)
+    for block in (4096, 16384):
+        part = torch.empty(triton.cdiv(flat.numel(), block), device="cuda", dtype=torch.float16)
+        row[f"triton read {block}"] = bench(lambda: _read[(part.numel(),)](flat, part, flat.numel(), BLOCK=block))
+    row["torch sum"] = bench(lambda: d.sum(dtype=torch.float32))
+    row["torch amax"] = bench(lambda: d.amax())
+    best_read = min(v for k, v in row.items() if k.startswith(("triton read", "torch")))
+    row["read TB/s"] = round(gb / best_read, 3)
+    for switch in SWITCHES:
+        saved = {k: os.environ.get(k) for k in switch}
+        os.environ.update(switch)
+        kept.forget(launches=True)
+        name = "hsr " + (",".join(f"{k}={v}" for k, v in switch.items()) or "rules")
+        try:
+            row[name] = bench(lambda: hsr.ops.maxsim(q, d))
+        except Exception as e:  # noqa: BLE001 - a switch the call cannot take is a row's note
+            row[name] = f"{type(e).__name__}: {str(e)[:80]}"
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    kept.forget(launches=True)
+    try:
+        import flash_maxsim as fm
+        row["flash_maxsim"] = bench(lambda: fm.flash_maxsim(q[0], d))
+    except Exception as e:  # noqa: BLE001
+        row["flash_maxsim"] = f"{type(e).__name__}: {str(e)[:80]}"
+    print(json.dumps(row), flush=True)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "wide_probe.json").write_text(json.dumps(row, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
