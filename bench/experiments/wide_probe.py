@@ -7,12 +7,13 @@ one process, do_bench medians, ms: reads of D alone (torch's sum and amax over i
 that loads every byte), hsr.ops.maxsim under its rules and under each switch (HSR_PERSIST, HSR_TMA,
 HSR_CONTRACTION chunks), and flash-maxsim where installed. One JSON line a row.
 
-    python3 bench/experiments/wide_probe.py [--out DIR]
+    python3 bench/experiments/wide_probe.py [--out DIR] [--entry]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 from pathlib import Path
@@ -36,6 +37,36 @@ def _read(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + tl.program_id(0), tl.max(x, axis=0))
 
 
+ENTRY = '["sum_max_dot-67d735b87539", "", [32, 512, 1, 0, 64, 1024, false, 0, 1, "torch.float16"]]'
+# (BLOCK_C, stages, warps, BLOCK_R): the shipped entry of that key (tuned at d = 896) and the others
+ENTRY_CONFIGS = [(64, 3, 4, 32), (128, 4, 4, 32), (128, 3, 4, 32), (64, 4, 4, 32), (128, 3, 4, 64), (256, 3, 8, 32)]
+
+
+def entry_configs(out):
+    """One query of 32 tokens against 1000 documents of 512 at d = 640 to 1024 (one key: d's bucket 1024),
+    under each of ENTRY_CONFIGS put in place of the shipped entry."""
+    from hsr import autotune, tuned
+    shipped = tuned.shipped
+    q_all = torch.nn.functional.normalize(torch.randn(1, 32, 1024, device="cuda"), dim=-1).half()
+    for dim in (640, 768, 896, 1024):
+        q = q_all[..., :dim].contiguous()
+        d = torch.nn.functional.normalize(torch.randn(1000, 512, dim, device="cuda"), dim=-1).half()
+        row = {"d": dim}
+        for cols, stages, warps, rows in ENTRY_CONFIGS:
+            config = {"kwargs": {"BLOCK_C": cols, "BLOCK_G": 1, "BLOCK_R": rows}, "num_stages": stages,
+                      "num_warps": warps}
+            tuned.shipped = lambda arch, c=config: {**shipped(arch), ENTRY: c}
+            for kernel in [k for k in gc.get_objects() if isinstance(k, autotune.Tuned)]:
+                kernel.configs.clear()
+                kernel.predicted.clear()
+            kept.forget(launches=True)
+            row[f"{rows}x{cols} {warps}w {stages}s"] = bench(lambda: hsr.ops.maxsim(q, d))
+        tuned.shipped = shipped
+        print(json.dumps(row), file=out, flush=True)
+        print(json.dumps(row), flush=True)
+        del d
+
+
 def bench(f):
     return round(triton.testing.do_bench(f, warmup=25, rep=200), 4)
 
@@ -43,6 +74,7 @@ def bench(f):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--entry", action="store_true", help="also time the d-bucket-1024 key's candidate configs")
     args = ap.parse_args()
     torch.manual_seed(0)
     q = torch.nn.functional.normalize(torch.randn(1, 32, 768, device="cuda"), dim=-1).half()
@@ -80,6 +112,9 @@ def main():
     print(json.dumps(row), flush=True)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "wide_probe.json").write_text(json.dumps(row, indent=1) + "\n")
+    if args.entry:
+        with open(Path(args.out) / "wide_entry.jsonl", "w") as out:
+            entry_configs(out)
 
 
 if __name__ == "__main__":
