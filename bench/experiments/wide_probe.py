@@ -42,16 +42,16 @@ ENTRY = '["sum_max_dot-67d735b87539", "", [32, 512, 1, 0, 64, 1024, false, 0, 1,
 ENTRY_CONFIGS = [(64, 3, 4, 32), (128, 4, 4, 32), (128, 3, 4, 32), (64, 4, 4, 32), (128, 3, 4, 64), (256, 3, 8, 32)]
 
 
-def entry_configs(out):
-    """One query of 32 tokens against 1000 documents of 512 at d = 640 to 1024 (one key: d's bucket 1024),
-    under each of ENTRY_CONFIGS put in place of the shipped entry."""
+def entry_configs(out, lengths=(512,)):
+    """One query of 32 tokens against 1000 documents of each length (257 to 512: one bucket) at d = 640 to
+    1024 (one key: d's bucket 1024), under each of ENTRY_CONFIGS put in place of the shipped entry."""
     from hsr import autotune, tuned
     shipped = tuned.shipped
     q_all = torch.nn.functional.normalize(torch.randn(1, 32, 1024, device="cuda"), dim=-1).half()
-    for dim in (640, 768, 896, 1024):
+    for ld, dim in ((ld, dim) for ld in lengths for dim in (640, 768, 896, 1024)):
         q = q_all[..., :dim].contiguous()
-        d = torch.nn.functional.normalize(torch.randn(1000, 512, dim, device="cuda"), dim=-1).half()
-        row = {"d": dim}
+        d = torch.nn.functional.normalize(torch.randn(1000, ld, dim, device="cuda"), dim=-1).half()
+        row = {"Ld": ld, "d": dim}
         for cols, stages, warps, rows in ENTRY_CONFIGS:
             config = {"kwargs": {"BLOCK_C": cols, "BLOCK_G": 1, "BLOCK_R": rows}, "num_stages": stages,
                       "num_warps": warps}
@@ -75,8 +75,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--entry", action="store_true", help="also time the d-bucket-1024 key's candidate configs")
+    ap.add_argument("--lengths", default="512", help="--entry's document lengths (257 to 512), comma-separated")
+    ap.add_argument("--entry-only", action="store_true", help="--entry alone")
     args = ap.parse_args()
     torch.manual_seed(0)
+    if args.entry_only:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        with open(Path(args.out) / "wide_entry.jsonl", "w") as out:
+            entry_configs(out, tuple(int(x) for x in args.lengths.split(",")))
+        return
     q = torch.nn.functional.normalize(torch.randn(1, 32, 768, device="cuda"), dim=-1).half()
     d = torch.nn.functional.normalize(torch.randn(1000, 512, 768, device="cuda"), dim=-1).half()
     gb = d.numel() * d.element_size() / 1e9
@@ -114,7 +121,7 @@ def main():
     (Path(args.out) / "wide_probe.json").write_text(json.dumps(row, indent=1) + "\n")
     if args.entry:
         with open(Path(args.out) / "wide_entry.jsonl", "w") as out:
-            entry_configs(out)
+            entry_configs(out, tuple(int(x) for x in args.lengths.split(",")))
 
 
 if __name__ == "__main__":
