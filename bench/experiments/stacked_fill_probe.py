@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Probe: stacked MaxSim calls of few documents, where the predicted stacked block (queries a program)
+leaves the GPU with few programs. The off-grid table's 16 x 32 of 32 x 4096 ran 0.114 ms (2026-11-28)
+against 45 us on 2026-11-27: its key's neighbours hold 16 queries a program (tuned at many documents),
+so it launched 32 programs.
+
+Times hsr.ops.maxsim (fp16, d = 128, no_grad, do_bench medians, ms) with the config the call takes and
+with its stacked block forced to 16, 8, 4, 2 and 1 queries, on calls of few cells; prints the programs
+each launches. One JSON line a shape.
+
+    python3 bench/experiments/stacked_fill_probe.py [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from pathlib import Path
+
+import torch
+import triton
+
+import hsr.ops
+from hsr import autotune, kept
+
+SHAPES = [(16, 32, 32, 4096), (8, 16, 32, 2048), (8, 16, 32, 8192), (16, 64, 32, 1024), (64, 8, 32, 2048),
+          (32, 32, 64, 2048), (16, 16, 32, 16384), (64, 32, 32, 512)]
+
+
+def bench(f):
+    return round(triton.testing.do_bench(f, warmup=25, rep=150), 4)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    launch, seen = autotune.launch_kernel, {}
+
+    def forced(kernel, grid, *a, **kw):
+        if seen.get("force") and "BLOCK_I" in kw:
+            kw["BLOCK_I"] = seen["force"]
+        meta = {**kw}
+        try:
+            seen["programs"] = math.prod(grid(meta) if callable(grid) else grid)
+        except Exception:  # noqa: BLE001 - a grid that needs more than the kwargs
+            seen["programs"] = None
+        seen["BLOCK_I"] = kw.get("BLOCK_I")
+        return launch(kernel, grid, *a, **kw)
+    autotune.launch_kernel = forced
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    lines = []
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for nq, nd, lq, ld in SHAPES:
+            q = torch.nn.functional.normalize(torch.randn(nq, lq, 128, device="cuda"), dim=-1).half()
+            d = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda"), dim=-1).half()
+            row = {"shape": f"{nq} x {nd} of {lq} x {ld}", "sms": sms}
+            for force in (None, 16, 8, 4, 2, 1):
+                seen.clear()
+                seen["force"] = force
+                kept.forget(launches=True)
+                name = f"G={force}" if force else "rule"
+                try:
+                    hsr.ops.maxsim(q, d)
+                    row[name] = bench(lambda: hsr.ops.maxsim(q, d))
+                except Exception as e:  # noqa: BLE001 - a block the call cannot take is a row's note
+                    row[name] = f"{type(e).__name__}: {str(e)[:60]}"
+                row[name + " programs"] = seen.get("programs")
+                if force is None:
+                    row["rule G"] = seen.get("BLOCK_I")
+            print(json.dumps(row), flush=True)
+            lines.append(json.dumps(row))
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "stacked_fill_probe.jsonl").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
