@@ -16,7 +16,7 @@ import time
 import torch
 import triton
 
-from . import tuned
+from . import dispatch, tuned
 from .launcher import launch as launch_kernel, pause_recording
 from .basics import autotuning, length_bucket, next_pow2, tuning_on_call
 
@@ -282,6 +282,7 @@ class Tuned:
                     config = self.predicted[(key, rows)] = self.predict(
                         key, {**dict(zip(self.arg_names, args)), **kwargs})
             if config is not None:
+                config = self._stacked_fill(config, grid, args, kwargs)
                 return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
                                      num_warps=config["num_warps"], num_stages=config["num_stages"])
             print(f"hsr: tuning {self.name} for {key} over up to {self.n_configs} configs...", file=sys.stderr, flush=True)
@@ -296,6 +297,20 @@ class Tuned:
             return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
                                  num_warps=config["num_warps"], num_stages=config["num_stages"])
         return launch
+
+    def _stacked_fill(self, config: dict, grid, args, kwargs) -> dict:
+        """config with its stacked block halved where the call's programs would not fill the
+        GPU (dispatch.stacked_block): a key's config holds no count of the other cells. Not
+        for persistent programs (their own count) nor a grid given as numbers."""
+        name = self.roles.get("BLOCK_G")
+        block = config["kwargs"].get(name, 1)
+        if block <= 1 or not callable(grid) or kwargs.get("PERSIST"):
+            return config
+        meta = {**dict(zip(self.arg_names, args)), **kwargs, **config["kwargs"]}
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cpu"))
+        fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})),
+                                      dispatch.multiprocessors(device))
+        return config if fill == block else {**config, "kwargs": {**config["kwargs"], name: fill}}
 
     def _persistent_rows(self, args, kwargs) -> int:
         """The rows a persistent program's row block must hold (dispatch.persistent), 0 for other calls."""

@@ -810,6 +810,31 @@ def persistent_programs(blocks: int, other_cells: int, sms: int) -> int:
     return blocks * max(1, min(other_cells, (PERSIST_PROGRAMS_PER_SM * sms) // max(blocks, 1)))
 
 
+STACKED_MIN_PROGRAMS = 0.5  # per multiprocessor: a call of fewer programs halves its stacked block
+
+
+def stacked_block(block: int, programs, sms: int) -> int:
+    """The stacked block (values of the stacked axis a program holds) a call of the
+    general loop runs, given its config's block and programs(block), the programs it
+    launches: halved while they number fewer than STACKED_MIN_PROGRAMS a multiprocessor.
+    A config tuned at many documents holds 16 queries a program; a call of few
+    documents then leaves the GPU idle. H200 (132 multiprocessors), fp16 d 128, ms at
+    16, 8, 4, 2 queries a program (bench/results/h200-stacked-fill-2026-11-28/): 16 x 32
+    of 32 x 4096 0.113 / 0.065 / **0.046** / 0.059 (32 / 64 / 128 / 256 programs);
+    16 x 64 of 32 x 1024 0.036 / **0.023** / 0.028; 64 x 8 of 32 x 2048 0.061 / 0.036 /
+    **0.026** / 0.033; where 128 programs ran already (32 x 32 of 64 x 2048 at 8, 64 x
+    32 of 32 x 512 at 16) halving was slower."""
+    while block > 1 and programs(block) < STACKED_MIN_PROGRAMS * sms:
+        block //= 2
+    return block
+
+
+def stacked_block_words(term) -> str:
+    """explain()'s line on the stacked general loop's block of the stacked axis (stacked_block)."""
+    return (f"  stacked block (general loop): the config's values of {stacking_axis(term)!r} a program, halved "
+            f"while the call launches fewer than {STACKED_MIN_PROGRAMS:g} programs a multiprocessor")
+
+
 def persistent_words(term, sizes: dict | None, sms: int) -> str:
     """explain()'s line on the stacked general loop's persistent programs."""
     why = persistent_blockers(term)
@@ -1475,6 +1500,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             a_bytes = math.prod(sizes[a] for a in term.a.axes) * (4 if dtype == "float32" else 2)
         lines.append(stacked_first_words(term, a_bytes))
         lines.append(persistent_words(term, sizes, EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS))
+        lines.append(stacked_block_words(term))
     elif term.outer in ("sum", "mean", "max", "min"):
         lines.append(f"  outer {term.outer}: rows of {term.r!r} in chunks of {FEW_CELLS_ROWS} "
                      f"({FEW_CELLS_SPLIT_ROWS} on the split pass) across programs "

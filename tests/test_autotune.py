@@ -177,3 +177,26 @@ def test_a_kept_config_launches_through_the_launcher(monkeypatch):
     fwd.configs[(32, 64, 128, "torch.float16")] = {"kwargs": {"BR": 32, "BC": 64}, "num_warps": 4, "num_stages": 2}
     fwd[(7,)](A, 32, 64, BK=128)
     assert seen == [(kernel, (7,), (A, 32, 64), dict(BK=128, BR=32, BC=64, num_warps=4, num_stages=2))]
+
+
+def test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu(monkeypatch):
+    """A kept config of 16 queries a program, on a call of 16 queries and 32 documents: 32 programs on
+    132 multiprocessors. The launch takes 4 queries a program (128 programs, dispatch.stacked_block); with
+    many documents, or under persistent programs, the config's block."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "multiprocessors", lambda device: 132)
+    seen = []
+    monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append(kw))
+
+    class Kernel:
+        arg_names = ["A", "r_bucket", "c_bucket", "g_bucket", "BK", "PERSIST", "BR", "BC", "BG"]
+        fn = test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket", "BK"], "A", [], None, "sum_max_dot-test",
+                         ("BR", "BC", "BG"))
+    A = torch.zeros(2, dtype=torch.float16)
+    fwd.configs[(32, 4096, 16, 128, "torch.float16")] = {"kwargs": {"BR": 32, "BC": 64, "BG": 16}, "num_warps": 8,
+                                                         "num_stages": 3}
+    for docs, persist in ((32, False), (1000, False), (32, True)):
+        fwd[lambda meta, docs=docs: (triton.cdiv(16, meta["BG"]) * docs,)](A, 32, 4096, 16, BK=128, PERSIST=persist)
+    assert [kw["BG"] for kw in seen] == [4, 16, 16]
+    assert dispatch.stacked_block(16, lambda b: 16 // b * 8, 132) == 1  # never below one value a program

@@ -571,6 +571,8 @@ def test_stacked_programs_persist_where_cells_are_many(monkeypatch):
     assert "persistent programs (general loop, stacked): yes (640000 cells" in text
     text = maxsim.explain(dict(i=4, j=100, s=32, t=300, d=128), torch.float16)
     assert "persistent programs (general loop, stacked): no (400 cells" in text
+    assert ("stacked block (general loop): the config's values of 'i' a program, halved while the call launches "
+            "fewer than 0.5 programs a multiprocessor") in text
     batched = hsr.compile("""
         Q[b, i, s, d]: float
         D[b, j, t, d]: float

@@ -8,7 +8,7 @@ Times hsr.ops.maxsim (fp16, d = 128, no_grad, do_bench medians, ms) with the con
 with its stacked block forced to 16, 8, 4, 2 and 1 queries, on calls of few cells; prints the programs
 each launches. One JSON line a shape.
 
-    python3 bench/experiments/stacked_fill_probe.py [--out DIR]
+    python3 bench/experiments/stacked_fill_probe.py [--out DIR] [--held-out]
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from hsr import autotune, kept
 
 SHAPES = [(16, 32, 32, 4096), (8, 16, 32, 2048), (8, 16, 32, 8192), (16, 64, 32, 1024), (64, 8, 32, 2048),
           (32, 32, 64, 2048), (16, 16, 32, 16384), (64, 32, 32, 512)]
+# --held-out: shapes the rule's threshold was not read from
+HELD_OUT = [(24, 20, 32, 3000), (48, 12, 32, 1500), (16, 40, 64, 2048), (8, 100, 32, 1024), (32, 16, 32, 8192),
+            (12, 50, 48, 700), (64, 64, 32, 300), (128, 4, 32, 1024)]
 
 
 def bench(f):
@@ -36,6 +39,7 @@ def bench(f):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--held-out", action="store_true", help="the HELD_OUT shapes")
     args = ap.parse_args()
     launch, seen = autotune.launch_kernel, {}
 
@@ -54,7 +58,7 @@ def main():
     lines = []
     torch.manual_seed(0)
     with torch.no_grad():
-        for nq, nd, lq, ld in SHAPES:
+        for nq, nd, lq, ld in HELD_OUT if args.held_out else SHAPES:
             q = torch.nn.functional.normalize(torch.randn(nq, lq, 128, device="cuda"), dim=-1).half()
             d = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda"), dim=-1).half()
             row = {"shape": f"{nq} x {nd} of {lq} x {ld}", "sms": sms}
