@@ -36,11 +36,47 @@ def bench(f):
     return round(triton.testing.do_bench(f, warmup=25, rep=150), 4)
 
 
+def diagnose(out):
+    """Two held-out shapes, with the fill rule on and off (STACKED_MIN_PROGRAMS 0): do_bench, the host time a
+    call (perf_counter over 100 calls, no sync between), and what the kept table holds for the call."""
+    from hsr import dispatch
+    share = dispatch.STACKED_MIN_PROGRAMS
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for nq, nd, lq, ld in ((32, 16, 32, 8192), (24, 20, 32, 3000), (16, 32, 32, 4096)):
+            q = torch.nn.functional.normalize(torch.randn(nq, lq, 128, device="cuda"), dim=-1).half()
+            d = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda"), dim=-1).half()
+            row = {"shape": f"{nq} x {nd} of {lq} x {ld}"}
+            for name, value in (("fill", share), ("off", 0.0), ("fill again", share)):
+                dispatch.STACKED_MIN_PROGRAMS = value
+                kept.forget(launches=True)
+                hsr.ops.maxsim(q, d)
+                torch.cuda.synchronize()
+                row[f"{name} kept"] = sorted({type(v).__name__ if not isinstance(v, str) else v[:60]
+                                              for t in kept._tables for v in t.entries.values()})
+                row[name] = bench(lambda: hsr.ops.maxsim(q, d))
+                torch.cuda.synchronize()
+                import time
+                t0 = time.perf_counter()
+                for _ in range(100):
+                    hsr.ops.maxsim(q, d)
+                row[f"{name} host us"] = round((time.perf_counter() - t0) * 1e4, 1)
+                torch.cuda.synchronize()
+            dispatch.STACKED_MIN_PROGRAMS = share
+            print(json.dumps(row), file=out, flush=True)
+            print(json.dumps(row), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--held-out", action="store_true", help="the HELD_OUT shapes")
+    ap.add_argument("--diagnose", action="store_true", help="the rule on and off, host time, kept entries")
     args = ap.parse_args()
+    if args.diagnose:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        with open(Path(args.out) / "stacked_fill_diagnose.jsonl", "w") as out:
+            return diagnose(out)
     launch, seen = autotune.launch_kernel, {}
 
     def forced(kernel, grid, *a, **kw):
