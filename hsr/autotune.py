@@ -307,9 +307,11 @@ class Tuned:
         if block <= 1 or not callable(grid) or kwargs.get("PERSIST"):
             return config
         meta = {**dict(zip(self.arg_names, args)), **kwargs, **config["kwargs"]}
-        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cpu"))
-        fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})),
-                                      dispatch.multiprocessors(device))
+        # (no torch function here, not even torch.device(): hsr.kept would take the call for one that
+        # reads values, and never replay it)
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)
+        sms = dispatch.multiprocessors(device) if device is not None else dispatch.INTERPRET_SMS
+        fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})), sms)
         return config if fill == block else {**config, "kwargs": {**config["kwargs"], name: fill}}
 
     def _persistent_rows(self, args, kwargs) -> int:

@@ -196,7 +196,11 @@ def test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu(monkeypatch
     A = torch.zeros(2, dtype=torch.float16)
     fwd.configs[(32, 4096, 16, 128, "torch.float16")] = {"kwargs": {"BR": 32, "BC": 64, "BG": 16}, "num_warps": 8,
                                                          "num_stages": 3}
-    for docs, persist in ((32, False), (1000, False), (32, True)):
-        fwd[lambda meta, docs=docs: (triton.cdiv(16, meta["BG"]) * docs,)](A, 32, 4096, 16, BK=128, PERSIST=persist)
+    from hsr import kept
+    recorder = kept._Recorder()
+    with recorder:  # as a kept call's first run records it
+        for docs, persist in ((32, False), (1000, False), (32, True)):
+            fwd[lambda meta, docs=docs: (triton.cdiv(16, meta["BG"]) * docs,)](A, 32, 4096, 16, BK=128, PERSIST=persist)
     assert [kw["BG"] for kw in seen] == [4, 16, 16]
+    assert not recorder.steps  # the rule runs no torch function: a replay keeps the call
     assert dispatch.stacked_block(16, lambda b: 16 // b * 8, 132) == 1  # never below one value a program
