@@ -163,6 +163,22 @@ FAULTS = (
           "        best = min(same, key=lambda cfg: (cfg.num_warps > max(4, 4 * rows // 64),",
           "        best = min(same, key=lambda cfg: (False,",
           ("tests/test_tuned.py", "-k", "neighbour_of_fewer")),
+    Fault("a computed operand's rows are formed without the L2 pair's shift (exact near the origin only)",
+          "hsr/emit_rows.py", "    if shift:\n", "    if False and shift:\n",
+          ("tests/test_emit_rows.py", "-k", "distance")),
+    Fault("the rank-again pass over a computed operand reads zeros for its coordinates",
+          "templates/select_reduce/tile.py.jinja",
+          '"tl.sum(tl.where(offs_" ~ K ~ "[None, :] == k, again_b, 0.0), axis=1)"',
+          '"tl.sum(tl.where(offs_" ~ K ~ "[None, :] == k, 0.0, 0.0) + tl.where(again_b == again_b, 0.0, 0.0), axis=1)"',
+          ("tests/test_emit_rows.py", "-k", "inf_and_nan")),
+    Fault("a stacked block is never halved, whatever programs the call launches",
+          "hsr/dispatch.py", "    while block > 1 and programs(block) < STACKED_MIN_PROGRAMS * sms:",
+          "    while False and programs(block) < STACKED_MIN_PROGRAMS * sms:",
+          ("tests/test_autotune.py", "-k", "stacked_block")),
+    Fault("the stacked block's rule builds a torch.device on the launch path (no kept call is replayed)",
+          "hsr/autotune.py", "device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)",
+          'device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cpu"))',
+          ("tests/test_autotune.py", "-k", "stacked_block")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")
