@@ -1729,7 +1729,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     doc_lengths_arg_ = doc_lengths_ if doc_lengths_ is not None else out
     precision = dispatch.precision(Q_.dtype, False, device)
     halves = 0
-    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"], computed=True,
+    dot_mode, block_k, small_d = dispatch.contraction(sizes["d"], computed=True, pair="dot",
                                                       three_products=precision == "tf32x3" and not halves)
     kernel = _score_kernel()
     # rows per chunk where one program per (cell, chunk of s) runs; 0: one per cell

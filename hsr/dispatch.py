@@ -266,8 +266,15 @@ def deterministic_scatter(n_contenders: int, outer: int, selected: int, cells: i
 SMALL_D_MAX = 8  # contractions up to this length unroll on the CUDA cores, coordinates in registers
 
 
+def computed_whole(pair: str) -> bool:
+    """Whether a computed operand read by this pair is always formed as one tile of the
+    contraction: an L2 pair's rows are formed less a shift before their norms, an L1
+    pair reads each coordinate of the formed tile."""
+    return pair in ("sqdist", "dist", "l1")
+
+
 def contraction(d: int, quantized: bool = False, three_products: bool = False,
-                computed: bool = False, whole: bool = False) -> tuple[int, int, int]:
+                computed: bool = False, pair: str = "dot") -> tuple[int, int, int]:
     """(DOT_MODE, BLOCK_K, SMALL_D) of a forward for a contraction of length d:
     2, a few coordinates (point clouds) as exact fp32 products on the CUDA
     cores, unrolled over SMALL_D = d; 0, the whole row in one tensor-core tile
@@ -287,11 +294,10 @@ def contraction(d: int, quantized: bool = False, three_products: bool = False,
     dot); at most COMPUTED_MAX_D coordinates (runtime.check_rows checks it: its
     backward forms each selected row whole). Whole rows measured faster than
     chunks of 32 or 64 from 1024-token documents, level at 200 (bench/NOTES.md,
-    session 37). HSR_COMPUTED_K overrides the chunk (0: one tile), for sweeps. A computed
-    operand of an L2 or L1 pair (whole) is always one tile: an L2 pair's rows are formed
-    less a shift before their norms, an L1 pair reads each coordinate of the formed tile."""
+    session 37). HSR_COMPUTED_K overrides the chunk (0: one tile), for sweeps; a computed
+    operand of a distance pair is always one tile (computed_whole)."""
     if computed:
-        block_k = 0 if whole else int(os.environ.get("HSR_COMPUTED_K", COMPUTED_BLOCK_K))
+        block_k = 0 if computed_whole(pair) else int(os.environ.get("HSR_COMPUTED_K", COMPUTED_BLOCK_K))
         return (0, next_pow2(d, 16), 0) if block_k == 0 or block_k >= next_pow2(d, 16) else (1, block_k, 0)
     if d <= SMALL_D_MAX:
         return 2, 16, d
@@ -1391,8 +1397,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
     elif term.pair == "l1":
         general = "elementwise"
     elif term.b.computed is not None:
-        whole = term.pair in ("sqdist", "dist")  # (an L2 pair's computed rows: always one tile)
-        general = "tiles-long" if not whole and (d is None or contraction(d, computed=True)[0] == 1) else "tiles"
+        chunks = d is None or contraction(d, computed=True, pair=term.pair)[0] == 1
+        general = "tiles-long" if chunks and not computed_whole(term.pair) else "tiles"
     elif d is not None:
         prec = precision(torch.float32, ranks_only(term), "cuda" if machine.startswith("cuda") else "cpu")
         three = dtype == "float32" and prec == "tf32x3" and not (
