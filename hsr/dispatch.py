@@ -939,6 +939,13 @@ LEAN_L2_BLOCKS = (64, 64, 4, 3)
 # 0.135-0.150; 96 x 300 of 2000), and at 32 rows LEAN_TINY_BLOCKS.
 LEAN_BYTE_BLOCKS = (64, 128, 4, 3)
 LEAN_BYTE_MIN_ROWS = LEAN_BLOCKS[0] + 1
+# A program of at most 64 rows streams column tiles of at most LEAN_TILE_BYTES (columns x the padded
+# contraction x the element's bytes: fp16's 64 x 128): past it the columns halve. H200, one fp16 query,
+# do_bench ms, rule before / halved (bench/results/h200-wide-lean-2026-11-28/wide_lean_probe.jsonl):
+# 1 x 1000 of 32 x 300 at d = 256 0.0636 / 0.0532 (late-interaction-kernels 0.0521), d = 192 0.0561 /
+# 0.0453, d = 160 0.0548 / 0.0421; 1 x 3000 of 24 x 180 at 256 0.111 / 0.083; 64 x 300 at 256 0.065 /
+# 0.058; d = 128 keeps 64 (0.0331 against 0.0361 at 32). 128-row programs gain nothing steady: not them.
+LEAN_TILE_BYTES = 64 * 128 * 2
 LEAN_DIMS = (16, 32, 64, 128, 256)
 # the rows the lean forward reads: 16-bit floats, and int8 and fp8 (e4m3) rows on their tensor cores,
 # whose tiles take at least 32 coordinates (a shorter contraction reads zeros past its end)
@@ -1043,11 +1050,11 @@ def general_parts_words(term, cells: int, rows: int, cols: int, machine: str) ->
 
 
 def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: bool = False,
-                byte: str = "") -> str:
+                byte: str = "", row_bytes: int = 0) -> str:
     """explain()'s line on the lean forward's split of its selected axis (column_parts),
     for `cells` output cells of `rows` rows on `machine` (an sm90 GPU counts EXPLAIN_SMS)."""
     on_gpu = machine.startswith("cuda")
-    block_r, block_c = _gpu_lean_blocks(rows, l2, byte)[:2] if on_gpu else \
+    block_r, block_c = _gpu_lean_blocks(rows, l2, byte, row_bytes)[:2] if on_gpu else \
         (min(64, next_pow2(rows)), min(LEAN_INTERPRET_COLS, next_pow2(cols)))
     programs = cells * -(-rows // block_r)
     sms = EXPLAIN_SMS if on_gpu else INTERPRET_SMS
@@ -1060,11 +1067,11 @@ def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: b
             f"few cells, long rows, {sms} multiprocessors), each part's (value, index) merged in order")
 
 
-def lean_tile_words(rows: int, machine: str, l2: bool = False, byte: str = "") -> str:
+def lean_tile_words(rows: int, machine: str, l2: bool = False, byte: str = "", row_bytes: int = 0) -> str:
     """explain()'s line on the lean forward's tile on a GPU (_gpu_lean_blocks) and why."""
     if not machine.startswith("cuda"):
-        return "  lean tile: the interpreter's small blocks (a GPU's: by the rows, the key and the rows' format)"
-    (block_r, block_c, warps, stages), why = _gpu_lean_tile(rows, l2, byte)
+        return "  lean tile: the interpreter's small blocks (a GPU's: by the rows, the key, the rows' format and width)"
+    (block_r, block_c, warps, stages), why = _gpu_lean_tile(rows, l2, byte, row_bytes)
     return f"  lean tile: {block_r} rows x {block_c} columns, {warps} warps, {stages} stages ({why})"
 
 
@@ -1109,7 +1116,7 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
     elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(
-            rows, cols, out_cells or cells, sms, l2, BYTE_ROWS.get(dtype, "")) \
+            rows, cols, out_cells or cells, sms, l2, BYTE_ROWS.get(dtype, ""), lean_row_bytes(d, dtype)) \
             and not (l2 and rows * cells >= LEAN_L2_STACKED_ROWS):
         why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
                    f"columns, with {out_cells or cells} cells enough to fill the GPU or rows shorter than "
@@ -1130,22 +1137,41 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     return why
 
 
-def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: str = "") -> bool:
+def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: str = "",
+              row_bytes: int = 0) -> bool:
     """Few cells, long rows: the lean forward splits the selected axis in parts
     (column_parts), which beats the general loop's stacking of row sets there
     (bench/NOTES.md, session 28: 8 x 16 documents of 2048 and 8192 tokens)."""
-    block_r, block_c = _gpu_lean_blocks(rows, l2, byte)[:2]
+    block_r, block_c = _gpu_lean_blocks(rows, l2, byte, row_bytes)[:2]
     return column_parts(out_cells * -(-rows // block_r), cols, block_c, sms)[0] > 1
 
 
-def _gpu_lean_blocks(rows: int, l2: bool = False, byte: str = "") -> tuple[int, int, int, int]:
+def _gpu_lean_blocks(rows: int, l2: bool = False, byte: str = "", row_bytes: int = 0) -> tuple[int, int, int, int]:
     """(rows, columns, warps, stages) of a lean program on a GPU (l2: an L2 pair's key;
-    byte: "int8" or "fp8" rows, else "")."""
-    return _gpu_lean_tile(rows, l2, byte)[0]
+    byte: "int8" or "fp8" rows, else ""; row_bytes: a tile row's bytes, lean_row_bytes)."""
+    return _gpu_lean_tile(rows, l2, byte, row_bytes)[0]
 
 
-def _gpu_lean_tile(rows: int, l2: bool = False, byte: str = "") -> tuple[tuple[int, int, int, int], str]:
-    """_gpu_lean_blocks' blocks and why, for explain()."""
+def lean_row_bytes(d: int, dtype: str) -> int:
+    """The bytes of one row of a lean tile: the contraction padded as lean_block_k pads it,
+    times the element's bytes (dtype as torch names it, without "torch.")."""
+    byte = dtype in BYTE_ROWS
+    return next_pow2(d, 32 if byte else 16) * (1 if byte else 2)
+
+
+def _gpu_lean_tile(rows: int, l2: bool = False, byte: str = "",
+                   row_bytes: int = 0) -> tuple[tuple[int, int, int, int], str]:
+    """_gpu_lean_blocks' blocks and why, for explain(); a program of at most 64 rows
+    takes columns of at most LEAN_TILE_BYTES a tile where row_bytes is given."""
+    (block_r, block_c, warps, stages), why = _gpu_lean_rows_tile(rows, l2, byte)
+    if block_r <= 64 and row_bytes and block_c * row_bytes > LEAN_TILE_BYTES:
+        block_c = max(16, LEAN_TILE_BYTES // row_bytes)
+        why += f"; {block_c} columns: rows of {row_bytes} bytes, a column tile of at most {LEAN_TILE_BYTES // 1024} KB"
+    return (block_r, block_c, warps, stages), why
+
+
+def _gpu_lean_rows_tile(rows: int, l2: bool = False, byte: str = "") -> tuple[tuple[int, int, int, int], str]:
+    """The lean tile by the rows, the key and the rows' format, and why."""
     if rows > 64:
         if l2:
             return LEAN_L2_BLOCKS, "an L2 key's index through the loop, in smaller chunks"
@@ -1189,7 +1215,7 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
         load = int(rows >= LEAN_MIN_ROWS and a.shape[-1] in LEAN_DIMS and a.shape[-1] >= lean_block_k(a) and all(
             m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
         byte = BYTE_ROWS.get(str(a.dtype).removeprefix("torch."), "")
-        block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2, byte)
+        block_r, block_c, warps, stages = _gpu_lean_blocks(rows, l2, byte, lean_block_k(a) * a.element_size())
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     # (a descriptor's block is a power of two, and the whole contraction)
     load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS and a.shape[-1] >= lean_block_k(a) else 0
@@ -1484,8 +1510,9 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         if lean_call:
             lines.append(f"  not lean for this call: {'; '.join(lean_call)}")
         elif family == "lean":
-            lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2, term.a.quantized))
-            lines.append(lean_tile_words(rows, machine, l2, term.a.quantized))
+            row_bytes = lean_row_bytes(d, dtype) if d else 0
+            lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2, term.a.quantized, row_bytes))
+            lines.append(lean_tile_words(rows, machine, l2, term.a.quantized, row_bytes))
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:

@@ -219,6 +219,22 @@ def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
     assert "whole in each of 8000 programs" in hsr.compile(MAXSIM).explain(sizes, torch.float16)
 
 
+def test_wide_rows_of_few_query_rows_take_narrower_column_tiles():
+    """dispatch.LEAN_TILE_BYTES: a program of at most 64 rows streams column tiles of at most
+    64 x 128 fp16 coordinates; past that (d above 128 in 16 bits) the columns halve, by the
+    padded width and the element's bytes. 128-row programs and 1-byte rows of 256 keep theirs."""
+    for d, cols in ((64, 64), (128, 64), (160, 32), (256, 32)):
+        for rows in (24, 32, 48, 64):
+            assert dispatch._gpu_lean_blocks(rows, row_bytes=dispatch.lean_row_bytes(d, "float16"))[1] == cols
+    assert dispatch._gpu_lean_blocks(128, row_bytes=dispatch.lean_row_bytes(256, "bfloat16")) == dispatch.LEAN_BLOCKS
+    assert dispatch._gpu_lean_blocks(32, byte="int8", row_bytes=dispatch.lean_row_bytes(256, "int8"))[1] == 64
+    assert dispatch._gpu_lean_blocks(1024, l2=True, row_bytes=512)[1] == 32  # an L2 key's 64-row chunks
+    wide = hsr.compile(MAXSIM).explain(dict(i=1, j=1000, s=32, t=300, d=256), torch.float16)
+    assert "lean tile: 32 rows x 32 columns, 2 warps, 3 stages (at most 32 rows; 32 columns: rows of 512 bytes" in wide
+    assert "lean tile: 32 rows x 64 columns" in hsr.compile(MAXSIM).explain(dict(i=1, j=1000, s=32, t=300, d=96),
+                                                                            torch.float16)
+
+
 def test_the_general_loop_keeps_one_slot_per_row_where_no_index_is_carried(monkeypatch):
     """dispatch.row_slot: without an index the general loop's running max is one per row
     (each tile reduced at once); with one (a gradient, an L2 key) a slot per tile column.
