@@ -7,8 +7,9 @@ off-grid table's wide-256 row (1 x 1000 of 32 x 300) ran 62.7 us against LIK's 5
 held-in and held-out shapes and at d = 128 for control, with the peers in the same process.
 Each candidate's scores are checked against the rule's. do_bench medians, ms, one JSON line a row.
 
-    python3 bench/experiments/wide_lean_probe.py [--out DIR] [--quick] [--gaussian]
+    python3 bench/experiments/wide_lean_probe.py [--out DIR] [--quick] [--before] [--gaussian]
 
+--before: the rule's blocks against the blocks it had before the column tiles narrowed, alone.
 --gaussian: the Gaussian MaxSim spec (an L2 key, index through the loop) at four shapes, the rule's
 blocks against the blocks it had before the column tiles narrowed.
 """
@@ -46,7 +47,8 @@ SHAPES = [  # Lq, Ld, Nd, d, dtype
 GAUSSIAN = "Q[i, s, d]: float\nD[j, t, d]: float\nscore[i, j] = sum_s max_t exp(-||Q_s - D_t||^2)\n"
 GAUSSIAN_SHAPES = [(32, 300, 1000, 256, "float16"), (32, 300, 1000, 192, "float16"), (64, 300, 1000, 256, "float16"),
                    (128, 1024, 1000, 256, "float16")]
-GAUSSIAN_BEFORE = {32: [(32, 64, 2, 3)], 64: [(64, 64, 4, 3)], 128: [(64, 64, 4, 3)]}
+BEFORE = {32: [(32, 64, 2, 3)], 64: [(64, 64, 4, 3)], 128: [(128, 64, 8, 3)]}
+GAUSSIAN_BEFORE = {**BEFORE, 128: [(64, 64, 4, 3)]}
 
 
 def bench(f):
@@ -57,13 +59,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--quick", action="store_true", help="the first two shapes alone")
+    ap.add_argument("--before", action="store_true", help="the rule against its blocks before, alone")
     ap.add_argument("--gaussian", action="store_true", help="the Gaussian MaxSim spec against its blocks before")
     args = ap.parse_args()
-    out = open(Path(args.out) / ("wide_lean_gaussian.jsonl" if args.gaussian else "wide_lean_probe.jsonl"), "w")
+    out = open(Path(args.out) / ("wide_lean_gaussian.jsonl" if args.gaussian else "wide_lean_before.jsonl" if args.before
+                                 else "wide_lean_probe.jsonl"), "w")
     rule = dispatch._gpu_lean_blocks
     peers = {} if args.gaussian else load_peers(torch)
     call = hsr.compile(GAUSSIAN) if args.gaussian else hsr.ops.maxsim
-    candidates = GAUSSIAN_BEFORE if args.gaussian else CANDIDATES
+    candidates = GAUSSIAN_BEFORE if args.gaussian else BEFORE if args.before else CANDIDATES
     shapes = GAUSSIAN_SHAPES if args.gaussian else SHAPES[:2] if args.quick else SHAPES
     torch.manual_seed(0)
     for lq, ld, nd, dim, dt in shapes:
