@@ -195,6 +195,7 @@ def main():
                          f"regret_table_{name}": round(statistics.median(times) / tuned, 3)})
         rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
                      "regret": round(predicted / tuned, 3),
+                     "rounds_ms": [[round(ms, 4) for ms in runs[where]] for where in (predicted_dir, tuned_dir)],
                      **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}})
         print(json.dumps(rows[-1]), flush=True)
         (out / "regret_rows.json").write_text(json.dumps(rows, indent=1))  # kept if the run is cut
