@@ -99,6 +99,8 @@ DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 2.0, "precision": 0.5, "iee
 FP32_STACKED_SHARE = {"tf32": 0.5, "tf32x3": 0.25}
 # The least row block a neighbour's config takes for a call of more rows than its key's (Tuned._rows_grown)
 GROW_ROWS = 64
+# The least tile elements a warp of a predicted config holds (Tuned._warps_fitted)
+TILE_PER_WARP = 1024
 
 
 def dtype_key(dtype, precision: str | None) -> str:
@@ -390,8 +392,8 @@ class Tuned:
                 config = self._rows_grown(config, key, other, allowed)
                 rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
                 if ieee and not ieee_key:
-                    return self._ieee_rows(config, key, rows)
-                return config
+                    return self._warps_fitted(self._ieee_rows(config, key, rows))
+                return self._warps_fitted(config)
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
 
@@ -442,6 +444,20 @@ class Tuned:
                                           cfg.num_warps != config["num_warps"],
                                           abs(cfg.num_stages - config["num_stages"])))
         return {**config, "kwargs": blocks, "num_warps": best.num_warps, "num_stages": best.num_stages}
+
+    def _warps_fitted(self, config: dict) -> dict:
+        """A neighbour's config with at most one warp a TILE_PER_WARP elements of its tile (the
+        program's rows, stacked queries included, times its columns), and at least four: a
+        neighbour's 8 warps kept on a tile its halvings shrank leave each warp a sliver. fp32
+        8 x 27 of 200 x 700 at d = 64 took a 16-bit key's 64 x 64 tile at 8 warps, 1.86x the tuned
+        4 (seed 35, bench/NOTES.md, session 46); tuned entries at 8 warps hold 8192 elements or more."""
+        kwargs = config["kwargs"]
+        r, c, g = (self.roles.get(role) for role in ROLES)
+        if r not in kwargs or c not in kwargs:
+            return config
+        elements = kwargs[r] * kwargs.get(g, 1) * kwargs[c]
+        warps = min(config["num_warps"], max(4, elements // TILE_PER_WARP))
+        return config if warps == config["num_warps"] else {**config, "num_warps": warps}
 
     def _fitted(self, config: dict, allowed: dict) -> dict | None:
         """config if the pruner allows it (allowed: by _identity), else the first of its

@@ -204,3 +204,18 @@ def test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu(monkeypatch
     assert [kw["BG"] for kw in seen] == [4, 16, 16]
     assert not recorder.steps  # the rule runs no torch function: a replay keeps the call
     assert dispatch.stacked_block(16, lambda b: 16 // b * 8, 132) == 1  # never below one value a program
+
+
+def test_a_predicted_tile_keeps_at_least_a_warps_share_of_elements():
+    """Tuned._warps_fitted: a neighbour's warps, at most one a TILE_PER_WARP elements of the tile the
+    prediction gives this call (rows x stacked queries x columns), never below four."""
+    class Kernel:
+        arg_names = ["A", "r_bucket", "c_bucket", "g_bucket", "BR", "BC", "BG"]
+        fn = test_a_predicted_tile_keeps_at_least_a_warps_share_of_elements
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket"], "A", [], None, "sum_max_dot-test", ("BR", "BC", "BG"))
+
+    def warps(br, bc, bg, w):
+        return fwd._warps_fitted({"kwargs": {"BR": br, "BC": bc, "BG": bg}, "num_warps": w, "num_stages": 3})["num_warps"]
+    assert warps(64, 64, 1, 8) == 4  # seed 35's fp32 row: a 64 x 64 tile at a neighbour's 8 warps
+    assert warps(64, 128, 1, 8) == 8 and warps(32, 64, 4, 8) == 8  # 8192 elements: the tuned entries' least
+    assert warps(16, 64, 1, 4) == 4 and warps(16, 64, 1, 2) == 2  # never raised, never cut below four
