@@ -18,7 +18,8 @@ draws, under `--precision` (highest: the key as three TF32 products, high: one; 
 Nq 16 / 48, Lq 24 / 48, Ld 80 / 400 / 1500; the tiles-long loop's row sets stacked), out of regret.py's
 draws too. `--grid wide-one`: one query's wide rows (fp16, d 448 / 896, Lq 48 / 200 / 700, Ld 700 /
 3000), out of regret.py's draws. `--grid stacked-dtypes`: stacked queries in fp16, bf16 and fp32 (Nq 6 / 40, Lq 24 / 48 / 100,
-Ld 250 / 1500, d 40 / 80 / 200 / 448 / 896), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
+Ld 250 / 1500, d 40 / 80 / 200 / 448 / 896), out of regret.py's draws. `--grid fp32-short`: fp32 rows of a
+contraction held whole (d 40 / 56, Nq 1 / 6 / 40, Lq 24 / 100 / 400, Ld 250 / 1500), out of regret.py's draws. `--grid batched`: the bundled grid's keys of 64 and 512 queries
 (fp16 serving, Lq 32 / 128, Ld 128 / 512 / 1024, d = 128), tuned again over the stacked pool (run it
 with HSR_AUTOTUNE_CACHE=0, else the shipped picks answer; its picks replace them). `--grid persistent`:
 the keys of 16, 64 and 512 queries of 32 and 64 tokens (Ld 128 / 512 / 1024, d = 128) at as many documents as make
@@ -66,6 +67,12 @@ WIDE_ONE = [(1, lq, ld, d) for d in (448, 896) for lq in (48, 200, 700) for ld i
 STACKED_DTYPES = [(nq, lq, ld, d) for d in (40, 80, 200, 448, 896) for nq in (6, 40) for lq in (24, 48, 100)
                   for ld in (250, 1500)]
 
+# fp32 rows whose whole contraction is one tile (d <= 64, DOT_MODE 0): the table held no fp32 key of that path, so
+# such calls took 16-bit neighbours' tiles (seed 36's 8 x 4 of 1024 x 2000 at d 64: 2.17x; bench/NOTES.md,
+# session 46); sizes out of regret.py's draws (d 40 and 56 share its d 48 and 64's key); under --precision
+# highest (three TF32 products), then again under high
+FP32_SHORT = [(nq, lq, ld, d) for d in (40, 56) for nq in (1, 6, 40) for lq in (24, 100, 400) for ld in (250, 1500)]
+
 
 GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
     "bundled": lambda: [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True)
@@ -73,6 +80,7 @@ GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
     "fp32": lambda: [("serve", c, "float32", False) for c in FP32],
     "fp32-mid": lambda: [("serve", c, "float32", False) for c in FP32_MID],
     "fp32-corpus": lambda: [("corpus", c, "float32", False) for c in FP32_CORPUS],
+    "fp32-short": lambda: [("serve", c, "float32", False) for c in FP32_SHORT],
     "persistent": lambda: [("persistent", c, "float16", False) for c in PERSISTENT],
     "stacked-dtypes": lambda: [("serve", c, dtype, False) for dtype in ("float32", "bfloat16", "float16")
                                for c in STACKED_DTYPES],

@@ -8,7 +8,7 @@ Times hsr.ops.maxsim (fp16, d = 128, no_grad, do_bench medians, ms) with the con
 with its stacked block forced to 16, 8, 4, 2 and 1 queries, on calls of few cells; prints the programs
 each launches. One JSON line a shape.
 
-    python3 bench/experiments/stacked_fill_probe.py [--out DIR] [--held-out | --band]
+    python3 bench/experiments/stacked_fill_probe.py [--out DIR] [--held-out | --band] [--warps]
 
 --band: calls of many programs where the predicted block may hold too few queries (seed 36's bf16 8 x 119 of
 32 x 1024 ran 2 queries a program, 1.47x the tuned 4; 8 x 100 of 32 x 1024 1.22x): which programs count wins.
@@ -78,6 +78,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--held-out", action="store_true", help="the HELD_OUT shapes")
     ap.add_argument("--band", action="store_true", help="the BAND shapes")
+    ap.add_argument("--warps", action="store_true", help="each forced block at 4 and 8 warps as well")
     ap.add_argument("--diagnose", action="store_true", help="the rule on and off, host time, kept entries")
     args = ap.parse_args()
     if args.diagnose:
@@ -89,6 +90,8 @@ def main():
     def forced(kernel, grid, *a, **kw):
         if seen.get("force") and "BLOCK_I" in kw:
             kw["BLOCK_I"] = seen["force"]
+            if seen.get("warps"):
+                kw["num_warps"] = seen["warps"]
         meta = {**kw}
         try:
             seen["programs"] = math.prod(grid(meta) if callable(grid) else grid)
@@ -105,11 +108,13 @@ def main():
             q = torch.nn.functional.normalize(torch.randn(nq, lq, 128, device="cuda"), dim=-1).half()
             d = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda"), dim=-1).half()
             row = {"shape": f"{nq} x {nd} of {lq} x {ld}", "sms": sms}
-            for force in (None, 16, 8, 4, 2, 1):
+            forced_runs = [(None, None)] + [(g, w) for g in (16, 8, 4, 2, 1) for w in ((None, 4, 8) if args.warps
+                                                                                        else (None,))]
+            for force, warps in forced_runs:
                 seen.clear()
-                seen["force"] = force
+                seen["force"], seen["warps"] = force, warps
                 kept.forget(launches=True)
-                name = f"G={force}" if force else "rule"
+                name = (f"G={force}" + (f" w{warps}" if warps else "")) if force else "rule"
                 try:
                     hsr.ops.maxsim(q, d)
                     row[name] = bench(lambda: hsr.ops.maxsim(q, d))
@@ -121,7 +126,8 @@ def main():
             print(json.dumps(row), flush=True)
             lines.append(json.dumps(row))
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    (Path(args.out) / ("stacked_fill_band.jsonl" if args.band else "stacked_fill_probe.jsonl")).write_text("\n".join(lines) + "\n")
+    stem = ("stacked_fill_band" if args.band else "stacked_fill_probe") + ("_warps" if args.warps else "")
+    (Path(args.out) / f"{stem}.jsonl").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
