@@ -19,7 +19,9 @@ call. Each shape starts from a fresh cache, so that no earlier shape's tuning se
 the predicted and the tuned call timed in --rounds interleaved rounds (the median of each), so that the machine's
 drift between them does not read as regret. A row whose predicted and tuned configs are the same kernel's
 one config is marked (same_config): its ratio is the machine's noise (a 13 us call's host path read 2.45 once
-and 0.61 again), and the summary's worst_configs_differ leaves it out. Writes DIR/regret.json and DIR/regret.md.
+and 0.61 again), and the summary's worst_configs_differ leaves it out. Beside the public call's time, each round
+also times the call's kernels alone (a CUDA graph of it replayed; graph_regret, worst_kernels_alone), labelled so.
+Writes DIR/regret.json and DIR/regret.md.
 """
 
 from __future__ import annotations
@@ -42,6 +44,32 @@ SPECS = {"kmeans": KMEANS,
          "nearest": "X[b, n, c]: float\nY[b, m, c]: float\ndist[b, n] = min_m ||X_n - Y_m||^2\n"}
 DIMS = (48, 64, 96, 160, 192, 320, 384, 768, 1024)
 FIXED = ("lean ", "tiles-tma ")  # kernels of fixed blocks (dispatch: LEAN_*, LONG_TMA_BLOCKS): nothing predicted
+
+
+def graph_ms(torch, triton, call) -> float | None:
+    """The call's kernels alone (labelled so beside the public call's time): captured once in a CUDA graph
+    after a warm call on a side stream, the replays timed; None where the call cannot be captured."""
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            call()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            call()
+        return triton.testing.do_bench(graph.replay, warmup=10, rep=50)
+    except RuntimeError:
+        return None
+
+
+def graph_regret(predicted: list, tuned: list) -> dict:
+    """The kernels-alone times of a row's rounds and their ratio (host excluded: a small call's public time
+    is its host path's)."""
+    if not predicted or None in predicted + tuned:
+        return {"graph_regret": None}
+    return {"graph_ms": [round(statistics.median(predicted), 4), round(statistics.median(tuned), 4)],
+            "graph_regret": round(statistics.median(predicted) / statistics.median(tuned), 3)}
 
 
 def draw(rng: random.Random, extra: tuple = ()) -> dict:
@@ -173,6 +201,7 @@ def main():
         # config from an empty cache, the tuned one from the cache tuning wrote): a median each, so that
         # a drift of the machine between the two does not read as regret
         runs = {predicted_dir: [], tuned_dir: []}
+        graphs = {predicted_dir: [], tuned_dir: []}  # kernels alone: the call replayed as a CUDA graph
         with_table = {name: (None, []) for name in tables}  # (its config, its times) with a table's entries
         for _ in range(args.rounds):
             for where in runs:
@@ -181,6 +210,7 @@ def main():
                 kept.forget()
                 call()
                 runs[where].append(triton.testing.do_bench(call, warmup=10, rep=50))
+                graphs[where].append(graph_ms(torch, triton, call))
             for name, entries in tables.items():
                 os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")
                 hsr_tuned.shipped = lambda arch, e=entries: {**shipped(arch), **e} if arch == "sm90" else shipped(arch)
@@ -200,6 +230,7 @@ def main():
                      # one kernel with one config each time: the ratio measures the machine, not the prediction
                      "same_config": sorted(case["predicted_config"].values()) == sorted(case["tuned_config"].values()),
                      "rounds_ms": [[round(ms, 4) for ms in runs[where]] for where in (predicted_dir, tuned_dir)],
+                     **graph_regret(graphs[predicted_dir], graphs[tuned_dir]),
                      **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}})
         print(json.dumps(rows[-1]), flush=True)
         (out / "regret_rows.json").write_text(json.dumps(rows, indent=1))  # kept if the run is cut
@@ -211,6 +242,7 @@ def main():
     summary = {"shapes": len(rows), "median": statistics.median(regrets) if rows else None,
                "worst": max(regrets) if rows else None,
                "worst_configs_differ": max((r["regret"] for r in rows if not r["same_config"]), default=None),
+               "worst_kernels_alone": max((r["graph_regret"] for r in rows if r["graph_regret"]), default=None),
                "device": torch.cuda.get_device_name(),
                **{f"median_{w}": statistics.median(r[f"regret_{w}"] for r in rows)
                   for w in ([k.removeprefix("regret_") for k in rows[0] if k.startswith("regret_")] if rows else [])},
@@ -219,9 +251,10 @@ def main():
                "versions": f"torch {torch.__version__}, triton {triton.__version__}",
                "seconds": round(time.monotonic() - t0)}
     (out / "regret.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
-    table = ["| family | dtype | sizes | predicted ms | tuned ms | regret | configs |", "|---|---|---|---|---|---|---|"]
+    table = ["| family | dtype | sizes | predicted ms | tuned ms | regret | kernels alone (graph) | configs |",
+             "|---|---|---|---|---|---|---|---|"]
     table += [f"| {r['family']} | {r['dtype']} | {r['sizes']} | {r['predicted_ms']} | {r['tuned_ms']} | "
-              f"{r['regret']} | {'the same' if r['same_config'] else 'differ'} |" for r in rows]
+              f"{r['regret']} | {r['graph_regret']} | {'the same' if r['same_config'] else 'differ'} |" for r in rows]
     (out / "regret.md").write_text(f"Regret on {summary['device']}: {summary}\n\n" + "\n".join(table) + "\n")
     print(summary)
 
