@@ -944,7 +944,9 @@ LEAN_BYTE_MIN_ROWS = LEAN_BLOCKS[0] + 1
 # do_bench ms, rule before / halved (bench/results/h200-wide-lean-2026-11-28/wide_lean_probe.jsonl):
 # 1 x 1000 of 32 x 300 at d = 256 0.0636 / 0.0532 (late-interaction-kernels 0.0521), d = 192 0.0561 /
 # 0.0453, d = 160 0.0548 / 0.0421; 1 x 3000 of 24 x 180 at 256 0.111 / 0.083; 64 x 300 at 256 0.065 /
-# 0.058; d = 128 keeps 64 (0.0331 against 0.0361 at 32). 128-row programs gain nothing steady: not them.
+# 0.058; d = 128 keeps 64 (0.0331 against 0.0361 at 32). 128-row programs gain nothing steady: not them. The
+# Gaussian MaxSim (an L2 key): 0.105 against 0.174 at 32 x 300, d = 256; 3.5% slower at 64 rows
+# (wide_lean_gaussian.jsonl beside it).
 LEAN_TILE_BYTES = 64 * 128 * 2
 LEAN_DIMS = (16, 32, 64, 128, 256)
 # the rows the lean forward reads: 16-bit floats, and int8 and fp8 (e4m3) rows on their tensor cores,
