@@ -102,8 +102,15 @@ GROW_ROWS = 64
 # The most columns (and the widest whole contraction) of a three-product fp32 tile from a 16-bit
 # neighbour's config (Tuned._three_product_columns)
 THREE_PRODUCT_COLUMNS = 64
-# The least tile elements a warp of a predicted config holds (Tuned._warps_fitted)
+# The least tile elements a warp of a predicted config holds (Tuned._warps_fitted); a chunked
+# contraction's tile (DOT_MODE 1: both operands stream through shared memory, the accumulator alone in
+# registers) twice as many
 TILE_PER_WARP = 1024
+CHUNKED_TILE_PER_WARP = 2048
+# A chunked 16-bit contraction's columns a program (Tuned._chunked_columns): the wide block where
+# the call's selected axis pads to at most CHUNKED_PAD times what the narrow one pads it to
+CHUNKED_COLUMNS = (64, 128)
+CHUNKED_PAD = 1.1
 
 
 def dtype_key(dtype, precision: str | None) -> str:
@@ -208,7 +215,8 @@ def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, 
         keys = KEY + (["g_bucket"] if block_g else []) + ([split] if split else []) \
             + [block_k] + ([size_k] if size_k else []) + ["NEED_IDX", "SMALL_D", "DOT_MODE"]
         blocks = (block_r, block_c) + ((block_g,) if block_g else ())
-        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k, size_r, block_k)
+        _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k, size_r, block_k,
+                            size_c)
     return _tuned[key]
 
 
@@ -231,8 +239,8 @@ class Tuned:
     blocks by role (ROLES; blocks: this kernel's names for them, in that order)."""
 
     def __init__(self, kernel, keys, operand, pool, prune, lowering, blocks=(), split=None, size_k=None,
-                 size_r=None, block_k=None):
-        self.kernel, self.keys, self.operand, self.size_r = kernel, keys, operand, size_r
+                 size_r=None, block_k=None, size_c=None):
+        self.kernel, self.keys, self.operand, self.size_r, self.size_c = kernel, keys, operand, size_r, size_c
         self.block_k = block_k  # the key's padded contraction block
         self.size_k = size_k  # a key read as its length bucket
         self.arg_names = list(kernel.arg_names)
@@ -288,7 +296,7 @@ class Tuned:
                     config = self.predicted[(key, rows)] = self.predict(
                         key, {**dict(zip(self.arg_names, args)), **kwargs})
             if config is not None:
-                config = self._stacked_fill(config, grid, args, kwargs)
+                config = self._stacked_fill(config, key, grid, args, kwargs)
                 return launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
                                      num_warps=config["num_warps"], num_stages=config["num_stages"])
             print(f"hsr: tuning {self.name} for {key} over up to {self.n_configs} configs...", file=sys.stderr, flush=True)
@@ -304,10 +312,14 @@ class Tuned:
                                  num_warps=config["num_warps"], num_stages=config["num_stages"])
         return launch
 
-    def _stacked_fill(self, config: dict, grid, args, kwargs) -> dict:
+    def _stacked_fill(self, config: dict, key: tuple, grid, args, kwargs) -> dict:
         """config with its stacked block halved where the call's programs would not fill the
-        GPU (dispatch.stacked_block): a key's config holds no count of the other cells. Not
-        for persistent programs (their own count) nor a grid given as numbers."""
+        GPU (dispatch.stacked_block): a key's config holds no count of the other cells; its warps
+        then fitted to the smaller tile (_warps_fitted: fp16 MaxSim of 16 x 100 documents of
+        32 x 1024 at 8 warps ran 2 queries a program in 0.060 ms, at 4 warps in 0.041; three-product
+        fp32 8 x 7 of 128 x 4096 at d 1024 halved to 1 query kept 8 warps, 1.34x the tuned 4;
+        bench/NOTES.md, session 47). Not for persistent programs (their own count) nor a grid given
+        as numbers."""
         name = self.roles.get("BLOCK_G")
         block = config["kwargs"].get(name, 1)
         if block <= 1 or not callable(grid) or kwargs.get("PERSIST"):
@@ -318,7 +330,9 @@ class Tuned:
         device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)
         sms = dispatch.multiprocessors(device) if device is not None else dispatch.INTERPRET_SMS
         fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})), sms)
-        return config if fill == block else {**config, "kwargs": {**config["kwargs"], name: fill}}
+        if fill == block:
+            return config
+        return self._warps_fitted({**config, "kwargs": {**config["kwargs"], name: fill}}, key)
 
     def _persistent_rows(self, args, kwargs) -> int:
         """The rows a persistent program's row block must hold (dispatch.persistent), 0 for other calls."""
@@ -396,10 +410,11 @@ class Tuned:
                 config = self._rows_grown(config, key, other, allowed)
                 if sixteen and named.get("PRECISION") == "tf32x3":
                     config = self._three_product_columns(config, key)
+                config = self._chunked_columns(config, key, named, allowed)
                 rows = named[self.size_r] if named.get("PERSIST") and self.size_r in named else 0
                 if ieee and not ieee_key:
-                    return self._warps_fitted(self._ieee_rows(config, key, rows))
-                return self._warps_fitted(config)
+                    return self._warps_fitted(self._ieee_rows(config, key, rows), key)
+                return self._warps_fitted(config, key)
         cfg = next(iter(allowed.values()))
         return {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
 
@@ -465,18 +480,43 @@ class Tuned:
             return config
         return {**config, "kwargs": {**kwargs, cols: THREE_PRODUCT_COLUMNS}}
 
-    def _warps_fitted(self, config: dict) -> dict:
+    def _chunked_columns(self, config: dict, key: tuple, named: dict, allowed: dict) -> dict:
+        """A 16-bit config of a chunked contraction (DOT_MODE 1) for this call: CHUNKED_COLUMNS' wide
+        column block instead of its narrow one where the call's selected axis pads to at most CHUNKED_PAD
+        times as many columns, the pool allowing it. Each chunk of the contraction loads the rows' part
+        again for every column block, so a narrow block loads it twice as often. Of the recorded held-out
+        16-bit rows of that path (seeds 28-37), 17 predicted 64 columns and tuned 128, at 1.12-1.78x their
+        tuned time, at selected lengths of 100 to 4096; those that tuned 64 had 300 or 2000 tokens."""
+        at = {name: i for i, name in enumerate(self.keys)}
+        dot_mode, cols = at.get("DOT_MODE"), self.roles.get("BLOCK_C")
+        kwargs, (narrow, wide) = config["kwargs"], CHUNKED_COLUMNS
+        if dot_mode is None or int(key[dot_mode]) != 1 or kwargs.get(cols) != narrow or "float32" in str(key[-1]) \
+                or not isinstance(named.get(self.size_c), int):
+            return config
+        length = named[self.size_c]
+        if -(-length // wide) * wide > CHUNKED_PAD * -(-length // narrow) * narrow:
+            return config
+        blocks = {**kwargs, cols: wide}
+        cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
+        return {**config, "kwargs": blocks} if _identity(cfg) in allowed else config
+
+    def _warps_fitted(self, config: dict, key: tuple) -> dict:
         """A neighbour's config with at most one warp a TILE_PER_WARP elements of its tile (the
-        program's rows, stacked queries included, times its columns), and at least four: a
-        neighbour's 8 warps kept on a tile its halvings shrank leave each warp a sliver. fp32
-        8 x 27 of 200 x 700 at d = 64 took a 16-bit key's 64 x 64 tile at 8 warps, 1.86x the tuned
-        4 (seed 35, bench/NOTES.md, session 46); tuned entries at 8 warps hold 8192 elements or more."""
+        program's rows, stacked queries included, times its columns; CHUNKED_TILE_PER_WARP where the
+        contraction is chunked), and at least four: a neighbour's 8 warps kept on a tile its halvings
+        shrank leave each warp a sliver. fp32 8 x 27 of 200 x 700 at d = 64 took a 16-bit key's 64 x 64
+        tile at 8 warps, 1.86x the tuned 4 (seed 35, bench/NOTES.md, session 46); tuned entries at 8
+        warps hold 8192 elements or more. Of the shipped chunked entries of 8192 elements, 47 of 53
+        run 4 warps (fp16 32 of 35, three-product fp32 15 of 15); of the whole-contraction fp16 ones,
+        1 of 15."""
         kwargs = config["kwargs"]
         r, c, g = (self.roles.get(role) for role in ROLES)
         if r not in kwargs or c not in kwargs:
             return config
+        dot_mode = self.keys.index("DOT_MODE") if "DOT_MODE" in self.keys else None
+        per_warp = CHUNKED_TILE_PER_WARP if dot_mode is not None and int(key[dot_mode]) == 1 else TILE_PER_WARP
         elements = kwargs[r] * kwargs.get(g, 1) * kwargs[c]
-        warps = min(config["num_warps"], max(4, elements // TILE_PER_WARP))
+        warps = min(config["num_warps"], max(4, elements // per_warp))
         return config if warps == config["num_warps"] else {**config, "num_warps": warps}
 
     def _fitted(self, config: dict, allowed: dict) -> dict | None:

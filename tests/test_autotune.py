@@ -208,17 +208,64 @@ def test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu(monkeypatch
 
 def test_a_predicted_tile_keeps_at_least_a_warps_share_of_elements():
     """Tuned._warps_fitted: a neighbour's warps, at most one a TILE_PER_WARP elements of the tile the
-    prediction gives this call (rows x stacked queries x columns), never below four."""
+    prediction gives this call (rows x stacked queries x columns; CHUNKED_TILE_PER_WARP where the
+    contraction is chunked, DOT_MODE 1), never below four."""
     class Kernel:
-        arg_names = ["A", "r_bucket", "c_bucket", "g_bucket", "BR", "BC", "BG"]
+        arg_names = ["A", "r_bucket", "c_bucket", "g_bucket", "DOT_MODE", "BR", "BC", "BG"]
         fn = test_a_predicted_tile_keeps_at_least_a_warps_share_of_elements
-    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket"], "A", [], None, "sum_max_dot-test", ("BR", "BC", "BG"))
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket", "DOT_MODE"], "A", [], None, "sum_max_dot-test",
+                         ("BR", "BC", "BG"))
 
-    def warps(br, bc, bg, w):
-        return fwd._warps_fitted({"kwargs": {"BR": br, "BC": bc, "BG": bg}, "num_warps": w, "num_stages": 3})["num_warps"]
+    def warps(br, bc, bg, w, mode=0):
+        config = {"kwargs": {"BR": br, "BC": bc, "BG": bg}, "num_warps": w, "num_stages": 3}
+        return fwd._warps_fitted(config, (128, 1024, 8, mode, "torch.float16"))["num_warps"]
     assert warps(64, 64, 1, 8) == 4  # seed 35's fp32 row: a 64 x 64 tile at a neighbour's 8 warps
     assert warps(64, 128, 1, 8) == 8 and warps(32, 64, 4, 8) == 8  # 8192 elements: the tuned entries' least
     assert warps(16, 64, 1, 4) == 4 and warps(16, 64, 1, 2) == 2  # never raised, never cut below four
+    assert warps(64, 128, 1, 8, mode=1) == 4 and warps(64, 128, 2, 8, mode=1) == 8  # chunked: 2048 a warp
+
+
+def test_a_halved_stacked_block_fits_its_warps_to_the_smaller_tile(monkeypatch):
+    """Where the stacked fill halves a config's block at launch, its warps follow the smaller tile
+    (_warps_fitted): seed 37's three-product fp32 8 x 7 of 128 x 4096 at d 1024 halved 2 queries a
+    program to 1 and kept 8 warps, 1.34x the tuned 4. An unhalved config keeps its warps."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "multiprocessors", lambda device: 132)
+    seen = []
+    monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append(kw))
+
+    class Kernel:
+        arg_names = ["A", "r_bucket", "c_bucket", "g_bucket", "DOT_MODE", "BR", "BC", "BG"]
+        fn = test_a_halved_stacked_block_fits_its_warps_to_the_smaller_tile
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket", "DOT_MODE"], "A", [], None, "sum_max_dot-test",
+                         ("BR", "BC", "BG"))
+    A = torch.zeros(2, dtype=torch.float32)
+    fwd.configs[(128, 4096, 8, 1, "torch.float32")] = {"kwargs": {"BR": 64, "BC": 128, "BG": 2}, "num_warps": 8,
+                                                       "num_stages": 3}
+    for docs in (7, 1000):  # 8 queries x docs x 2 row blocks: 56 programs (halved), then 8000
+        fwd[lambda meta, docs=docs: (triton.cdiv(8, meta["BG"]) * docs * 2,)](A, 128, 4096, 8, 1)
+    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(1, 4), (2, 8)]
+
+
+def test_a_chunked_16_bit_contraction_takes_the_wide_column_block_where_it_pads_no_more():
+    """Tuned._chunked_columns: a 16-bit config of a chunked contraction (DOT_MODE 1) at 64 columns takes
+    128 where the call's selected axis pads to at most CHUNKED_PAD times as many columns at 128 (seed 37's
+    bf16 1 x 238 of 128 x 1024 at d 320: 1.48x the tuned 128), the pool allowing it; 300 tokens (384
+    against 320), whole contractions, fp32 and configs the pool lacks keep theirs."""
+    class Kernel:
+        arg_names = ["A", "r_bucket", "c_bucket", "DOT_MODE", "size_t", "BR", "BC"]
+        fn = test_a_chunked_16_bit_contraction_takes_the_wide_column_block_where_it_pads_no_more
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["DOT_MODE"], "A", [], None, "sum_max_dot-test", ("BR", "BC"),
+                         size_c="size_t")
+    allowed = {autotune._identity(triton.Config({"BR": 64, "BC": bc}, num_warps=4, num_stages=3)): None
+               for bc in (64, 128)}
+
+    def cols(length, mode=1, warps=4, dtype="torch.bfloat16"):
+        config = {"kwargs": {"BR": 64, "BC": 64}, "num_warps": warps, "num_stages": 3}
+        return fwd._chunked_columns(config, (128, 1024, mode, dtype), {"size_t": length}, allowed)["kwargs"]["BC"]
+    assert cols(1024) == 128 and cols(700) == 128 and cols(100) == 128  # 768 against 704 pads 1.09x
+    assert cols(300) == 64 and cols(1024, mode=0) == 64 and cols(1024, dtype="torch.float32:tf32x3") == 64
+    assert cols(1024, warps=8) == 64  # not in the pool
 
 
 def test_a_three_product_fp32_tile_of_a_short_contraction_keeps_at_most_64_columns():
