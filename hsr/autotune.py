@@ -102,6 +102,11 @@ GROW_ROWS = 64
 # The most columns (and the widest whole contraction) of a three-product fp32 tile from a 16-bit
 # neighbour's config (Tuned._three_product_columns)
 THREE_PRODUCT_COLUMNS = 64
+# The most tile elements a warp holds where the stacked fill doubles a stacked block at launch (16 queries
+# of 32 rows x 64 columns at 4 warps ran 3-4x slower than at 8; bench/NOTES.md, session 47), and the most
+# values of the stacked axis a program holds (the stacked pools' largest)
+STACKED_TILE_PER_WARP = 4096
+STACKED_MAX_BLOCK = 16
 # The least tile elements a warp of a predicted config holds (Tuned._warps_fitted); a chunked
 # contraction's tile (DOT_MODE 1: both operands stream through shared memory, the accumulator alone in
 # registers) twice as many
@@ -178,6 +183,12 @@ def _pruner(operand: str, block_r: str, block_c: str, block_k: str, size_r: str,
                 and (not block_g or cfg.kwargs[block_g] <= max_g)
                 and smem(cfg, elem, args[block_k], path == "long") <= limit]
         return kept or [min(configs, key=lambda c: rows(c) * c.kwargs[block_c])]
+
+    def fits(cfg, named_args) -> bool:
+        """Whether cfg's pipeline fits the shared memory on a call of these arguments."""
+        long = named_args.get("DOT_MODE") == 1 and not named_args.get("SMALL_D", 0)
+        return smem(cfg, named_args[operand].element_size(), named_args[block_k], long) <= SMEM_BYTES[arch()]
+    prune.fits = fits
     return prune
 
 
@@ -314,25 +325,44 @@ class Tuned:
 
     def _stacked_fill(self, config: dict, key: tuple, grid, args, kwargs) -> dict:
         """config with its stacked block halved where the call's programs would not fill the
-        GPU (dispatch.stacked_block): a key's config holds no count of the other cells; its warps
-        then fitted to the smaller tile (_warps_fitted: fp16 MaxSim of 16 x 100 documents of
-        32 x 1024 at 8 warps ran 2 queries a program in 0.060 ms, at 4 warps in 0.041; three-product
-        fp32 8 x 7 of 128 x 4096 at d 1024 halved to 1 query kept 8 warps, 1.34x the tuned 4;
-        bench/NOTES.md, session 47). Not for persistent programs (their own count) nor a grid given
-        as numbers."""
+        GPU, or doubled where they would still fill it (dispatch.stacked_block): a key's config
+        holds no count of the other cells. A block doubles only for 16-bit rows whose queries fit one
+        row block (of the recorded held-out stacked rows, seeds 28-37, it moves seven: four toward
+        their tuned blocks) and keeps the config's warps (at most STACKED_TILE_PER_WARP elements
+        each); a halved one's are fitted to the smaller tile
+        (_warps_fitted: fp16 MaxSim of 16 x 100 documents of 32 x 1024 at 8 warps ran 2 queries a
+        program in 0.060 ms, at 4 warps in 0.041; three-product fp32 8 x 7 of 128 x 4096 at d 1024
+        halved to 1 query kept 8 warps, 1.34x the tuned 4; bench/NOTES.md, session 47). Not for
+        persistent programs (their own count) nor a grid given as numbers."""
         name = self.roles.get("BLOCK_G")
-        block = config["kwargs"].get(name, 1)
-        if block <= 1 or not callable(grid) or kwargs.get("PERSIST"):
+        block = config["kwargs"].get(name)
+        if block is None or not callable(grid) or kwargs.get("PERSIST"):
             return config
         meta = {**dict(zip(self.arg_names, args)), **kwargs, **config["kwargs"]}
         # (no torch function here, not even torch.device(): hsr.kept would take the call for one that
         # reads values, and never replay it)
         device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)
         sms = dispatch.multiprocessors(device) if device is not None else dispatch.INTERPRET_SMS
-        fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})), sms)
+        tile = math.prod(config["kwargs"].get(self.roles.get(role), 1) for role in ROLES)
+
+        # a doubled block: 16-bit rows whose queries fit one row block (fp32 rows take a share of a block on
+        # purpose, FP32_STACKED_SHARE; longer ones loop over row blocks), within the pools' largest block, a
+        # warp's share of the tile and the shared memory
+        grows = "float32" not in str(key[-1]) and self.size_r in meta \
+            and meta[self.size_r] <= config["kwargs"].get(self.roles.get("BLOCK_R"), 0)
+
+        def fits(b):
+            if not grows:
+                return False
+            blocks = {**config["kwargs"], name: b}
+            cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
+            return b <= STACKED_MAX_BLOCK and tile * b // block <= STACKED_TILE_PER_WARP * config["num_warps"] \
+                and getattr(self.prune, "fits", lambda cfg, named: True)(cfg, meta)
+        fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})), sms, fits)
         if fill == block:
             return config
-        return self._warps_fitted({**config, "kwargs": {**config["kwargs"], name: fill}}, key)
+        filled = {**config, "kwargs": {**config["kwargs"], name: fill}}
+        return filled if fill > block else self._warps_fitted(filled, key)
 
     def _persistent_rows(self, args, kwargs) -> int:
         """The rows a persistent program's row block must hold (dispatch.persistent), 0 for other calls."""
@@ -359,7 +389,8 @@ class Tuned:
         t0, timed, failed = time.monotonic(), [], None
         for tried, config in enumerate([first] + [c for c in rest if c != first], 1):
 
-            def run(config=config):
+            def run(config=config):  # as a call launches it (the stacked fill), so that the pick is timed as it runs
+                config = self._stacked_fill(config, key, grid, args, kwargs)
                 launch_kernel(self.kernel, grid, *args, **kwargs, **config["kwargs"],
                               num_warps=config["num_warps"], num_stages=config["num_stages"])
             try:

@@ -817,28 +817,40 @@ def persistent_programs(blocks: int, other_cells: int, sms: int) -> int:
 
 
 STACKED_MIN_PROGRAMS = 0.5  # per multiprocessor: a call of fewer programs halves its stacked block
+STACKED_GROW_PROGRAMS = 1.5  # per multiprocessor: a call that doubled still launches this many doubles it
 
 
-def stacked_block(block: int, programs, sms: int) -> int:
+def stacked_block(block: int, programs, sms: int, fits=lambda b: True) -> int:
     """The stacked block (values of the stacked axis a program holds) a call of the
     general loop runs, given its config's block and programs(block), the programs it
-    launches: halved while they number fewer than STACKED_MIN_PROGRAMS a multiprocessor.
-    A config tuned at many documents holds 16 queries a program; a call of few
-    documents then leaves the GPU idle. H200 (132 multiprocessors), fp16 d 128, ms at
-    16, 8, 4, 2 queries a program (bench/results/h200-stacked-fill-2026-11-28/): 16 x 32
-    of 32 x 4096 0.113 / 0.065 / **0.046** / 0.059 (32 / 64 / 128 / 256 programs);
+    launches: halved while they number fewer than STACKED_MIN_PROGRAMS a multiprocessor;
+    else doubled while the doubled block launches fewer programs, still at least
+    STACKED_GROW_PROGRAMS a multiprocessor, and fits(block) allows it. A key's config
+    holds no count of the other cells. Tuned at many documents it holds 16 queries a
+    program, and a call of few documents leaves the GPU idle. H200 (132 multiprocessors),
+    fp16 d 128, ms at 16, 8, 4, 2 queries a program (bench/results/h200-stacked-fill-2026-11-28/):
+    16 x 32 of 32 x 4096 0.113 / 0.065 / **0.046** / 0.059 (32 / 64 / 128 / 256 programs);
     16 x 64 of 32 x 1024 0.036 / **0.023** / 0.028; 64 x 8 of 32 x 2048 0.061 / 0.036 /
     **0.026** / 0.033; where 128 programs ran already (32 x 32 of 64 x 2048 at 8, 64 x
-    32 of 32 x 512 at 16) halving was slower."""
+    32 of 32 x 512 at 16) halving was slower. Tuned at few documents it holds 2, and a
+    call of many re-reads each document for every pair of queries: 8 x 120 of 32 x 1024
+    0.0311 at 2 (480 programs), 0.0246 at 4; 8 x 240 0.0498 / 0.0402 at 8; 32 x 60 of
+    32 x 512 0.0294 / 0.0255 at 8 (240 programs); seed 37's fp32 64 x 14 of 32 x 1024
+    tuned 4 against a key's 1 (1.46x; bench/results/h200-stacked-warps-2026-11-28/)."""
+    start = block
     while block > 1 and programs(block) < STACKED_MIN_PROGRAMS * sms:
         block //= 2
+    if block == start:
+        while fits(block * 2) and STACKED_GROW_PROGRAMS * sms <= programs(block * 2) < programs(block):
+            block *= 2
     return block
 
 
 def stacked_block_words(term) -> str:
     """explain()'s line on the stacked general loop's block of the stacked axis (stacked_block)."""
     return (f"  stacked block (general loop): the config's values of {stacking_axis(term)!r} a program, halved "
-            f"while the call launches fewer than {STACKED_MIN_PROGRAMS:g} programs a multiprocessor")
+            f"while the call launches fewer than {STACKED_MIN_PROGRAMS:g} programs a multiprocessor, else doubled "
+            f"while it still launches {STACKED_GROW_PROGRAMS:g} or more (as the tile fits)")
 
 
 def persistent_words(term, sizes: dict | None, sms: int) -> str:

@@ -242,9 +242,40 @@ def test_a_halved_stacked_block_fits_its_warps_to_the_smaller_tile(monkeypatch):
     A = torch.zeros(2, dtype=torch.float32)
     fwd.configs[(128, 4096, 8, 1, "torch.float32")] = {"kwargs": {"BR": 64, "BC": 128, "BG": 2}, "num_warps": 8,
                                                        "num_stages": 3}
-    for docs in (7, 1000):  # 8 queries x docs x 2 row blocks: 56 programs (halved), then 8000
+    for docs in (7, 40):  # 8 queries x docs x 2 row blocks: 56 programs (halved), then 320 (kept)
         fwd[lambda meta, docs=docs: (triton.cdiv(8, meta["BG"]) * docs * 2,)](A, 128, 4096, 8, 1)
     assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(1, 4), (2, 8)]
+
+
+def test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu(monkeypatch):
+    """dispatch.stacked_block: a config's block doubled while the doubled block launches fewer programs,
+    still STACKED_GROW_PROGRAMS a multiprocessor or more (64 x 14 documents: 1 query a program -> 4, 224
+    programs), within the pools' largest block and STACKED_TILE_PER_WARP elements a warp; the warps kept.
+    Never past the stacked axis (no fewer programs); at launch only for 16-bit rows whose queries fit one
+    row block (Tuned._stacked_fill)."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "multiprocessors", lambda device: 132)
+    assert dispatch.stacked_block(1, lambda b: triton.cdiv(64, b) * 14, 132) == 4
+    assert dispatch.stacked_block(2, lambda b: triton.cdiv(8, b) * 120, 132) == 4  # 240 programs; 8 gives 120
+    assert dispatch.stacked_block(4, lambda b: triton.cdiv(8, b) * 5000, 132) == 8  # all 8 queries: no further
+    assert dispatch.stacked_block(2, lambda b: triton.cdiv(8, b) * 5000, 132, fits=lambda b: b <= 4) == 4
+    seen = []
+    monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append(kw))
+
+    class Kernel:
+        arg_names = ["A", "size_s", "r_bucket", "c_bucket", "g_bucket", "BR", "BC", "BG"]
+        fn = test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket"], "A", [], None, "sum_max_dot-test", ("BR", "BC", "BG"),
+                         size_r="size_s")
+    for dtype, rows, warps, block in ((torch.float16, 32, 4, 1), (torch.float16, 32, 4, 2), (torch.float16, 32, 8, 1),
+                                      (torch.float16, 64, 4, 1), (torch.float32, 32, 4, 1)):
+        A = torch.zeros(2, dtype=dtype)
+        fwd.configs[(32, 1024, 64, str(dtype))] = {"kwargs": {"BR": 32, "BC": 64, "BG": block}, "num_warps": warps,
+                                                   "num_stages": 3}
+        fwd[lambda meta: (triton.cdiv(64, meta["BG"]) * 5000,)](A, rows, 32, 1024, 64)
+    # 4 warps hold 8 queries of 32 x 64 (4096 elements a warp), 8 warps 16 (the pools' largest block); queries
+    # of two row blocks, and fp32 rows, keep the config's block
+    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(8, 4), (8, 4), (16, 8), (1, 4), (1, 4)]
 
 
 def test_a_chunked_16_bit_contraction_takes_the_wide_column_block_where_it_pads_no_more():
