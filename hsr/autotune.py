@@ -227,7 +227,7 @@ def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, 
             + [block_k] + ([size_k] if size_k else []) + ["NEED_IDX", "SMALL_D", "DOT_MODE"]
         blocks = (block_r, block_c) + ((block_g,) if block_g else ())
         _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k, size_r, block_k,
-                            size_c)
+                            size_c, size_g)
     return _tuned[key]
 
 
@@ -250,8 +250,9 @@ class Tuned:
     blocks by role (ROLES; blocks: this kernel's names for them, in that order)."""
 
     def __init__(self, kernel, keys, operand, pool, prune, lowering, blocks=(), split=None, size_k=None,
-                 size_r=None, block_k=None, size_c=None):
+                 size_r=None, block_k=None, size_c=None, size_g=None):
         self.kernel, self.keys, self.operand, self.size_r, self.size_c = kernel, keys, operand, size_r, size_c
+        self.size_g = size_g  # the stacked axis's length
         self.block_k = block_k  # the key's padded contraction block
         self.size_k = size_k  # a key read as its length bucket
         self.arg_names = list(kernel.arg_names)
@@ -324,19 +325,19 @@ class Tuned:
         return launch
 
     def _stacked_fill(self, config: dict, key: tuple, grid, args, kwargs) -> dict:
-        """config with its stacked block halved where the call's programs would not fill the
-        GPU, or doubled where they would still fill it (dispatch.stacked_block): a key's config
-        holds no count of the other cells. A block doubles only for 16-bit rows whose queries fit one
-        row block (of the recorded held-out stacked rows, seeds 28-37, it moves seven: four toward
-        their tuned blocks) and keeps the config's warps (at most STACKED_TILE_PER_WARP elements
-        each); a halved one's are fitted to the smaller tile
-        (_warps_fitted: fp16 MaxSim of 16 x 100 documents of 32 x 1024 at 8 warps ran 2 queries a
-        program in 0.060 ms, at 4 warps in 0.041; three-product fp32 8 x 7 of 128 x 4096 at d 1024
-        halved to 1 query kept 8 warps, 1.34x the tuned 4; bench/NOTES.md, session 47). Not for
-        persistent programs (their own count) nor a grid given as numbers."""
+        """config with its stacked block as the call launches it (dispatch.stacked_block): a key's
+        config holds no count of the other cells. Halved where the call's programs would not fill
+        the GPU, its warps then fitted to the smaller tile (_warps_fitted: fp16 MaxSim of 16 x 100
+        documents of 32 x 1024 at 8 warps ran 2 queries a program in 0.060 ms, at 4 warps in 0.041;
+        three-product fp32 8 x 7 of 128 x 4096 at d 1024 halved to 1 query kept 8 warps, 1.34x the
+        tuned 4; bench/NOTES.md, session 47). Doubled, its warps kept, where the programs would still
+        fill it, or for persistent programs (each reads its documents once for its block of queries),
+        and only where a query's rows fit one row block and the doubled tile fits (the pools' largest
+        block, STACKED_TILE_PER_WARP elements a warp, the shared memory). Not for a grid given as
+        numbers."""
         name = self.roles.get("BLOCK_G")
         block = config["kwargs"].get(name)
-        if block is None or not callable(grid) or kwargs.get("PERSIST"):
+        if block is None or not callable(grid):
             return config
         meta = {**dict(zip(self.arg_names, args)), **kwargs, **config["kwargs"]}
         # (no torch function here, not even torch.device(): hsr.kept would take the call for one that
@@ -344,21 +345,18 @@ class Tuned:
         device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)
         sms = dispatch.multiprocessors(device) if device is not None else dispatch.INTERPRET_SMS
         tile = math.prod(config["kwargs"].get(self.roles.get(role), 1) for role in ROLES)
-
-        # a doubled block: 16-bit rows whose queries fit one row block (fp32 rows take a share of a block on
-        # purpose, FP32_STACKED_SHARE; longer ones loop over row blocks), within the pools' largest block, a
-        # warp's share of the tile and the shared memory
-        grows = "float32" not in str(key[-1]) and self.size_r in meta \
-            and meta[self.size_r] <= config["kwargs"].get(self.roles.get("BLOCK_R"), 0)
+        one_block = self.size_r in meta and meta[self.size_r] <= config["kwargs"].get(self.roles.get("BLOCK_R"), 0)
 
         def fits(b):
-            if not grows:
-                return False
             blocks = {**config["kwargs"], name: b}
             cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
-            return b <= STACKED_MAX_BLOCK and tile * b // block <= STACKED_TILE_PER_WARP * config["num_warps"] \
+            return one_block and b <= STACKED_MAX_BLOCK \
+                and tile * b // block <= STACKED_TILE_PER_WARP * config["num_warps"] \
                 and getattr(self.prune, "fits", lambda cfg, named: True)(cfg, meta)
-        fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})), sms, fits)
+        if kwargs.get("PERSIST"):
+            fill = dispatch.persistent_block(block, meta.get(self.size_g, 1), fits)
+        else:
+            fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})), sms, fits)
         if fill == block:
             return config
         filled = {**config, "kwargs": {**config["kwargs"], name: fill}}

@@ -846,11 +846,24 @@ def stacked_block(block: int, programs, sms: int, fits=lambda b: True) -> int:
     return block
 
 
+def persistent_block(block: int, values: int, fits=lambda b: True) -> int:
+    """The stacked block a persistent call runs (dispatch.persistent): its config's block,
+    doubled while the stacked axis's `values` then take fewer blocks and fits(block) allows
+    it. A persistent program reads each document of its run once for its block of queries,
+    and the programs number the same whatever the block: 8 x 500 documents of 32 x 1024
+    (fp16 d 128, H200) ran 0.0989 ms at 2 queries a program (its key's), 0.0705 at 8
+    (bench/results/h200-stacked-warps-2026-11-28/)."""
+    while fits(block * 2) and -(-values // (block * 2)) < -(-values // block):
+        block *= 2
+    return block
+
+
 def stacked_block_words(term) -> str:
     """explain()'s line on the stacked general loop's block of the stacked axis (stacked_block)."""
     return (f"  stacked block (general loop): the config's values of {stacking_axis(term)!r} a program, halved "
             f"while the call launches fewer than {STACKED_MIN_PROGRAMS:g} programs a multiprocessor, else doubled "
-            f"while it still launches {STACKED_GROW_PROGRAMS:g} or more (as the tile fits)")
+            f"while it still launches {STACKED_GROW_PROGRAMS:g} or more (persistent programs: while it takes fewer "
+            f"blocks), where a query's rows fit one row block and the tile fits")
 
 
 def persistent_words(term, sizes: dict | None, sms: int) -> str:

@@ -251,8 +251,8 @@ def test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu(monkeypatch)
     """dispatch.stacked_block: a config's block doubled while the doubled block launches fewer programs,
     still STACKED_GROW_PROGRAMS a multiprocessor or more (64 x 14 documents: 1 query a program -> 4, 224
     programs), within the pools' largest block and STACKED_TILE_PER_WARP elements a warp; the warps kept.
-    Never past the stacked axis (no fewer programs); at launch only for 16-bit rows whose queries fit one
-    row block (Tuned._stacked_fill)."""
+    Never past the stacked axis (no fewer programs); at launch only where a query's rows fit one row block
+    (Tuned._stacked_fill). A persistent call's block doubles while the queries take fewer blocks."""
     from hsr import dispatch
     monkeypatch.setattr(dispatch, "multiprocessors", lambda device: 132)
     assert dispatch.stacked_block(1, lambda b: triton.cdiv(64, b) * 14, 132) == 4
@@ -266,16 +266,19 @@ def test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu(monkeypatch)
         arg_names = ["A", "size_s", "r_bucket", "c_bucket", "g_bucket", "BR", "BC", "BG"]
         fn = test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu
     fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket"], "A", [], None, "sum_max_dot-test", ("BR", "BC", "BG"),
-                         size_r="size_s")
-    for dtype, rows, warps, block in ((torch.float16, 32, 4, 1), (torch.float16, 32, 4, 2), (torch.float16, 32, 8, 1),
-                                      (torch.float16, 64, 4, 1), (torch.float32, 32, 4, 1)):
-        A = torch.zeros(2, dtype=dtype)
-        fwd.configs[(32, 1024, 64, str(dtype))] = {"kwargs": {"BR": 32, "BC": 64, "BG": block}, "num_warps": warps,
-                                                   "num_stages": 3}
-        fwd[lambda meta: (triton.cdiv(64, meta["BG"]) * 5000,)](A, rows, 32, 1024, 64)
+                         size_r="size_s", size_g="size_i")
+    for rows, warps, block, persist in ((32, 4, 1, False), (32, 4, 2, False), (32, 8, 1, False), (64, 4, 1, False),
+                                        (32, 4, 2, True)):
+        A = torch.zeros(2, dtype=torch.float16)
+        fwd.configs[(32, 1024, 64, "torch.float16")] = {"kwargs": {"BR": 32, "BC": 64, "BG": block},
+                                                        "num_warps": warps, "num_stages": 3}
+        grid = (lambda meta: (264,)) if persist else (lambda meta: (triton.cdiv(64, meta["BG"]) * 5000,))
+        fwd[grid](A, rows, 32, 1024, 64, size_i=64, PERSIST=persist)
     # 4 warps hold 8 queries of 32 x 64 (4096 elements a warp), 8 warps 16 (the pools' largest block); queries
-    # of two row blocks, and fp32 rows, keep the config's block
-    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(8, 4), (8, 4), (16, 8), (1, 4), (1, 4)]
+    # of two row blocks keep the config's block; persistent programs grow theirs as far
+    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(8, 4), (8, 4), (16, 8), (1, 4), (8, 4)]
+    assert dispatch.persistent_block(2, 8) == 8 and dispatch.persistent_block(2, 6) == 8  # 6 values: 3 -> 1 block
+    assert dispatch.persistent_block(4, 4) == 4 and dispatch.persistent_block(2, 64, fits=lambda b: b <= 8) == 8
 
 
 def test_a_chunked_16_bit_contraction_takes_the_wide_column_block_where_it_pads_no_more():
