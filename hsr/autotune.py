@@ -102,10 +102,12 @@ GROW_ROWS = 64
 # The most columns (and the widest whole contraction) of a three-product fp32 tile from a 16-bit
 # neighbour's config (Tuned._three_product_columns)
 THREE_PRODUCT_COLUMNS = 64
-# The most tile elements a warp holds where the stacked fill doubles a stacked block at launch (16 queries
-# of 32 rows x 64 columns at 4 warps ran 3-4x slower than at 8; bench/NOTES.md, session 47), and the most
-# values of the stacked axis a program holds (the stacked pools' largest)
-STACKED_TILE_PER_WARP = 4096
+# The most 32-bit words of tile a warp holds where the stacked fill doubles a stacked block at launch: the
+# fp32 accumulator, and where the whole contraction is one tile (DOT_MODE 0) the query rows' tile (fp16 d 128:
+# 8 queries of 32 rows x 64 columns at 4 warps, 8192 words a warp, ran best, 16 at 4 warps 3-4x slower than
+# at 8; bf16 d 192 grown to 8 queries at 4 warps, 12288, ran 1.57x the tuned 8 warps; bench/NOTES.md,
+# session 47), and the most values of the stacked axis a program holds (the stacked pools' largest)
+STACKED_WORDS_PER_WARP = 8192
 STACKED_MAX_BLOCK = 16
 # The least tile elements a warp of a predicted config holds (Tuned._warps_fitted); a chunked
 # contraction's tile (DOT_MODE 1: both operands stream through shared memory, the accumulator alone in
@@ -333,7 +335,7 @@ class Tuned:
         tuned 4; bench/NOTES.md, session 47). Doubled, its warps kept, where the programs would still
         fill it, or for persistent programs (each reads its documents once for its block of queries),
         and only where a query's rows fit one row block and the doubled tile fits (the pools' largest
-        block, STACKED_TILE_PER_WARP elements a warp, fp32 rows their FP32_STACKED_SHARE of it: three-
+        block, STACKED_WORDS_PER_WARP of tile a warp, fp32 rows their FP32_STACKED_SHARE of it: three-
         product fp32 64 x 14 of 32 x 1024 at d 192 doubled to 4 queries of 32 x 128 at 4 warps ran 2.5x
         its tuned time, and persistent 8 x 406 of 32 x 300 at d 384 grown to 8 queries 1.7x; the shared
         memory). Not for a grid given as
@@ -348,6 +350,9 @@ class Tuned:
         device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)
         sms = dispatch.multiprocessors(device) if device is not None else dispatch.INTERPRET_SMS
         tile = math.prod(config["kwargs"].get(self.roles.get(role), 1) for role in ROLES)
+        if meta.get("DOT_MODE", 0) == 0 and self.block_k in meta:  # the query rows' tile held too
+            rows = tile // config["kwargs"].get(self.roles.get("BLOCK_C"), 1)
+            tile += rows * meta[self.block_k] * meta[self.operand].element_size() // 4
         one_block = self.size_r in meta and meta[self.size_r] <= config["kwargs"].get(self.roles.get("BLOCK_R"), 0)
         # fp32 rows hold more registers an element: their share of a 16-bit tile (FP32_STACKED_SHARE)
         dtype = str(key[-1])
@@ -358,7 +363,7 @@ class Tuned:
             blocks = {**config["kwargs"], name: b}
             cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
             return one_block and b <= STACKED_MAX_BLOCK \
-                and tile * b // block <= STACKED_TILE_PER_WARP * share * config["num_warps"] \
+                and tile * b // block <= STACKED_WORDS_PER_WARP * share * config["num_warps"] \
                 and getattr(self.prune, "fits", lambda cfg, named: True)(cfg, meta)
         if kwargs.get("PERSIST"):
             fill = dispatch.persistent_block(block, meta.get(self.size_g, 1), fits)

@@ -250,7 +250,7 @@ def test_a_halved_stacked_block_fits_its_warps_to_the_smaller_tile(monkeypatch):
 def test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu(monkeypatch):
     """dispatch.stacked_block: a config's block doubled while the doubled block launches fewer programs,
     still STACKED_GROW_PROGRAMS a multiprocessor or more (64 x 14 documents: 1 query a program -> 4, 224
-    programs), within the pools' largest block and STACKED_TILE_PER_WARP elements a warp; the warps kept.
+    programs), within the pools' largest block and STACKED_WORDS_PER_WARP of tile a warp; the warps kept.
     Never past the stacked axis (no fewer programs); at launch only where a query's rows fit one row block
     (Tuned._stacked_fill). A persistent call's block doubles while the queries take fewer blocks."""
     from hsr import dispatch
@@ -263,22 +263,22 @@ def test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu(monkeypatch)
     monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append(kw))
 
     class Kernel:
-        arg_names = ["A", "size_s", "r_bucket", "c_bucket", "g_bucket", "BR", "BC", "BG"]
+        arg_names = ["A", "size_s", "r_bucket", "c_bucket", "g_bucket", "BK", "BR", "BC", "BG"]
         fn = test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu
-    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket"], "A", [], None, "sum_max_dot-test", ("BR", "BC", "BG"),
-                         size_r="size_s", size_g="size_i")
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket", "BK"], "A", [], None, "sum_max_dot-test",
+                         ("BR", "BC", "BG"), size_r="size_s", size_g="size_i", block_k="BK")
     for rows, warps, block, persist, dtype in ((32, 4, 1, False, "torch.float16"), (32, 4, 2, False, "torch.float16"),
                                                (32, 8, 1, False, "torch.float16"), (64, 4, 1, False, "torch.float16"),
                                                (32, 4, 2, True, "torch.float16"), (32, 4, 1, False, "torch.float32")):
         A = torch.zeros(2, dtype=getattr(torch, dtype[6:]))
-        fwd.configs[(32, 1024, 64, dtype)] = {"kwargs": {"BR": 32, "BC": 64, "BG": block}, "num_warps": warps,
-                                              "num_stages": 3}
+        fwd.configs[(32, 1024, 64, 128, dtype)] = {"kwargs": {"BR": 32, "BC": 64, "BG": block}, "num_warps": warps,
+                                                   "num_stages": 3}
         grid = (lambda meta: (264,)) if persist else (lambda meta: (triton.cdiv(64, meta["BG"]) * 5000,))
-        fwd[grid](A, rows, 32, 1024, 64, size_i=64, PERSIST=persist)
-    # 4 warps hold 8 queries of 32 x 64 (4096 elements a warp), 8 warps 16 (the pools' largest block); queries
-    # of two row blocks keep the config's block; persistent programs grow theirs as far; fp32 rows (a key of
-    # no precision named: the least share, a quarter) to 1024 elements a warp
-    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(8, 4), (8, 4), (16, 8), (1, 4), (8, 4), (2, 4)]
+        fwd[grid](A, rows, 32, 1024, 64, 128, size_i=64, PERSIST=persist)
+    # 4 warps hold 8 queries of 32 x 64 and their rows of 128 (8192 words a warp), 8 warps 16 (the pools'
+    # largest block); queries of two row blocks keep the config's block; persistent programs grow theirs as
+    # far; fp32 rows (a key of no precision named: the least share, a quarter) hold 2048 words a warp
+    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(8, 4), (8, 4), (16, 8), (1, 4), (8, 4), (1, 4)]
     assert dispatch.persistent_block(2, 8) == 8 and dispatch.persistent_block(2, 6) == 8  # 6 values: 3 -> 1 block
     assert dispatch.persistent_block(4, 4) == 4 and dispatch.persistent_block(2, 64, fits=lambda b: b <= 8) == 8
 
