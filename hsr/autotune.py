@@ -109,6 +109,7 @@ THREE_PRODUCT_COLUMNS = 64
 # session 47), and the most values of the stacked axis a program holds (the stacked pools' largest)
 STACKED_WORDS_PER_WARP = 8192
 STACKED_MAX_BLOCK = 16
+STACKED_MOST_WARPS = 8  # the warps a doubled 16-bit tile may take to hold its words
 # The least tile elements a warp of a predicted config holds (Tuned._warps_fitted); a chunked
 # contraction's tile (DOT_MODE 1: both operands stream through shared memory, the accumulator alone in
 # registers) twice as many
@@ -332,10 +333,11 @@ class Tuned:
         the GPU, its warps then fitted to the smaller tile (_warps_fitted: fp16 MaxSim of 16 x 100
         documents of 32 x 1024 at 8 warps ran 2 queries a program in 0.060 ms, at 4 warps in 0.041;
         three-product fp32 8 x 7 of 128 x 4096 at d 1024 halved to 1 query kept 8 warps, 1.34x the
-        tuned 4; bench/NOTES.md, session 47). Doubled, its warps kept, where the programs would still
+        tuned 4; bench/NOTES.md, session 47). Doubled where the programs would still
         fill it, or for persistent programs (each reads its documents once for its block of queries),
         and only where a query's rows fit one row block and the doubled tile fits (the pools' largest
-        block, STACKED_WORDS_PER_WARP of tile a warp, fp32 rows their FP32_STACKED_SHARE of it: three-
+        block; STACKED_WORDS_PER_WARP of tile a warp at the config's warps, or at STACKED_MOST_WARPS for
+        16-bit rows, which then take them; fp32 rows their FP32_STACKED_SHARE of it at their warps: three-
         product fp32 64 x 14 of 32 x 1024 at d 192 doubled to 4 queries of 32 x 128 at 4 warps ran 2.5x
         its tuned time, and persistent 8 x 406 of 32 x 300 at d 384 grown to 8 queries 1.7x; the shared
         memory). Not for a grid given as
@@ -359,11 +361,19 @@ class Tuned:
         share = FP32_STACKED_SHARE.get(dtype.partition(":")[2], min(FP32_STACKED_SHARE.values())) \
             if "float32" in dtype else 1
 
+        # a 16-bit tile may take 8 warps to hold its words (bf16 d 192: 8 queries of 32 rows at 8 warps ran
+        # 0.063 ms against 0.092 at 4 queries and 4 warps, 0.098 at 8 and 4); fp32 rows keep their warps
+        most_warps = config["num_warps"] if share < 1 else max(config["num_warps"], STACKED_MOST_WARPS)
+
+        def warps_for(b):
+            words = tile * b // block
+            return next((w for w in (config["num_warps"], most_warps) if words <= STACKED_WORDS_PER_WARP * share * w),
+                        None)
+
         def fits(b):
             blocks = {**config["kwargs"], name: b}
             cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
-            return one_block and b <= STACKED_MAX_BLOCK \
-                and tile * b // block <= STACKED_WORDS_PER_WARP * share * config["num_warps"] \
+            return one_block and b <= STACKED_MAX_BLOCK and warps_for(b) is not None \
                 and getattr(self.prune, "fits", lambda cfg, named: True)(cfg, meta)
         if kwargs.get("PERSIST"):
             fill = dispatch.persistent_block(block, meta.get(self.size_g, 1), fits)
@@ -372,7 +382,7 @@ class Tuned:
         if fill == block:
             return config
         filled = {**config, "kwargs": {**config["kwargs"], name: fill}}
-        return filled if fill > block else self._warps_fitted(filled, key)
+        return {**filled, "num_warps": warps_for(fill)} if fill > block else self._warps_fitted(filled, key)
 
     def _persistent_rows(self, args, kwargs) -> int:
         """The rows a persistent program's row block must hold (dispatch.persistent), 0 for other calls."""

@@ -267,18 +267,20 @@ def test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu(monkeypatch)
         fn = test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu
     fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket", "BK"], "A", [], None, "sum_max_dot-test",
                          ("BR", "BC", "BG"), size_r="size_s", size_g="size_i", block_k="BK")
-    for rows, warps, block, persist, dtype in ((32, 4, 1, False, "torch.float16"), (32, 4, 2, False, "torch.float16"),
-                                               (32, 8, 1, False, "torch.float16"), (64, 4, 1, False, "torch.float16"),
-                                               (32, 4, 2, True, "torch.float16"), (32, 4, 1, False, "torch.float32")):
+    cases = ((32, 4, 1, False, "torch.float16", 64), (32, 4, 2, False, "torch.float16", 8),
+             (64, 4, 1, False, "torch.float16", 64), (32, 4, 2, True, "torch.float16", 8),
+             (32, 4, 1, False, "torch.float32", 64))
+    for rows, warps, block, persist, dtype, queries in cases:
         A = torch.zeros(2, dtype=getattr(torch, dtype[6:]))
         fwd.configs[(32, 1024, 64, 128, dtype)] = {"kwargs": {"BR": 32, "BC": 64, "BG": block}, "num_warps": warps,
                                                    "num_stages": 3}
-        grid = (lambda meta: (264,)) if persist else (lambda meta: (triton.cdiv(64, meta["BG"]) * 5000,))
-        fwd[grid](A, rows, 32, 1024, 64, 128, size_i=64, PERSIST=persist)
-    # 4 warps hold 8 queries of 32 x 64 and their rows of 128 (8192 words a warp), 8 warps 16 (the pools'
-    # largest block); queries of two row blocks keep the config's block; persistent programs grow theirs as
-    # far; fp32 rows (a key of no precision named: the least share, a quarter) hold 2048 words a warp
-    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(8, 4), (8, 4), (16, 8), (1, 4), (8, 4), (1, 4)]
+        grid = (lambda meta: (264,)) if persist else (lambda meta, q=queries: (triton.cdiv(q, meta["BG"]) * 240,))
+        fwd[grid](A, rows, 32, 1024, 64, 128, size_i=queries, PERSIST=persist)
+    # 4 warps hold 8 queries of 32 x 64 and their rows of 128 (8192 words a warp), 16 take 8 warps (the pools'
+    # largest block), 8 queries x 240 documents stop at 8 (240 programs); queries of two row blocks keep the
+    # config's block; a persistent call's grows to its 8 queries; fp32 rows (a key of no precision named: the
+    # least share, a quarter) hold 2048 words a warp at their own warps
+    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(16, 8), (8, 4), (1, 4), (8, 4), (1, 4)]
     assert dispatch.persistent_block(2, 8) == 8 and dispatch.persistent_block(2, 6) == 8  # 6 values: 3 -> 1 block
     assert dispatch.persistent_block(4, 4) == 4 and dispatch.persistent_block(2, 64, fits=lambda b: b <= 8) == 8
 
