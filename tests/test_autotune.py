@@ -179,20 +179,26 @@ def test_a_kept_config_launches_through_the_launcher(monkeypatch):
     assert seen == [(kernel, (7,), (A, 32, 64), dict(BK=128, BR=32, BC=64, num_warps=4, num_stages=2))]
 
 
+def _launching(monkeypatch, fn, arg_names, keys, **named):
+    """A Tuned of a test kernel (blocks BR, BC, BG) on 132 multiprocessors, and the list its launches'
+    keyword arguments go to."""
+    from hsr import dispatch
+    monkeypatch.setattr(dispatch, "multiprocessors", lambda device: 132)
+    seen = []
+    monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append(kw))
+    kernel = type("Kernel", (), {"arg_names": arg_names, "fn": fn})()
+    return autotune.Tuned(kernel, autotune.KEY + keys, "A", [], None, "sum_max_dot-test", ("BR", "BC", "BG"),
+                          **named), seen
+
+
 def test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu(monkeypatch):
     """A kept config of 16 queries a program, on a call of 16 queries and 32 documents: 32 programs on
     132 multiprocessors. The launch takes 4 queries a program (128 programs, dispatch.stacked_block); with
     many documents, or under persistent programs, the config's block."""
     from hsr import dispatch
-    monkeypatch.setattr(dispatch, "multiprocessors", lambda device: 132)
-    seen = []
-    monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append(kw))
-
-    class Kernel:
-        arg_names = ["A", "r_bucket", "c_bucket", "g_bucket", "BK", "PERSIST", "BR", "BC", "BG"]
-        fn = test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu
-    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket", "BK"], "A", [], None, "sum_max_dot-test",
-                         ("BR", "BC", "BG"))
+    fwd, seen = _launching(monkeypatch, test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu,
+                           ["A", "r_bucket", "c_bucket", "g_bucket", "BK", "PERSIST", "BR", "BC", "BG"],
+                           ["g_bucket", "BK"])
     A = torch.zeros(2, dtype=torch.float16)
     fwd.configs[(32, 4096, 16, 128, "torch.float16")] = {"kwargs": {"BR": 32, "BC": 64, "BG": 16}, "num_warps": 8,
                                                          "num_stages": 3}
@@ -229,16 +235,9 @@ def test_a_halved_stacked_block_fits_its_warps_to_the_smaller_tile(monkeypatch):
     """Where the stacked fill halves a config's block at launch, its warps follow the smaller tile
     (_warps_fitted): seed 37's three-product fp32 8 x 7 of 128 x 4096 at d 1024 halved 2 queries a
     program to 1 and kept 8 warps, 1.34x the tuned 4. An unhalved config keeps its warps."""
-    from hsr import dispatch
-    monkeypatch.setattr(dispatch, "multiprocessors", lambda device: 132)
-    seen = []
-    monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append(kw))
-
-    class Kernel:
-        arg_names = ["A", "r_bucket", "c_bucket", "g_bucket", "DOT_MODE", "BR", "BC", "BG"]
-        fn = test_a_halved_stacked_block_fits_its_warps_to_the_smaller_tile
-    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket", "DOT_MODE"], "A", [], None, "sum_max_dot-test",
-                         ("BR", "BC", "BG"))
+    fwd, seen = _launching(monkeypatch, test_a_halved_stacked_block_fits_its_warps_to_the_smaller_tile,
+                           ["A", "r_bucket", "c_bucket", "g_bucket", "DOT_MODE", "BR", "BC", "BG"],
+                           ["g_bucket", "DOT_MODE"])
     A = torch.zeros(2, dtype=torch.float32)
     fwd.configs[(128, 4096, 8, 1, "torch.float32")] = {"kwargs": {"BR": 64, "BC": 128, "BG": 2}, "num_warps": 8,
                                                        "num_stages": 3}
@@ -259,14 +258,9 @@ def test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu(monkeypatch)
     assert dispatch.stacked_block(2, lambda b: triton.cdiv(8, b) * 120, 132) == 4  # 240 programs; 8 gives 120
     assert dispatch.stacked_block(4, lambda b: triton.cdiv(8, b) * 5000, 132) == 8  # all 8 queries: no further
     assert dispatch.stacked_block(2, lambda b: triton.cdiv(8, b) * 5000, 132, fits=lambda b: b <= 4) == 4
-    seen = []
-    monkeypatch.setattr(autotune, "launch_kernel", lambda kernel, grid, *a, **kw: seen.append(kw))
-
-    class Kernel:
-        arg_names = ["A", "size_s", "r_bucket", "c_bucket", "g_bucket", "BK", "BR", "BC", "BG"]
-        fn = test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu
-    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["g_bucket", "BK"], "A", [], None, "sum_max_dot-test",
-                         ("BR", "BC", "BG"), size_r="size_s", size_g="size_i", block_k="BK")
+    fwd, seen = _launching(monkeypatch, test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu,
+                           ["A", "size_s", "r_bucket", "c_bucket", "g_bucket", "BK", "BR", "BC", "BG"],
+                           ["g_bucket", "BK"], size_r="size_s", size_g="size_i", block_k="BK")
     cases = ((32, 4, 1, False, "torch.float16", 64), (32, 4, 2, False, "torch.float16", 8),
              (64, 4, 1, False, "torch.float16", 64), (32, 4, 2, True, "torch.float16", 8),
              (32, 4, 1, False, "torch.float32", 64))
