@@ -102,6 +102,7 @@ GROW_ROWS = 64
 # The most columns (and the widest whole contraction) of a three-product fp32 tile from a 16-bit
 # neighbour's config (Tuned._three_product_columns)
 THREE_PRODUCT_COLUMNS = 64
+THREE_PRODUCT_STAGES = 3
 # The most 32-bit words of tile a warp holds where the stacked fill doubles a stacked block at launch: the
 # fp32 accumulator, and where the whole contraction is one tile (DOT_MODE 0) the query rows' tile (fp16 d 128:
 # 8 queries of 32 rows x 64 columns at 4 warps, 8192 words a warp, ran best, 16 at 4 warps 3-4x slower than
@@ -510,6 +511,11 @@ class Tuned:
         # wgmma's 64 rows), the neighbour's warps first, then its stages or the nearest
         rows = blocks[name] * blocks.get(gname, 1)
         same = [cfg for cfg in allowed.values() if cfg.kwargs == blocks]
+        while not same and cols in blocks and blocks[cols] < kwargs.get(cols, 0):
+            # the pool has no tile that narrow: the next wider one it has (seed 42's fp32 64 x 25 of 64 x 300
+            # at d 64 kept a 16-row key's block, 1.57x, where 64 x 16 was not in the pool)
+            blocks[cols] *= 2
+            same = [cfg for cfg in allowed.values() if cfg.kwargs == blocks]
         if not same:
             return config
         best = min(same, key=lambda cfg: (cfg.num_warps > max(4, 4 * rows // 64),
@@ -519,17 +525,18 @@ class Tuned:
 
     def _three_product_columns(self, config: dict, key: tuple) -> dict:
         """A 16-bit neighbour's config for fp32 rows ranked on three TF32 products whose whole
-        contraction is one tile of at most THREE_PRODUCT_COLUMNS coordinates: its column block at most
-        THREE_PRODUCT_COLUMNS. Each coordinate is held as two TF32 parts. Of the recorded held-out
+        contraction is one tile of at most THREE_PRODUCT_COLUMNS coordinates: its column block
+        THREE_PRODUCT_COLUMNS, at THREE_PRODUCT_STAGES. Each coordinate is held as two TF32 parts. Of the recorded held-out
         rows (seeds 28-36), all 17 fp32 MaxSim rows at d 48 and 64 tuned to 64 columns at 4 warps and
-        3 stages; 16-bit neighbours gave them 128 (seed 36's 8 x 4 of 1024 x 2000 at d 64: 2.17x)."""
+        3 stages; 16-bit neighbours gave them 128 (seed 36's 8 x 4 of 1024 x 2000 at d 64: 2.17x), and
+        a row block grown from a 16-row key's 32 (seed 42's 64 x 25 of 64 x 300 at d 64)."""
         at = {name: i for i, name in enumerate(self.keys)}
         dot_mode, block_k, cols = at.get("DOT_MODE"), at.get(self.block_k), self.roles.get("BLOCK_C")
         kwargs = config["kwargs"]
         if dot_mode is None or block_k is None or cols not in kwargs or int(key[dot_mode]) != 0 \
-                or int(key[block_k]) > THREE_PRODUCT_COLUMNS or kwargs[cols] <= THREE_PRODUCT_COLUMNS:
+                or int(key[block_k]) > THREE_PRODUCT_COLUMNS or kwargs[cols] == THREE_PRODUCT_COLUMNS:
             return config
-        return {**config, "kwargs": {**kwargs, cols: THREE_PRODUCT_COLUMNS}}
+        return {**config, "kwargs": {**kwargs, cols: THREE_PRODUCT_COLUMNS}, "num_stages": THREE_PRODUCT_STAGES}
 
     def _chunked_columns(self, config: dict, key: tuple, named: dict, allowed: dict) -> dict:
         """A 16-bit config of a chunked contraction (DOT_MODE 1) for this call: CHUNKED_COLUMNS' wide

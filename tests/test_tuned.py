@@ -521,3 +521,27 @@ def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monke
     fwd.predicted.clear()
     fwd[(1,)](_Tensor(), 128, 512, 1, BLOCK_K=128, NEED_IDX=False)
     assert kernel.calls[-1][1]["BLOCK_S"] == 32 and not timed
+
+
+def test_a_grown_row_block_of_a_whole_contraction_takes_the_pools_next_wider_columns(store, monkeypatch):
+    """A neighbour of two 16-row queries a program at 64 columns, for a call of 64-row queries, where the
+    whole contraction is one tile (DOT_MODE 0): grown to one 64-row query, the tile's rows x columns leave
+    16 columns, which the pool lacks; the pool's next wider (32) is taken, not the neighbour's 16-row block
+    (seed 42's fp32 64 x 25 of 64 x 300 at d 64 kept 16 rows, 1.57x its tuned 64)."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel = _Launches()
+    kernel.arg_names = ["X_ptr", "r_bucket", "c_bucket", "g_bucket", "BLOCK_K", "NEED_IDX", "DOT_MODE", "BLOCK_S",
+                        "BLOCK_T", "BLOCK_I"]
+    monkeypatch.setattr(autotune, "_where", lambda: "test device / triton x")
+    monkeypatch.setattr(autotune, "arch", lambda: "sm90")
+    timed = _timing(monkeypatch, CONFIG["kwargs"])
+    pool = [_Config({**CONFIG, "kwargs": {"BLOCK_S": s, "BLOCK_T": t, "BLOCK_I": i}})
+            for s, t, i in ((64, 32, 1), (64, 64, 1), (16, 64, 2))]
+    fwd = autotune.Tuned(kernel, ["r_bucket", "c_bucket", "g_bucket", "BLOCK_K", "NEED_IDX", "DOT_MODE"], "X_ptr",
+                         pool, lambda configs, named: configs, "sum_max_dot-test", ("BLOCK_S", "BLOCK_T", "BLOCK_I"))
+    two = dict(KEPT, kwargs={"BLOCK_R": 16, "BLOCK_C": 64, "BLOCK_G": 2})
+    monkeypatch.setattr(tuned, "shipped", lambda arch: {
+        tuned.entry_key(fwd.lowering, (16, 512, 2, 128, False, 0, "torch.float16")): two})
+    fwd[(1,)](_Tensor(), 64, 512, 2, BLOCK_K=128, NEED_IDX=False, DOT_MODE=0)
+    assert [kernel.calls[-1][1][b] for b in ("BLOCK_S", "BLOCK_T", "BLOCK_I")] == [64, 32, 1]
+    assert not timed
