@@ -8,7 +8,11 @@ Times hsr.ops.maxsim (fp16, d = 128, no_grad, do_bench medians, ms) with the con
 with its stacked block forced to 16, 8, 4, 2 and 1 queries, on calls of few cells; prints the programs
 each launches. One JSON line a shape.
 
-    python3 bench/experiments/stacked_fill_probe.py [--out DIR] [--held-out | --band] [--warps]
+    python3 bench/experiments/stacked_fill_probe.py [--out DIR] [--held-out | --band | --shapes S] [--warps] [--columns]
+
+--shapes 'NQxNDxLQxLDxD[:dtype],...': these calls (d and dtype their own; long documents of wide rows, where seed
+38's fp16 8 x 61 of 32 x 2000 at d 160 and seed 42's 8 x 29 of 32 x 4096 at d 1024 tuned fewer, larger programs
+than the doubling allows). --columns: each forced block also at 64 and 128 columns.
 
 --band: calls of many programs where the predicted block may hold too few queries (seed 36's bf16 8 x 119 of
 32 x 1024 ran 2 queries a program, 1.47x the tuned 4; 8 x 100 of 32 x 1024 1.22x): which programs count wins.
@@ -79,6 +83,8 @@ def main():
     ap.add_argument("--held-out", action="store_true", help="the HELD_OUT shapes")
     ap.add_argument("--band", action="store_true", help="the BAND shapes")
     ap.add_argument("--warps", action="store_true", help="each forced block at 4 and 8 warps as well")
+    ap.add_argument("--shapes", default="", help="NQxNDxLQxLDxD[:dtype],... instead of a named set")
+    ap.add_argument("--columns", action="store_true", help="each forced block at 64 and 128 columns as well")
     ap.add_argument("--diagnose", action="store_true", help="the rule on and off, host time, kept entries")
     args = ap.parse_args()
     if args.diagnose:
@@ -92,6 +98,8 @@ def main():
             kw["BLOCK_I"] = seen["force"]
             if seen.get("warps"):
                 kw["num_warps"] = seen["warps"]
+            if seen.get("cols"):
+                kw["BLOCK_T"] = seen["cols"]
         meta = {**kw}
         try:
             seen["programs"] = math.prod(grid(meta) if callable(grid) else grid)
@@ -104,17 +112,22 @@ def main():
     lines = []
     torch.manual_seed(0)
     with torch.no_grad():
-        for nq, nd, lq, ld in HELD_OUT if args.held_out else BAND if args.band else SHAPES:
-            q = torch.nn.functional.normalize(torch.randn(nq, lq, 128, device="cuda"), dim=-1).half()
-            d = torch.nn.functional.normalize(torch.randn(nd, ld, 128, device="cuda"), dim=-1).half()
-            row = {"shape": f"{nq} x {nd} of {lq} x {ld}", "sms": sms}
-            forced_runs = [(None, None)] + [(g, w) for g in (16, 8, 4, 2, 1) for w in ((None, 4, 8) if args.warps
-                                                                                        else (None,))]
-            for force, warps in forced_runs:
+        named = HELD_OUT if args.held_out else BAND if args.band else SHAPES
+        given = [(*(int(v) for v in shape.split(":")[0].split("x")), (shape.split(":") + ["float16"])[1])
+                 for shape in args.shapes.split(",") if shape]
+        for nq, nd, lq, ld, dim, dtype in given or [(*shape, 128, "float16") for shape in named]:
+            q = torch.nn.functional.normalize(torch.randn(nq, lq, dim, device="cuda"), dim=-1).to(getattr(torch, dtype))
+            d = torch.nn.functional.normalize(torch.randn(nd, ld, dim, device="cuda"), dim=-1).to(q.dtype)
+            row = {"shape": f"{nq} x {nd} of {lq} x {ld}" + (f", d {dim} {dtype}" if given else ""), "sms": sms}
+            forced_runs = [(None, None, None)] + [(g, w, c) for g in (16, 8, 4, 2, 1)
+                                                  for w in ((None, 4, 8) if args.warps else (None,))
+                                                  for c in ((None, 64, 128) if args.columns else (None,))]
+            for force, warps, cols in forced_runs:
                 seen.clear()
-                seen["force"], seen["warps"] = force, warps
+                seen["force"], seen["warps"], seen["cols"] = force, warps, cols
                 kept.forget(launches=True)
-                name = (f"G={force}" + (f" w{warps}" if warps else "")) if force else "rule"
+                name = (f"G={force}" + (f" w{warps}" if warps else "") + (f" c{cols}" if cols else "")) if force \
+                    else "rule"
                 try:
                     hsr.ops.maxsim(q, d)
                     row[name] = bench(lambda: hsr.ops.maxsim(q, d))
@@ -126,7 +139,8 @@ def main():
             print(json.dumps(row), flush=True)
             lines.append(json.dumps(row))
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    stem = ("stacked_fill_band" if args.band else "stacked_fill_probe") + ("_warps" if args.warps else "")
+    stem = ("stacked_fill_shapes" if args.shapes else "stacked_fill_band" if args.band else "stacked_fill_probe") \
+        + ("_warps" if args.warps else "")
     (Path(args.out) / f"{stem}.jsonl").write_text("\n".join(lines) + "\n")
 
 
