@@ -541,8 +541,9 @@ class Tuned:
     def _chunked_columns(self, config: dict, key: tuple, named: dict, allowed: dict) -> dict:
         """A 16-bit config of a chunked contraction (DOT_MODE 1) for this call: CHUNKED_COLUMNS' wide
         column block instead of its narrow one where the call's selected axis pads to at most CHUNKED_PAD
-        times as many columns, the pool allowing it. Each chunk of the contraction loads the rows' part
-        again for every column block, so a narrow block loads it twice as often. Of the recorded held-out
+        times as many columns, the pool or the shared memory allowing it. Each chunk of the contraction
+        loads the rows' part again for every column block, so a narrow block loads it twice as often.
+        Of the recorded held-out
         16-bit rows of that path (seeds 28-37), 17 predicted 64 columns and tuned 128, at 1.12-1.78x their
         tuned time, at selected lengths of 100 to 4096; those that tuned 64 had 300 or 2000 tokens."""
         at = {name: i for i, name in enumerate(self.keys)}
@@ -556,7 +557,10 @@ class Tuned:
             return config
         blocks = {**kwargs, cols: wide}
         cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
-        return {**config, "kwargs": blocks} if _identity(cfg) in allowed else config
+        # the pool's config, or one the shared memory holds (seed 42's fp16 8 x 29 of 32 x 4096 at d 1024: 2 queries
+        # of 32 x 64 at 4 warps ran 1.63x the same at 128 columns, which the stacked pool does not list)
+        fits = _identity(cfg) in allowed or getattr(self.prune, "fits", lambda cfg, named: False)(cfg, named)
+        return {**config, "kwargs": blocks} if fits else config
 
     def _warps_fitted(self, config: dict, key: tuple) -> dict:
         """A neighbour's config with at most one warp a TILE_PER_WARP elements of its tile (the

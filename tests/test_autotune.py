@@ -298,6 +298,9 @@ def test_a_chunked_16_bit_contraction_takes_the_wide_column_block_where_it_pads_
     assert cols(1024) == 128 and cols(700) == 128 and cols(100) == 128  # 768 against 704 pads 1.09x
     assert cols(300) == 64 and cols(1024, mode=0) == 64 and cols(1024, dtype="torch.float32:tf32x3") == 64
     assert cols(1024, warps=8) == 64  # not in the pool
+    fwd.prune = lambda configs, named: configs
+    fwd.prune.fits = lambda cfg, named: cfg.num_warps == 8  # (a stand-in for the shared memory's estimate)
+    assert cols(1024, warps=8) == 128  # not in the pool, but the shared memory holds it
 
 
 def test_a_three_product_fp32_tile_of_a_short_contraction_takes_64_columns():

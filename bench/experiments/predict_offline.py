@@ -11,7 +11,9 @@ Prints one line a row (MaxSim and the k-means assignment): regret, family, sizes
 and the configs. `--by-neighbour` (first argument): instead, the MaxSim rows whose recorded prediction this checkout
 still makes, grouped by the key their config came from (the bundled fp16 grid's keys, tuned on an H100 at 2 s a
 key, or another 16-bit or fp32 key; of the row's class of rows, fp32 or 16-bit, or the other), with each group's
-median and worst regret."""
+median and worst regret. `--launch` (first argument): the stacked MaxSim rows, each one's predicted (as this checkout
+predicts it) and tuned configs as a call launches them (Tuned._stacked_fill on 132 multiprocessors, the programs
+from the generated grid's formula), so that a launch rule is read against the timed rows too."""
 
 from __future__ import annotations
 
@@ -83,6 +85,39 @@ def by_neighbour(fwd, paths):
               f"  above 1.35: {sum(r > 1.35 for r in regrets)}")
 
 
+def launched(fwd, row, text: str) -> str:
+    """A recorded row's config (described) as its call launches it: the stacked fill on the call's programs."""
+    import math
+    from hsr import dispatch
+    key, _ = ast.literal_eval(next(iter(row["predicted_config"])))
+    blocks = dict(kv.split("=") for kv in text.split(", ")[:3])
+    config = {"kwargs": {k: int(v) for k, v in blocks.items()}, "num_warps": int(text.split(", ")[3].split()[0]),
+              "num_stages": int(text.split(", ")[4].split()[0])}
+    s = row["sizes"]
+    chunks = math.ceil(s["s"] / key[3]) if key[3] else 1
+    persist = dispatch.persistent(s["s"], s["i"] * s["j"] * chunks, 132, key[3])
+    kwargs = {**named_for(fwd, key, 0, s, row["dtype"]), "PERSIST": persist, "BLOCK_D": key[4], "DOT_MODE": key[8]}
+
+    def grid(meta):
+        blocks_i = math.ceil(s["i"] / meta["BLOCK_I"])
+        return (dispatch.persistent_programs(blocks_i, s["j"] * chunks, 132) if persist else blocks_i * s["j"] * chunks,)
+    return describe(fwd._stacked_fill(config, key, grid, (), kwargs)) + (" (persistent)" if persist else "")
+
+
+def by_launch(fwd, paths):
+    from hsr import dispatch
+    dispatch.multiprocessors = lambda device: 132
+    dispatch.INTERPRET_SMS = 132  # the rows' tensors are not passed: the fill reads this count
+    for path in paths:
+        for row in json.load(open(path))["rows"]:
+            if row.get("family") != "maxsim" or not row.get("predicted_config") or row["sizes"]["i"] == 1:
+                continue
+            now, tuned_cfg = predicted_now(fwd, row), next(iter(row["tuned_config"].values()))
+            go, tuned_go = launched(fwd, row, now), launched(fwd, row, tuned_cfg)
+            print(f"{row['regret']:5.2f} {row['dtype']:9s} {row['sizes']} {'SAME' if go == tuned_go else 'differ':6s} "
+                  f"launched: {go} | tuned, launched: {tuned_go}")
+
+
 def main(paths):
     autotune.autotuning = lambda: True
     autotune.arch = lambda: "sm90"
@@ -90,6 +125,8 @@ def main(paths):
     kernels = {"maxsim": maxsim._score_kernel(), "kmeans": hsr.compile(KMEANS).module._assign_kernel()}
     if paths and paths[0] == "--by-neighbour":
         return by_neighbour(kernels["maxsim"], paths[1:])
+    if paths and paths[0] == "--launch":
+        return by_launch(kernels["maxsim"], paths[1:])
     for path in paths:
         for row in json.load(open(path))["rows"]:
             fwd = kernels.get(row.get("family"))
