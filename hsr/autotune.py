@@ -334,15 +334,14 @@ class Tuned:
         the GPU, its warps then fitted to the smaller tile (_warps_fitted: fp16 MaxSim of 16 x 100
         documents of 32 x 1024 at 8 warps ran 2 queries a program in 0.060 ms, at 4 warps in 0.041;
         three-product fp32 8 x 7 of 128 x 4096 at d 1024 halved to 1 query kept 8 warps, 1.34x the
-        tuned 4; bench/NOTES.md, session 47). Doubled where the programs would still
-        fill it, or for persistent programs (each reads its documents once for its block of queries),
+        tuned 4; bench/NOTES.md, session 47). Doubled where the programs would still fill it, or for
+        persistent programs (each reads its documents once for its block of queries),
         and only where a query's rows fit one row block and the doubled tile fits (the pools' largest
         block; STACKED_WORDS_PER_WARP of tile a warp at the config's warps, or at STACKED_MOST_WARPS for
         16-bit rows, which then take them; fp32 rows their FP32_STACKED_SHARE of it at their warps: three-
         product fp32 64 x 14 of 32 x 1024 at d 192 doubled to 4 queries of 32 x 128 at 4 warps ran 2.5x
         its tuned time, and persistent 8 x 406 of 32 x 300 at d 384 grown to 8 queries 1.7x; the shared
-        memory). Not for a grid given as
-        numbers."""
+        memory). Not for a grid given as numbers."""
         name = self.roles.get("BLOCK_G")
         block = config["kwargs"].get(name)
         if block is None or not callable(grid):
@@ -523,18 +522,21 @@ class Tuned:
                                           abs(cfg.num_stages - config["num_stages"])))
         return {**config, "kwargs": blocks, "num_warps": best.num_warps, "num_stages": best.num_stages}
 
+    def _key(self, key: tuple, name: str):
+        """The key's value of `name` (one of self.keys), as an int; None where the key has none."""
+        return int(key[self.keys.index(name)]) if name in self.keys else None
+
     def _three_product_columns(self, config: dict, key: tuple) -> dict:
         """A 16-bit neighbour's config for fp32 rows ranked on three TF32 products whose whole
         contraction is one tile of at most THREE_PRODUCT_COLUMNS coordinates: its column block
-        THREE_PRODUCT_COLUMNS, at THREE_PRODUCT_STAGES. Each coordinate is held as two TF32 parts. Of the recorded held-out
-        rows (seeds 28-36), all 17 fp32 MaxSim rows at d 48 and 64 tuned to 64 columns at 4 warps and
-        3 stages; 16-bit neighbours gave them 128 (seed 36's 8 x 4 of 1024 x 2000 at d 64: 2.17x), and
-        a row block grown from a 16-row key's 32 (seed 42's 64 x 25 of 64 x 300 at d 64)."""
-        at = {name: i for i, name in enumerate(self.keys)}
-        dot_mode, block_k, cols = at.get("DOT_MODE"), at.get(self.block_k), self.roles.get("BLOCK_C")
-        kwargs = config["kwargs"]
-        if dot_mode is None or block_k is None or cols not in kwargs or int(key[dot_mode]) != 0 \
-                or int(key[block_k]) > THREE_PRODUCT_COLUMNS or kwargs[cols] == THREE_PRODUCT_COLUMNS:
+        THREE_PRODUCT_COLUMNS, at THREE_PRODUCT_STAGES. Each coordinate is held as two TF32 parts.
+        Of the recorded held-out rows (seeds 28-36), all 17 fp32 MaxSim rows at d 48 and 64 tuned to
+        64 columns at 4 warps and 3 stages; 16-bit neighbours gave them 128 (seed 36's 8 x 4 of
+        1024 x 2000 at d 64: 2.17x), and a row block grown from a 16-row key's 32 (seed 42's 64 x 25
+        of 64 x 300 at d 64)."""
+        block_k, cols, kwargs = self._key(key, self.block_k), self.roles.get("BLOCK_C"), config["kwargs"]
+        if self._key(key, "DOT_MODE") != 0 or block_k is None or cols not in kwargs \
+                or block_k > THREE_PRODUCT_COLUMNS or kwargs[cols] == THREE_PRODUCT_COLUMNS:
             return config
         return {**config, "kwargs": {**kwargs, cols: THREE_PRODUCT_COLUMNS}, "num_stages": THREE_PRODUCT_STAGES}
 
@@ -543,13 +545,11 @@ class Tuned:
         column block instead of its narrow one where the call's selected axis pads to at most CHUNKED_PAD
         times as many columns, the pool or the shared memory allowing it. Each chunk of the contraction
         loads the rows' part again for every column block, so a narrow block loads it twice as often.
-        Of the recorded held-out
-        16-bit rows of that path (seeds 28-37), 17 predicted 64 columns and tuned 128, at 1.12-1.78x their
-        tuned time, at selected lengths of 100 to 4096; those that tuned 64 had 300 or 2000 tokens."""
-        at = {name: i for i, name in enumerate(self.keys)}
-        dot_mode, cols = at.get("DOT_MODE"), self.roles.get("BLOCK_C")
-        kwargs, (narrow, wide) = config["kwargs"], CHUNKED_COLUMNS
-        if dot_mode is None or int(key[dot_mode]) != 1 or kwargs.get(cols) != narrow or "float32" in str(key[-1]) \
+        Of the recorded held-out 16-bit rows of that path (seeds 28-37), 17 predicted 64 columns and
+        tuned 128, at 1.12-1.78x their tuned time, at selected lengths of 100 to 4096; those that tuned
+        64 had 300 or 2000 tokens."""
+        cols, kwargs, (narrow, wide) = self.roles.get("BLOCK_C"), config["kwargs"], CHUNKED_COLUMNS
+        if self._key(key, "DOT_MODE") != 1 or kwargs.get(cols) != narrow or "float32" in str(key[-1]) \
                 or not isinstance(named.get(self.size_c), int):
             return config
         length = named[self.size_c]
@@ -575,8 +575,7 @@ class Tuned:
         r, c, g = (self.roles.get(role) for role in ROLES)
         if r not in kwargs or c not in kwargs:
             return config
-        dot_mode = self.keys.index("DOT_MODE") if "DOT_MODE" in self.keys else None
-        per_warp = CHUNKED_TILE_PER_WARP if dot_mode is not None and int(key[dot_mode]) == 1 else TILE_PER_WARP
+        per_warp = CHUNKED_TILE_PER_WARP if self._key(key, "DOT_MODE") == 1 else TILE_PER_WARP
         elements = kwargs[r] * kwargs.get(g, 1) * kwargs[c]
         warps = min(config["num_warps"], max(4, elements // per_warp))
         return config if warps == config["num_warps"] else {**config, "num_warps": warps}
