@@ -378,7 +378,20 @@ class Tuned:
         if kwargs.get("PERSIST"):
             fill = dispatch.persistent_block(block, meta.get(self.size_g, 1), fits)
         else:
-            fill = dispatch.stacked_block(block, lambda b: math.prod(grid({**meta, name: b})), sms, fits)
+            programs = lambda b: math.prod(grid({**meta, name: b}))  # noqa: E731
+            fill = dispatch.stacked_block(block, programs, sms, fits)
+            if fill >= block and share == 1 and (meta.get(self.size_k) or 0) > dispatch.STACKED_WAVE_MIN_K:
+
+                def fits_wave(b):  # at STACKED_WAVE_WARPS: the doubled tile's words and shared memory
+                    cfg = triton.Config({**config["kwargs"], name: b}, num_warps=dispatch.STACKED_WAVE_WARPS,
+                                        num_stages=config["num_stages"])
+                    return one_block and b <= STACKED_MAX_BLOCK \
+                        and tile * b // block <= STACKED_WORDS_PER_WARP * dispatch.STACKED_WAVE_WARPS \
+                        and getattr(self.prune, "fits", lambda cfg, named: True)(cfg, meta)
+                wave = dispatch.wave_block(fill, programs, sms, fits_wave)
+                if wave > fill:
+                    return {**config, "kwargs": {**config["kwargs"], name: wave},
+                            "num_warps": max(config["num_warps"], dispatch.STACKED_WAVE_WARPS)}
         if fill == block:
             return config
         filled = {**config, "kwargs": {**config["kwargs"], name: fill}}

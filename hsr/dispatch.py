@@ -846,6 +846,26 @@ def stacked_block(block: int, programs, sms: int, fits=lambda b: True) -> int:
     return block
 
 
+STACKED_WAVE_MIN_K = 128  # a contraction longer than this takes the one-wave step (wave_block)
+STACKED_WAVE_WARPS = 8  # the warps of a tile the one-wave step doubled
+
+
+def wave_block(block: int, programs, sms: int, fits=lambda b: False) -> int:
+    """The stacked block doubled once more where the call launches between one and two programs a
+    multiprocessor: the doubled block then runs in one wave, at most one program a multiprocessor,
+    as long as the GPU's most loaded multiprocessor ran before (two programs of half the work), and
+    reads each document once for twice the queries. fits(block) says whether the doubled tile may
+    take it (the caller: 16-bit rows, a contraction longer than STACKED_WAVE_MIN_K, the tile at
+    STACKED_WAVE_WARPS). H200, ms at the block stacked_block gave and doubled (8 warps):
+    fp16 8 x 61 of 32 x 2000 at d 160 0.0618 / 0.0426 (244 / 122 programs); bf16 16 x 40 of
+    32 x 2000 at d 768 0.239 / 0.184; fp16 32 x 20 of 32 x 2000 at d 1024 0.299 / 0.231; fp16 8 x 120
+    of 32 x 4096 at d 384 0.230 / 0.223; at d 128 level or slower (8 x 120 of 32 x 1024 0.0244 /
+    0.0245, 8 x 60 0.0175 / 0.0185; bench/results/h200-long-wide-stacked-2026-11-28/)."""
+    if sms < programs(block) <= 2 * sms and programs(block * 2) < programs(block) and fits(block * 2):
+        return block * 2
+    return block
+
+
 def persistent_block(block: int, values: int, fits=lambda b: True) -> int:
     """The stacked block a persistent call runs (dispatch.persistent): its config's block,
     doubled while the stacked axis's `values` then take fewer blocks and fits(block) allows
@@ -863,7 +883,9 @@ def stacked_block_words(term) -> str:
     return (f"  stacked block (general loop): the config's values of {stacking_axis(term)!r} a program, halved "
             f"while the call launches fewer than {STACKED_MIN_PROGRAMS:g} programs a multiprocessor, else doubled "
             f"while it still launches {STACKED_GROW_PROGRAMS:g} or more (persistent programs: while it takes fewer "
-            f"blocks), where a query's rows fit one row block and the tile fits")
+            f"blocks), where a query's rows fit one row block and the tile fits; 16-bit rows of a contraction longer "
+            f"than {STACKED_WAVE_MIN_K} double once more, at {STACKED_WAVE_WARPS} warps, where the call launches "
+            f"one to two programs a multiprocessor (one wave after)")
 
 
 def persistent_words(term, sizes: dict | None, sms: int) -> str:

@@ -187,6 +187,10 @@ FAULTS = (
           "hsr/autotune.py", "device = next((a.device for a in args if isinstance(a, torch.Tensor)), None)",
           'device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cpu"))',
           ("tests/test_autotune.py", "-k", "stacked_block")),
+    Fault("a stacked block of wide 16-bit rows never doubles into one wave",
+          "hsr/dispatch.py", "    if sms < programs(block) <= 2 * sms and programs(block * 2) < programs(block) and fits(block * 2):",
+          "    if False and programs(block * 2) < programs(block) and fits(block * 2):",
+          ("tests/test_autotune.py", "-k", "wave")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")

@@ -279,6 +279,29 @@ def test_a_stacked_block_doubles_while_the_call_still_fills_the_gpu(monkeypatch)
     assert dispatch.persistent_block(4, 4) == 4 and dispatch.persistent_block(2, 64, fits=lambda b: b <= 8) == 8
 
 
+def test_a_stacked_block_of_wide_16_bit_rows_doubles_into_one_wave(monkeypatch):
+    """dispatch.wave_block: where the call launches between one and two programs a multiprocessor, the
+    doubled block runs in one wave as loaded as before (seed 38's fp16 8 x 61 of 32 x 2000 at d 160: 2
+    queries a program on 244 programs, tuned 4 at 8 warps on 122, 1.46x). At launch only for 16-bit rows
+    of a contraction longer than STACKED_WAVE_MIN_K, at STACKED_WAVE_WARPS; d 128, fp32 rows and calls
+    of more or fewer programs keep the block stacked_block gives."""
+    from hsr import dispatch
+    assert dispatch.wave_block(2, lambda b: triton.cdiv(8, b) * 61, 132, lambda b: True) == 4
+    assert dispatch.wave_block(2, lambda b: triton.cdiv(8, b) * 30, 132, lambda b: True) == 2  # 120: not past one
+    assert dispatch.wave_block(2, lambda b: triton.cdiv(8, b) * 140, 132, lambda b: True) == 2  # 560: past two
+    assert dispatch.wave_block(2, lambda b: triton.cdiv(8, b) * 61, 132, lambda b: False) == 2  # does not fit
+    assert dispatch.wave_block(8, lambda b: triton.cdiv(8, b) * 200, 132, lambda b: True) == 8  # no fewer programs
+    fwd, seen = _launching(monkeypatch, test_a_stacked_block_of_wide_16_bit_rows_doubles_into_one_wave,
+                           ["A", "size_s", "size_d", "r_bucket", "c_bucket", "g_bucket", "BK", "BR", "BC", "BG"],
+                           ["g_bucket", "BK"], size_r="size_s", size_g="size_i", block_k="BK", size_k="size_d")
+    for d, dtype in ((160, "torch.float16"), (128, "torch.float16"), (160, "torch.float32"), (768, "torch.bfloat16")):
+        A = torch.zeros(2, dtype=getattr(torch, dtype[6:]))
+        fwd.configs[(32, 2048, 8, 256, dtype)] = {"kwargs": {"BR": 32, "BC": 64, "BG": 2}, "num_warps": 4,
+                                                  "num_stages": 3}
+        fwd[lambda meta: (triton.cdiv(8, meta["BG"]) * 61,)](A, 32, d, 32, 2048, 8, 256, size_i=8)
+    assert [(kw["BG"], kw["num_warps"]) for kw in seen] == [(4, 8), (2, 4), (2, 4), (4, 8)]
+
+
 def test_a_chunked_16_bit_contraction_takes_the_wide_column_block_where_it_pads_no_more():
     """Tuned._chunked_columns: a 16-bit config of a chunked contraction (DOT_MODE 1) at 64 columns takes
     128 where the call's selected axis pads to at most CHUNKED_PAD times as many columns at 128 (seed 37's

@@ -112,7 +112,10 @@ def by_launch(fwd, paths):
         for row in json.load(open(path))["rows"]:
             if row.get("family") != "maxsim" or not row.get("predicted_config") or row["sizes"]["i"] == 1:
                 continue
-            now, tuned_cfg = predicted_now(fwd, row), next(iter(row["tuned_config"].values()))
+            try:
+                now, tuned_cfg = predicted_now(fwd, row), next(iter(row["tuned_config"].values()))
+            except ValueError:  # an early record's key (no persistent rows beside it)
+                continue
             go, tuned_go = launched(fwd, row, now), launched(fwd, row, tuned_cfg)
             print(f"{row['regret']:5.2f} {row['dtype']:9s} {row['sizes']} {'SAME' if go == tuned_go else 'differ':6s} "
                   f"launched: {go} | tuned, launched: {tuned_go}")
