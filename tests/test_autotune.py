@@ -326,6 +326,29 @@ def test_a_chunked_16_bit_contraction_takes_the_wide_column_block_where_it_pads_
     assert cols(1024, warps=8) == 128  # not in the pool, but the shared memory holds it
 
 
+def test_a_chunked_tile_halves_its_stacked_block_where_128_columns_do_not_fit():
+    """Tuned._chunked_columns: where 128 columns at the config's stacked block fit neither the pool nor the
+    shared memory, the block is halved at 128 columns, the tile's elements kept (seed 44's bf16 8 x 305 of
+    128 x 100 at d 1024: a key's 8 queries of 64 x 64 a program, 1.47x the tuned 128 columns); where the
+    halved block does not fit either, or the block is odd, the config stays."""
+    class Kernel:
+        arg_names = ["A", "r_bucket", "c_bucket", "DOT_MODE", "size_t", "BR", "BC", "BG"]
+        fn = test_a_chunked_tile_halves_its_stacked_block_where_128_columns_do_not_fit
+    fwd = autotune.Tuned(Kernel(), autotune.KEY + ["DOT_MODE"], "A", [], None, "sum_max_dot-test", ("BR", "BC", "BG"),
+                         size_c="size_t")
+    room = {"rows": 256}  # rows x stacked block at 128 columns the shared memory holds
+    fwd.prune = type("Prune", (), {"fits": staticmethod(
+        lambda cfg, named: cfg.kwargs["BR"] * cfg.kwargs["BG"] * cfg.kwargs["BC"] <= room["rows"] * 128)})()
+
+    def blocks(g):
+        config = {"kwargs": {"BR": 64, "BC": 64, "BG": g}, "num_warps": 8, "num_stages": 3}
+        got = fwd._chunked_columns(config, (128, 128, 1, "torch.bfloat16"), {"size_t": 100}, {})["kwargs"]
+        return got["BG"], got["BC"]
+    assert blocks(8) == (4, 128) and blocks(4) == (4, 128) and blocks(2) == (2, 128)
+    room["rows"] = 128
+    assert blocks(8) == (8, 64) and blocks(3) == (3, 64)
+
+
 def test_a_three_product_fp32_tile_of_a_short_contraction_takes_64_columns():
     """Tuned._three_product_columns: a 16-bit neighbour's column block, for fp32 rows on three TF32
     products whose whole contraction (DOT_MODE 0) is at most 64 wide, is 64, at 3 stages (all 17 recorded
