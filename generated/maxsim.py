@@ -1265,7 +1265,7 @@ def score_fwd_lean(
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
     SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,
-    PHASE: tl.constexpr, SEG: tl.constexpr,
+    PHASE: tl.constexpr,
 ):
     """Forward of score in its common case (16-bit rows, d a power of two, masks as given):
     one program per (cell, chunk of BLOCK_S rows), a cell's chunks neighbours in
@@ -1279,10 +1279,7 @@ def score_fwd_lean(
     part_len columns across programs, each storing its rows' partial max and index into
     part_val/part_idx [cells x s, n_parts] (index -1: the part kept no column); PHASE 2 merges
     a row's parts in order (the earlier part keeps a tie: the lowest index wins) and finishes
-    as PHASE 0 does, which runs the whole row in one program.
-    SEG > 0 (dispatch.lean_stack): the host passes several row sets as one of SEG x their count rows;
-    a chunk holds BLOCK_S // SEG whole row sets and stores a share for each into out
-    [cells, row sets]."""
+    as PHASE 0 does, which runs the whole row in one program."""
     # spec line 8: score[i, j] = sum_s max_t <Q_s, D_t>  where qmask, dmask
     n_chunks = tl.cdiv(size_s, BLOCK_S)
     pid = tl.program_id(0)
@@ -1427,15 +1424,8 @@ def score_fwd_lean(
             tl.store(idx_ptr + cell.to(tl.int64) * size_s + offs_s,
                      tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
         # spec line 8: the outer sum of this chunk's rows (where, not a product: a padding row's NaN stays out)
-        kept_rows = tl.where(picked, row_best, 0.0)
-        share = tl.sum(kept_rows, axis=0) * scale
-        if SEG > 0:  # this chunk's whole row sets, a share each (dispatch.lean_stack)
-            n_sets = tl.cdiv(size_s, SEG)
-            sets = chunk * (BLOCK_S // SEG) + tl.arange(0, BLOCK_S // SEG)
-            set_share = tl.sum(tl.reshape(kept_rows, (BLOCK_S // SEG, SEG)), axis=1) * scale
-            tl.store(out_ptr + cell.to(tl.int64) * n_sets + sets, set_share, mask=sets < n_sets)
-        else:
-            tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
+        share = tl.sum(tl.where(picked, row_best, 0.0), axis=0) * scale
+        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
 
 
 @triton.jit
@@ -1741,22 +1731,17 @@ def _score_aux(t, need, launch=True):
     return aux
 
 
-def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_, seg=0):
-    """The lean forward into out (and idx, unless None), masks as given (dispatch.lean_blocks);
-    seg: sizes hold several row sets as one of seg x their count rows, a share each (dispatch.lean_stack)."""
+def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
+    """The lean forward into out (and idx, unless None), masks as given (dispatch.lean_blocks)."""
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
-    programs = sizes["i"] * sizes["j"] * n_chunks
-    if seg:  # [other cells, row sets]: transposed into out below
-        target = torch.empty((sizes["i"] * sizes["j"], triton.cdiv(sizes["s"], seg)), dtype=torch.float32, device=out.device)
-    else:
-        target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["j"], n_chunks), dtype=torch.float32, device=out.device)
+    target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["j"], n_chunks), dtype=torch.float32, device=out.device)
     a_desc = b_desc = None
     if load:
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
     # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
-    parts, part_len = dispatch.column_parts(programs, sizes["t"], block_c,
+    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
                                             dispatch.multiprocessors(out.device))
     part_val = part_idx = target
     if parts > 1:
@@ -1774,13 +1759,11 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_, 
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=dispatch.lean_block_k(a_rows),
         SIZE_D=sizes["d"], LOAD=load,
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,
-        num_warps=warps, num_stages=stages, SEG=seg)
+        num_warps=warps, num_stages=stages)
     if parts > 1:
-        launcher.launch(score_fwd_lean, (programs * parts,), *args, PHASE=1, **meta)
-    launcher.launch(score_fwd_lean, (programs,), *args, PHASE=2 if parts > 1 else 0, **meta)
-    if seg:  # [other cells, row sets] -> out [row sets, other cells]
-        out.view(target.shape[1], target.shape[0]).copy_(target.t())
-    elif n_chunks > 1:  # each cell's chunks summed in a fixed order: the same bits every run
+        launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)
+    launcher.launch(score_fwd_lean, (target.numel(),), *args, PHASE=2 if parts > 1 else 0, **meta)
+    if n_chunks > 1:  # each cell's chunks summed in a fixed order: the same bits every run
         torch.sum(target, dim=1, out=out.view(-1))
 
 
@@ -1821,14 +1804,6 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     if True:
         blocks = dispatch.lean_blocks(Q_, D_, sizes["s"], sizes["t"], sizes["i"], True)
     if blocks is not None:
-        # few cells, long rows: several row sets a program, each D tile read once for them (dispatch.lean_stack)
-        if not need_idx and qmask_ is None and dmask_ is None and dispatch.lean_stack(
-                sizes["s"], sizes["i"], sizes["t"], n_cells, dispatch.multiprocessors(device)):
-            stacked = {**sizes, "i": 1, "s": sizes["i"] * sizes["s"]}
-            rows_blocks = dispatch.lean_blocks(Q_, D_, stacked["s"], sizes["t"], 1, True)
-            if rows_blocks is not None and rows_blocks[0] % sizes["s"] == 0:
-                _score_forward_lean(t, stacked, out, None, None, None, rows_blocks, None, None, seg=sizes["s"])
-                return out, saved
         _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_)
         return out, saved
     precision = dispatch.precision(Q_.dtype, True, device)

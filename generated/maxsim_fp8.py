@@ -1585,8 +1585,7 @@ def score_fwd_lean(
         best = row_best
         value = tl.where(picked, best, 0.0)
         rowval = (row_qscale * value)
-        kept_rows = tl.where(s_ok, rowval, 0.0)
-        share = tl.sum(kept_rows, axis=0) * scale
+        share = tl.sum(tl.where(s_ok, rowval, 0.0), axis=0) * scale
         tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
 
 
@@ -1613,14 +1612,13 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
     """The lean forward into out (and idx, unless None), masks as given (dispatch.lean_blocks)."""
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
-    programs = sizes["i"] * sizes["j"] * n_chunks
     target = out if n_chunks == 1 else torch.empty((sizes["i"] * sizes["j"], n_chunks), dtype=torch.float32, device=out.device)
     a_desc = b_desc = None
     if load:
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
     # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
-    parts, part_len = dispatch.column_parts(programs, sizes["t"], block_c,
+    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
                                             dispatch.multiprocessors(out.device))
     part_val = part_idx = target
     if parts > 1:
@@ -1640,8 +1638,8 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,
         num_warps=warps, num_stages=stages)
     if parts > 1:
-        launcher.launch(score_fwd_lean, (programs * parts,), *args, PHASE=1, **meta)
-    launcher.launch(score_fwd_lean, (programs,), *args, PHASE=2 if parts > 1 else 0, **meta)
+        launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)
+    launcher.launch(score_fwd_lean, (target.numel(),), *args, PHASE=2 if parts > 1 else 0, **meta)
     if n_chunks > 1:  # each cell's chunks summed in a fixed order: the same bits every run
         torch.sum(target, dim=1, out=out.view(-1))
 

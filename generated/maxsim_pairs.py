@@ -866,8 +866,7 @@ def score_fwd_lean(
             tl.store(idx_ptr + cell.to(tl.int64) * size_s + offs_s,
                      tl.where(picked, best_idx, tl.where(s_ok, -1, -2)), mask=s_in)
         # spec line 8: the outer sum of this chunk's rows (where, not a product: a padding row's NaN stays out)
-        kept_rows = tl.where(picked, row_best, 0.0)
-        share = tl.sum(kept_rows, axis=0) * scale
+        share = tl.sum(tl.where(picked, row_best, 0.0), axis=0) * scale
         tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)
 
 
@@ -1169,7 +1168,6 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     fold: the offsets' check in the kernel (dispatch.offsets_check_fold)."""
     block_r, block_c, warps, stages, load, a_rows, b_rows = blocks
     n_chunks = triton.cdiv(sizes["s"], block_r)
-    programs = sizes["n"] * n_chunks
     target = out if n_chunks == 1 else torch.empty((sizes["n"], n_chunks), dtype=torch.float32, device=out.device)
     # a flag under the interpreter (fold 2); on a GPU a device assert (fold 1: debug on, no overflow checks)
     ok = torch.ones(1, dtype=torch.bool, device=out.device) if fold == 2 else target
@@ -1179,7 +1177,7 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
         a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["d"]])
         b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["d"]])
     # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)
-    parts, part_len = dispatch.column_parts(programs, sizes["t"], block_c,
+    parts, part_len = dispatch.column_parts(target.numel(), sizes["t"], block_c,
                                             dispatch.multiprocessors(out.device))
     part_val = part_idx = target
     if parts > 1:
@@ -1197,8 +1195,8 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
         DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, CHECK_OFFSETS=fold,
         num_warps=warps, num_stages=stages, **debug)
     if parts > 1:
-        launcher.launch(score_fwd_lean, (programs * parts,), *args, PHASE=1, **meta)
-    launcher.launch(score_fwd_lean, (programs,), *args, PHASE=2 if parts > 1 else 0, **meta)
+        launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)
+    launcher.launch(score_fwd_lean, (target.numel(),), *args, PHASE=2 if parts > 1 else 0, **meta)
     if fold == 2:
         torch._assert_async(ok, "score: offsets 'cu_q', 'cu_d' must start at 0, not decrease, end at the packed rows and hold no sequence longer than max_seqlen")
     if n_chunks > 1:  # each cell's chunks summed in a fixed order: the same bits every run

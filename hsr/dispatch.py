@@ -1116,56 +1116,6 @@ def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: b
             f"few cells, long rows, {sms} multiprocessors), each part's (value, index) merged in order")
 
 
-# Few cells, long rows, several row sets sharing the columns (8 queries x 16 documents of 8192 tokens): each
-# lean program held one query's 32 rows at 2 warps (mma v2), and each document was read once for every
-# query. Row sets of at most LEAN_STACK_MAX_ROWS rows (a power of two) then run several a program, as one
-# row set of all their rows whose chunks hold whole row sets, each storing its own share (lean_stack).
-LEAN_STACK_MAX_ROWS = 64
-
-
-def lean_stack_blockers(term) -> list[str]:
-    """Why the lean forward cannot run several row sets a program (lean_stack); empty where it can:
-    a dot key, the rows' operand varying over the output's first axis alone (the stacked one), whose
-    values then run as one row set, no per-row terms, no packed operand, an outer sum or mean."""
-    why = []
-    g = stacking_axis(term)
-    if term.pair != "dot":
-        why.append(f"the pair is {term.pair}, not a dot")
-    if g is None or tuple(term.a.grid_axes) != (g,) or not term.grid or term.grid[0] != g:
-        why.append(f"{term.a.name} does not vary over the output's first axis alone")
-    if any(s.side == "row" for s in term.sides):
-        why.append("per-row terms")
-    if term.packing:
-        why.append("a packed operand")
-    if term.outer not in ("sum", "mean"):
-        why.append(f"an outer {term.outer}")
-    return why
-
-
-def lean_stack(rows: int, row_sets: int, cols: int, out_cells: int, sms: int, l2: bool = False) -> bool:
-    """Whether a lean call runs its row sets several a program (lean_stack_blockers being empty, no
-    mask given, no index asked): where it has few cells and long rows (the selected axis in parts,
-    _few_long), at least two row sets and rows a power of two up to LEAN_STACK_MAX_ROWS; the host
-    then calls it as one row set of rows x row_sets rows, in chunks of whole row sets."""
-    return (row_sets >= 2 and 8 <= rows <= LEAN_STACK_MAX_ROWS and rows & (rows - 1) == 0
-            and not l2 and _few_long(rows, cols, out_cells, sms))
-
-
-def lean_stack_words(term, rows: int, row_sets: int, cols: int, out_cells: int, machine: str) -> str:
-    """explain()'s line on the lean forward's row sets a program (lean_stack)."""
-    why = lean_stack_blockers(term)
-    if why:
-        return f"  row sets a lean program: one ({'; '.join(why)})"
-    sms = EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS
-    if not lean_stack(rows, row_sets, cols, out_cells, sms):
-        return (f"  row sets a lean program: one (several where the cells are few and the rows long, "
-                f"{term.r!r} a power of two up to {LEAN_STACK_MAX_ROWS}, no mask given, no index asked)")
-    block_r = _gpu_lean_blocks(rows * row_sets)[0] if machine.startswith("cuda") else min(64, next_pow2(rows * row_sets))
-    return (f"  row sets a lean program: {max(block_r // rows, 1)} values of {term.grid[0]!r} ({block_r} rows of "
-            f"{term.a.name}), each {term.b.name} tile read once for them (few cells, long rows; with no mask given "
-            f"and no index asked)")
-
-
 def lean_tile_words(rows: int, machine: str, l2: bool = False, byte: str = "", row_bytes: int = 0) -> str:
     """explain()'s line on the lean forward's tile on a GPU (_gpu_lean_blocks) and why."""
     if not machine.startswith("cuda"):
@@ -1612,8 +1562,6 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             row_bytes = lean_row_bytes(d, dtype) if d else 0
             lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2, term.a.quantized, row_bytes))
             lines.append(lean_tile_words(rows, machine, l2, term.a.quantized, row_bytes))
-            if columns_shared(term):
-                lines.append(lean_stack_words(term, rows, cells, cols, out_cells, machine))
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:

@@ -241,10 +241,7 @@ def _lean(t: TermPlan, plan: Plan) -> dict | None:
                 + "".join(f" col_{s.name}," for s in cols),
                 # a dot's key formed on the tile from the dot and the columns' terms (a scale, a bias)
                 key=t.key if t.pair == "dot" and not t.key_is_prim else "",
-                grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid),
-                # several row sets a program (dispatch.lean_stack): the stacked axis, the other cells
-                stack=not dispatch.lean_stack_blockers(t), stack_axis=t.grid[0] if t.grid else "",
-                b_cells=_py_sizes(t.b.grid_axes))
+                grid_size_args="".join(f'sizes["{g}"], ' for g in t.grid))
 
 
 def _py_sizes(axes) -> str:

@@ -1033,38 +1033,6 @@ def test_the_lean_forward_with_masks(lean, lean_ops, device, ni, nj, s, t, with_
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # a NaN fed on purpose
-@settings(max_examples=examples(24))
-@given(st.sampled_from(["maxsim", "scaled_exp", "mean_of_min"]), st.integers(2, 6), st.integers(1, 3),
-       st.sampled_from([8, 16, 32]), st.integers(129, 200), st.sampled_from([16, 32]),
-       st.sampled_from(["float16", "bfloat16"]), st.integers(0, 10**6))
-def test_the_lean_forward_of_several_row_sets_a_program(monkeypatch, lean_ops, device, name, ni, nj, s, t, d,
-                                                         dtype, seed):
-    """Few cells, long rows (the selected axis in parts): row sets of a power-of-two length run several a
-    lean program, as one row set whose chunks hold whole ones, each storing its own share
-    (dispatch.lean_stack): sums, means and their epilogues against the reference, a chunk's last
-    row sets past the end left out (ni not a multiple of the chunk's), one row set's NaN its own."""
-    from hsr import dispatch
-    monkeypatch.setattr(dispatch, "LEAN_MIN_ROWS", 1)
-    monkeypatch.setattr(dispatch, "LEAN_INTERPRET_LOAD", seed % 2)
-    _in_parts(monkeypatch, 16)
-    monkeypatch.setattr(dispatch, "multiprocessors", lambda device: 10**6)  # (a GPU's count too: parts everywhere)
-    taken = []
-    real = dispatch.lean_stack
-    monkeypatch.setattr(dispatch, "lean_stack", lambda *a, **k: taken.append(real(*a, **k)) or taken[-1])
-    kept.forget()
-    gen = torch.Generator().manual_seed(seed)
-    A = torch.randn(ni, s, d, generator=gen).to(getattr(torch, dtype))
-    B = torch.randn(nj, t, d, generator=gen).to(A.dtype)
-    if seed % 3 == 0:
-        A[ni - 1, s // 2, 0] = float("nan")  # the last row set's cells only
-    op = lean_ops[name]
-    got = op(A.to(device), B.to(device)).cpu().double()
-    assert taken and taken[-1]
-    want = op.reference(A.double(), B.double())
-    assert torch.allclose(got, want, rtol=1e-4, atol=1e-4, equal_nan=True)
-    assert not got[: ni - 1].isnan().any()
-
-
 def test_the_lean_forward_in_parts_is_the_whole_row_bit_for_bit(monkeypatch, lean_ops, device):
     """Few cells, long rows: the selected axis in parts of 16 columns, each part's
     (value, index) merged in order. A best value tied across parts goes to the lowest

@@ -624,11 +624,7 @@ def root(context, missing=missing):
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold'):
             pass
             yield ' CHECK_OFFSETS: tl.constexpr,'
-        yield '\n    PHASE: tl.constexpr,'
-        if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'stack'):
-            pass
-            yield ' SEG: tl.constexpr,'
-        yield '\n):\n    """Forward of '
+        yield '\n    PHASE: tl.constexpr,\n):\n    """Forward of '
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield ' in its common case (16-bit rows, '
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
@@ -659,11 +655,6 @@ def root(context, missing=missing):
         yield ' and index into\n    part_val/part_idx [cells x '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ", n_parts] (index -1: the part kept no column); PHASE 2 merges\n    a row's parts in order (the earlier part keeps a tie: the lowest index wins) and finishes\n    as PHASE 0 does, which runs the whole row in one program."
-        if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'stack'):
-            pass
-            yield '\n    SEG > 0 (dispatch.lean_stack): the host passes several row sets as one of SEG x their count rows;\n    a chunk holds BLOCK_'
-            yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield ' // SEG whole row sets and stores a share for each into out\n    [cells, row sets].'
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold'):
             pass
             yield "\n    CHECK_OFFSETS (dispatch.offsets_check_fold): each program checks its own sequences'\n    offsets before it reads them (rows_*: the packed rows, -1 where unknown):\n    1 a device assert (compiled with debug on), 2 a flag in offsets_ok_ptr."
@@ -867,7 +858,7 @@ def root(context, missing=missing):
         yield '], float("'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
         yield '"), tl.float32)\n        if NEED_IDX:'
-        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 284 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 279 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n            idx2 = tl.zeros([BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
@@ -1129,7 +1120,7 @@ def root(context, missing=missing):
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
             yield ': the outer '
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer'))
-            yield " of this chunk's rows (where, not a product: a padding row's NaN stays out)\n        kept_rows = tl.where(picked, row_best, 0.0)\n        share = tl.sum(kept_rows, axis=0) * scale\n"
+            yield " of this chunk's rows (where, not a product: a padding row's NaN stays out)\n        share = tl.sum(tl.where(picked, row_best, 0.0), axis=0) * scale\n"
         else:
             pass
             yield '        # spec line '
@@ -1178,23 +1169,12 @@ def root(context, missing=missing):
                 yield "_merge kernel merges a cell's chunks in order\n            tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, blk)\n            tl.store(orow_ptr + cell.to(tl.int64) * n_chunks + chunk, blk_idx)\n"
             else:
                 pass
-                yield '        kept_rows = tl.where('
+                yield '        share = tl.sum(tl.where('
                 yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-                yield '_ok, rowval, 0.0)\n        share = tl.sum(kept_rows, axis=0) * scale\n'
-        if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')) and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'stack')):
-            pass
-            yield "        if SEG > 0:  # this chunk's whole row sets, a share each (dispatch.lean_stack)\n            n_sets = tl.cdiv(size_"
-            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-            yield ', SEG)\n            sets = chunk * (BLOCK_'
-            yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield ' // SEG) + tl.arange(0, BLOCK_'
-            yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield ' // SEG)\n            set_share = tl.sum(tl.reshape(kept_rows, (BLOCK_'
-            yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
-            yield ' // SEG, SEG)), axis=1) * scale\n            tl.store(out_ptr + cell.to(tl.int64) * n_sets + sets, set_share, mask=sets < n_sets)\n        else:\n            tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)\n'
-        elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')):
+                yield '_ok, rowval, 0.0), axis=0) * scale\n'
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('sum', 'mean')):
             pass
             yield '        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)\n'
 
 blocks = {}
-debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=244&57=246&58=258&59=267&60=271&61=275&62=282&63=291&64=293&66=303&67=307&71=314&72=318&74=326&76=333&80=336&81=342&82=344&84=346&85=348&86=350&90=358&91=363&93=366&94=370&95=372&96=374&98=378&99=382&101=384&105=386&107=392&108=398&110=401&111=407&115=412&116=414&117=417&125=420&126=432&128=438&129=444&130=448&131=452&132=456&133=460&135=464&136=466&137=470&138=480&140=490&144=500&145=502&146=505&147=509&149=511&153=514&158=517&164=521&169=529&170=531&172=568&174=586&175=590&177=593&178=597&180=600&181=608&183=612&184=618&186=628&189=632&190=638&191=640&192=642&193=644&197=656&198=658&199=660&201=662&204=665&205=667&210=671&211=675&213=679&218=681&219=685&221=689&222=693&223=696&224=700&226=704&227=707&228=711&230=716&231=720&232=722&234=726&235=730&236=744&237=748&238=752&239=756&240=762&243=770&247=772&248=775&250=779&251=782&256=788&257=794&258=798&259=804&260=808&261=816&263=820&267=822&268=832&271=838&272=841&276=844&278=846&279=848&280=852&281=854&282=856&283=864&284=870&285=872&286=876&287=879&288=883&289=889&290=897&292=905&294=907&295=910&297=914&299=918&301=920&302=923&303=929&305=932&306=944&307=952&308=954&309=958&310=962&311=964&312=966&313=969&314=971&315=973&317=977&318=979&319=982&320=984&322=993&326=996&327=1000&330=1003&331=1007&332=1015&333=1021&335=1024&339=1031&340=1033&341=1045&342=1051&343=1054&345=1057&348=1062&349=1064&350=1068&352=1070&354=1072&357=1074&358=1077&359=1079&360=1081&361=1083&364=1086&365=1090&366=1094&367=1097&368=1099&369=1105&370=1108&372=1110&373=1116&375=1120&377=1126&378=1129&382=1136&383=1140&384=1144&387=1148&388=1150&389=1152&390=1155&391=1157&392=1161&393=1163&394=1169&396=1173&397=1175&401=1177&405=1182&409=1184&411=1187&412=1189&413=1193&417=1195'
+debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=244&57=246&58=258&59=267&60=271&61=275&62=282&63=291&64=293&66=303&67=307&71=314&72=318&74=326&76=333&80=336&81=342&82=344&84=346&85=348&86=350&90=358&91=363&93=366&94=370&95=372&96=374&98=378&99=382&101=384&105=386&107=392&108=398&110=401&111=407&115=412&116=414&117=417&125=420&126=432&128=438&129=444&130=448&131=452&132=456&133=460&135=464&136=466&137=470&138=480&140=490&144=500&145=502&146=505&147=509&149=511&153=514&158=517&164=521&169=529&170=531&172=568&174=586&175=590&177=593&178=597&180=600&181=608&183=612&184=618&188=628&189=634&190=636&191=638&192=640&196=652&197=654&198=656&200=658&205=662&206=666&208=670&213=672&214=676&216=680&217=684&218=687&219=691&221=695&222=698&223=702&225=707&226=711&227=713&229=717&230=721&231=735&232=739&233=743&234=747&235=753&238=761&242=763&243=766&245=770&246=773&251=779&252=785&253=789&254=795&255=799&256=807&258=811&262=813&263=823&266=829&267=832&271=835&273=837&274=839&275=843&276=845&277=847&278=855&279=861&280=863&281=867&282=870&283=874&284=880&285=888&287=896&289=898&290=901&292=905&294=909&296=911&297=914&298=920&300=923&301=935&302=943&303=945&304=949&305=953&306=955&307=957&308=960&309=962&310=964&312=968&313=970&314=973&315=975&317=984&321=987&322=991&325=994&326=998&327=1006&328=1012&330=1015&334=1022&335=1024&336=1036&337=1042&338=1045&340=1048&343=1053&344=1055&345=1059&347=1061&349=1063&352=1065&353=1068&354=1070&355=1072&356=1074&359=1077&360=1081&361=1085&362=1088&363=1090&364=1096&365=1099&367=1101&368=1107&370=1111&372=1117&373=1120&376=1127&377=1131&378=1135&381=1139&382=1141&383=1143&384=1146&385=1148&386=1152&387=1154&388=1160&390=1164&391=1166&395=1168&399=1173&402=1175'
