@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Probe: one query against a corpus of 2-bit PLAID codes, scored from the query's centroid scores.
+
+hsr.ops.maxsim_residual_varlen forms each token's row, normalize(C[code] + w[bits]), on chip: 128
+gathers of a centroid row from L2 and a norm a token (1M documents of 150-300 tokens: 68.5 ms a query,
+H100). Here <q, normalize(c + r)> = (S[code, q] + <q, r>) / |c + r| instead: S = C Q^T once a query
+(32768 x 32), the inverse norm a token once for the corpus (as an index build would), and a tile of
+tokens costs the residual's unpack, one [32, 128] x [128, 64] dot and a 32-value gather a token.
+
+    python3 bench/experiments/centroid_scores_probe.py --check        # the interpreter, a small corpus
+    python3 bench/experiments/centroid_scores_probe.py --docs 200000,1000000 --out DIR   # a GPU
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+if "--check" in sys.argv:
+    os.environ["TRITON_INTERPRET"] = "1"
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+LQ, D, NBITS, CENTROIDS = 32, 128, 2, 32768
+
+
+@triton.jit
+def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr,
+            LQ: tl.constexpr, D: tl.constexpr, BLOCK_T: tl.constexpr):
+    """out[doc] = sum_s max_t (S[code_t, s] + <q_s, r_t>) * inv_t over the document's tokens (0 if none)."""
+    doc = tl.program_id(0)
+    lo = tl.load(cu_ptr + doc)
+    hi = tl.load(cu_ptr + doc + 1)
+    offs_s, offs_t = tl.arange(0, LQ), tl.arange(0, BLOCK_T)
+    q = tl.load(q_ptr + offs_s[:, None] * D + tl.arange(0, D)[None, :])
+    w0, w1, w2, w3 = tl.load(w_ptr), tl.load(w_ptr + 1), tl.load(w_ptr + 2), tl.load(w_ptr + 3)
+    best = tl.full([LQ], float("-inf"), tl.float32)
+    for t0 in range(lo, hi, BLOCK_T):
+        t = t0 + offs_t
+        ok = t < hi
+        code = tl.load(codes_ptr + t, mask=ok, other=0).to(tl.int64)
+        s_g = tl.load(s_ptr + code[None, :] * LQ + offs_s[:, None])  # [LQ, BLOCK_T]: 128 bytes a token
+        byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + tl.arange(0, D // 4)[None, :],
+                       mask=ok[:, None], other=0).to(tl.int32)
+        # coordinate f sits in byte f // 4 at bit (f % 4) * 2 (LSB-first)
+        v = tl.reshape((byte[:, :, None] >> (2 * tl.arange(0, 4))[None, None, :]) & 3, (BLOCK_T, D))
+        r = tl.where(v == 0, w0, tl.where(v == 1, w1, tl.where(v == 2, w2, w3))).to(q.dtype)
+        dot = tl.dot(q, tl.trans(r))
+        inv = tl.load(inv_ptr + t, mask=ok, other=0.0)
+        best = tl.maximum(best, tl.max(tl.where(ok[None, :], (s_g + dot) * inv[None, :], float("-inf")), axis=1))
+    tl.store(out_ptr + doc, tl.sum(tl.where(best > float("-inf"), best, 0.0), axis=0))
+
+
+def unpack(res, w):
+    """The residual rows [T, D] (float32) of 2-bit bytes [T, D / 4]."""
+    shifts = torch.arange(0, 8, 2, device=res.device)
+    return w.float()[((res.long()[:, :, None] >> shifts) & 3).reshape(res.shape[0], D)]
+
+
+def inverse_norms(codes, res, C, w, chunk=1 << 20):
+    """1 / |C[code] + r| a token (the index build's pass)."""
+    return torch.cat([(C[codes[i:i + chunk].long()].float() + unpack(res[i:i + chunk], w)).norm(dim=1).reciprocal()
+                      for i in range(0, codes.numel(), chunk)])
+
+
+def scores(q, C, codes, res, inv, cu, w, block_t=64):
+    """Every document's MaxSim against q [LQ, D] (normalised), from the centroid scores."""
+    s = (C.float() @ q.float().T).contiguous()  # [CENTROIDS, LQ], once a query
+    out = torch.empty(cu.numel() - 1, dtype=torch.float32, device=q.device)
+    _scores[(out.numel(),)](q, s, codes, res, inv, cu, w.float(), out, LQ=LQ, D=D, BLOCK_T=block_t,
+                            num_warps=4)
+    return out
+
+
+def corpus(n_docs, device, gen):
+    lengths = torch.randint(150, 301, (n_docs,), generator=gen, device=device)
+    if n_docs <= 8:  # (the check: short documents, one empty)
+        lengths = torch.randint(1, 140, (n_docs,), generator=gen, device=device)
+        lengths[1] = 0
+    cu = torch.zeros(n_docs + 1, dtype=torch.int64, device=device)
+    cu[1:] = lengths.cumsum(0)
+    total = int(cu[-1])
+    C = torch.nn.functional.normalize(torch.randn(CENTROIDS, D, generator=gen, device=device), dim=-1).half()
+    codes = torch.randint(0, CENTROIDS, (total,), generator=gen, device=device, dtype=torch.int32)
+    res = torch.randint(0, 256, (total, D // 4), generator=gen, device=device, dtype=torch.uint8)
+    w = torch.tensor([-0.03, -0.01, 0.01, 0.03], device=device).half()
+    return C, codes, res, w, cu
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="a small corpus through the interpreter, against hsr's op")
+    ap.add_argument("--docs", default="200000,1000000")
+    ap.add_argument("--out", default="bench/results/centroid-scores")
+    args = ap.parse_args(argv)
+    import hsr.ops
+    device = "cpu" if args.check else "cuda"
+    gen = torch.Generator(device=device).manual_seed(0)
+    rows = []
+    for n_docs in ([6] if args.check else [int(n) for n in args.docs.split(",")]):
+        C, codes, res, w, cu = corpus(n_docs, device, gen)
+        q = torch.nn.functional.normalize(torch.randn(LQ, D, generator=gen, device=device), dim=-1).half()
+        inv = inverse_norms(codes, res, C, w)
+        got = scores(q, C, codes, res, inv, cu, w)
+        op = lambda: hsr.ops.maxsim_residual_varlen(q, codes, res, cu, C, w, nbits=NBITS)  # noqa: E731
+        want = op()
+        row = {"docs": n_docs, "tokens": codes.numel(), "max |probe - op|": float((got - want).abs().max())}
+        if not args.check:
+            bench = lambda f: round(triton.testing.do_bench(f, warmup=10, rep=100), 3)  # noqa: E731
+            row.update({"op ms": bench(op), "probe ms": bench(lambda: scores(q, C, codes, res, inv, cu, w)),
+                        "probe + topk ms": bench(lambda: scores(q, C, codes, res, inv, cu, w).topk(10)),
+                        "inverse norms ms (once)": bench(lambda: inverse_norms(codes, res, C, w)),
+                        "bytes a token": 4 + D // 4 + 4})
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    if not args.check:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "centroid_scores_probe.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return 0 if all(r["max |probe - op|"] < 2e-2 for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
