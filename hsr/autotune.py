@@ -569,13 +569,14 @@ class Tuned:
         if -(-length // wide) * wide > CHUNKED_PAD * -(-length // narrow) * narrow:
             return config
         blocks = {**kwargs, cols: wide}
+
         def fits(blocks):
             cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
             return _identity(cfg) in allowed or getattr(self.prune, "fits", lambda cfg, named: False)(cfg, named)
         # the pool's config, or one the shared memory holds (seed 42's fp16 8 x 29 of 32 x 4096 at d 1024: 2 queries
         # of 32 x 64 at 4 warps ran 1.63x the same at 128 columns, which the stacked pool does not list); where
         # neither holds it, half the stacked block at 128 columns, the tile's elements kept (bf16 documents of 100
-        # tokens at d 320 to 1024: a key's 8 queries of 64 x 64 a program ran 1.30-1.65x the tuned 128 columns at
+        # tokens at d 320 to 1024: a key's 8 queries of 64 x 64 a program ran 1.13-1.65x the tuned 128 columns at
         # 2 to 4 queries; bench/NOTES.md, session 48)
         g = self.roles.get("BLOCK_G")
         if not fits(blocks) and g in blocks and blocks[g] * narrow % wide == 0:

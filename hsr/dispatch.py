@@ -852,9 +852,9 @@ STACKED_WAVE_WARPS = 8  # the warps of a tile the one-wave step doubled
 
 def wave_block(block: int, programs, sms: int, fits=lambda b: False) -> int:
     """The stacked block doubled once more where the call launches between one and two programs a
-    multiprocessor: the doubled block then runs in one wave, at most one program a multiprocessor,
-    as long as the GPU's most loaded multiprocessor ran before (two programs of half the work), and
-    reads each document once for twice the queries. fits(block) says whether the doubled tile may
+    multiprocessor: the doubled block runs in one wave (at most one program a multiprocessor), its
+    most loaded multiprocessor doing the work it did before (two programs of half the queries), and
+    each document is read once for twice the queries. fits(block) says whether the doubled tile may
     take it (the caller: 16-bit rows, a contraction longer than STACKED_WAVE_MIN_K, the tile at
     STACKED_WAVE_WARPS). H200, ms at the block stacked_block gave and doubled (8 warps):
     fp16 8 x 61 of 32 x 2000 at d 160 0.0618 / 0.0426 (244 / 122 programs); bf16 16 x 40 of
