@@ -370,28 +370,24 @@ class Tuned:
             return next((w for w in (config["num_warps"], most_warps) if words <= STACKED_WORDS_PER_WARP * share * w),
                         None)
 
+        def tile_fits(b, warps):  # one row block, the pools' largest block, the shared memory
+            cfg = triton.Config({**config["kwargs"], name: b}, num_warps=warps, num_stages=config["num_stages"])
+            return one_block and b <= STACKED_MAX_BLOCK and getattr(self.prune, "fits", lambda cfg, named: True)(cfg, meta)
+
         def fits(b):
-            blocks = {**config["kwargs"], name: b}
-            cfg = triton.Config(blocks, num_warps=config["num_warps"], num_stages=config["num_stages"])
-            return one_block and b <= STACKED_MAX_BLOCK and warps_for(b) is not None \
-                and getattr(self.prune, "fits", lambda cfg, named: True)(cfg, meta)
+            return warps_for(b) is not None and tile_fits(b, config["num_warps"])
         if kwargs.get("PERSIST"):
             fill = dispatch.persistent_block(block, meta.get(self.size_g, 1), fits)
         else:
             programs = lambda b: math.prod(grid({**meta, name: b}))  # noqa: E731
             fill = dispatch.stacked_block(block, programs, sms, fits)
             if fill >= block and share == 1 and (meta.get(self.size_k) or 0) > dispatch.STACKED_WAVE_MIN_K:
-
-                def fits_wave(b):  # at STACKED_WAVE_WARPS: the doubled tile's words and shared memory
-                    cfg = triton.Config({**config["kwargs"], name: b}, num_warps=dispatch.STACKED_WAVE_WARPS,
-                                        num_stages=config["num_stages"])
-                    return one_block and b <= STACKED_MAX_BLOCK \
-                        and tile * b // block <= STACKED_WORDS_PER_WARP * dispatch.STACKED_WAVE_WARPS \
-                        and getattr(self.prune, "fits", lambda cfg, named: True)(cfg, meta)
-                wave = dispatch.wave_block(fill, programs, sms, fits_wave)
+                warps = dispatch.STACKED_WAVE_WARPS  # the doubled tile's words at these warps
+                wave = dispatch.wave_block(fill, programs, sms, lambda b: tile * b // block <= STACKED_WORDS_PER_WARP
+                                           * warps and tile_fits(b, warps))
                 if wave > fill:
                     return {**config, "kwargs": {**config["kwargs"], name: wave},
-                            "num_warps": max(config["num_warps"], dispatch.STACKED_WAVE_WARPS)}
+                            "num_warps": max(config["num_warps"], warps)}
         if fill == block:
             return config
         filled = {**config, "kwargs": {**config["kwargs"], name: fill}}
