@@ -856,11 +856,12 @@ def wave_block(block: int, programs, sms: int, fits=lambda b: False) -> int:
     most loaded multiprocessor doing the work it did before (two programs of half the queries), and
     each document is read once for twice the queries. fits(block) says whether the doubled tile may
     take it (the caller: 16-bit rows, a contraction longer than STACKED_WAVE_MIN_K, the tile at
-    STACKED_WAVE_WARPS). H200, ms at the block stacked_block gave and doubled (8 warps):
+    STACKED_WAVE_WARPS). H200, ms at the block stacked_block gave and doubled (8 warps), one run:
     fp16 8 x 61 of 32 x 2000 at d 160 0.0618 / 0.0426 (244 / 122 programs); bf16 16 x 40 of
     32 x 2000 at d 768 0.239 / 0.184; fp16 32 x 20 of 32 x 2000 at d 1024 0.299 / 0.231; fp16 8 x 120
-    of 32 x 4096 at d 384 0.230 / 0.223; at d 128 level or slower (8 x 120 of 32 x 1024 0.0244 /
-    0.0245, 8 x 60 0.0175 / 0.0185; bench/results/h200-long-wide-stacked-2026-11-28/)."""
+    of 32 x 4096 at d 384 0.230 / 0.223 (bench/results/h200-long-wide-stacked-2026-11-28/long_wide_*
+    _warps_columns.jsonl); at d 128 level or slower (8 x 120 of 32 x 1024 0.0244 / 0.0245, 8 x 60
+    0.0175 / 0.0185; bench/results/h200-stacked-warps-2026-11-28/)."""
     if sms < programs(block) <= 2 * sms and programs(block * 2) < programs(block) and fits(block * 2):
         return block * 2
     return block
