@@ -29,30 +29,50 @@ LQ, D, NBITS, CENTROIDS = 32, 128, 2, 32768
 
 
 @triton.jit
-def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr,
-            LQ: tl.constexpr, D: tl.constexpr, BLOCK_T: tl.constexpr):
-    """out[doc] = sum_s max_t (S[code_t, s] + <q_s, r_t>) * inv_t over the document's tokens (0 if none)."""
-    doc = tl.program_id(0)
-    lo = tl.load(cu_ptr + doc)
-    hi = tl.load(cu_ptr + doc + 1)
-    offs_s, offs_t = tl.arange(0, LQ), tl.arange(0, BLOCK_T)
-    q = tl.load(q_ptr + offs_s[:, None] * D + tl.arange(0, D)[None, :])
+def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr, n_docs,
+            LQ: tl.constexpr, D: tl.constexpr, BLOCK_T: tl.constexpr, DOCS: tl.constexpr,
+            T_MAJOR: tl.constexpr, REPEAT: tl.constexpr):
+    """out[doc] = sum_s max_t (S[code_t, s] + <q_s, r_t>) * inv_t over the document's tokens (0 if none).
+    DOCS: documents a program (q loaded once). T_MAJOR: tiles [tokens, query rows], so that a token's
+    S row (LQ values, contiguous) is one coalesced gather. REPEAT: each coordinate loads its byte
+    (L1 serves the repeats) rather than a [tokens, bytes, 4] reshape."""
+    offs_s, offs_t, offs_d = tl.arange(0, LQ), tl.arange(0, BLOCK_T), tl.arange(0, D)
+    if T_MAJOR:
+        q = tl.load(q_ptr + offs_s[None, :] * D + offs_d[:, None])  # [D, LQ]
+    else:
+        q = tl.load(q_ptr + offs_s[:, None] * D + offs_d[None, :])  # [LQ, D]
     w0, w1, w2, w3 = tl.load(w_ptr), tl.load(w_ptr + 1), tl.load(w_ptr + 2), tl.load(w_ptr + 3)
-    best = tl.full([LQ], float("-inf"), tl.float32)
-    for t0 in range(lo, hi, BLOCK_T):
-        t = t0 + offs_t
-        ok = t < hi
-        code = tl.load(codes_ptr + t, mask=ok, other=0).to(tl.int64)
-        s_g = tl.load(s_ptr + code[None, :] * LQ + offs_s[:, None])  # [LQ, BLOCK_T]: 128 bytes a token
-        byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + tl.arange(0, D // 4)[None, :],
-                       mask=ok[:, None], other=0).to(tl.int32)
-        # coordinate f sits in byte f // 4 at bit (f % 4) * 2 (LSB-first)
-        v = tl.reshape((byte[:, :, None] >> (2 * tl.arange(0, 4))[None, None, :]) & 3, (BLOCK_T, D))
-        r = tl.where(v == 0, w0, tl.where(v == 1, w1, tl.where(v == 2, w2, w3))).to(q.dtype)
-        dot = tl.dot(q, tl.trans(r))
-        inv = tl.load(inv_ptr + t, mask=ok, other=0.0)
-        best = tl.maximum(best, tl.max(tl.where(ok[None, :], (s_g + dot) * inv[None, :], float("-inf")), axis=1))
-    tl.store(out_ptr + doc, tl.sum(tl.where(best > float("-inf"), best, 0.0), axis=0))
+    for k in range(DOCS):
+        doc = tl.program_id(0) * DOCS + k
+        if doc < n_docs:
+            lo = tl.load(cu_ptr + doc)
+            hi = tl.load(cu_ptr + doc + 1)
+            best = tl.full([LQ], float("-inf"), tl.float32)
+            for t0 in range(lo, hi, BLOCK_T):
+                t = t0 + offs_t
+                ok = t < hi
+                code = tl.load(codes_ptr + t, mask=ok, other=0).to(tl.int64)
+                # coordinate f sits in byte f // 4 at bit (f % 4) * 2 (LSB-first)
+                if REPEAT:
+                    byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + (offs_d // 4)[None, :],
+                                   mask=ok[:, None], other=0).to(tl.int32)
+                    v = (byte >> (2 * (offs_d % 4))[None, :]) & 3
+                else:
+                    byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + tl.arange(0, D // 4)[None, :],
+                                   mask=ok[:, None], other=0).to(tl.int32)
+                    v = tl.reshape((byte[:, :, None] >> (2 * tl.arange(0, 4))[None, None, :]) & 3, (BLOCK_T, D))
+                r = tl.where((v & 2) != 0, tl.where((v & 1) != 0, w3, w2),
+                             tl.where((v & 1) != 0, w1, w0)).to(q.dtype)
+                inv = tl.load(inv_ptr + t, mask=ok, other=0.0)
+                if T_MAJOR:
+                    s_g = tl.load(s_ptr + code[:, None] * LQ + offs_s[None, :])  # [BLOCK_T, LQ]: a token's row
+                    val = (s_g + tl.dot(r, q)) * inv[:, None]
+                    best = tl.maximum(best, tl.max(tl.where(ok[:, None], val, float("-inf")), axis=0))
+                else:
+                    s_g = tl.load(s_ptr + code[None, :] * LQ + offs_s[:, None])  # [LQ, BLOCK_T]
+                    val = (s_g + tl.dot(q, tl.trans(r))) * inv[None, :]
+                    best = tl.maximum(best, tl.max(tl.where(ok[None, :], val, float("-inf")), axis=1))
+            tl.store(out_ptr + doc, tl.sum(tl.where(best > float("-inf"), best, 0.0), axis=0))
 
 
 def unpack(res, w):
@@ -67,13 +87,18 @@ def inverse_norms(codes, res, C, w, chunk=1 << 20):
                       for i in range(0, codes.numel(), chunk)])
 
 
-def scores(q, C, codes, res, inv, cu, w, block_t=64):
+def scores(q, C, codes, res, inv, cu, w, block_t=64, docs=1, t_major=False, repeat=False, warps=4, s16=False):
     """Every document's MaxSim against q [LQ, D] (normalised), from the centroid scores."""
-    s = (C.float() @ q.float().T).contiguous()  # [CENTROIDS, LQ], once a query
+    s = (C.float() @ q.float().T).to(torch.float16 if s16 else torch.float32).contiguous()  # [CENTROIDS, LQ], once a query
     out = torch.empty(cu.numel() - 1, dtype=torch.float32, device=q.device)
-    _scores[(out.numel(),)](q, s, codes, res, inv, cu, w.float(), out, LQ=LQ, D=D, BLOCK_T=block_t,
-                            num_warps=4)
+    _scores[(triton.cdiv(out.numel(), docs),)](q, s, codes, res, inv, cu, w.float(), out, out.numel(), LQ=LQ, D=D,
+                                               BLOCK_T=block_t, DOCS=docs, T_MAJOR=t_major, REPEAT=repeat,
+                                               num_warps=warps)
     return out
+
+
+VARIANTS = [dict(block_t=bt, docs=dc, t_major=tm, repeat=rp, warps=wp)
+            for tm in (False, True) for rp in (False, True) for bt in (64, 128) for wp in (4, 8) for dc in (1, 8)]
 
 
 def corpus(n_docs, device, gen):
@@ -100,27 +125,32 @@ def main(argv=None):
     import hsr.ops
     device = "cpu" if args.check else "cuda"
     gen = torch.Generator(device=device).manual_seed(0)
-    rows = []
+    rows, ranked = [], VARIANTS
     for n_docs in ([6] if args.check else [int(n) for n in args.docs.split(",")]):
         C, codes, res, w, cu = corpus(n_docs, device, gen)
         q = torch.nn.functional.normalize(torch.randn(LQ, D, generator=gen, device=device), dim=-1).half()
         inv = inverse_norms(codes, res, C, w)
-        got = scores(q, C, codes, res, inv, cu, w)
         op = lambda: hsr.ops.maxsim_residual_varlen(q, codes, res, cu, C, w, nbits=NBITS)  # noqa: E731
         want = op()
-        row = {"docs": n_docs, "tokens": codes.numel(), "max |probe - op|": float((got - want).abs().max())}
+        bench = lambda f: round(triton.testing.do_bench(f, warmup=10, rep=60), 3)  # noqa: E731
+        head = {"corpus docs": n_docs, "tokens": codes.numel(), "bytes a token": 4 + D // 4 + 4}
         if not args.check:
-            bench = lambda f: round(triton.testing.do_bench(f, warmup=10, rep=100), 3)  # noqa: E731
-            row.update({"op ms": bench(op), "probe ms": bench(lambda: scores(q, C, codes, res, inv, cu, w)),
-                        "probe + topk ms": bench(lambda: scores(q, C, codes, res, inv, cu, w).topk(10)),
-                        "inverse norms ms (once)": bench(lambda: inverse_norms(codes, res, C, w)),
-                        "bytes a token": 4 + D // 4 + 4})
-        print(json.dumps(row), flush=True)
-        rows.append(row)
+            head.update({"op ms": bench(op), "inverse norms ms (once)": bench(lambda: inverse_norms(codes, res, C, w))})
+        print(json.dumps(head), flush=True)
+        timed = []
+        for v in (ranked[::5] if args.check else ranked) + ([dict(ranked[0], s16=True)] if rows else []):
+            got = scores(q, C, codes, res, inv, cu, w, **v)
+            row = dict(head, **v, err=float((got - want).abs().max()))
+            if not args.check:
+                row["probe ms"] = bench(lambda: scores(q, C, codes, res, inv, cu, w, **v))
+                timed.append((row["probe ms"], v))
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+        ranked = [v for _, v in sorted(timed, key=lambda x: x[0])][:4] or ranked
     if not args.check:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         (Path(args.out) / "centroid_scores_probe.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    return 0 if all(r["max |probe - op|"] < 2e-2 for r in rows) else 1
+    return 0 if all(r["err"] < (5e-2 if r.get("s16") else 2e-2) for r in rows) else 1
 
 
 if __name__ == "__main__":

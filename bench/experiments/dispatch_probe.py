@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Probe: hsr.ops.maxsim's forward (no_grad) with constants of hsr.dispatch set otherwise, against the
+defaults, in one process: three interleaved rounds of do_bench medians (ms, host included).
+
+    python3 bench/experiments/dispatch_probe.py --shapes 8x16x32x8192,1x32x32x16384:bfloat16 \\
+        --set PART_PROGRAMS_PER_SM=4 --set 'LEAN_TINY_BLOCKS=(64, 64, 4, 3)' [--out DIR]
+
+--shapes NQxNDxLQxLD[xD][:dtype] (d 128 and fp16 by default). Each --set is one variant: NAME=VALUE, VALUE a
+Python literal, several joined by ';'. One JSON line a shape; each variant's median of the rounds' medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import statistics
+from pathlib import Path
+
+import torch
+import triton
+
+import hsr.ops
+from hsr import dispatch, kept
+
+
+def variant(text: str) -> dict:
+    pairs = [part.split("=", 1) for part in text.split(";") if part.strip()]
+    for name, _ in pairs:
+        if not hasattr(dispatch, name.strip()):
+            raise SystemExit(f"dispatch_probe: hsr.dispatch has no {name.strip()!r}")
+    return {name.strip(): ast.literal_eval(value.strip()) for name, value in pairs}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", required=True)
+    ap.add_argument("--set", dest="sets", action="append", default=[])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    variants = {"default": {}} | {text: variant(text) for text in args.sets}
+    defaults = {name: getattr(dispatch, name) for v in variants.values() for name in v}
+    lines = []
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for shape in args.shapes.split(","):
+            sizes, dtype = (shape.split(":") + ["float16"])[:2]
+            nq, nd, lq, ld, dim = ([int(v) for v in sizes.split("x")] + [128])[:5]
+            q = torch.nn.functional.normalize(torch.randn(nq, lq, dim, device="cuda"), dim=-1).to(getattr(torch, dtype))
+            d = torch.nn.functional.normalize(torch.randn(nd, ld, dim, device="cuda"), dim=-1).to(q.dtype)
+            times = {name: [] for name in variants}
+            for _ in range(args.rounds):
+                for name, values in variants.items():
+                    for key, value in {**defaults, **values}.items():
+                        setattr(dispatch, key, value)
+                    kept.forget(launches=True)
+                    hsr.ops.maxsim(q, d)
+                    times[name].append(triton.testing.do_bench(lambda: hsr.ops.maxsim(q, d), warmup=25, rep=100))
+            for key, value in defaults.items():
+                setattr(dispatch, key, value)
+            row = {"shape": f"{nq} x {nd} of {lq} x {ld}, d {dim} {dtype}"}
+            row.update({name: round(statistics.median(t), 4) for name, t in times.items()})
+            print(json.dumps(row), flush=True)
+            lines.append(json.dumps(row))
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "dispatch_probe.jsonl").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
