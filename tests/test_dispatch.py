@@ -219,6 +219,29 @@ def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
     assert "whole in each of 8000 programs" in hsr.compile(MAXSIM).explain(sizes, torch.float16)
 
 
+def test_a_short_query_of_few_programs_takes_one_warp_group():
+    """dispatch.lean_group: a query of at most 32 rows runs 2-warp programs of 32 rows, but where the
+    call launches fewer than LEAN_GROUP_PROGRAMS_PER_SM programs a multiprocessor (cells x parts), one
+    warp group's 64 rows at 4 warps; L2 keys and 1-byte rows keep their tiles."""
+    sms, per = dispatch.EXPLAIN_SMS, dispatch.LEAN_GROUP_PROGRAMS_PER_SM
+    row_bytes = dispatch.lean_row_bytes(128, "float16")
+    assert dispatch.lean_group(32, 2048, 128, sms, row_bytes=row_bytes) == 256  # 128 cells x 2 parts
+    assert dispatch.lean_group(32, 8192, 256, sms, row_bytes=row_bytes) == 0  # 512 programs: 3.9 a multiprocessor
+    assert dispatch.lean_group(32, 300, per * sms - 1, sms, row_bytes=row_bytes) == per * sms - 1
+    assert dispatch.lean_group(32, 300, per * sms, sms, row_bytes=row_bytes) == 0
+    assert dispatch.lean_group(48, 2048, 16, sms, row_bytes=row_bytes) == 0  # 64-row programs already
+    assert dispatch.lean_group(32, 2048, 16, sms, l2=True) == 0
+    assert dispatch.lean_group(32, 2048, 16, sms, byte="int8") == 0
+    assert dispatch._gpu_lean_tile(32, row_bytes=row_bytes, group=256)[0] == dispatch.LEAN_SMALL_BLOCKS
+    wide = dispatch.lean_row_bytes(256, "float16")  # the columns still halve past LEAN_TILE_BYTES
+    assert dispatch._gpu_lean_tile(32, row_bytes=wide, group=100)[0][:3] == (64, 32, 4)
+    few = hsr.compile(MAXSIM).explain(dict(i=8, j=16, s=32, t=2048, d=128), torch.float16)
+    assert "lean tile: 64 rows x 64 columns, 4 warps, 3 stages (at most 32 rows, one warp group's 64 (half " \
+           "padding): the call launches 256 programs, fewer than 3 a multiprocessor)" in few
+    many = hsr.compile(MAXSIM).explain(dict(i=1, j=1000, s=32, t=300, d=128), torch.float16)
+    assert "lean tile: 32 rows x 64 columns, 2 warps, 3 stages (at most 32 rows; one warp group's 64 where" in many
+
+
 def test_wide_rows_of_few_query_rows_take_narrower_column_tiles():
     """dispatch.LEAN_TILE_BYTES: a program of at most 64 rows streams column tiles of at most
     64 x 128 fp16 coordinates; past that (d above 128 in 16 bits) the columns halve, by the

@@ -299,15 +299,16 @@ def test_long_documents_in_parts_exact(monkeypatch):
     dm[2, :3000] = False  # the first parts of a document keep nothing
     dm[5] = False
     assert dispatch.column_parts(6, 5000, dispatch.LEAN_BLOCKS[1], dispatch.multiprocessors(torch.device(CUDA)))[0] > 1
-    got = []
-    for min_cols in (dispatch.PART_MIN_COLS, 10**9):
+    got = []  # in parts and whole, in one warp group's 64 rows (dispatch.lean_group) and in 2-warp programs
+    for min_cols, group in ((dispatch.PART_MIN_COLS, 3), (10**9, 3), (dispatch.PART_MIN_COLS, 0)):
         monkeypatch.setattr(dispatch, "PART_MIN_COLS", min_cols)
+        monkeypatch.setattr(dispatch, "LEAN_GROUP_PROGRAMS_PER_SM", group)
         kept.forget(launches=True)
         Qg = Q.to(CUDA).requires_grad_()
         out = maxsim(Qg, D.to(CUDA), d_mask=dm.to(CUDA))
         out.sum().backward()
         got.append((out.detach().cpu(), Qg.grad.cpu()))
-    assert all(torch.equal(a, b) for a, b in zip(*got))
+    assert all(torch.equal(a, b) for other in got[1:] for a, b in zip(got[0], other))
     ref, _ = reference(Q.double(), D.double(), None, dm)
     assert torch.equal(got[0][0].double(), ref)
     Q, D = Q.to(CUDA), D.to(CUDA).repeat(70, 1, 1)  # 420 x 5000 rows of 128: the sparse rows' size

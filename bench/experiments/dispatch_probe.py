@@ -5,7 +5,7 @@ defaults, in one process: three interleaved rounds of do_bench medians (ms, host
     python3 bench/experiments/dispatch_probe.py --shapes 8x16x32x8192,1x32x32x16384:bfloat16 \\
         --set PART_PROGRAMS_PER_SM=4 --set 'LEAN_TINY_BLOCKS=(64, 64, 4, 3)' [--out DIR]
 
---shapes NQxNDxLQxLD[xD][:dtype] (d 128 and fp16 by default). Each --set is one variant: NAME=VALUE, VALUE a
+--shapes NQxNDxLQxLD[xD][:dtype][:cos] (d 128 and fp16 by default; cos: normalize=True). Each --set is one variant: NAME=VALUE, VALUE a
 Python literal, several joined by ';'. One JSON line a shape; each variant's median of the rounds' medians.
 """
 
@@ -46,7 +46,8 @@ def main():
     torch.manual_seed(0)
     with torch.no_grad():
         for shape in args.shapes.split(","):
-            sizes, dtype = (shape.split(":") + ["float16"])[:2]
+            cos = shape.endswith(":cos")
+            sizes, dtype = (shape.removesuffix(":cos").split(":") + ["float16"])[:2]
             nq, nd, lq, ld, dim = ([int(v) for v in sizes.split("x")] + [128])[:5]
             q = torch.nn.functional.normalize(torch.randn(nq, lq, dim, device="cuda"), dim=-1).to(getattr(torch, dtype))
             d = torch.nn.functional.normalize(torch.randn(nd, ld, dim, device="cuda"), dim=-1).to(q.dtype)
@@ -56,11 +57,12 @@ def main():
                     for key, value in {**defaults, **values}.items():
                         setattr(dispatch, key, value)
                     kept.forget(launches=True)
-                    hsr.ops.maxsim(q, d)
-                    times[name].append(triton.testing.do_bench(lambda: hsr.ops.maxsim(q, d), warmup=25, rep=100))
+                    hsr.ops.maxsim(q, d, normalize=cos)
+                    times[name].append(triton.testing.do_bench(lambda: hsr.ops.maxsim(q, d, normalize=cos),
+                                                               warmup=25, rep=100))
             for key, value in defaults.items():
                 setattr(dispatch, key, value)
-            row = {"shape": f"{nq} x {nd} of {lq} x {ld}, d {dim} {dtype}"}
+            row = {"shape": f"{nq} x {nd} of {lq} x {ld}, d {dim} {dtype}" + (" cos" if cos else "")}
             row.update({name: round(statistics.median(t), 4) for name, t in times.items()})
             print(json.dumps(row), flush=True)
             lines.append(json.dumps(row))
