@@ -968,15 +968,16 @@ LEAN_INTERPRET_COLS = 64  # columns a tile under the interpreter
 LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
 LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
-# ...unless the call launches few programs: where a 16-bit key's lean programs (cells x chunks x parts) are fewer
-# than LEAN_GROUP_PROGRAMS_PER_SM a multiprocessor, a query of at most 32 rows takes LEAN_SMALL_BLOCKS (one warp
-# group's 64 rows, half padding, 4 warps): with one to three programs a multiprocessor, 2 warps a program leave the
-# loads' latency uncovered. H200, 32-row queries, d = 128, do_bench ms of the public call, 32-row tile / 64-row
-# (programs a multiprocessor; bench/results/h200-long-parts-2026-11-28/dispatch_probe.jsonl): 8 x 16 of 2048
-# tokens 0.0459 / 0.0258 (1.9), 8 x 16 of 8192 0.0471 / 0.0413 (2.9), 4 x 24 of 6000 0.0381 / 0.0355 (2.2),
-# bf16 2 x 40 of 12000 0.0558 / 0.0532 (2.4), 12 x 8 of 5000 0.0342 / 0.0321 (2.2), 1 x 32 of 16384 0.0508 /
-# 0.0495 (2.2); at 3.9 a multiprocessor 1 x 256 of 8192 0.139 / 0.154 and 16 x 32 of 4096 0.0464 / 0.0466.
-LEAN_GROUP_PROGRAMS_PER_SM = 3
+# ...unless the call launches two to three programs a multiprocessor (cells x chunks x parts, LEAN_GROUP_BAND):
+# there a 16-bit dot key's query of at most 32 rows, of tile rows of at most 256 bytes (d <= 128), takes
+# LEAN_SMALL_BLOCKS (one warp group's 64 rows, half padding, 4 warps). H200, d = 128 unless named, do_bench ms of
+# the public call, 32-row tile / 64-row (programs a multiprocessor; bench/results/h200-long-parts-2026-11-28/):
+# fitted on 8 x 16 of 32 x 8192 0.0471 / 0.0413 (2.9), 4 x 24 of 6000 0.0381 / 0.0355 (2.2), bf16 2 x 40 of
+# 12000 0.0558 / 0.0532 (2.4), 12 x 8 of 5000 0.0342 / 0.0321 (2.2), 1 x 32 of 16384 0.0508 / 0.0495 (2.2);
+# then held out, in band: 1.01-1.23x on nine (d 64 8 x 16 of 4096 0.0476 / 0.0388, a cosine's 1 x 32 of 16384
+# 0.121 / 0.103); out of band it lost: 3 x 30 of 2500 0.0242 / 0.0316 (1.4), 16 x 8 of 3000 0.0531 / 0.0555
+# (1.9), and at d 256 (2.9) 0.0519 / 0.0696; at 3.9, 1 x 256 of 8192 0.139 / 0.154.
+LEAN_GROUP_BAND = (2, 3)
 # (but not for fp8 rows: 2 warps take mma v2, which has no fp8 products; a 64-row wgmma tile, half padding, is
 # faster. H200, one query of 32 x 128 against stored fp8 documents: 300 tokens x 10000 0.145 ms against 0.162,
 # 512 x 20000 0.356 against 0.417, 300 x 1000 0.029 against 0.030; int8 keeps the 32-row tile, 0.121 against
@@ -1134,21 +1135,25 @@ def lean_tile_words(rows: int, machine: str, l2: bool = False, byte: str = "", r
     group = lean_group(rows, cols, out_cells, EXPLAIN_SMS, l2, byte, row_bytes)
     (block_r, block_c, warps, stages), why = _gpu_lean_tile(rows, l2, byte, row_bytes, group)
     if not group and rows <= LEAN_TINY_BLOCKS[0] and not l2 and not byte:
-        why += f"; one warp group's 64 where the call launches fewer than {LEAN_GROUP_PROGRAMS_PER_SM} programs a multiprocessor"
+        why += (f"; one warp group's 64 where the call launches {LEAN_GROUP_BAND[0]} to {LEAN_GROUP_BAND[1]} programs "
+                f"a multiprocessor and d is at most 128")
     return f"  lean tile: {block_r} rows x {block_c} columns, {warps} warps, {stages} stages ({why})"
 
 
 def lean_group(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: str = "",
                row_bytes: int = 0) -> int:
     """The programs a lean call of a query of at most 32 rows launches (cells x chunks x parts, as
-    column_parts counts them) where they are fewer than LEAN_GROUP_PROGRAMS_PER_SM a multiprocessor
-    and the key is a 16-bit dot's: its programs then take one warp group's 64 rows. 0 elsewhere."""
-    if rows > LEAN_TINY_BLOCKS[0] or l2 or byte or cols < 1 or out_cells < 1:
+    column_parts counts them) where they are LEAN_GROUP_BAND a multiprocessor, the key is a 16-bit
+    dot's and a tile row holds at most 256 bytes: its programs then take one warp group's 64 rows.
+    0 elsewhere."""
+    if rows > LEAN_TINY_BLOCKS[0] or l2 or byte or cols < 1 or out_cells < 1 or \
+            row_bytes > LEAN_TILE_BYTES // LEAN_SMALL_BLOCKS[1]:
         return 0
     block_r, block_c = _gpu_lean_blocks(rows, l2, byte, row_bytes)[:2]
     programs = out_cells * -(-rows // block_r)
     programs *= column_parts(programs, cols, block_c, sms)[0]
-    return programs if programs < LEAN_GROUP_PROGRAMS_PER_SM * sms else 0
+    low, high = LEAN_GROUP_BAND
+    return programs if low * sms <= programs < high * sms else 0
 
 
 def _major(device: torch.device) -> int:
@@ -1243,8 +1248,8 @@ def _gpu_lean_tile(rows: int, l2: bool = False, byte: str = "", row_bytes: int =
     (block_r, block_c, warps, stages), why = _gpu_lean_rows_tile(rows, l2, byte)
     if group:
         (block_r, block_c, warps, stages) = LEAN_SMALL_BLOCKS
-        why = (f"at most 32 rows, one warp group's 64 (half padding): the call launches {group} programs, fewer "
-               f"than {LEAN_GROUP_PROGRAMS_PER_SM} a multiprocessor")
+        why = (f"at most 32 rows, one warp group's 64 (half padding): the call launches {group} programs, "
+               f"{LEAN_GROUP_BAND[0]} to {LEAN_GROUP_BAND[1]} a multiprocessor")
     if block_r <= 64 and row_bytes and block_c * row_bytes > LEAN_TILE_BYTES:
         block_c = max(16, LEAN_TILE_BYTES // row_bytes)
         why += f"; {block_c} columns: rows of {row_bytes} bytes, a column tile of at most {LEAN_TILE_BYTES // 1024} KB"

@@ -221,23 +221,26 @@ def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
 
 def test_a_short_query_of_few_programs_takes_one_warp_group():
     """dispatch.lean_group: a query of at most 32 rows runs 2-warp programs of 32 rows, but where the
-    call launches fewer than LEAN_GROUP_PROGRAMS_PER_SM programs a multiprocessor (cells x parts), one
-    warp group's 64 rows at 4 warps; L2 keys and 1-byte rows keep their tiles."""
-    sms, per = dispatch.EXPLAIN_SMS, dispatch.LEAN_GROUP_PROGRAMS_PER_SM
+    call launches LEAN_GROUP_BAND programs a multiprocessor (cells x parts), one warp group's 64 rows
+    at 4 warps; L2 keys, 1-byte rows and rows past 128 coordinates keep their tiles."""
+    sms, (low, high) = dispatch.EXPLAIN_SMS, dispatch.LEAN_GROUP_BAND
     row_bytes = dispatch.lean_row_bytes(128, "float16")
-    assert dispatch.lean_group(32, 2048, 128, sms, row_bytes=row_bytes) == 256  # 128 cells x 2 parts
-    assert dispatch.lean_group(32, 8192, 256, sms, row_bytes=row_bytes) == 0  # 512 programs: 3.9 a multiprocessor
-    assert dispatch.lean_group(32, 300, per * sms - 1, sms, row_bytes=row_bytes) == per * sms - 1
-    assert dispatch.lean_group(32, 300, per * sms, sms, row_bytes=row_bytes) == 0
-    assert dispatch.lean_group(48, 2048, 16, sms, row_bytes=row_bytes) == 0  # 64-row programs already
-    assert dispatch.lean_group(32, 2048, 16, sms, l2=True) == 0
-    assert dispatch.lean_group(32, 2048, 16, sms, byte="int8") == 0
-    assert dispatch._gpu_lean_tile(32, row_bytes=row_bytes, group=256)[0] == dispatch.LEAN_SMALL_BLOCKS
-    wide = dispatch.lean_row_bytes(256, "float16")  # the columns still halve past LEAN_TILE_BYTES
-    assert dispatch._gpu_lean_tile(32, row_bytes=wide, group=100)[0][:3] == (64, 32, 4)
-    few = hsr.compile(MAXSIM).explain(dict(i=8, j=16, s=32, t=2048, d=128), torch.float16)
+    assert dispatch.lean_group(32, 8192, 128, sms, row_bytes=row_bytes) == 384  # 128 cells x 3 parts
+    assert dispatch.lean_group(32, 2048, 128, sms, row_bytes=row_bytes) == 0  # 2 parts: 1.9 a multiprocessor
+    assert dispatch.lean_group(32, 8192, 256, sms, row_bytes=row_bytes) == 0  # 512 programs: 3.9
+    assert dispatch.lean_group(32, 300, low * sms - 1, sms, row_bytes=row_bytes) == 0
+    assert dispatch.lean_group(32, 300, low * sms, sms, row_bytes=row_bytes) == low * sms
+    assert dispatch.lean_group(32, 300, high * sms - 1, sms, row_bytes=row_bytes) == high * sms - 1
+    assert dispatch.lean_group(32, 300, high * sms, sms, row_bytes=row_bytes) == 0
+    assert dispatch.lean_group(32, 300, 300, sms, row_bytes=dispatch.lean_row_bytes(96, "bfloat16")) == 300
+    assert dispatch.lean_group(32, 300, 300, sms, row_bytes=dispatch.lean_row_bytes(256, "float16")) == 0
+    assert dispatch.lean_group(48, 300, 300, sms, row_bytes=row_bytes) == 0  # 64-row programs already
+    assert dispatch.lean_group(32, 300, 300, sms, l2=True, row_bytes=row_bytes) == 0
+    assert dispatch.lean_group(32, 300, 300, sms, byte="int8", row_bytes=64) == 0
+    assert dispatch._gpu_lean_tile(32, row_bytes=row_bytes, group=300)[0] == dispatch.LEAN_SMALL_BLOCKS
+    few = hsr.compile(MAXSIM).explain(dict(i=8, j=16, s=32, t=8192, d=128), torch.float16)
     assert "lean tile: 64 rows x 64 columns, 4 warps, 3 stages (at most 32 rows, one warp group's 64 (half " \
-           "padding): the call launches 256 programs, fewer than 3 a multiprocessor)" in few
+           "padding): the call launches 384 programs, 2 to 3 a multiprocessor)" in few
     many = hsr.compile(MAXSIM).explain(dict(i=1, j=1000, s=32, t=300, d=128), torch.float16)
     assert "lean tile: 32 rows x 64 columns, 2 warps, 3 stages (at most 32 rows; one warp group's 64 where" in many
 

@@ -300,9 +300,9 @@ def test_long_documents_in_parts_exact(monkeypatch):
     dm[5] = False
     assert dispatch.column_parts(6, 5000, dispatch.LEAN_BLOCKS[1], dispatch.multiprocessors(torch.device(CUDA)))[0] > 1
     got = []  # in parts and whole, in one warp group's 64 rows (dispatch.lean_group) and in 2-warp programs
-    for min_cols, group in ((dispatch.PART_MIN_COLS, 3), (10**9, 3), (dispatch.PART_MIN_COLS, 0)):
+    for min_cols, band in ((dispatch.PART_MIN_COLS, (0, 3)), (10**9, (0, 3)), (dispatch.PART_MIN_COLS, (0, 0))):
         monkeypatch.setattr(dispatch, "PART_MIN_COLS", min_cols)
-        monkeypatch.setattr(dispatch, "LEAN_GROUP_PROGRAMS_PER_SM", group)
+        monkeypatch.setattr(dispatch, "LEAN_GROUP_BAND", band)
         kept.forget(launches=True)
         Qg = Q.to(CUDA).requires_grad_()
         out = maxsim(Qg, D.to(CUDA), d_mask=dm.to(CUDA))
