@@ -970,13 +970,13 @@ LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group'
 LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
 # ...unless the call launches two to three programs a multiprocessor (cells x chunks x parts, LEAN_GROUP_BAND):
 # there a 16-bit dot key's query of at most 32 rows, of tile rows of at most 256 bytes (d <= 128), takes
-# LEAN_SMALL_BLOCKS (one warp group's 64 rows, half padding, 4 warps). H200, d = 128 unless named, do_bench ms of
-# the public call, 32-row tile / 64-row (programs a multiprocessor; bench/results/h200-long-parts-2026-11-28/):
-# fitted on 8 x 16 of 32 x 8192 0.0471 / 0.0413 (2.9), 4 x 24 of 6000 0.0381 / 0.0355 (2.2), bf16 2 x 40 of
-# 12000 0.0558 / 0.0532 (2.4), 12 x 8 of 5000 0.0342 / 0.0321 (2.2), 1 x 32 of 16384 0.0508 / 0.0495 (2.2);
-# then held out, in band: 1.01-1.23x on nine (d 64 8 x 16 of 4096 0.0476 / 0.0388, a cosine's 1 x 32 of 16384
-# 0.121 / 0.103); out of band it lost: 3 x 30 of 2500 0.0242 / 0.0316 (1.4), 16 x 8 of 3000 0.0531 / 0.0555
-# (1.9), and at d 256 (2.9) 0.0519 / 0.0696; at 3.9, 1 x 256 of 8192 0.139 / 0.154.
+# LEAN_SMALL_BLOCKS (one warp group's 64 rows, half padding, 4 warps). H200, do_bench ms of the public call,
+# 32-row tile / 64-row (bench/results/h200-long-parts-2026-11-28/ and h200-lean-group-2026-11-28/): fitted on
+# 8 x 16 of 32 x 8192 0.0471 / 0.0413 and four other long-document calls (1.03-1.07x); held out in the band,
+# 17 of 19 faster (1.006-1.23x: 8 x 20 of 2048 0.0269 / 0.0219, d 96 4 x 40 of 8000 0.0681 / 0.0572, a cosine's
+# 1 x 32 of 16384 0.110 / 0.090), one level, one 0.965x. Out of it: d 256 (2.9 a multiprocessor) 0.0519 /
+# 0.0696; at 3.9 a multiprocessor 1 x 256 of 8192 0.139 / 0.154; below 2 no steady gain (16 x 8 of 3000 0.96x;
+# 20-50 us calls there read up to 1.3x apart on the same code).
 LEAN_GROUP_BAND = (2, 3)
 # (but not for fp8 rows: 2 warps take mma v2, which has no fp8 products; a 64-row wgmma tile, half padding, is
 # faster. H200, one query of 32 x 128 against stored fp8 documents: 300 tokens x 10000 0.145 ms against 0.162,
