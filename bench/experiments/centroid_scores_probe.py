@@ -31,11 +31,13 @@ LQ, D, NBITS, CENTROIDS = 32, 128, 2, 32768
 @triton.jit
 def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr, n_docs,
             LQ: tl.constexpr, D: tl.constexpr, BLOCK_T: tl.constexpr, DOCS: tl.constexpr,
-            T_MAJOR: tl.constexpr, REPEAT: tl.constexpr):
+            T_MAJOR: tl.constexpr, REPEAT: tl.constexpr, ABLATE: tl.constexpr = 0, PREFETCH: tl.constexpr = False):
     """out[doc] = sum_s max_t (S[code_t, s] + <q_s, r_t>) * inv_t over the document's tokens (0 if none).
     DOCS: documents a program (q loaded once). T_MAJOR: tiles [tokens, query rows], so that a token's
     S row (LQ values, contiguous) is one coalesced gather. REPEAT: each coordinate loads its byte
-    (L1 serves the repeats) rather than a [tokens, bytes, 4] reshape."""
+    (L1 serves the repeats) rather than a [tokens, bytes, 4] reshape. ABLATE (token-major only), to find
+    where the time goes: 1 no S gather, 2 neither residual nor dot (PLAID's centroid stage), 3 the dot of
+    a constant residual (no unpack). PREFETCH: a tile's codes loaded one iteration ahead."""
     offs_s, offs_t, offs_d = tl.arange(0, LQ), tl.arange(0, BLOCK_T), tl.arange(0, D)
     if T_MAJOR:
         q = tl.load(q_ptr + offs_s[None, :] * D + offs_d[:, None])  # [D, LQ]
@@ -48,10 +50,15 @@ def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr, n
             lo = tl.load(cu_ptr + doc)
             hi = tl.load(cu_ptr + doc + 1)
             best = tl.full([LQ], float("-inf"), tl.float32)
+            ahead = tl.load(codes_ptr + lo + offs_t, mask=lo + offs_t < hi, other=0).to(tl.int64)
             for t0 in range(lo, hi, BLOCK_T):
                 t = t0 + offs_t
                 ok = t < hi
-                code = tl.load(codes_ptr + t, mask=ok, other=0).to(tl.int64)
+                if PREFETCH:
+                    code = ahead
+                    ahead = tl.load(codes_ptr + t + BLOCK_T, mask=t + BLOCK_T < hi, other=0).to(tl.int64)
+                else:
+                    code = tl.load(codes_ptr + t, mask=ok, other=0).to(tl.int64)
                 # coordinate f sits in byte f // 4 at bit (f % 4) * 2 (LSB-first)
                 if REPEAT:
                     byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + (offs_d // 4)[None, :],
@@ -66,7 +73,14 @@ def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr, n
                 inv = tl.load(inv_ptr + t, mask=ok, other=0.0)
                 if T_MAJOR:
                     s_g = tl.load(s_ptr + code[:, None] * LQ + offs_s[None, :])  # [BLOCK_T, LQ]: a token's row
-                    val = (s_g + tl.dot(r, q)) * inv[:, None]
+                    if ABLATE == 1:
+                        s_g = tl.zeros([BLOCK_T, LQ], tl.float32)
+                    if ABLATE == 2:
+                        val = s_g * inv[:, None]
+                    elif ABLATE == 3:
+                        val = (s_g + tl.dot(tl.full([BLOCK_T, D], 0.01, q.dtype), q)) * inv[:, None]
+                    else:
+                        val = (s_g + tl.dot(r, q)) * inv[:, None]
                     best = tl.maximum(best, tl.max(tl.where(ok[:, None], val, float("-inf")), axis=0))
                 else:
                     s_g = tl.load(s_ptr + code[None, :] * LQ + offs_s[:, None])  # [LQ, BLOCK_T]
@@ -87,18 +101,23 @@ def inverse_norms(codes, res, C, w, chunk=1 << 20):
                       for i in range(0, codes.numel(), chunk)])
 
 
-def scores(q, C, codes, res, inv, cu, w, block_t=64, docs=1, t_major=False, repeat=False, warps=4, s16=False):
+def scores(q, C, codes, res, inv, cu, w, block_t=64, docs=1, t_major=False, repeat=False, warps=4, s16=False,
+           ablate=0, prefetch=False):
     """Every document's MaxSim against q [LQ, D] (normalised), from the centroid scores."""
     s = (C.float() @ q.float().T).to(torch.float16 if s16 else torch.float32).contiguous()  # [CENTROIDS, LQ], once a query
     out = torch.empty(cu.numel() - 1, dtype=torch.float32, device=q.device)
     _scores[(triton.cdiv(out.numel(), docs),)](q, s, codes, res, inv, cu, w.float(), out, out.numel(), LQ=LQ, D=D,
-                                               BLOCK_T=block_t, DOCS=docs, T_MAJOR=t_major, REPEAT=repeat,
+                                               BLOCK_T=block_t, DOCS=docs, T_MAJOR=t_major, REPEAT=repeat, ABLATE=ablate, PREFETCH=prefetch,
                                                num_warps=warps)
     return out
 
 
 VARIANTS = [dict(block_t=bt, docs=dc, t_major=tm, repeat=rp, warps=wp)
             for tm in (False, True) for rp in (False, True) for bt in (64, 128) for wp in (4, 8) for dc in (1, 8)]
+# --ablate: the best layout of the variants (bench/results/h200-centroid-scores-2026-11-28/) taken apart
+BEST = dict(block_t=64, docs=8, t_major=True, repeat=False, warps=4)
+ABLATIONS = [BEST, dict(BEST, prefetch=True), dict(BEST, ablate=1), dict(BEST, ablate=2), dict(BEST, ablate=3),
+             dict(BEST, ablate=2, docs=1), dict(BEST, prefetch=True, s16=True)]
 
 
 def corpus(n_docs, device, gen):
@@ -121,11 +140,12 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="a small corpus through the interpreter, against hsr's op")
     ap.add_argument("--docs", default="200000,1000000")
     ap.add_argument("--out", default="bench/results/centroid-scores")
+    ap.add_argument("--ablate", action="store_true", help="ABLATIONS at every size, instead of the variants")
     args = ap.parse_args(argv)
     import hsr.ops
     device = "cpu" if args.check else "cuda"
     gen = torch.Generator(device=device).manual_seed(0)
-    rows, ranked = [], VARIANTS
+    rows, ranked = [], ABLATIONS if args.ablate else VARIANTS
     for n_docs in ([6] if args.check else [int(n) for n in args.docs.split(",")]):
         C, codes, res, w, cu = corpus(n_docs, device, gen)
         q = torch.nn.functional.normalize(torch.randn(LQ, D, generator=gen, device=device), dim=-1).half()
@@ -138,7 +158,8 @@ def main(argv=None):
             head.update({"op ms": bench(op), "inverse norms ms (once)": bench(lambda: inverse_norms(codes, res, C, w))})
         print(json.dumps(head), flush=True)
         timed = []
-        for v in (ranked[::5] if args.check else ranked) + ([dict(ranked[0], s16=True)] if rows else []):
+        extra = [dict(ranked[0], s16=True)] if rows and not args.ablate else []
+        for v in (ranked[::5] if args.check and not args.ablate else ranked) + extra:
             got = scores(q, C, codes, res, inv, cu, w, **v)
             row = dict(head, **v, err=float((got - want).abs().max()))
             if not args.check:
@@ -146,11 +167,12 @@ def main(argv=None):
                 timed.append((row["probe ms"], v))
             print(json.dumps(row), flush=True)
             rows.append(row)
-        ranked = [v for _, v in sorted(timed, key=lambda x: x[0])][:4] or ranked
+        if not args.ablate:
+            ranked = [v for _, v in sorted(timed, key=lambda x: x[0])][:4] or ranked
     if not args.check:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         (Path(args.out) / "centroid_scores_probe.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    return 0 if all(r["err"] < (5e-2 if r.get("s16") else 2e-2) for r in rows) else 1
+    return 0 if all(r["err"] < (5e-2 if r.get("s16") else 2e-2) for r in rows if not r.get("ablate")) else 1
 
 
 if __name__ == "__main__":
