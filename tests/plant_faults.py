@@ -195,6 +195,14 @@ FAULTS = (
           "hsr/autotune.py", "        if not fits(blocks) and g in blocks and blocks[g] * narrow % wide == 0:",
           "        if False:",
           ("tests/test_autotune.py", "-k", "chunked")),
+    Fault("the call that tunes launches its pick unfilled (not as tuning timed it)",
+          "hsr/autotune.py", "            config = self._stacked_fill(config, key, grid, args, kwargs)\n            return",
+          "            return",
+          ("tests/test_autotune.py", "-k", "tunes")),
+    Fault("a short query's lean programs take one warp group's rows at any count of programs",
+          "hsr/dispatch.py", "    return programs if low * sms <= programs < high * sms else 0",
+          "    return programs",
+          ("tests/test_dispatch.py", "-k", "warp_group")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")

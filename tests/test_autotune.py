@@ -212,6 +212,27 @@ def test_a_stacked_block_halves_until_the_programs_fill_half_the_gpu(monkeypatch
     assert dispatch.stacked_block(16, lambda b: 16 // b * 8, 132) == 1  # never below one value a program
 
 
+def test_the_call_that_tunes_launches_its_pick_as_tuning_timed_it(monkeypatch):
+    """A call that tunes (HSR_AUTOTUNE=1) times each config through the stacked fill, and launches its pick
+    the same way: 16 queries a program, on a call of 32 programs, go as 4 (dispatch.stacked_block), the
+    pick kept whole for other calls. (A tuned fp32 block of 8 queries, timed as 2, was once launched whole
+    by the call that tuned it, and ran out of shared memory.)"""
+    fwd, seen = _launching(monkeypatch, test_the_call_that_tunes_launches_its_pick_as_tuning_timed_it,
+                           ["A", "r_bucket", "c_bucket", "g_bucket", "BK", "PERSIST", "BR", "BC", "BG"],
+                           ["g_bucket", "BK"])
+    pick = {"kwargs": {"BR": 32, "BC": 64, "BG": 16}, "num_warps": 8, "num_stages": 3}
+    monkeypatch.setattr(autotune, "tuning_on_call", lambda: True)
+    monkeypatch.setattr(autotune, "_where", lambda: "test device / triton x")
+    monkeypatch.setattr(autotune.tuned, "save", lambda *a: None)
+    monkeypatch.setenv("HSR_AUTOTUNE_CACHE", "0")
+    monkeypatch.setattr(fwd, "_tune", lambda grid, args, kwargs, key: (
+        [fwd._stacked_fill(pick, key, grid, args, kwargs)] and (pick, 1)))
+    A = torch.zeros(2, dtype=torch.float16)
+    fwd[lambda meta: (triton.cdiv(16, meta["BG"]) * 32,)](A, 32, 4096, 16, BK=128, PERSIST=False)
+    assert [kw["BG"] for kw in seen] == [4]
+    assert fwd.configs[(32, 4096, 16, 128, "torch.float16")]["kwargs"]["BG"] == 16
+
+
 def test_a_predicted_tile_keeps_at_least_a_warps_share_of_elements():
     """Tuned._warps_fitted: a neighbour's warps, at most one a TILE_PER_WARP elements of the tile the
     prediction gives this call (rows x stacked queries x columns; CHUNKED_TILE_PER_WARP where the
