@@ -31,16 +31,24 @@ LQ, D, NBITS, CENTROIDS = 32, 128, 2, 32768
 @triton.jit
 def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr, n_docs,
             LQ: tl.constexpr, D: tl.constexpr, BLOCK_T: tl.constexpr, DOCS: tl.constexpr,
-            T_MAJOR: tl.constexpr, REPEAT: tl.constexpr, ABLATE: tl.constexpr = 0, PREFETCH: tl.constexpr = False):
+            T_MAJOR: tl.constexpr, REPEAT: tl.constexpr, ABLATE: tl.constexpr = 0, PREFETCH: tl.constexpr = False,
+            PERM: tl.constexpr = False):
     """out[doc] = sum_s max_t (S[code_t, s] + <q_s, r_t>) * inv_t over the document's tokens (0 if none).
     DOCS: documents a program (q loaded once). T_MAJOR: tiles [tokens, query rows], so that a token's
     S row (LQ values, contiguous) is one coalesced gather. REPEAT: each coordinate loads its byte
     (L1 serves the repeats) rather than a [tokens, bytes, 4] reshape. ABLATE (token-major only), to find
     where the time goes: 1 no S gather, 2 neither residual nor dot (PLAID's centroid stage), 3 the dot of
-    a constant residual (no unpack). PREFETCH: a tile's codes loaded one iteration ahead."""
+    a constant residual (no unpack). PREFETCH: a tile's codes loaded one iteration ahead. PERM (token-major):
+    the contraction in the order (f % 4, f // 4), four dots of 32 coordinates, each a byte tile's k-th code
+    (coordinates 4p + k): an unpack elementwise on the bytes' tile, no [tokens, bytes, 4] reshape."""
     offs_s, offs_t, offs_d = tl.arange(0, LQ), tl.arange(0, BLOCK_T), tl.arange(0, D)
+    offs_p = tl.arange(0, D // 4)
     if T_MAJOR:
         q = tl.load(q_ptr + offs_s[None, :] * D + offs_d[:, None])  # [D, LQ]
+        q0 = tl.load(q_ptr + offs_s[None, :] * D + 4 * offs_p[:, None])  # [D / 4, LQ]: coordinates 4p + k
+        q1 = tl.load(q_ptr + offs_s[None, :] * D + 4 * offs_p[:, None] + 1)
+        q2 = tl.load(q_ptr + offs_s[None, :] * D + 4 * offs_p[:, None] + 2)
+        q3 = tl.load(q_ptr + offs_s[None, :] * D + 4 * offs_p[:, None] + 3)
     else:
         q = tl.load(q_ptr + offs_s[:, None] * D + offs_d[None, :])  # [LQ, D]
     w0, w1, w2, w3 = tl.load(w_ptr), tl.load(w_ptr + 1), tl.load(w_ptr + 2), tl.load(w_ptr + 3)
@@ -60,16 +68,17 @@ def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr, n
                 else:
                     code = tl.load(codes_ptr + t, mask=ok, other=0).to(tl.int64)
                 # coordinate f sits in byte f // 4 at bit (f % 4) * 2 (LSB-first)
-                if REPEAT:
-                    byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + (offs_d // 4)[None, :],
-                                   mask=ok[:, None], other=0).to(tl.int32)
-                    v = (byte >> (2 * (offs_d % 4))[None, :]) & 3
-                else:
-                    byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + tl.arange(0, D // 4)[None, :],
-                                   mask=ok[:, None], other=0).to(tl.int32)
-                    v = tl.reshape((byte[:, :, None] >> (2 * tl.arange(0, 4))[None, None, :]) & 3, (BLOCK_T, D))
-                r = tl.where((v & 2) != 0, tl.where((v & 1) != 0, w3, w2),
-                             tl.where((v & 1) != 0, w1, w0)).to(q.dtype)
+                if not PERM:  # (PERM unpacks its own way, below)
+                    if REPEAT:
+                        byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + (offs_d // 4)[None, :],
+                                       mask=ok[:, None], other=0).to(tl.int32)
+                        v = (byte >> (2 * (offs_d % 4))[None, :]) & 3
+                    else:
+                        byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + tl.arange(0, D // 4)[None, :],
+                                       mask=ok[:, None], other=0).to(tl.int32)
+                        v = tl.reshape((byte[:, :, None] >> (2 * tl.arange(0, 4))[None, None, :]) & 3, (BLOCK_T, D))
+                    r = tl.where((v & 2) != 0, tl.where((v & 1) != 0, w3, w2),
+                                 tl.where((v & 1) != 0, w1, w0)).to(q.dtype)
                 inv = tl.load(inv_ptr + t, mask=ok, other=0.0)
                 if T_MAJOR:
                     s_g = tl.load(s_ptr + code[:, None] * LQ + offs_s[None, :])  # [BLOCK_T, LQ]: a token's row
@@ -77,6 +86,17 @@ def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr, n
                         s_g = tl.zeros([BLOCK_T, LQ], tl.float32)
                     if ABLATE == 2:
                         val = s_g * inv[:, None]
+                    elif PERM:
+                        byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + offs_p[None, :],
+                                       mask=ok[:, None], other=0).to(tl.int32)
+                        acc = s_g
+                        for k in tl.static_range(4):
+                            v = (byte >> (2 * k)) & 3
+                            r = tl.where((v & 2) != 0, tl.where((v & 1) != 0, w3, w2),
+                                         tl.where((v & 1) != 0, w1, w0)).to(q.dtype)
+                            qk = q0 if k == 0 else q1 if k == 1 else q2 if k == 2 else q3
+                            acc = tl.dot(r, qk, acc)
+                        val = acc * inv[:, None]
                     elif ABLATE == 3:
                         val = (s_g + tl.dot(tl.full([BLOCK_T, D], 0.01, q.dtype), q)) * inv[:, None]
                     else:
@@ -102,12 +122,12 @@ def inverse_norms(codes, res, C, w, chunk=1 << 20):
 
 
 def scores(q, C, codes, res, inv, cu, w, block_t=64, docs=1, t_major=False, repeat=False, warps=4, s16=False,
-           ablate=0, prefetch=False):
+           ablate=0, prefetch=False, perm=False):
     """Every document's MaxSim against q [LQ, D] (normalised), from the centroid scores."""
     s = (C.float() @ q.float().T).to(torch.float16 if s16 else torch.float32).contiguous()  # [CENTROIDS, LQ], once a query
     out = torch.empty(cu.numel() - 1, dtype=torch.float32, device=q.device)
     _scores[(triton.cdiv(out.numel(), docs),)](q, s, codes, res, inv, cu, w.float(), out, out.numel(), LQ=LQ, D=D,
-                                               BLOCK_T=block_t, DOCS=docs, T_MAJOR=t_major, REPEAT=repeat, ABLATE=ablate, PREFETCH=prefetch,
+                                               BLOCK_T=block_t, DOCS=docs, T_MAJOR=t_major, REPEAT=repeat, ABLATE=ablate, PREFETCH=prefetch, PERM=perm,
                                                num_warps=warps)
     return out
 
@@ -118,6 +138,8 @@ VARIANTS = [dict(block_t=bt, docs=dc, t_major=tm, repeat=rp, warps=wp)
 BEST = dict(block_t=64, docs=8, t_major=True, repeat=False, warps=4)
 ABLATIONS = [BEST, dict(BEST, prefetch=True), dict(BEST, ablate=1), dict(BEST, ablate=2), dict(BEST, ablate=3),
              dict(BEST, ablate=2, docs=1), dict(BEST, prefetch=True, s16=True)]
+PERMS = [BEST, dict(BEST, perm=True), dict(BEST, perm=True, s16=True), dict(BEST, perm=True, block_t=128),
+         dict(BEST, perm=True, warps=8, block_t=128), dict(BEST, perm=True, docs=1)]
 
 
 def corpus(n_docs, device, gen):
@@ -141,11 +163,13 @@ def main(argv=None):
     ap.add_argument("--docs", default="200000,1000000")
     ap.add_argument("--out", default="bench/results/centroid-scores")
     ap.add_argument("--ablate", action="store_true", help="ABLATIONS at every size, instead of the variants")
+    ap.add_argument("--perm", action="store_true", help="PERMS (the contraction's order by code) at every size")
     args = ap.parse_args(argv)
     import hsr.ops
     device = "cpu" if args.check else "cuda"
     gen = torch.Generator(device=device).manual_seed(0)
-    rows, ranked = [], ABLATIONS if args.ablate else VARIANTS
+    args.ablate = args.ablate or args.perm
+    rows, ranked = [], PERMS if args.perm else ABLATIONS if args.ablate else VARIANTS
     for n_docs in ([6] if args.check else [int(n) for n in args.docs.split(",")]):
         C, codes, res, w, cu = corpus(n_docs, device, gen)
         q = torch.nn.functional.normalize(torch.randn(LQ, D, generator=gen, device=device), dim=-1).half()
