@@ -90,11 +90,11 @@ def _scores(q_ptr, s_ptr, codes_ptr, res_ptr, inv_ptr, cu_ptr, w_ptr, out_ptr, n
                         byte = tl.load(res_ptr + t.to(tl.int64)[:, None] * (D // 4) + offs_p[None, :],
                                        mask=ok[:, None], other=0).to(tl.int32)
                         acc = s_g
-                        for k in tl.static_range(4):
-                            v = (byte >> (2 * k)) & 3
+                        for code_k in tl.static_range(4):  # (not k: the documents' loop's variable)
+                            v = (byte >> (2 * code_k)) & 3
                             r = tl.where((v & 2) != 0, tl.where((v & 1) != 0, w3, w2),
                                          tl.where((v & 1) != 0, w1, w0)).to(q.dtype)
-                            qk = q0 if k == 0 else q1 if k == 1 else q2 if k == 2 else q3
+                            qk = q0 if code_k == 0 else q1 if code_k == 1 else q2 if code_k == 2 else q3
                             acc = tl.dot(r, qk, acc)
                         val = acc * inv[:, None]
                     elif ABLATE == 3:
