@@ -21,6 +21,8 @@ drift between them does not read as regret. A row whose predicted and tuned conf
 one config is marked (same_config): its ratio is the machine's noise (a 13 us call's host path read 2.45 once
 and 0.61 again), and the summary's worst_configs_differ leaves it out. Beside the public call's time, each round
 also times the call's kernels alone (a CUDA graph of it replayed; graph_regret, worst_kernels_alone), labelled so.
+A shape whose call fails (tuning it, or the tuned call) is recorded with its error (regret.json's "failed",
+the summary's count, regret.md's last rows) and the draw goes on: such a call is a finding, not a lost shard.
 Writes DIR/regret.json and DIR/regret.md.
 """
 
@@ -141,7 +143,7 @@ def main():
     extra = tuple(f for f in args.families.split(",") if f not in ("maxsim", "kmeans"))
     ops = {"maxsim": hsr.compile(bundled_spec("maxsim")),
            **{f: hsr.compile(SPECS[f]) for f in ("kmeans", *extra)}}
-    rng, rows, t0, drawn = random.Random(args.seed), [], time.monotonic(), 0
+    rng, rows, failed, t0, drawn = random.Random(args.seed), [], [], time.monotonic(), 0
     from hsr import tuned as hsr_tuned
     shipped = hsr_tuned.shipped
     tables = {}  # stem -> entries; "a+b" -> both
@@ -155,7 +157,7 @@ def main():
     default = dict(autotune.DISTANCE_WEIGHTS)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    while len(rows) < (len(picked) or args.n) and time.monotonic() - t0 < args.budget_s:
+    while len(rows) + len(failed) < (len(picked) or args.n) and time.monotonic() - t0 < args.budget_s:
         case = draw(rng, extra)
         op, sizes = ops[case["family"]], case["sizes"]
         if args.dry:  # the draw alone, on any machine: each shape's kernel on an sm90 GPU, from explain
@@ -177,69 +179,90 @@ def main():
         def call():
             with torch.no_grad():
                 return op(**inputs)
-        # nothing an earlier shape tuned serves this one: a fresh cache, each kernel's picks forgotten
-        os.environ["HSR_CACHE_DIR"] = predicted_dir = tempfile.mkdtemp(prefix="hsr-regret-")
-        forget_picks(autotune)
-        kept.forget()
-        call()
-        case["predicted_config"] = picks(autotune, "predicted")
-        timed = {}
-        for w in others:  # each kernel's kept predictions forgotten, then predicted again under w
-            autotune.DISTANCE_WEIGHTS.update(zip(("length", "d", "fp32", "ieee_rows"), w))
-            forget_picks(autotune)
-            kept.forget()
-            call()
-            timed[w] = triton.testing.do_bench(call, warmup=10, rep=50)
-            autotune.DISTANCE_WEIGHTS.update(default)
-        os.environ["HSR_CACHE_DIR"] = tuned_dir = tempfile.mkdtemp(prefix="hsr-regret-")
-        forget_picks(autotune)
-        kept.forget()
-        tune.tune(op, sizes, case["dtype"])
-        call()
-        case["tuned_config"] = picks(autotune, "configs")
-        # the two timed in interleaved rounds, each round's cache and picks its own (the predicted
-        # config from an empty cache, the tuned one from the cache tuning wrote): a median each, so that
-        # a drift of the machine between the two does not read as regret
-        runs = {predicted_dir: [], tuned_dir: []}
-        graphs = {predicted_dir: [], tuned_dir: []}  # kernels alone: the call replayed as a CUDA graph
-        with_table = {name: (None, []) for name in tables}  # (its config, its times) with a table's entries
-        for _ in range(args.rounds):
-            for where in runs:
-                os.environ["HSR_CACHE_DIR"] = where
-                forget_picks(autotune)
-                kept.forget()
-                call()
-                runs[where].append(triton.testing.do_bench(call, warmup=10, rep=50))
-                graphs[where].append(graph_ms(torch, triton, call))
-            for name, entries in tables.items():
-                os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")
-                hsr_tuned.shipped = lambda arch, e=entries: {**shipped(arch), **e} if arch == "sm90" else shipped(arch)
-                forget_picks(autotune)
-                kept.forget()
-                call()
-                ms = triton.testing.do_bench(call, warmup=10, rep=50)
-                with_table[name] = (picks(autotune, "predicted"), with_table[name][1] + [ms])
-                hsr_tuned.shipped = shipped
-        predicted, tuned = statistics.median(runs[predicted_dir]), statistics.median(runs[tuned_dir])
-        for name, (config, times) in with_table.items():
-            case[f"table_config_{name}"] = config
-            case.update({f"table_ms_{name}": round(statistics.median(times), 4),
-                         f"regret_table_{name}": round(statistics.median(times) / tuned, 3)})
-        rows.append({**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
-                     "regret": round(predicted / tuned, 3),
-                     # one kernel with one config each time: the ratio measures the machine, not the prediction
-                     "same_config": sorted(case["predicted_config"].values()) == sorted(case["tuned_config"].values()),
-                     "rounds_ms": [[round(ms, 4) for ms in runs[where]] for where in (predicted_dir, tuned_dir)],
-                     **graph_regret(graphs[predicted_dir], graphs[tuned_dir]),
-                     **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}})
-        print(json.dumps(rows[-1]), flush=True)
-        (out / "regret_rows.json").write_text(json.dumps(rows, indent=1))  # kept if the run is cut
+        try:
+            rows.append(time_shape(case, call, op, sizes, others, tables, shipped, default, args))
+            print(json.dumps(rows[-1]), flush=True)
+        except Exception as e:  # noqa: BLE001 - a call that fails is a finding: recorded, and the draw goes on
+            failed.append({**case, "error": f"{type(e).__name__}: {e}"[:400]})
+            print(json.dumps(failed[-1]), flush=True)
+        (out / "regret_rows.json").write_text(json.dumps(rows + failed, indent=1))  # kept if the run is cut
         del inputs
         torch.cuda.empty_cache()
     if args.dry:
         return
+    summarize(rows, failed, out, t0)
+
+
+def time_shape(case, call, op, sizes, others, tables, shipped, default, args) -> dict:
+    """One drawn shape's row: its predicted and tuned configs, each timed in interleaved rounds."""
+    import torch
+    import triton.testing
+
+    from hsr import autotune, kept, tune
+    from hsr import tuned as hsr_tuned
+    # nothing an earlier shape tuned serves this one: a fresh cache, each kernel's picks forgotten
+    os.environ["HSR_CACHE_DIR"] = predicted_dir = tempfile.mkdtemp(prefix="hsr-regret-")
+    forget_picks(autotune)
+    kept.forget()
+    call()
+    case["predicted_config"] = picks(autotune, "predicted")
+    timed = {}
+    for w in others:  # each kernel's kept predictions forgotten, then predicted again under w
+        autotune.DISTANCE_WEIGHTS.update(zip(("length", "d", "fp32", "ieee_rows"), w))
+        forget_picks(autotune)
+        kept.forget()
+        call()
+        timed[w] = triton.testing.do_bench(call, warmup=10, rep=50)
+        autotune.DISTANCE_WEIGHTS.update(default)
+    os.environ["HSR_CACHE_DIR"] = tuned_dir = tempfile.mkdtemp(prefix="hsr-regret-")
+    forget_picks(autotune)
+    kept.forget()
+    tune.tune(op, sizes, case["dtype"])
+    call()
+    case["tuned_config"] = picks(autotune, "configs")
+    # the two timed in interleaved rounds, each round's cache and picks its own (the predicted
+    # config from an empty cache, the tuned one from the cache tuning wrote): a median each, so that
+    # a drift of the machine between the two does not read as regret
+    runs = {predicted_dir: [], tuned_dir: []}
+    graphs = {predicted_dir: [], tuned_dir: []}  # kernels alone: the call replayed as a CUDA graph
+    with_table = {name: (None, []) for name in tables}  # (its config, its times) with a table's entries
+    for _ in range(args.rounds):
+        for where in runs:
+            os.environ["HSR_CACHE_DIR"] = where
+            forget_picks(autotune)
+            kept.forget()
+            call()
+            runs[where].append(triton.testing.do_bench(call, warmup=10, rep=50))
+            graphs[where].append(graph_ms(torch, triton, call))
+        for name, entries in tables.items():
+            os.environ["HSR_CACHE_DIR"] = tempfile.mkdtemp(prefix="hsr-regret-")
+            hsr_tuned.shipped = lambda arch, e=entries: {**shipped(arch), **e} if arch == "sm90" else shipped(arch)
+            forget_picks(autotune)
+            kept.forget()
+            call()
+            ms = triton.testing.do_bench(call, warmup=10, rep=50)
+            with_table[name] = (picks(autotune, "predicted"), with_table[name][1] + [ms])
+            hsr_tuned.shipped = shipped
+    predicted, tuned = statistics.median(runs[predicted_dir]), statistics.median(runs[tuned_dir])
+    for name, (config, times) in with_table.items():
+        case[f"table_config_{name}"] = config
+        case.update({f"table_ms_{name}": round(statistics.median(times), 4),
+                     f"regret_table_{name}": round(statistics.median(times) / tuned, 3)})
+    return {**case, "predicted_ms": round(predicted, 4), "tuned_ms": round(tuned, 4),
+            "regret": round(predicted / tuned, 3),
+            # one kernel with one config each time: the ratio measures the machine, not the prediction
+            "same_config": sorted(case["predicted_config"].values()) == sorted(case["tuned_config"].values()),
+            "rounds_ms": [[round(ms, 4) for ms in runs[where]] for where in (predicted_dir, tuned_dir)],
+            **graph_regret(graphs[predicted_dir], graphs[tuned_dir]),
+            **{f"regret_{','.join(f'{v:g}' for v in w)}": round(ms / tuned, 3) for w, ms in timed.items()}}
+
+
+def summarize(rows, failed, out, t0):
+    """regret.json (the summary and the rows, failed shapes last), regret.md, and the summary printed."""
+    import torch
+    import triton
     regrets = [r["regret"] for r in rows]
-    summary = {"shapes": len(rows), "median": statistics.median(regrets) if rows else None,
+    summary = {"shapes": len(rows), "failed": len(failed), "median": statistics.median(regrets) if rows else None,
                "worst": max(regrets) if rows else None,
                "worst_configs_differ": max((r["regret"] for r in rows if not r["same_config"]), default=None),
                "worst_kernels_alone": max((r["graph_regret"] for r in rows if r["graph_regret"]), default=None),
@@ -250,11 +273,12 @@ def main():
                   for w in ([k.removeprefix("regret_") for k in rows[0] if k.startswith("regret_")] if rows else [])},
                "versions": f"torch {torch.__version__}, triton {triton.__version__}",
                "seconds": round(time.monotonic() - t0)}
-    (out / "regret.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    (out / "regret.json").write_text(json.dumps({"summary": summary, "rows": rows, "failed": failed}, indent=1))
     table = ["| family | dtype | sizes | predicted ms | tuned ms | regret | kernels alone (graph) | configs |",
              "|---|---|---|---|---|---|---|---|"]
     table += [f"| {r['family']} | {r['dtype']} | {r['sizes']} | {r['predicted_ms']} | {r['tuned_ms']} | "
               f"{r['regret']} | {r['graph_regret']} | {'the same' if r['same_config'] else 'differ'} |" for r in rows]
+    table += [f"| {r['family']} | {r['dtype']} | {r['sizes']} | **failed**: {r['error']} | | | | |" for r in failed]
     (out / "regret.md").write_text(f"Regret on {summary['device']}: {summary}\n\n" + "\n".join(table) + "\n")
     print(summary)
 
