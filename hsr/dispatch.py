@@ -968,9 +968,13 @@ LEAN_INTERPRET_COLS = 64  # columns a tile under the interpreter
 LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
 LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
-# ...unless the call launches two to three programs a multiprocessor (cells x chunks x parts, LEAN_GROUP_BAND):
-# there a 16-bit dot key's query of at most 32 rows, of tile rows of at most 256 bytes (d <= 128), takes
-# LEAN_SMALL_BLOCKS (one warp group's 64 rows, half padding, 4 warps). H200, do_bench ms of the public call,
+# (but not for fp8 rows: 2 warps take mma v2, which has no fp8 products; a 64-row wgmma tile, half padding, is
+# faster. H200, one query of 32 x 128 against stored fp8 documents: 300 tokens x 10000 0.145 ms against 0.162,
+# 512 x 20000 0.356 against 0.417, 300 x 1000 0.029 against 0.030; int8 keeps the 32-row tile, 0.121 against
+# 0.150 at 10000; bench/results/h200-byte-blocks-2026-11-28/byte_blocks_probe.jsonl)
+# A 16-bit dot key's query of at most 32 rows, of tile rows of at most 256 bytes (d <= 128), takes LEAN_SMALL_BLOCKS
+# (one warp group's 64 rows, half padding, 4 warps) too where the call launches two to three programs a
+# multiprocessor (cells x chunks x parts, LEAN_GROUP_BAND). H200, do_bench ms of the public call,
 # 32-row tile / 64-row (bench/results/h200-long-parts-2026-11-28/ and h200-lean-group-2026-11-28/): fitted on
 # 8 x 16 of 32 x 8192 0.0471 / 0.0413 and four other long-document calls (1.03-1.07x); held out in the band,
 # 17 of 19 faster (1.006-1.23x: 8 x 20 of 2048 0.0269 / 0.0219, d 96 4 x 40 of 8000 0.0681 / 0.0572, a cosine's
@@ -978,10 +982,6 @@ LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SM
 # 0.0696; at 3.9 a multiprocessor 1 x 256 of 8192 0.139 / 0.154; below 2 no steady gain (16 x 8 of 3000 0.96x;
 # 20-50 us calls there read up to 1.3x apart on the same code).
 LEAN_GROUP_BAND = (2, 3)
-# (but not for fp8 rows: 2 warps take mma v2, which has no fp8 products; a 64-row wgmma tile, half padding, is
-# faster. H200, one query of 32 x 128 against stored fp8 documents: 300 tokens x 10000 0.145 ms against 0.162,
-# 512 x 20000 0.356 against 0.417, 300 x 1000 0.029 against 0.030; int8 keeps the 32-row tile, 0.121 against
-# 0.150 at 10000; bench/results/h200-byte-blocks-2026-11-28/byte_blocks_probe.jsonl)
 # An L2 key carries its index through the loop (its value comes from the selected pair's differences): at
 # 128 x 64 and 8 warps that loop takes 254 registers a thread, MaxSim's 77. In 64-row chunks of 4 warps
 # its programs overlap better: H200, 1 query of 1024 tokens x 512 documents of 1024, the Gaussian MaxSim

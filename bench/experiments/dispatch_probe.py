@@ -5,8 +5,8 @@ defaults, in one process: three interleaved rounds of do_bench medians (ms, host
     python3 bench/experiments/dispatch_probe.py --shapes 8x16x32x8192,1x32x32x16384:bfloat16 \\
         --set PART_PROGRAMS_PER_SM=4 --set 'LEAN_TINY_BLOCKS=(64, 64, 4, 3)' [--out DIR]
 
---shapes NQxNDxLQxLD[xD][:dtype][:cos] (d 128 and fp16 by default; cos: normalize=True). Each --set is one variant: NAME=VALUE, VALUE a
-Python literal, several joined by ';'. One JSON line a shape; each variant's median of the rounds' medians.
+--shapes NQxNDxLQxLD[xD][:dtype][:cos] (d 128 and fp16 by default; cos: normalize=True). Each --set is one
+variant: NAME=VALUE, VALUE a Python literal, several joined by ';'. One JSON line a shape; each variant's median of the rounds' medians.
 """
 
 from __future__ import annotations
