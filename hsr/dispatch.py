@@ -1113,12 +1113,12 @@ def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: b
                 byte: str = "", row_bytes: int = 0) -> str:
     """explain()'s line on the lean forward's split of its selected axis (column_parts),
     for `cells` output cells of `rows` rows on `machine` (an sm90 GPU counts EXPLAIN_SMS)."""
-    on_gpu = machine.startswith("cuda")
-    block_r, block_c = _gpu_lean_blocks(rows, l2, byte, row_bytes)[:2] if on_gpu else \
-        (min(64, next_pow2(rows)), min(LEAN_INTERPRET_COLS, next_pow2(cols)))
-    programs = cells * -(-rows // block_r)
-    sms = EXPLAIN_SMS if on_gpu else INTERPRET_SMS
-    parts, part_len = column_parts(programs, cols, block_c, sms)
+    if machine.startswith("cuda"):
+        sms = EXPLAIN_SMS
+        programs, parts, part_len = gpu_lean_launch(rows, cols, cells, sms, l2, byte, row_bytes)
+    else:
+        sms, programs = INTERPRET_SMS, cells * -(-rows // min(64, next_pow2(rows)))
+        parts, part_len = column_parts(programs, cols, min(LEAN_INTERPRET_COLS, next_pow2(cols)), sms)
     if parts == 1:
         return (f"  selected axis {axis!r}: whole in each of {programs} programs (split where they are fewer "
                 f"than {PART_PROGRAMS_PER_SM * sms}, {PART_PROGRAMS_PER_SM} a multiprocessor, and it has at least "
@@ -1149,9 +1149,8 @@ def lean_group(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False,
     if rows > LEAN_TINY_BLOCKS[0] or l2 or byte or cols < 1 or out_cells < 1 or \
             row_bytes > LEAN_TILE_BYTES // LEAN_SMALL_BLOCKS[1]:
         return 0
-    block_r, block_c = _gpu_lean_blocks(rows, l2, byte, row_bytes)[:2]
-    programs = out_cells * -(-rows // block_r)
-    programs *= column_parts(programs, cols, block_c, sms)[0]
+    programs, parts, _ = gpu_lean_launch(rows, cols, out_cells, sms, l2, byte, row_bytes)
+    programs *= parts
     low, high = LEAN_GROUP_BAND
     return programs if low * sms <= programs < high * sms else 0
 
@@ -1223,8 +1222,17 @@ def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, 
     """Few cells, long rows: the lean forward splits the selected axis in parts
     (column_parts), which beats the general loop's stacking of row sets there
     (bench/NOTES.md, session 28: 8 x 16 documents of 2048 and 8192 tokens)."""
+    return gpu_lean_launch(rows, cols, out_cells, sms, l2, byte, row_bytes)[1] > 1
+
+
+def gpu_lean_launch(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: str = "",
+                    row_bytes: int = 0) -> tuple[int, int, int]:
+    """(programs before the split, parts, columns a part) of a lean call on a GPU at its
+    rows' tile (_gpu_lean_blocks; lean_group keeps its rows and columns): out_cells x chunks,
+    and column_parts' split of the selected axis."""
     block_r, block_c = _gpu_lean_blocks(rows, l2, byte, row_bytes)[:2]
-    return column_parts(out_cells * -(-rows // block_r), cols, block_c, sms)[0] > 1
+    programs = out_cells * -(-rows // block_r)
+    return (programs, *column_parts(programs, cols, block_c, sms))
 
 
 def _gpu_lean_blocks(rows: int, l2: bool = False, byte: str = "", row_bytes: int = 0) -> tuple[int, int, int, int]:
