@@ -7,6 +7,7 @@ public call), in one process. At 1M documents the whole spec took 66 ms (H200), 
 
     python3 bench/experiments/residual_terms_probe.py [--docs 200000] [--out DIR]     # a GPU
     python3 bench/experiments/residual_terms_probe.py --check                         # the interpreter, 6 documents
+    python3 bench/experiments/residual_terms_probe.py --tune [--only whole,residual]   # each also tuned (HSR_AUTOTUNE=1)
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--docs", type=int, default=200000)
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--tune", action="store_true", help="each spec timed again after HSR_AUTOTUNE=1 tuned its key")
+    ap.add_argument("--only", default="", help="comma-separated names of ROWS")
     args = ap.parse_args()
     import hsr
     sys.path.insert(0, str(Path(__file__).parent))
@@ -55,7 +58,10 @@ def main():
     q = torch.nn.functional.normalize(torch.randn(1, 32, 128, generator=gen, device=device), dim=-1).half()
     named = {"C": dict(centroids=C, codes=codes), "R": dict(residuals=res, bucket_weights=w)}
     rows = []
+    only = [x for x in args.only.split(",") if x]
     for name, (text, reads) in ROWS.items():
+        if only and name not in only:
+            continue
         op = hsr.compile(spec(text, reads))
         inputs = dict(Q=q, cu=cu, **{k: v for r in reads for k, v in named[r].items()})
         out = op(**inputs)
@@ -64,6 +70,17 @@ def main():
         if not args.check:
             import triton
             row["ms"] = round(triton.testing.do_bench(lambda: op(**inputs), warmup=10, rep=60), 3)
+            if args.tune:  # the predicted config, then the tuned one and its time
+                from hsr import autotune, kept
+                row["predicted"] = autotune.chosen(op.module.score_fwd)
+                os.environ["HSR_AUTOTUNE"] = "1"
+                kept.forget()
+                op(**inputs)
+                torch.cuda.synchronize()
+                os.environ.pop("HSR_AUTOTUNE")
+                kept.forget()
+                row["tuned"] = autotune.chosen(op.module.score_fwd)
+                row["tuned ms"] = round(triton.testing.do_bench(lambda: op(**inputs), warmup=10, rep=60), 3)
         print(json.dumps(row), flush=True)
         rows.append(row)
     if not args.check:
