@@ -8,6 +8,7 @@ public call), in one process. At 1M documents the whole spec took 66 ms (H200), 
     python3 bench/experiments/residual_terms_probe.py [--docs 200000] [--out DIR]     # a GPU
     python3 bench/experiments/residual_terms_probe.py --check                         # the interpreter, 6 documents
     python3 bench/experiments/residual_terms_probe.py --tune [--only whole,residual]   # each also tuned (HSR_AUTOTUNE=1)
+    ncu --profile-from-start off ... python3 bench/experiments/residual_terms_probe.py --ncu   # one warm call each
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--tune", action="store_true", help="each spec timed again after HSR_AUTOTUNE=1 tuned its key")
     ap.add_argument("--only", default="", help="comma-separated names of ROWS")
+    ap.add_argument("--ncu", action="store_true", help="one warm call of each between cudaProfilerStart/Stop")
     args = ap.parse_args()
     import hsr
     sys.path.insert(0, str(Path(__file__).parent))
@@ -67,7 +69,17 @@ def main():
         out = op(**inputs)
         row = {"rows": name, "docs": cu.numel() - 1, "tokens": codes.numel(), "checksum": float(out.float().sum()),
                "kernel": [line.strip() for line in op.explain().splitlines() if "computed operand" in line][:1]}
-        if not args.check:
+        if args.ncu:
+            for _ in range(3):
+                op(**inputs)
+            torch.cuda.synchronize()
+            torch.cuda.nvtx.range_push(name)
+            torch.cuda.profiler.start()
+            op(**inputs)
+            torch.cuda.synchronize()
+            torch.cuda.profiler.stop()
+            torch.cuda.nvtx.range_pop()
+        elif not args.check:
             import triton
             row["ms"] = round(triton.testing.do_bench(lambda: op(**inputs), warmup=10, rep=60), 3)
             if args.tune:  # the predicted config, then the tuned one and its time
