@@ -50,10 +50,16 @@ def main():
     ap.add_argument("--tune", action="store_true", help="each spec timed again after HSR_AUTOTUNE=1 tuned its key")
     ap.add_argument("--only", default="", help="comma-separated names of ROWS")
     ap.add_argument("--ncu", action="store_true", help="one warm call of each between cudaProfilerStart/Stop")
+    ap.add_argument("--set", default="", help="hsr.dispatch constants for the whole run: NAME=VALUE;... (dispatch_probe)")
     args = ap.parse_args()
     import hsr
     sys.path.insert(0, str(Path(__file__).parent))
     from centroid_scores_probe import corpus
+    if args.set:
+        from dispatch_probe import variant
+        from hsr import dispatch
+        for name, value in variant(args.set).items():
+            setattr(dispatch, name, value)
     device = "cpu" if args.check else "cuda"
     gen = torch.Generator(device=device).manual_seed(0)
     C, codes, res, w, cu = corpus(6 if args.check else args.docs, device, gen)
@@ -67,7 +73,7 @@ def main():
         op = hsr.compile(spec(text, reads))
         inputs = dict(Q=q, cu=cu, **{k: v for r in reads for k, v in named[r].items()})
         out = op(**inputs)
-        row = {"rows": name, "docs": cu.numel() - 1, "tokens": codes.numel(), "checksum": float(out.float().sum()),
+        row = {"rows": name, "set": args.set or os.environ.get("HSR_PERSIST", ""), "docs": cu.numel() - 1, "tokens": codes.numel(), "checksum": float(out.float().sum()),
                "kernel": [line.strip() for line in op.explain().splitlines() if "computed operand" in line][:1]}
         if args.ncu:
             for _ in range(3):
