@@ -91,7 +91,12 @@ TUNE_SECONDS = 6.0  # the first call's other work, and one slow config past the 
 # at 16, bench/NOTES.md, session 31). "fp32" is two steps: a 16-bit key one step nearer than an
 # fp32 one took fp32 64 x 25 of 64 x 300 at d = 384 to a 64 x 128 tile, 1.89x the fp32 key's 32-row
 # one (bench/NOTES.md, session 41). bench/regret.py --weights judges others.
-DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 2.0, "precision": 0.5, "ieee_rows": 0.5}
+DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 2.0, "precision": 0.5, "ieee_rows": 0.5, "lowering": 2.0,
+                    "formed": 8.0}
+# "formed": a neighbour whose lowering forms its operand in the kernel where this one reads it, or the other way
+# (hsr.plan.formed_word): its tile is another loop's. A spec of PLAID codes without normalize took plain MaxSim's
+# 64-token tile at the same key, 41.9 ms one query against 200000 documents, where the residual op's 128-token
+# pick runs it in 13.1 (H200; bench/NOTES.md, session 50).
 # The share of a 16-bit key's stacked block (queries a program) that fp32 rows on the tensor cores take,
 # by precision: a row holds 4 bytes a coordinate under one TF32 product and 8 under three (its high and low
 # parts). fp32 MaxSim of 8 x 610 documents of 64 x 100 at d = 1024 ("highest", H200) ran a 16-bit key's 8
@@ -233,6 +238,12 @@ def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, 
         _tuned[key] = Tuned(kernel, keys, operand, configs, prune, lowering, blocks, split, size_k, size_r, block_k,
                             size_c, size_g)
     return _tuned[key]
+
+
+def formed_word(lowering: str) -> str:
+    """The word of a lowering id (hsr.plan.lowering_id) that says its operand is formed in the kernel."""
+    words = lowering.split("-", 1)[0].split("_")
+    return next((w for w in ("rows", "projected") if w in words), "")
 
 
 def _identity(cfg) -> tuple:
@@ -436,8 +447,9 @@ class Tuned:
     def predict(self, key: tuple, named: dict) -> dict:
         """A config for a key that has none kept or shipped, without timing: the
         config of the nearest key measured on this device or shipped (this lowering's
-        first, then any lowering's; sm80 reads the sm90 table where its own has no
-        entry), among those the pruner allows for this call (lengths, shared memory,
+        first, then any lowering's, one that forms its operand in the kernel as this
+        one does before one that does not: _lowering_distance; sm80 reads the sm90 table
+        where its own has no entry), among those the pruner allows for this call (lengths, shared memory,
         a split's chunk); else the pool's first allowed config. Nearest: log2
         distance of the bucketed lengths and the contraction block; the unrolled
         coordinates, the contraction's path and a split's chunk must match. A
@@ -455,7 +467,7 @@ class Tuned:
                 lowering, at, other = json.loads(name)
                 far = self._distance(key, other) if at == where else None
                 if far is not None:
-                    ranked.append((far + (0 if lowering == self.lowering else 2), self._longer_first(other),
+                    ranked.append((far + self._lowering_distance(lowering), self._longer_first(other),
                                    len(ranked), config,
                                    str(other[-1]) in ("torch.float32", "torch.float32:ieee"),
                                    "float32" not in str(other[-1]), other))
@@ -646,6 +658,15 @@ class Tuned:
         if g in kwargs:
             kwargs[g] = max(1, int(kwargs[g] * share))
         return {**config, "kwargs": kwargs}
+
+    def _lowering_distance(self, lowering: str) -> float:
+        """How far another lowering's configs are from this one's: DISTANCE_WEIGHTS["lowering"], and
+        DISTANCE_WEIGHTS["formed"] more where one forms its operand in the kernel and the other does not
+        (or forms it otherwise: rows against a projection)."""
+        if lowering == self.lowering:
+            return 0.0
+        apart = formed_word(lowering) != formed_word(self.lowering)
+        return DISTANCE_WEIGHTS["lowering"] + apart * DISTANCE_WEIGHTS["formed"]
 
     def _longer_first(self, other: list) -> tuple:
         """The tie-break between keys equally near: the longer lengths first (the selected

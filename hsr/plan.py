@@ -311,7 +311,7 @@ class Plan:
 def lowering_id(term: TermPlan, signature) -> str:
     """What a term's autotuned forward kernel is: the key of its tuned configs
     (hsr.autotune), shared by every spec of the same lowering whatever its names.
-    "<outer>_<select>_<pair>[_<int8|fp8>]-<12 hex digits>", the digits a SHA-256
+    "<outer>_<select>_<pair>[_<int8|fp8>][_<rows|projected>]-<12 hex digits>", the digits a SHA-256
     of the plan with names by role (_by_role), the kinds and defaults of the
     inputs it reads and the forms that change that kernel (stacking, split pass,
     TMA loads).
@@ -333,8 +333,18 @@ def lowering_id(term: TermPlan, signature) -> str:
     if term.b.computed is not None:  # the computed operand's form, by node kinds and code widths
         text += repr(rows_form(term.b.computed))
     select = ("arg" if term.index_out else "") + term.select
-    words = "_".join(w for w in (term.outer, select, term.pair, term.a.quantized) if w not in ("none", ""))
+    words = "_".join(w for w in (term.outer, select, term.pair, term.a.quantized, formed_word(term))
+                     if w not in ("none", ""))
     return f"{words}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def formed_word(term: TermPlan) -> str:
+    """The lowering id's word for an operand formed in the kernel: "projected" (a projection
+    on the tensor cores inside the tile), "rows" (gathers, codes, sums), "" (none). The config
+    predictor weighs a neighbour of another word as far (hsr.autotune.DISTANCE_WEIGHTS["formed"])."""
+    if term.b.computed is None:
+        return ""
+    return "projected" if any(isinstance(n, ir.Pair) for n in ir.walk(term.b.computed.rows.expr)) else "rows"
 
 
 def _role_axes(term: TermPlan) -> dict:
