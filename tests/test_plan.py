@@ -405,6 +405,17 @@ def test_lowering_ids_of_different_lowerings_all_differ():
     assert len(set(ids)) == len(ids)
 
 
+def test_a_lowering_id_says_its_operand_is_formed_in_the_kernel():
+    """The id's words name a computed operand's kind (the config predictor reads them)."""
+    codes = HEAD.replace("D[j, t, d]: float\n", "") + "C[c, d]: float\ncodes[j, t]: int\n" \
+        "D[j, t, d] = C[codes[j, t], d]\nscore[i, j] = sum_s max_t <Q_s, D_t>\n"
+    projected = HEAD.replace("D[j, t, d]: float\n", "") + "H[j, t, h]: float\nW[d, h]: float\n" \
+        "D[j, t, d] = <H[j, t, :], W[d, :]>\nscore[i, j] = sum_s max_t <Q_s, D_t>\n"
+    assert lowering(codes)[0].startswith("sum_max_dot_rows-")
+    assert lowering(projected)[0].startswith("sum_max_dot_projected-")
+    assert lowering(PLAIN)[0].startswith("sum_max_dot-")
+
+
 def test_explain_names_the_lowering():
     from hsr.plan import lowering_id
     p = plan_file("maxsim.hsr")

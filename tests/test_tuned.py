@@ -473,6 +473,32 @@ def test_of_keys_equally_near_the_longer_ones_config_is_taken(store, monkeypatch
     assert not timed
 
 
+def test_a_lowering_that_forms_its_operand_predicts_from_one_that_does(store, monkeypatch):
+    """Of other lowerings' keys equally near, one whose operand is formed in the kernel as this
+    one's is ("rows": gathers and codes) gives its config; a lowering that reads its operand takes
+    a reading one's; a projection ("projected") is not "rows"."""
+    monkeypatch.delenv("HSR_AUTOTUNE")
+    kernel, timed, fwd = _tuned(monkeypatch)
+    plain = dict(KEPT, kwargs={"BLOCK_R": 64, "BLOCK_C": 32})
+    formed = dict(KEPT, kwargs={"BLOCK_R": 32, "BLOCK_C": 64})
+    key = (32, 512, 128, False, "torch.float16")
+    for order in ((plain, formed), (formed, plain)):  # whichever the table lists first
+        table = {tuned.entry_key("sum_max_dot-aaaaaaaaaaaa" if cfg is plain else "sum_max_dot_rows-bbbbbbbbbbbb",
+                                 key): cfg for cfg in order}
+        monkeypatch.setattr(tuned, "shipped", lambda arch, table=table: table)
+        for lowering, want in (("sum_max_dot_rows-test", (32, 64)), ("sum_max_dot-test", (64, 32)),
+                               ("sum_max_dot_projected-test", None)):
+            fwd.lowering = lowering
+            fwd.predicted.clear()
+            fwd[(1,)](_Tensor(), 32, 512, BLOCK_K=128, NEED_IDX=False)
+            if want:
+                assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_T"]) == want, lowering
+    assert not timed
+    assert autotune.formed_word("sum_max_dot_rows-0123") == "rows"
+    assert autotune.formed_word("sum_max_dot_projected-0123") == "projected"
+    assert autotune.formed_word("argmin_sqdist-0123") == ""
+
+
 def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monkeypatch):
     """A call of 256 rows whose nearest key was tuned at 32 rows (a 32-row block) takes
     that config with its row block grown to GROW_ROWS (64), at the pool's stages for those
