@@ -12,9 +12,12 @@ Each mode's values and indices are checked against float64; prints do_bench medi
 small case through the interpreter.
 
     python3 bench/experiments/l2_mma_norm_probe.py            # a GPU
+    python3 bench/experiments/l2_mma_norm_probe.py --kmeans   # 2^20 points x 1024 / 4096 centres, f 64 / 128, at
+        # hsr's k-means blocks (128 x 64, 4 warps, 2 stages), beside hsr's own assignment (argmin, one process)
     TRITON_INTERPRET=1 python3 bench/experiments/l2_mma_norm_probe.py
 """
 import os
+import sys
 
 import torch
 import triton
@@ -81,25 +84,44 @@ def main():
     interpreting = os.environ.get("TRITON_INTERPRET") == "1"
     device = "cpu" if interpreting else "cuda"
     torch.manual_seed(0)
-    shapes = ((2, 64, 256),) if interpreting else ((512, 1024, 1024), (1000, 64, 320), (1000, 128, 1024),
-                                                   (200, 64, 4096))
-    for nd, lq, ld in shapes:
-        for offset in (0.0, 3.0):
-            q = (torch.nn.functional.normalize(torch.randn(lq, 128, device=device), dim=-1) + offset).half()
-            d = (torch.nn.functional.normalize(torch.randn(nd * ld, 128, device=device), dim=-1) + offset).half()
+    kmeans = "--kmeans" in sys.argv
+    shapes = ((2, 64, 256, 128),) if interpreting else ((512, 1024, 1024, 128), (1000, 64, 320, 128),
+                                                        (1000, 128, 1024, 128), (200, 64, 4096, 128))
+    if kmeans:  # (one "document": the centres; the points its rows)
+        shapes = ((1, 256, 192, 64),) if interpreting else ((1, 1 << 20, 1024, 64), (1, 1 << 20, 1024, 128),
+                                                             (1, 1 << 20, 4096, 128))
+    br, bc, warps, stages = (128, 64, 4, 2) if kmeans else (64, 64, 4, 3)
+    for nd, lq, ld, f in shapes:
+        for offset in (0.0,) if kmeans else (0.0, 3.0):
+            q = (torch.nn.functional.normalize(torch.randn(lq, f, device=device), dim=-1) + offset).half()
+            d = (torch.nn.functional.normalize(torch.randn(nd * ld, f, device=device), dim=-1) + offset).half()
+            if kmeans and not interpreting:
+                import hsr
+                op = hsr.compile(open("examples/kmeans_assign.hsr").read())
+                op(q, d)
+                hsr_ms = triton.testing.do_bench(lambda: op(q, d))
+                print(f"{lq} points {ld} centres f {f} hsr's assignment {hsr_ms:.4f} ms", flush=True)
             bsq = (d.float() ** 2).sum(-1)
-            dots = q.double() @ d.double().T
-            keys = (-0.5 * bsq.double()[None, :] + dots).view(lq, nd, ld)
-            want_key, want_at = keys.max(-1)
-            want_max = dots.view(lq, nd, ld).amax(-1)
+            if not kmeans or interpreting:
+                dots = q.double() @ d.double().T
+                keys = (-0.5 * bsq.double()[None, :] + dots).view(lq, nd, ld)
+                want_key, want_at = keys.max(-1)
+                want_max = dots.view(lq, nd, ld).amax(-1)
             val = torch.empty(nd, lq, device=device)
             at = torch.empty(nd, lq, device=device, dtype=torch.int32)
             pc = pieces(-0.5 * bsq)
             for mode, name in enumerate(MODES):
                 def run():
-                    probe[(lq // 64, nd)](q, d, bsq, pc, val, at, lq, ld, MODE=mode, BR=64, BC=64, K=128,
-                                          IEEE=interpreting, num_warps=4, num_stages=3)
+                    probe[(lq // br, nd)](q, d, bsq, pc, val, at, lq, ld, MODE=mode, BR=br, BC=bc, K=f,
+                                          IEEE=interpreting, num_warps=warps, num_stages=stages)
                 run()
+                if kmeans and not interpreting:  # (no float64 check at 2^20 points: the ranking against float32's)
+                    want_at32 = (-0.5 * bsq[None, :] + q.float() @ d.float().T).argmax(-1) if mode in (1, 3) else at
+                    far = int((at.view(-1) != want_at32.view(-1)).sum()) if mode in (1, 3) else 0
+                    ms = triton.testing.do_bench(run)
+                    print(f"{lq} points {ld} centres f {f} {name:8s} {ms:.4f} ms  other picks than fp32's {far}",
+                          flush=True)
+                    continue
                 got = keys.permute(1, 0, 2).gather(2, at.long().unsqueeze(-1)).squeeze(-1)
                 far = int(((got - want_key.T).abs() > 1e-5 * (1 + want_key.T.abs())).sum()) if mode in (1, 3) else 0
                 want = want_max.T if mode in (0, 2) else -2 * want_key.T if mode == 1 else want_key.T
