@@ -137,7 +137,10 @@ def main(paths):
                 continue
             recorded = next(iter(row["predicted_config"].values()))
             tuned_cfg = next(iter(row["tuned_config"].values()), "")
-            now = predicted_now(fwd, row)
+            try:
+                now = predicted_now(fwd, row)
+            except ValueError:  # a row recorded before the key held the persistent rows
+                continue
             mark = "same" if now == recorded else "TUNED" if now == tuned_cfg else "other"
             print(f"{row.get('regret', 0):5.2f} {row['family']:6s} {row['dtype']:9s} {row['sizes']} {mark:5s} now: {now} | "
                   f"recorded: {recorded} | tuned: {tuned_cfg}")
