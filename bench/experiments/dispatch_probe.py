@@ -6,7 +6,9 @@ defaults, in one process: three interleaved rounds of do_bench medians (ms, host
         --set PART_PROGRAMS_PER_SM=4 --set 'LEAN_TINY_BLOCKS=(64, 64, 4, 3)' [--out DIR]
 
 --shapes NQxNDxLQxLD[xD][:dtype][:cos] (d 128 and fp16 by default; cos: normalize=True). Each --set is one
-variant: NAME=VALUE, VALUE a Python literal, several joined by ';'. One JSON line a shape; each variant's median of the rounds' medians.
+variant: NAME=VALUE, VALUE a Python literal, several joined by ';'; a NAME starting HSR_ is an environment switch
+(its VALUE the string). --spec "score[i, j] = ..." times hsr.compile of that definition over Q[i, s, d] and
+D[j, t, d] instead of hsr.ops.maxsim. One JSON line a shape; each variant's median of the rounds' medians.
 """
 
 from __future__ import annotations
@@ -28,9 +30,21 @@ from hsr import dispatch, kept
 def variant(text: str) -> dict:
     pairs = [part.split("=", 1) for part in text.split(";") if part.strip()]
     for name, _ in pairs:
-        if not hasattr(dispatch, name.strip()):
+        if not name.strip().startswith("HSR_") and not hasattr(dispatch, name.strip()):
             raise SystemExit(f"dispatch_probe: hsr.dispatch has no {name.strip()!r}")
-    return {name.strip(): ast.literal_eval(value.strip()) for name, value in pairs}
+    return {name.strip(): value.strip() if name.strip().startswith("HSR_") else ast.literal_eval(value.strip())
+            for name, value in pairs}
+
+
+def apply(values: dict) -> None:
+    """Set each dispatch constant, or each HSR_ switch (None: unset)."""
+    for key, value in values.items():
+        if not key.startswith("HSR_"):
+            setattr(dispatch, key, value)
+        elif value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def main():
@@ -38,10 +52,16 @@ def main():
     ap.add_argument("--shapes", required=True)
     ap.add_argument("--set", dest="sets", action="append", default=[])
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--spec", default="", help="a definition over Q[i, s, d] and D[j, t, d] to time instead")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     variants = {"default": {}} | {text: variant(text) for text in args.sets}
-    defaults = {name: getattr(dispatch, name) for v in variants.values() for name in v}
+    defaults = {name: os.environ.get(name) if name.startswith("HSR_") else getattr(dispatch, name)
+                for v in variants.values() for name in v}
+    op = hsr.compile("Q[i, s, d]: float\nD[j, t, d]: float\n" + args.spec + "\n") if args.spec else None
+
+    def call(q, d, cos):
+        return op(q, d) if op is not None else hsr.ops.maxsim(q, d, normalize=cos)
     lines = []
     torch.manual_seed(0)
     with torch.no_grad():
@@ -54,15 +74,13 @@ def main():
             times = {name: [] for name in variants}
             for _ in range(args.rounds):
                 for name, values in variants.items():
-                    for key, value in {**defaults, **values}.items():
-                        setattr(dispatch, key, value)
+                    apply({**defaults, **values})
                     kept.forget(launches=True)
-                    hsr.ops.maxsim(q, d, normalize=cos)
-                    times[name].append(triton.testing.do_bench(lambda: hsr.ops.maxsim(q, d, normalize=cos),
-                                                               warmup=25, rep=100))
-            for key, value in defaults.items():
-                setattr(dispatch, key, value)
-            row = {"shape": f"{nq} x {nd} of {lq} x {ld}, d {dim} {dtype}" + (" cos" if cos else "")}
+                    call(q, d, cos)
+                    times[name].append(triton.testing.do_bench(lambda: call(q, d, cos), warmup=25, rep=100))
+            apply(defaults)
+            row = {"shape": f"{nq} x {nd} of {lq} x {ld}, d {dim} {dtype}" + (" cos" if cos else ""),
+                   **({"spec": args.spec} if args.spec else {})}
             row.update({name: round(statistics.median(t), 4) for name, t in times.items()})
             print(json.dumps(row), flush=True)
             lines.append(json.dumps(row))
