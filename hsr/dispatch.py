@@ -317,15 +317,17 @@ COMPUTED_BLOCK_K = 0  # coordinates of a computed operand's rows formed at a tim
 THREE_PRODUCTS_ONE_TILE = 64  # the widest fp32 row whose three TF32 products take one tile
 
 
-def row_slot(dot_mode: int, need_idx: bool) -> bool:
+def row_slot(dot_mode: int, need_idx: bool, l2_stacked_rows: int = 0) -> bool:
     """Whether the general forward keeps one running selection per row, each tile
     reduced at once, rather than a slot per row and column of the tile reduced once
     after the loop. A long contraction (DOT_MODE 1) always does (bench/NOTES.md, v12);
-    one tile (DOT_MODE 0) does where no index is carried. Measured on an H200, the
-    bundled MaxSim's stacked loop (bench/results/h200-l2-rank-2026-11-27/row_slot.json):
+    one tile (DOT_MODE 0) does where no index is carried, and where an L2 key (whose
+    index is always carried) stacks at least L2_ROW_SLOT_ROWS rows (l2_stacked_rows:
+    the stacked axis's values x the rows of each; 0 for any other key). Measured on an
+    H200, the bundled MaxSim's stacked loop (bench/results/h200-l2-rank-2026-11-27/row_slot.json):
     without an index, 4 and 8 queries x 1000 of 32 x 300 1.33-1.39x faster, masked
     16-64 queries 1.14-1.23x, the rest level (within 4%); with an index, 2 and 4 queries
-    1.5-1.7x slower. The k-means assignment (an L2 key: always an index) was slower
+    1.5-1.7x slower. The k-means assignment (an L2 key, no stacked axis) was slower
     with it at each key's best config. HSR_ROW_SLOT=0/1 overrides the rule for
     DOT_MODE 0 (sweeps)."""
     if dot_mode != 0:
@@ -333,7 +335,16 @@ def row_slot(dot_mode: int, need_idx: bool) -> bool:
     override = os.environ.get("HSR_ROW_SLOT")
     if override:
         return override == "1"
-    return not need_idx
+    return not need_idx or l2_stacked_rows >= L2_ROW_SLOT_ROWS
+
+
+# An L2 key's stacked general loop carries a value and an index in a slot per row and tile column, at 255
+# registers and spilling; one slot per row (each tile reduced at once) frees them. H200, fp16, d = 128, the
+# Gaussian MaxSim, ms, a slot per column / one per row (bench/results/h200-l2-row-slot-2026-11-28/): 8 x 5000 of
+# 32 x 120 1.072 / 0.398; 8 x 1000 of 32 x 300 0.152 / 0.144; 16 x 2000 of 32 x 180 0.907 / 0.377 (the lean
+# forward, which such calls took before, 0.544); bf16 32 x 500 of 32 x 300 0.607 / 0.255 (lean 0.340); 64 x 1000
+# of 32 x 300 2.385 / 0.962 (lean 1.424); but 4 x 1000 of 32 x 300 0.0946 / 0.0968 and one query 0.068 / 0.085.
+L2_ROW_SLOT_ROWS = 256
 
 
 COL_NORMS_ROWS = 1 << 17  # rows meeting each column set from which its norms come from a pre-pass
@@ -469,12 +480,20 @@ def register_cap_words(machine: str) -> str:
             f"programs a multiprocessor); else Triton's allocation")
 
 
-def row_slot_words(l2: bool, ranked_fp32: bool = False) -> str:
+def row_slot_words(l2: bool, ranked_fp32: bool = False, l2_stacked_rows: int | None = None,
+                   stacked: bool = True) -> str:
     """explain()'s line on the general loop's running selection (row_slot); ranked_fp32:
-    fp32 rows of a dot key ranked on the tensor cores (exact_at_selection)."""
+    fp32 rows of a dot key ranked on the tensor cores (exact_at_selection); l2_stacked_rows:
+    a call's stacked rows of an L2 key (None: the rule for any call); stacked: the term has
+    a stacked axis (without one an L2 key keeps a slot per column)."""
+    l2_rule = (f"one per row, each tile reduced at once, where at least {L2_ROW_SLOT_ROWS} stacked rows meet each "
+               f"tile, else a slot per row and tile column") if stacked else "a slot per row and tile column"
+    if l2 and stacked and l2_stacked_rows is not None:
+        l2_rule = ("one per row, each tile reduced at once" if l2_stacked_rows >= L2_ROW_SLOT_ROWS else
+                   "a slot per row and tile column") + f" ({l2_stacked_rows} stacked rows; {l2_rule})"
     return ("  running selection (general loop): " + (
-        "a slot per row and tile column (the index is always carried: the selected pair's value comes "
-        "from its differences)" if l2 else
+        f"{l2_rule} (the index is always carried: the selected pair's value comes from its differences)"
+        if l2 else
         "a slot per row and tile column (the index is always carried: the selected pair's value is its "
         "IEEE dot, formed again at the index)" if ranked_fp32 else
         "one per row, each tile reduced at once, where no index is carried (inference); a slot per row "
@@ -953,13 +972,6 @@ LEAN_MIN_ROWS = int(os.environ.get("HSR_LEAN_MIN_ROWS", 128))
 # any count: do_bench, check launch patched out, 128 / 512 pairs 10.6 / 15.6 us lean against
 # 13.2 / 21.9 general (bench/results/h200-varlen-small-2026-11-26).
 LEAN_FEW_CELLS = 2
-# An L2 key's stacked general loop carries a value and an index per slot of each stacked row set,
-# and spills: from LEAN_L2_STACKED_ROWS rows meeting each column set (row sets x rows) the lean
-# forward runs it instead. H200, fp16, d = 128, Gaussian MaxSim, general / lean ms (bench/results/
-# h200-lean-l2-cells-2026-11-27/): 32 x 300 of 1000 documents, 4 queries 0.109 / 0.176, 8 0.205 /
-# 0.222, 32 0.860 / 0.743; 16 x 1000 of 32 x 128 0.300 / 0.207; 64 x 10000 of 32 x 300 22.6 / 14.5
-# (MaxSim's own general loop 7.3). The cosine key gains 4-10% there: not taken.
-LEAN_L2_STACKED_ROWS = 512
 LEAN_INTERPRET_LOAD = 1
 LEAN_INTERPRET_COLS = 64  # columns a tile under the interpreter
 # (rows per chunk, columns per tile, warps, stages) on a GPU, for chunks of more than 64
@@ -1196,12 +1208,10 @@ def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, c
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
     elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(
-            rows, cols, out_cells or cells, sms, l2, BYTE_ROWS.get(dtype, ""), lean_row_bytes(d, dtype)) \
-            and not (l2 and rows * cells >= LEAN_L2_STACKED_ROWS):
+            rows, cols, out_cells or cells, sms, l2, BYTE_ROWS.get(dtype, ""), lean_row_bytes(d, dtype)):
         why.append(f"{rows} rows < {LEAN_MIN_ROWS} in {cells} row sets (more than {LEAN_FEW_CELLS}) that share "
                    f"columns, with {out_cells or cells} cells enough to fill the GPU or rows shorter than "
-                   f"{2 * PART_MIN_COLS}" + (f", and {rows * cells} rows in all, fewer than {LEAN_L2_STACKED_ROWS} "
-                                             f"(an L2 key)" if l2 else ""))
+                   f"{2 * PART_MIN_COLS}")
     if cols < 1:
         why.append("no columns")
     if dtype not in LEAN_DTYPES:
@@ -1536,8 +1546,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                          f"{LEAN_DIMS[0]} to {LEAN_DIMS[-1]} (TMA loads at {LEAN_DIMS}), at least {LEAN_MIN_ROWS} "
                          f"rows of {term.r!r} or "
                          + (f"at most {LEAN_FEW_CELLS} row sets of {term.a.name} (more where the rows are long "
-                            f"and the cells few" + (f", or where they hold {LEAN_L2_STACKED_ROWS} rows in all"
-                                                    if term.pair in ("sqdist", "dist") else "") + ") "
+                            f"and the cells few) "
                             if columns_shared(term) else
                             f"any number of row sets of {term.a.name} (they share no {term.b.name} rows) ")
                          + f"on sm90; else {general}")
@@ -1552,7 +1561,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
                 more.append(f"tiles-tma for {term.k} > 256 (fp16/bf16, sm90)")
             lines.append(f"  forward kernel: {general}" + "".join(f"; {m}" for m in more))
             if term.pair != "l1":
-                lines.append(row_slot_words(term.pair in ("sqdist", "dist")))
+                lines.append(row_slot_words(term.pair in ("sqdist", "dist"), stacked=stacking_axis(term) is not None))
             if term.pair == "cos":
                 lines.append(register_cap_words("cuda9"))
             lines.append(one_loop_words(term, None, tma_masked(term, f)))
@@ -1591,7 +1600,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         if family in ("tiles", "tiles-long", "tiles-tma") and term.pair != "l1":
             ranked_fp32 = dtype == "float32" and not l2 and ranks_only(term) and exact_at_selection(
                 torch.float32, precision(torch.float32, True, place), contraction(d)[0] if d else 0)
-            lines.append(row_slot_words(l2, ranked_fp32))
+            g = stacking_axis(term)
+            lines.append(row_slot_words(l2, ranked_fp32, sizes.get(g, 1) * rows if l2 and g else None, g is not None))
             if term.pair == "cos":
                 lines.append(register_cap_words(machine))
             if l2:

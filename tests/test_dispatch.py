@@ -550,25 +550,34 @@ def test_three_tf32_products_loop_over_chunks_past_64_coordinates(monkeypatch):
         assert "forward kernel: tiles (" in op.explain(sizes, torch.float16), mode
 
 
-def test_an_l2_key_of_many_short_row_sets_runs_lean(monkeypatch):
-    """dispatch.LEAN_L2_STACKED_ROWS: an L2 key's row sets that share columns take the lean
-    forward once they hold that many rows in all (the stacked loop carries a value and an
-    index per slot); MaxSim's dot key keeps the stacked loop; explain() names what runs."""
-    kernels = []
+def test_an_l2_key_of_many_short_row_sets_keeps_one_slot_a_row_in_the_stacked_loop(monkeypatch):
+    """dispatch.row_slot: an L2 key's row sets that share columns run the stacked general loop
+    (not the lean forward), with one slot a row once they stack L2_ROW_SLOT_ROWS rows (the
+    stacked axis's values x the rows of each), a slot per column below; MaxSim's dot key carries
+    no index there. The flag a call launches is the rule's; explain() names it with the count."""
+    slots = []
     plain = launcher.launch
 
     def spy(kernel, grid, *args, **kwargs):
-        kernels.append(getattr(kernel, "fn", kernel).__name__)
+        name = getattr(kernel, "fn", kernel).__name__
+        slots.append((name, kwargs.get("ROW_SLOT")))
         return plain(kernel, grid, *args, **kwargs)
     monkeypatch.setattr(launcher, "launch", spy)
-    monkeypatch.setattr(dispatch, "LEAN_L2_STACKED_ROWS", 12)
+    monkeypatch.delenv("HSR_ROW_SLOT", raising=False)
+    monkeypatch.setattr(dispatch, "L2_ROW_SLOT_ROWS", 12)
     gaussian = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
-    for op, s, lean in ((gaussian, 4, True), (gaussian, 3, False), (hsr.compile(MAXSIM), 4, False)):
-        kernels.clear()
-        sizes = dict(i=3, j=2, s=s, t=5, d=16)
-        op(*_inputs(op, sizes, torch.float16, "cpu"))
-        assert any(k.endswith("_fwd_lean") for k in kernels) == lean, (s, kernels)
-        assert ("forward kernel: lean" in op.explain(sizes, torch.float16)) == lean
+    for s_, want in ((4, True), (3, False)):  # 3 x 4 = 12 stacked rows: one slot a row; 3 x 3 = 9: a slot a column
+        slots.clear()
+        sizes = dict(i=3, j=2, s=s_, t=5, d=16)
+        gaussian(*_inputs(gaussian, sizes, torch.float16, "cpu"))
+        assert [row for name, row in slots if name.endswith("_fwd")] == [want], slots
+        assert not any(name.endswith("_fwd_lean") for name, _ in slots)
+        words = gaussian.explain(sizes, torch.float16)
+        assert f"({3 * s_} stacked rows; one per row" in words
+        assert ("running selection (general loop): one per row, each tile reduced at once (" in words) == want
+    assert dispatch.row_slot(0, True, 12) and not dispatch.row_slot(0, True, 11) and not dispatch.row_slot(0, True)
+    kmeans = hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float16)
+    assert "running selection (general loop): a slot per row and tile column (the index" in kmeans
 
 
 def test_the_stacked_loop_reads_each_document_once_and_pipelines_its_last_tile(monkeypatch):

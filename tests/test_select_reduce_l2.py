@@ -225,6 +225,39 @@ def test_column_norms_from_a_pre_pass(monkeypatch, device, d, dtype, outer, sele
     _ranked_again(device, d, dtype, outer, select, 3)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("outer, select", [("max", "min"), ("sum", "max")])
+def test_stacked_rows_keep_one_slot_a_row(monkeypatch, device, dtype, outer, select):
+    """dispatch.row_slot: an L2 key's stacked loop of at least L2_ROW_SLOT_ROWS rows keeps one
+    slot a row (each tile reduced at once to its lowest index), lowered here to the tests' rows.
+    NaN and inf rows ranked again, masks, ties within a tile and across tiles (a column copied
+    to later tiles: the first copy wins): values and indices as the float64 reference."""
+    from hsr import dispatch, launcher
+    monkeypatch.delenv("HSR_ROW_SLOT", raising=False)
+    monkeypatch.setattr(dispatch, "L2_ROW_SLOT_ROWS", 32)
+    slots, plain = [], launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd"):
+            slots.append((kwargs["DOT_MODE"], kwargs["ROW_SLOT"]))
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    _ranked_again(device, 16, dtype, outer, select, 3)
+    op = hsr.compile(STACKED_L2.format(outer=outer, select=select))
+    g = torch.Generator().manual_seed(5)
+    Q = torch.randint(-2, 3, (3, 12, 16), generator=g).to(dtype)
+    D = torch.randint(-2, 3, (2, 150, 16), generator=g).to(dtype)
+    D[:, 70], D[:, 140] = D[:, 5], D[:, 5]  # equal columns in three tiles
+    Q[:, :4] = D[0, 5]  # rows whose best is that column, at distance 0
+    out, idx = op.forward_with_indices(Q.to(device), D.to(device))
+    assert torch.allclose(out.cpu().double(), op.reference(Q.double(), D.double()))
+    sq = ((Q.double()[:, None, :, None] - D.double()[None, :, None]) ** 2).sum(-1)
+    pick = sq.amin(-1, keepdim=True) if select == "min" else sq.amax(-1, keepdim=True)
+    assert torch.equal(idx.cpu().long(), (sq == pick).double().argmax(-1))
+    assert slots and all(row for mode, row in slots if mode == 0), slots
+
+
 @pytest.mark.parametrize("offset", [0.0, 1000.0])
 def test_kmeans_column_norms_from_a_pre_pass(monkeypatch, device, offset):
     """The k-means assignment with the centres' norms from the pre-pass: each point's
