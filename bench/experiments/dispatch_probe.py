@@ -8,7 +8,8 @@ defaults, in one process: three interleaved rounds of do_bench medians (ms, host
 --shapes NQxNDxLQxLD[xD][:dtype][:cos] (d 128 and fp16 by default; cos: normalize=True). Each --set is one
 variant: NAME=VALUE, VALUE a Python literal, several joined by ';'; a NAME starting HSR_ is an environment switch
 (its VALUE the string). --spec "score[i, j] = ..." times hsr.compile of that definition over Q[i, s, d] and
-D[j, t, d] instead of hsr.ops.maxsim. One JSON line a shape; each variant's median of the rounds' medians.
+D[j, t, d] instead of hsr.ops.maxsim. --grad: the forward with Q requiring a gradient (the index a backward reads is
+written; no backward runs). One JSON line a shape; each variant's median of the rounds' medians.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def main():
     ap.add_argument("--set", dest="sets", action="append", default=[])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--spec", default="", help="a definition over Q[i, s, d] and D[j, t, d] to time instead")
+    ap.add_argument("--grad", action="store_true", help="Q requires a gradient (the training forward)")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     variants = {"default": {}} | {text: variant(text) for text in args.sets}
@@ -64,13 +66,14 @@ def main():
         return op(q, d) if op is not None else hsr.ops.maxsim(q, d, normalize=cos)
     lines = []
     torch.manual_seed(0)
-    with torch.no_grad():
+    with torch.set_grad_enabled(args.grad):
         for shape in args.shapes.split(","):
             cos = shape.endswith(":cos")
             sizes, dtype = (shape.removesuffix(":cos").split(":") + ["float16"])[:2]
             nq, nd, lq, ld, dim = ([int(v) for v in sizes.split("x")] + [128])[:5]
             q = torch.nn.functional.normalize(torch.randn(nq, lq, dim, device="cuda"), dim=-1).to(getattr(torch, dtype))
             d = torch.nn.functional.normalize(torch.randn(nd, ld, dim, device="cuda"), dim=-1).to(q.dtype)
+            q.requires_grad_(args.grad)
             times = {name: [] for name in variants}
             for _ in range(args.rounds):
                 for name, values in variants.items():
@@ -79,7 +82,7 @@ def main():
                     call(q, d, cos)
                     times[name].append(triton.testing.do_bench(lambda: call(q, d, cos), warmup=25, rep=100))
             apply(defaults)
-            row = {"shape": f"{nq} x {nd} of {lq} x {ld}, d {dim} {dtype}" + (" cos" if cos else ""),
+            row = {"shape": f"{nq} x {nd} of {lq} x {ld}, d {dim} {dtype}" + (" cos" if cos else "") + (" grad" if args.grad else ""),
                    **({"spec": args.spec} if args.spec else {})}
             row.update({name: round(statistics.median(t), 4) for name, t in times.items()})
             print(json.dumps(row), flush=True)
