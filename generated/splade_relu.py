@@ -21,7 +21,7 @@
 #     where mask mask: positions of 's' left out
 #     backward: W by gather, H by fp32 atomic scatter ("atomic") or destination-owned ("deterministic": the index sorted by selected row, or one-hot tiles; only the selected rows where they are few, dispatch.sparse_rows, which "auto" takes), from the saved int32 index
 #     forward kernel: points (d <= 8), tiles (d <= 256) or tiles-long; tiles-tma for h > 256 (fp16/bf16, sm90)
-#     running selection (general loop): one per row, each tile reduced at once, where no index is carried (inference); a slot per row and tile column, reduced after the loop, where one is (training, an index output)
+#     running selection (general loop): one per row, each tile reduced at once where no index is carried (inference); where one is (training, an index output): a slot per row and tile column
 #     last, partial tile of 's' (general loop): after the loop, a half tile first where the rest fits (TMA loads, a mask on 's')
 #     not lean: no outer reduction; the output's axes are not the grid's
 #     tuned configs keyed by lowering max_dot-e5411c97b64e

@@ -317,34 +317,41 @@ COMPUTED_BLOCK_K = 0  # coordinates of a computed operand's rows formed at a tim
 THREE_PRODUCTS_ONE_TILE = 64  # the widest fp32 row whose three TF32 products take one tile
 
 
-def row_slot(dot_mode: int, need_idx: bool, l2_stacked_rows: int = 0) -> bool:
+def row_slot(dot_mode: int, need_idx: bool, stacked_rows: int = 0, cols: int = 0, l2: bool = False) -> bool:
     """Whether the general forward keeps one running selection per row, each tile
     reduced at once, rather than a slot per row and column of the tile reduced once
     after the loop. A long contraction (DOT_MODE 1) always does (bench/NOTES.md, v12);
-    one tile (DOT_MODE 0) does where no index is carried, and where an L2 key (whose
-    index is always carried) stacks at least L2_ROW_SLOT_ROWS rows (l2_stacked_rows:
-    the stacked axis's values x the rows of each; 0 for any other key). Measured on an
-    H200, the bundled MaxSim's stacked loop (bench/results/h200-l2-rank-2026-11-27/row_slot.json):
-    without an index, 4 and 8 queries x 1000 of 32 x 300 1.33-1.39x faster, masked
-    16-64 queries 1.14-1.23x, the rest level (within 4%); with an index, 2 and 4 queries
-    1.5-1.7x slower. The k-means assignment (an L2 key, no stacked axis) was slower
-    with it at each key's best config. HSR_ROW_SLOT=0/1 overrides the rule for
-    DOT_MODE 0 (sweeps)."""
+    one tile (DOT_MODE 0) does where no index is carried, and where one is (a gradient,
+    an L2 key) and the call stacks at least ROW_SLOT_STACKED_ROWS rows on each tile
+    (stacked_rows: the stacked axis's values x the rows of each; 0 without a stacked
+    axis), a dot key's selected axis (cols) being at most ROW_SLOT_MAX_COLS long (an
+    L2 key's at any length). Measured on an H200, the bundled MaxSim's stacked loop
+    (bench/results/h200-l2-rank-2026-11-27/row_slot.json): without an index, 4 and 8
+    queries x 1000 of 32 x 300 1.33-1.39x faster, masked 16-64 queries 1.14-1.23x, the
+    rest level (within 4%); with an index, 2 and 4 queries 1.5-1.7x slower. The k-means
+    assignment (an L2 key, no stacked axis) was slower with it at each key's best config.
+    HSR_ROW_SLOT=0/1 overrides the rule for DOT_MODE 0 (sweeps)."""
     if dot_mode != 0:
         return dot_mode == 1
     override = os.environ.get("HSR_ROW_SLOT")
     if override:
         return override == "1"
-    return not need_idx or l2_stacked_rows >= L2_ROW_SLOT_ROWS
+    return not need_idx or (stacked_rows >= ROW_SLOT_STACKED_ROWS and (l2 or cols <= ROW_SLOT_MAX_COLS))
 
 
-# An L2 key's stacked general loop carries a value and an index in a slot per row and tile column, at 255
-# registers and spilling; one slot per row (each tile reduced at once) frees them. H200, fp16, d = 128, the
-# Gaussian MaxSim, ms, a slot per column / one per row (bench/results/h200-l2-row-slot-2026-11-28/): 8 x 5000 of
-# 32 x 120 1.072 / 0.398; 8 x 1000 of 32 x 300 0.152 / 0.144; 16 x 2000 of 32 x 180 0.907 / 0.377 (the lean
-# forward, which such calls took before, 0.544); bf16 32 x 500 of 32 x 300 0.607 / 0.255 (lean 0.340); 64 x 1000
-# of 32 x 300 2.385 / 0.962 (lean 1.424); but 4 x 1000 of 32 x 300 0.0946 / 0.0968 and one query 0.068 / 0.085.
-L2_ROW_SLOT_ROWS = 256
+# With an index, the stacked loop's slot per row and tile column holds a value and an index for each: an L2 key's
+# loop at 255 registers spills, and every cell's finish reduces them. One slot per row (each tile reduced at once)
+# frees them where many rows share each tile. H200, d = 128, ms, a slot per column / one per row
+# (bench/results/h200-l2-row-slot-2026-11-28/, h200-dot-index-row-slot-2026-11-28/). The Gaussian MaxSim (fp16):
+# 8 x 5000 of 32 x 120 1.072 / 0.398; 8 x 1000 of 32 x 300 0.152 / 0.144; 16 x 2000 of 32 x 180 0.907 / 0.377
+# (the lean forward, which such calls took before, 0.544); bf16 32 x 500 of 32 x 300 0.607 / 0.255 (lean 0.340);
+# 64 x 1000 of 32 x 300 2.385 / 0.962 (lean 1.424); 8 x 200 of 32 x 2048 0.413 / 0.155; but 4 x 1000 of 32 x 300
+# 0.0946 / 0.0968 and one query 0.068 / 0.085. MaxSim's training forward (the index written for the backward):
+# in-batch 128 x 128 of 32 x 300 0.424 / 0.154, bf16 512 x 512 6.21 / 2.25, bf16 256 x 256 of 32 x 180 1.11 /
+# 0.371, 8 x 1000 0.0975 / 0.085, 32 x 32 of 128 x 512 0.067 / 0.061; but bf16 16 x 32 of 32 x 4096 0.051 / 0.084:
+# a dot's long rows reduce each of their many tiles for little.
+ROW_SLOT_STACKED_ROWS = 256
+ROW_SLOT_MAX_COLS = 1024
 
 
 COL_NORMS_ROWS = 1 << 17  # rows meeting each column set from which its norms come from a pre-pass
@@ -480,24 +487,25 @@ def register_cap_words(machine: str) -> str:
             f"programs a multiprocessor); else Triton's allocation")
 
 
-def row_slot_words(l2: bool, ranked_fp32: bool = False, l2_stacked_rows: int | None = None,
+def row_slot_words(l2: bool, ranked_fp32: bool = False, stacked_rows: int | None = None, cols: int = 0,
                    stacked: bool = True) -> str:
     """explain()'s line on the general loop's running selection (row_slot); ranked_fp32:
-    fp32 rows of a dot key ranked on the tensor cores (exact_at_selection); l2_stacked_rows:
-    a call's stacked rows of an L2 key (None: the rule for any call); stacked: the term has
-    a stacked axis (without one an L2 key keeps a slot per column)."""
-    l2_rule = (f"one per row, each tile reduced at once, where at least {L2_ROW_SLOT_ROWS} stacked rows meet each "
-               f"tile, else a slot per row and tile column") if stacked else "a slot per row and tile column"
-    if l2 and stacked and l2_stacked_rows is not None:
-        l2_rule = ("one per row, each tile reduced at once" if l2_stacked_rows >= L2_ROW_SLOT_ROWS else
-                   "a slot per row and tile column") + f" ({l2_stacked_rows} stacked rows; {l2_rule})"
+    fp32 rows of a dot key ranked on the tensor cores (exact_at_selection); stacked_rows,
+    cols: a call's stacked rows and selected axis (None: the rule for any call); stacked:
+    the term has a stacked axis (without one a carried index keeps a slot per column)."""
+    one, column = "one per row, each tile reduced at once", "a slot per row and tile column"
+    with_index = (f"{one} where at least {ROW_SLOT_STACKED_ROWS} stacked rows meet each tile"
+                  + ("" if l2 else f" and the selected axis is at most {ROW_SLOT_MAX_COLS} long")
+                  + f", else {column}") if stacked else column
+    if stacked and stacked_rows is not None:
+        taken = row_slot(0, True, stacked_rows, cols, l2)
+        with_index = f"{one if taken else column} ({stacked_rows} stacked rows; {with_index})"
     return ("  running selection (general loop): " + (
-        f"{l2_rule} (the index is always carried: the selected pair's value comes from its differences)"
+        f"{with_index} (the index is always carried: the selected pair's value comes from its differences)"
         if l2 else
-        "a slot per row and tile column (the index is always carried: the selected pair's value is its "
-        "IEEE dot, formed again at the index)" if ranked_fp32 else
-        "one per row, each tile reduced at once, where no index is carried (inference); a slot per row "
-        "and tile column, reduced after the loop, where one is (training, an index output)"))
+        f"{with_index} (the index is always carried: the selected pair's value is its IEEE dot, formed "
+        "again at the index)" if ranked_fp32 else
+        f"{one} where no index is carried (inference); where one is (training, an index output): {with_index}"))
 
 
 def ranks_only(term) -> bool:
@@ -1601,7 +1609,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             ranked_fp32 = dtype == "float32" and not l2 and ranks_only(term) and exact_at_selection(
                 torch.float32, precision(torch.float32, True, place), contraction(d)[0] if d else 0)
             g = stacking_axis(term)
-            lines.append(row_slot_words(l2, ranked_fp32, sizes.get(g, 1) * rows if l2 and g else None, g is not None))
+            lines.append(row_slot_words(l2, ranked_fp32, sizes.get(g, 1) * rows if g else None, cols, g is not None))
             if term.pair == "cos":
                 lines.append(register_cap_words(machine))
             if l2:

@@ -552,7 +552,7 @@ def test_three_tf32_products_loop_over_chunks_past_64_coordinates(monkeypatch):
 
 def test_an_l2_key_of_many_short_row_sets_keeps_one_slot_a_row_in_the_stacked_loop(monkeypatch):
     """dispatch.row_slot: an L2 key's row sets that share columns run the stacked general loop
-    (not the lean forward), with one slot a row once they stack L2_ROW_SLOT_ROWS rows (the
+    (not the lean forward), with one slot a row once they stack ROW_SLOT_STACKED_ROWS rows (the
     stacked axis's values x the rows of each), a slot per column below; MaxSim's dot key carries
     no index there. The flag a call launches is the rule's; explain() names it with the count."""
     slots = []
@@ -564,7 +564,7 @@ def test_an_l2_key_of_many_short_row_sets_keeps_one_slot_a_row_in_the_stacked_lo
         return plain(kernel, grid, *args, **kwargs)
     monkeypatch.setattr(launcher, "launch", spy)
     monkeypatch.delenv("HSR_ROW_SLOT", raising=False)
-    monkeypatch.setattr(dispatch, "L2_ROW_SLOT_ROWS", 12)
+    monkeypatch.setattr(dispatch, "ROW_SLOT_STACKED_ROWS", 12)
     gaussian = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
     for s_, want in ((4, True), (3, False)):  # 3 x 4 = 12 stacked rows: one slot a row; 3 x 3 = 9: a slot a column
         slots.clear()
@@ -576,6 +576,12 @@ def test_an_l2_key_of_many_short_row_sets_keeps_one_slot_a_row_in_the_stacked_lo
         assert f"({3 * s_} stacked rows; one per row" in words
         assert ("running selection (general loop): one per row, each tile reduced at once (" in words) == want
     assert dispatch.row_slot(0, True, 12) and not dispatch.row_slot(0, True, 11) and not dispatch.row_slot(0, True)
+    # a dot key carrying an index (a gradient): the same count, on a selected axis of at most ROW_SLOT_MAX_COLS
+    long = dispatch.ROW_SLOT_MAX_COLS + 1
+    assert dispatch.row_slot(0, True, 12, long - 1) and not dispatch.row_slot(0, True, 12, long)
+    assert dispatch.row_slot(0, True, 12, long, l2=True)
+    training = hsr.compile(MAXSIM).explain(dict(i=3, j=2, s=4, t=5, d=16), torch.float16)
+    assert "where one is (training, an index output): one per row, each tile reduced at once (12 stacked rows;" in training
     kmeans = hsr.compile(KMEANS).explain({"n": 4096, "k": 1024, "d": 128}, torch.float16)
     assert "running selection (general loop): a slot per row and tile column (the index" in kmeans
 

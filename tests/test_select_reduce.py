@@ -411,6 +411,37 @@ def test_the_stacked_loop_in_either_launch_order_and_tile_loop(split_ops, device
     assert flags == {(False, False), (False, True), (True, False), (True, True)}
 
 
+@settings(max_examples=examples(4))
+@given(st.integers(3, 5), st.integers(1, 3), st.integers(1, 40), st.integers(1, 150), st.integers(0, 10**6))
+def test_the_stacked_loop_keeps_one_slot_a_row_with_an_index(split_ops, device, ni, nj, s, t, seed):
+    """dispatch.row_slot: a stacked call that carries an index (a gradient) and stacks
+    ROW_SLOT_STACKED_ROWS rows (lowered here to any stacked call) reduces each tile at once to
+    one slot a row, the lowest index of its best kept: values and gradients as the reference,
+    values and indices as a slot a column's, bit for bit, with ties across tiles (integer rows),
+    masks, an empty document and a whole query left out."""
+    gen = torch.Generator().manual_seed(seed)
+    Q, D = _ints((ni, s, 16), gen), _ints((nj, t, 16), gen)
+    w = _ints((ni, s), gen)
+    qmask = torch.rand(ni, s, generator=gen) < 0.8
+    qmask[1] = False
+    dmask = torch.rand(nj, t, generator=gen) < 0.7
+    dmask[-1] = False
+    op, kw = split_ops["weighted_sum_of_max"], {"qmask": qmask.to(device), "dmask": dmask.to(device)}
+    picks = []
+    for slot in ("", "0"):  # the rule (one slot a row), then a slot a column
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("HSR_ROW_SLOT", slot) if slot else mp.delenv("HSR_ROW_SLOT", raising=False)
+            mp.setattr(dispatch, "ROW_SLOT_STACKED_ROWS", 1)
+            launches = _general_launches(mp)
+            kept.forget()
+            if not slot:
+                _check(op, (Q, D, w), {"qmask": qmask, "dmask": dmask}, (0, 1, 2), device)
+            picks.append(op.forward_with_indices(Q.to(device), D.to(device), w.to(device), **kw))
+            assert {(k["NEED_IDX"], k["ROW_SLOT"]) for k, _ in launches if k["DOT_MODE"] == 0} >= {(True, not slot)}
+    kept.forget()
+    assert torch.equal(picks[0][0], picks[1][0]) and torch.equal(picks[0][1], picks[1][1])  # the same bits, indices
+
+
 PERSISTENT_SPECS = {
     "max_of_max": """
         Q[i, s, d]: float

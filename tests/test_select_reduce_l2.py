@@ -229,13 +229,13 @@ def test_column_norms_from_a_pre_pass(monkeypatch, device, d, dtype, outer, sele
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
 @pytest.mark.parametrize("outer, select", [("max", "min"), ("sum", "max")])
 def test_stacked_rows_keep_one_slot_a_row(monkeypatch, device, dtype, outer, select):
-    """dispatch.row_slot: an L2 key's stacked loop of at least L2_ROW_SLOT_ROWS rows keeps one
+    """dispatch.row_slot: an L2 key's stacked loop of at least ROW_SLOT_STACKED_ROWS rows keeps one
     slot a row (each tile reduced at once to its lowest index), lowered here to the tests' rows.
     NaN and inf rows ranked again, masks, ties within a tile and across tiles (a column copied
     to later tiles: the first copy wins): values and indices as the float64 reference."""
     from hsr import dispatch, launcher
     monkeypatch.delenv("HSR_ROW_SLOT", raising=False)
-    monkeypatch.setattr(dispatch, "L2_ROW_SLOT_ROWS", 32)
+    monkeypatch.setattr(dispatch, "ROW_SLOT_STACKED_ROWS", 32)
     slots, plain = [], launcher.launch
 
     def spy(kernel, grid, *args, **kwargs):
