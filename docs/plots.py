@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 # -- the results files, relative to the repository root -------------------------------
 RESULTS = {
     "forward": "bench/results/h100-tables-2026-11-25/maxsim_forward.json",
-    "train": "bench/results/h100-tables-2026-11-25/maxsim_train.json",
+    "train": "bench/results/h200-train-2026-11-28/maxsim_train.json",
     "specs": [
         "bench/results/h100-tables-2026-11-25/specs_part1.json",
         "bench/results/h100-tables-2026-11-25/specs_part2.json",
