@@ -382,13 +382,8 @@ def test_an_outer_sum_split_over_programs(split_ops, device, ni, nj, s, t, seed)
     assert torch.equal(first, again)
 
 
-@settings(max_examples=examples(5))
-@given(st.integers(3, 5), st.integers(1, 3), st.integers(1, 40), st.integers(1, 150), st.integers(0, 10**6))
-def test_the_stacked_loop_in_either_launch_order_and_tile_loop(split_ops, device, ni, nj, s, t, seed):
-    """The general loop's stacked queries with their blocks first in launch order or the
-    documents first (dispatch.stacked_first), and its last, partial tile in the tile loop
-    or after it (dispatch.one_loop): values, indices and gradients as the reference in all
-    four, with masks, an empty document and a whole query left out."""
+def _stacked_inputs(ni, nj, s, t, seed):
+    """(Q, D, w, qmask, dmask) of integer rows (ties), query 1 and the last document left out."""
     gen = torch.Generator().manual_seed(seed)
     Q, D = _ints((ni, s, 16), gen), _ints((nj, t, 16), gen)
     w = _ints((ni, s), gen)
@@ -396,6 +391,17 @@ def test_the_stacked_loop_in_either_launch_order_and_tile_loop(split_ops, device
     qmask[1] = False
     dmask = torch.rand(nj, t, generator=gen) < 0.7
     dmask[-1] = False
+    return Q, D, w, qmask, dmask
+
+
+@settings(max_examples=examples(5))
+@given(st.integers(3, 5), st.integers(1, 3), st.integers(1, 40), st.integers(1, 150), st.integers(0, 10**6))
+def test_the_stacked_loop_in_either_launch_order_and_tile_loop(split_ops, device, ni, nj, s, t, seed):
+    """The general loop's stacked queries with their blocks first in launch order or the
+    documents first (dispatch.stacked_first), and its last, partial tile in the tile loop
+    or after it (dispatch.one_loop): values, indices and gradients as the reference in all
+    four, with masks, an empty document and a whole query left out."""
+    Q, D, w, qmask, dmask = _stacked_inputs(ni, nj, s, t, seed)
     op = split_ops["weighted_sum_of_max"]
     flags = set()
     for first_bytes in (-1, 1 << 40):
@@ -419,13 +425,7 @@ def test_the_stacked_loop_keeps_one_slot_a_row_with_an_index(split_ops, device, 
     one slot a row, the lowest index of its best kept: values and gradients as the reference,
     values and indices as a slot a column's, bit for bit, with ties across tiles (integer rows),
     masks, an empty document and a whole query left out."""
-    gen = torch.Generator().manual_seed(seed)
-    Q, D = _ints((ni, s, 16), gen), _ints((nj, t, 16), gen)
-    w = _ints((ni, s), gen)
-    qmask = torch.rand(ni, s, generator=gen) < 0.8
-    qmask[1] = False
-    dmask = torch.rand(nj, t, generator=gen) < 0.7
-    dmask[-1] = False
+    Q, D, w, qmask, dmask = _stacked_inputs(ni, nj, s, t, seed)
     op, kw = split_ops["weighted_sum_of_max"], {"qmask": qmask.to(device), "dmask": dmask.to(device)}
     picks = []
     for slot in ("", "0"):  # the rule (one slot a row), then a slot a column
