@@ -22,7 +22,7 @@
 #     where t < doc_lengths: positions of 't' left out
 #     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, D's rows are formed again in torch (hsr.row_grads) at the selected rows, from a gradient row a selection, where the selections are at most 1 / 4 of the rows; else every row, from D's gradient scattered by fp32 atomics
 #     forward kernel: tiles-long
-#     running selection (general loop): one per row, each tile reduced at once where no index is carried (inference); where one is (training, an index output): one per row, each tile reduced at once where at least 256 stacked rows meet each tile and the selected axis is at most 1024 long, else a slot per row and tile column
+#     running selection (general loop): one per row, each tile reduced at once where no index is carried (inference); where one is (training, an index output): one per row where at least 256 stacked rows meet each tile and the selected axis is at most 1024 long, else a slot per row and tile column
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
 #     not lean: D is computed in the kernel (pointer loads of its inputs, not TMA tiles); a length bound or a required mask
 #     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 2-bit codes, L2-normalised; never written to memory (one tile of d, at most 256)

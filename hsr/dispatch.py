@@ -494,7 +494,7 @@ def row_slot_words(l2: bool, ranked_fp32: bool = False, stacked_rows: int | None
     cols: a call's stacked rows and selected axis (None: the rule for any call); stacked:
     the term has a stacked axis (without one a carried index keeps a slot per column)."""
     one, column = "one per row, each tile reduced at once", "a slot per row and tile column"
-    with_index = (f"{one} where at least {ROW_SLOT_STACKED_ROWS} stacked rows meet each tile"
+    with_index = (f"one per row where at least {ROW_SLOT_STACKED_ROWS} stacked rows meet each tile"
                   + ("" if l2 else f" and the selected axis is at most {ROW_SLOT_MAX_COLS} long")
                   + f", else {column}") if stacked else column
     if stacked and stacked_rows is not None:
