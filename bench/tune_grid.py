@@ -11,7 +11,8 @@ forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 1024 x 1024, d = 128. Calls that take the lean forward (fixed blocks) tune nothing.
 `--grid wide`: wide rows instead (fp16 serving, Nq 1 against 1000 documents, d 384 / 512 /
 640 / 1024, Lq x Ld 32 x 300, 32 x 1024, 128 x 1024); d = 768 and 32 x 512 stay out, to judge
-the prediction on. `--grid broad`: fp16 serving over every d bucket from 64 to 1024 (448 and 896 for the wide ones), Nq 1 / 6 /
+the prediction on. `--grid training`: the bundled grid's training keys alone (run it with
+HSR_AUTOTUNE_CACHE=0 after a change to the loop they were tuned on). `--grid broad`: fp16 serving over every d bucket from 64 to 1024 (448 and 896 for the wide ones), Nq 1 / 6 /
 40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. `--grid fp32`:
 fp32 serving at d 80 / 200 / 896, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out of regret.py's
 draws, under `--precision` (highest: the key as three TF32 products, high: one; dispatch.precision). `--grid stacked`: wide rows of stacked queries (fp16 serving, d 448 / 896,
@@ -77,6 +78,7 @@ FP32_SHORT = [(nq, lq, ld, d) for d in (40, 56) for nq in (1, 6, 40) for lq in (
 GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
     "bundled": lambda: [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True)
                                                                             for c in TRAINING],
+    "training": lambda: [("train", c, "bfloat16", True) for c in TRAINING],
     "fp32": lambda: [("serve", c, "float32", False) for c in FP32],
     "fp32-mid": lambda: [("serve", c, "float32", False) for c in FP32_MID],
     "fp32-corpus": lambda: [("corpus", c, "float32", False) for c in FP32_CORPUS],
