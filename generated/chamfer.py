@@ -1423,7 +1423,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_xlen=t["xlen"] is not None,
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel, 0, sizes["m"], l2=True),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
         PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift is not None,
@@ -2958,7 +2958,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_xlen=t["xlen"] is not None,
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel, 0, sizes["n"], l2=True),
 
         ONE_LOOP=dispatch.one_loop(sizes["n"]),
         PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift is not None,

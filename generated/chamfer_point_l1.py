@@ -1499,7 +1499,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     flags = dict(
         HAS_ylen=t["ylen"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel, 0, sizes["m"], l2=False),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
         PRECISION=precision,

@@ -1862,7 +1862,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     flags = dict(
         HAS_d_mask=t["d_mask"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx, sizes["i"] * sizes["s"], sizes["t"]),
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx, sizes["i"] * sizes["s"], sizes["t"], l2=False),
 
         ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()), PERSIST=persist,
         PRECISION=precision,

@@ -1710,7 +1710,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_qmask=t["qmask"] is not None,
         HAS_dmask=t["dmask"] is not None,
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx, sizes["i"] * sizes["s"], sizes["t"]),
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx, sizes["i"] * sizes["s"], sizes["t"], l2=False),
 
         ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()), PERSIST=persist,
         PRECISION=precision,

@@ -1584,7 +1584,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     )
     flags = dict(
         BLOCK_D=block_k, NEED_IDX=need_idx, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx),
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_idx, 0, sizes["t"], l2=False),
 
         ONE_LOOP=dispatch.one_loop(sizes["t"]),
         PRECISION=precision,

@@ -1247,7 +1247,7 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         HAS_mask=t["mask"] is not None,
         HAS_bias=t["bias"] is not None,
         BLOCK_H=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
-        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel),
+        ROW_SLOT=dispatch.row_slot(dot_mode, need_sel, 0, sizes["s"], l2=False),
 
         ONE_LOOP=dispatch.one_loop(sizes["s"]),
         PRECISION=precision, EXACT_SEL=exact, TIES=ties,

@@ -94,7 +94,7 @@ TUNE_SECONDS = 6.0  # the first call's other work, and one slow config past the 
 DISTANCE_WEIGHTS = {"length": 1.0, "d": 1.0, "fp32": 2.0, "precision": 0.5, "ieee_rows": 0.5, "lowering": 2.0,
                     "formed": 8.0}
 # "formed": a neighbour whose lowering forms its operand in the kernel where this one reads it, or the other way
-# (hsr.plan.formed_word): its tile is another loop's. A spec of PLAID codes without normalize took plain MaxSim's
+# (hsr.plan.formed_word, read by formed_in): its tile is another loop's. A spec of PLAID codes without normalize took plain MaxSim's
 # 64-token tile at the same key, 41.9 ms one query against 200000 documents, where the residual op's 128-token
 # pick runs it in 13.1 (H200; bench/NOTES.md, session 50).
 # The share of a 16-bit key's stacked block (queries a program) that fp32 rows on the tensor cores take,
@@ -240,8 +240,9 @@ def forward(kernel, *, lowering: str, operand: str, block_r: str, block_c: str, 
     return _tuned[key]
 
 
-def formed_word(lowering: str) -> str:
-    """The word of a lowering id (hsr.plan.lowering_id) that says its operand is formed in the kernel."""
+def formed_in(lowering: str) -> str:
+    """The word of a lowering id that hsr.plan.formed_word wrote for an operand formed in the
+    kernel ("rows", "projected"), or "" (read from the id: plan is not imported on a call's path)."""
     words = lowering.split("-", 1)[0].split("_")
     return next((w for w in ("rows", "projected") if w in words), "")
 
@@ -665,7 +666,7 @@ class Tuned:
         (or forms it otherwise: rows against a projection)."""
         if lowering == self.lowering:
             return 0.0
-        apart = formed_word(lowering) != formed_word(self.lowering)
+        apart = formed_in(lowering) != formed_in(self.lowering)
         return DISTANCE_WEIGHTS["lowering"] + apart * DISTANCE_WEIGHTS["formed"]
 
     def _longer_first(self, other: list) -> tuple:

@@ -208,7 +208,7 @@ FAULTS = (
           "        better = (key_row {{ t.better }} best2) | (key_row == best2)",
           ("tests/test_select_reduce_l2.py", "-k", "one_slot_a_row")),
     Fault("the config predictor ignores whether a lowering forms its operand in the kernel",
-          "hsr/autotune.py", "        apart = formed_word(lowering) != formed_word(self.lowering)",
+          "hsr/autotune.py", "        apart = formed_in(lowering) != formed_in(self.lowering)",
           "        apart = False",
           ("tests/test_tuned.py", "-k", "forms_its_operand")),
 )

@@ -494,9 +494,9 @@ def test_a_lowering_that_forms_its_operand_predicts_from_one_that_does(store, mo
             if want:
                 assert (kernel.calls[-1][1]["BLOCK_S"], kernel.calls[-1][1]["BLOCK_T"]) == want, lowering
     assert not timed
-    assert autotune.formed_word("sum_max_dot_rows-0123") == "rows"
-    assert autotune.formed_word("sum_max_dot_projected-0123") == "projected"
-    assert autotune.formed_word("argmin_sqdist-0123") == ""
+    assert autotune.formed_in("sum_max_dot_rows-0123") == "rows"
+    assert autotune.formed_in("sum_max_dot_projected-0123") == "projected"
+    assert autotune.formed_in("argmin_sqdist-0123") == ""
 
 
 def test_a_neighbour_of_fewer_rows_grows_its_row_block_to_the_calls(store, monkeypatch):
