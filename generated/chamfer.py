@@ -176,7 +176,7 @@ def cd_fwd(
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_xlen_b,
     stride_ylen_b,
-    stride_cn_b, stride_cn_m,
+    stride_cn_b, stride_cn_m, a_row_stride,
     ostride_b,
     r_bucket, c_bucket,  # autotune keys only
     HAS_xlen: tl.constexpr,
@@ -243,7 +243,10 @@ def cd_fwd(
                 if HALVES == 3:
                     a_lo = tl.load(a_row_lo[:, None] + offs_d[None, :] * stride_X_d,
                                    mask=n_ok[:, None] & d_in[None, :], other=0.0)
-                two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled
+                # the products back to the rows' own, doubled: each X row's 1 / scale (hsr.halves) by its
+                # element offset in the row matrix, Y's one
+                a_at = (pid_b * stride_X_b + offs_n.to(tl.int64) * stride_X_n) // a_row_stride
+                two_inv = (2.0 * tl.load(bscale_ptr)) * tl.load(ascale_ptr + a_at, mask=n_in, other=1.0)[:, None]
         # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
         if SMALL_D > 0:
             _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
@@ -1371,11 +1374,13 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
+    a_row_stride = 1  # with halves, X's row matrix's: a row's 1 / scale at its element offset // this
     cn, col_norms, centre, shift = out, False, None, None
     if halves and 2 == Y_.dim() - 1 and runtime.halves_layout(X_) and runtime.halves_layout(Y_):
         centre = runtime.l2_centre(Y_, ['b', 'm', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
-        Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre)
+        a_row_stride = dispatch.row_matrix(X_).stride(0)  # X's rows: a scale each (one read)
+        Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre, per_row=True)
         Ys_, Ylo_, b_inv, cn = runtime.split_halves(Y_, halves == 3, centre, norms=True)
         col_norms = True
     else:
@@ -1393,7 +1398,8 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             cn = _cd_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Ys_, 2)
         if halves:
-            Xs_, Xlo_, a_inv, _ = runtime.split_halves(Xs_, halves == 3)
+            a_row_stride = dispatch.row_matrix(Xs_).stride(0)
+            Xs_, Xlo_, a_inv, _ = runtime.split_halves(Xs_, halves == 3, per_row=True)
             Ys_, Ylo_, b_inv, _ = runtime.split_halves(Ys_, halves == 3)
     cn_strides = (*cn.stride(),) if col_norms else (0, 0, )
     kernel = _cd_kernel()
@@ -1416,7 +1422,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
-        *cn_strides, *out.stride(),
+        *cn_strides, a_row_stride, *out.stride(),
         runtime.length_bucket(sizes["n"]), runtime.length_bucket(sizes["m"]),
     )
     flags = dict(
@@ -1711,7 +1717,7 @@ def cd_t1_fwd(
     stride_X_b, stride_X_n, stride_X_d,
     stride_xlen_b,
     stride_ylen_b,
-    stride_cn_b, stride_cn_n,
+    stride_cn_b, stride_cn_n, a_row_stride,
     ostride_b,
     r_bucket, c_bucket,  # autotune keys only
     HAS_xlen: tl.constexpr,
@@ -1778,7 +1784,10 @@ def cd_t1_fwd(
                 if HALVES == 3:
                     a_lo = tl.load(a_row_lo[:, None] + offs_d[None, :] * stride_Y_d,
                                    mask=m_ok[:, None] & d_in[None, :], other=0.0)
-                two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled
+                # the products back to the rows' own, doubled: each Y row's 1 / scale (hsr.halves) by its
+                # element offset in the row matrix, X's one
+                a_at = (pid_b * stride_Y_b + offs_m.to(tl.int64) * stride_Y_m) // a_row_stride
+                two_inv = (2.0 * tl.load(bscale_ptr)) * tl.load(ascale_ptr + a_at, mask=m_in, other=1.0)[:, None]
         # a few coordinates (SMALL_D of them): each Y row's stay in registers for the whole tile loop
         if SMALL_D > 0:
             _a0 = tl.load(a_row + 0 * stride_Y_d, mask=m_ok, other=0.0).to(tl.float32)
@@ -2906,11 +2915,13 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     # with halves: the hi halves in Ys_ and Xs_, the lo ones in Ylo_ and Xlo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and Y_.dtype == torch.float32 else 0
     Ylo_, Xlo_, a_inv, b_inv = Y_, X_, out, out
+    a_row_stride = 1  # with halves, Y's row matrix's: a row's 1 / scale at its element offset // this
     cn, col_norms, centre, shift = out, False, None, None
     if halves and 2 == X_.dim() - 1 and runtime.halves_layout(Y_) and runtime.halves_layout(X_):
         centre = runtime.l2_centre(X_, ['b', 'n', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and X's norms in one pass a side (hsr.halves)
-        Ys_, Ylo_, a_inv, _ = runtime.split_halves(Y_, halves == 3, centre)
+        a_row_stride = dispatch.row_matrix(Y_).stride(0)  # Y's rows: a scale each (one read)
+        Ys_, Ylo_, a_inv, _ = runtime.split_halves(Y_, halves == 3, centre, per_row=True)
         Xs_, Xlo_, b_inv, cn = runtime.split_halves(X_, halves == 3, centre, norms=True)
         col_norms = True
     else:
@@ -2928,7 +2939,8 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             cn = _cd_t1_row_norms(rows).view(Xs_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Xs_, 2)
         if halves:
-            Ys_, Ylo_, a_inv, _ = runtime.split_halves(Ys_, halves == 3)
+            a_row_stride = dispatch.row_matrix(Ys_).stride(0)
+            Ys_, Ylo_, a_inv, _ = runtime.split_halves(Ys_, halves == 3, per_row=True)
             Xs_, Xlo_, b_inv, _ = runtime.split_halves(Xs_, halves == 3)
     cn_strides = (*cn.stride(),) if col_norms else (0, 0, )
     kernel = _cd_t1_kernel()
@@ -2951,7 +2963,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         target, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["m"], sizes["n"], sizes["d"],
         *Y_.stride(), *X_.stride(), *(s for x in aux for s in x.stride()), *_strides(xlen_, 1), *_strides(ylen_, 1),
-        *cn_strides, *out.stride(),
+        *cn_strides, a_row_stride, *out.stride(),
         runtime.length_bucket(sizes["m"]), runtime.length_bucket(sizes["n"]),
     )
     flags = dict(

@@ -192,7 +192,7 @@ def dist_fwd(
     stride_X_b, stride_X_n, stride_X_k,
     stride_Y_b, stride_Y_m, stride_Y_k,
     stride_cu_y_b,
-    stride_cn_b, stride_cn_m,
+    stride_cn_b, stride_cn_m, a_row_stride,
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
@@ -241,7 +241,10 @@ def dist_fwd(
             if HALVES == 3:
                 a_lo = tl.load(a_row_lo[:, None] + offs_k[None, :] * stride_X_k,
                                mask=n_ok[:, None] & k_in[None, :], other=0.0)
-            two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled
+            # the products back to the rows' own, doubled: each X row's 1 / scale (hsr.halves) by its
+            # element offset in the row matrix, Y's one
+            a_at = (pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n + offs_n.to(tl.int64) * stride_X_n) // a_row_stride
+            two_inv = (2.0 * tl.load(bscale_ptr)) * tl.load(ascale_ptr + a_at, mask=n_in, other=1.0)[:, None]
     # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
     if SMALL_D > 0:
         _a0 = tl.load(a_row + 0 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
@@ -1353,9 +1356,11 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
+    a_row_stride = 1  # with halves, X's row matrix's: a row's 1 / scale at its element offset // this
     cn, col_norms, centre, shift = out, False, None, None
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
-        Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre)
+        a_row_stride = dispatch.row_matrix(X_).stride(0)  # X's rows: a scale each (one read)
+        Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre, per_row=True)
         Ys_, Ylo_, b_inv, cn = runtime.split_halves(Y_, halves == 3, centre, norms=True)
         col_norms = True
     else:
@@ -1374,7 +1379,8 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Ys_, 1)
         if halves:
-            Xs_, Xlo_, a_inv, _ = runtime.split_halves(Xs_, halves == 3)
+            a_row_stride = dispatch.row_matrix(Xs_).stride(0)
+            Xs_, Xlo_, a_inv, _ = runtime.split_halves(Xs_, halves == 3, per_row=True)
             Ys_, Ylo_, b_inv, _ = runtime.split_halves(Ys_, halves == 3)
     cn_strides = (*ragged.strides(cn, ["b", "m"], RAGGED.get("Y")),) if col_norms else (0, 0, )
     kernel = _dist_kernel()
@@ -1390,7 +1396,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         out, idx_arg, stat_arg, xsel_arg,
         sizes["b"], sizes["n"], sizes["m"], sizes["k"],
         *ragged.strides(X_, ["b", "n", "k"], RAGGED.get("X")), *ragged.strides(Y_, ["b", "m", "k"], RAGGED.get("Y")), *_strides(cu_y_, 1, "cu_y"),
-        *cn_strides, *out.stride(),
+        *cn_strides, a_row_stride, *out.stride(),
         runtime.length_bucket(sizes["n"]), runtime.length_bucket(sizes["m"]),
     )
     flags = dict(

@@ -362,7 +362,7 @@ def dist_fwd(
     stride_X_b, stride_X_n, stride_X_d,
     stride_Y_b, stride_Y_m, stride_Y_d,
     stride_ylen_b,
-    stride_cn_b, stride_cn_m,
+    stride_cn_b, stride_cn_m, a_row_stride,
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     HAS_ylen: tl.constexpr,
@@ -419,7 +419,10 @@ def dist_fwd(
             if HALVES == 3:
                 a_lo = tl.load(a_row_lo[:, None] + offs_d[None, :] * stride_X_d,
                                mask=n_ok[:, None] & d_in[None, :], other=0.0)
-            two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled
+            # the products back to the rows' own, doubled: each X row's 1 / scale (hsr.halves) by its
+            # element offset in the row matrix, Y's one
+            a_at = (pid_b * stride_X_b + offs_n.to(tl.int64) * stride_X_n) // a_row_stride
+            two_inv = (2.0 * tl.load(bscale_ptr)) * tl.load(ascale_ptr + a_at, mask=n_in, other=1.0)[:, None]
     # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
     if SMALL_D > 0:
         _a0 = tl.load(a_row + 0 * stride_X_d, mask=n_ok, other=0.0).to(tl.float32)
@@ -2498,11 +2501,13 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     # with halves: the hi halves in Xs_ and Ys_, the lo ones in Xlo_ and Ylo_, each side's 1 / scale
     halves = halves if dot_mode == 0 and X_.dtype == torch.float32 else 0
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
+    a_row_stride = 1  # with halves, X's row matrix's: a row's 1 / scale at its element offset // this
     cn, col_norms, centre, shift = out, False, None, None
     if halves and 2 == Y_.dim() - 1 and runtime.halves_layout(X_) and runtime.halves_layout(Y_):
         centre = runtime.l2_centre(Y_, ['b', 'm', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
-        Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre)
+        a_row_stride = dispatch.row_matrix(X_).stride(0)  # X's rows: a scale each (one read)
+        Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre, per_row=True)
         Ys_, Ylo_, b_inv, cn = runtime.split_halves(Y_, halves == 3, centre, norms=True)
         col_norms = True
     else:
@@ -2520,7 +2525,8 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
             cn = _dist_row_norms(rows).view(Ys_.shape[:-1]) if rows is not None \
                 else runtime.squared_norms(Ys_, 2)
         if halves:
-            Xs_, Xlo_, a_inv, _ = runtime.split_halves(Xs_, halves == 3)
+            a_row_stride = dispatch.row_matrix(Xs_).stride(0)
+            Xs_, Xlo_, a_inv, _ = runtime.split_halves(Xs_, halves == 3, per_row=True)
             Ys_, Ylo_, b_inv, _ = runtime.split_halves(Ys_, halves == 3)
     cn_strides = (*cn.stride(),) if col_norms else (0, 0, )
     kernel = _dist_kernel()
@@ -2540,7 +2546,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         out_arg, idx_arg, stat_arg, xsel_arg, part_cols, *split_args,
         sizes["b"], sizes["n"], sizes["m"], sizes["d"],
         *X_.stride(), *Y_.stride(), *(s for x in aux for s in x.stride()), *_strides(ylen_, 1),
-        *cn_strides, *out.stride(),
+        *cn_strides, a_row_stride, *out.stride(),
         runtime.length_bucket(sizes["n"]), runtime.length_bucket(sizes["m"]),
     )
     flags = dict(

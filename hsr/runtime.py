@@ -283,17 +283,19 @@ def shift_16bit(a: torch.Tensor, b: torch.Tensor, a_k: int, b_k: int, sms: int):
             a_m.movedim(-1, a_k), back(a_s, a_m, a_k))
 
 
-def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False):
+def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False,
+                 per_row: bool = False):
     """(hi, lo, 1 / s, norms) of fp32 rows for a key ranked on the fp16 tensor cores
-    (dispatch.halves; hsr.halves): x less centre (or as it is) scaled by one power of two,
-    its largest finite |coordinate| into [2^13, 2^14), hi = fp16(x s), lo = fp16(x s - hi)
-    (lo=False: hi again, unused); with norms, each row's squared norm of x less centre in fp32.
-    hi and lo keep x's strides (the kernel indexes them with x's); 1 / s is a one-element
-    fp32 tensor: no host sync. A non-finite coordinate stays non-finite in hi, so its row
-    ranks again from its differences. x must be a row matrix whose strides empty_like keeps
-    (halves_layout)."""
+    (dispatch.halves; hsr.halves): x less centre (or as it is) scaled by a power of two,
+    the largest finite |coordinate| it covers into [2^13, 2^14), hi = fp16(x s), lo =
+    fp16(x s - hi) (lo=False: hi again, unused); with norms, each row's squared norm of x
+    less centre in fp32. hi and lo keep x's strides (the kernel indexes them with x's);
+    1 / s is a one-element fp32 tensor, or with per_row one a row of x's row matrix (one
+    launch, not two): no host sync. A non-finite coordinate stays non-finite in hi, so its
+    row ranks again from its differences. x must be a row matrix whose strides empty_like
+    keeps (halves_layout)."""
     from . import halves
-    return halves.split(x, lo, centre, norms)
+    return halves.split(x, lo, centre, norms, per_row)
 
 
 def halves_layout(x: torch.Tensor) -> bool:

@@ -345,6 +345,34 @@ def test_one_fp16_product_ranks_within_tf32s_rounding(monkeypatch, device, offse
     assert seen and set(seen) == {1}
 
 
+@pytest.mark.parametrize("precision", ["tf32", "tf32x3"])
+def test_rows_far_apart_in_size_rank_with_a_scale_each(monkeypatch, device, precision):
+    """fp16 halves (forced): the held rows' sizes |x - c| spread over six decades, each row
+    scaled by its own power of two (hsr.halves, one read) and the key's FMA taking that
+    row's 1 / scale (a row's scale read at its element offset in the row matrix: a stacked
+    spec's rows too). A chosen centre within 2^-8 |x - c| max |y - c| of the nearest; the
+    stacked spec's values within the same of the float64 reference."""
+    monkeypatch.setenv("HSR_PRECISION", precision)
+    monkeypatch.setenv("HSR_HALVES", "1")
+    seen = _halves_launched(monkeypatch)
+    g = torch.Generator().manual_seed(12)
+    c = (torch.rand(70, 24, generator=g) + 100.0).float()
+    size = 10.0 ** (torch.rand(260, 1, generator=g) * 6 - 3)
+    x = (c[0] + size * (torch.rand(260, 24, generator=g) - 0.5)).float()
+    assign = hsr.compile(KMEANS)(x.to(device), c.to(device)).cpu()
+    sq64 = _sq64(x, c)
+    chosen = sq64.gather(-1, assign[:, None])[:, 0]
+    slack = 2.0 ** -8 * (x.double() - c[0].double()).norm(dim=-1) * (c.double() - c[0].double()).norm(dim=-1).max()
+    assert (chosen <= sq64.min(-1).values + slack).all()
+    Q = (c[0] + 10.0 ** (torch.rand(3, 9, 1, generator=g) * 6 - 3) * torch.rand(3, 9, 24, generator=g)).float()
+    D = c[:60].reshape(3, 20, 24).contiguous()
+    out = hsr.compile(STACKED_L2.format(outer="sum", select="min"))(Q.to(device), D.to(device)).cpu().double()
+    sq = _sq64(Q[:, None].expand(3, 3, 9, 24).reshape(9, 9, 24), D[None].expand(3, 3, 20, 24).reshape(9, 20, 24))
+    want = sq.min(-1).values.reshape(3, 3, 9).sum(-1)
+    assert (out - want).abs().max().item() <= 1e-5 * want.abs().max().item()
+    assert set(seen) == {1 if precision == "tf32" else 3}
+
+
 def test_a_kept_call_replays_the_split_into_halves(monkeypatch, device):
     """The halves are made by launches of their own (hsr.halves): a kept call (hsr.kept)
     must replay them, or its forward reads stale halves (each row then ranks again from
@@ -362,7 +390,7 @@ def test_a_kept_call_replays_the_split_into_halves(monkeypatch, device):
     assert torch.equal(got, d64.argmin(-1))
     launched = {step.kernel for table in kept._tables for replay in table.entries.values()
                 if isinstance(replay, kept.Replay) for step in replay.program if hasattr(step, "kernel")}
-    assert {halves._largest, halves._split} <= launched
+    assert {halves._split_rows, halves._largest, halves._split} <= launched  # A: a scale a row; B: one
 
 
 @settings(max_examples=examples(6))

@@ -39,7 +39,9 @@ def root(context, missing=missing):
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_, '
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-    yield '_, out, out\n    cn, col_norms, centre, shift = out, False, None, None\n'
+    yield '_, out, out\n    a_row_stride = 1  # with halves, '
+    yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+    yield "'s row matrix's: a row's 1 / scale at its element offset // this\n    cn, col_norms, centre, shift = out, False, None, None\n"
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
         pass
         yield '    # '
@@ -82,13 +84,17 @@ def root(context, missing=missing):
             yield '")  # one shift for every cell\n'
         yield '    if centre is not None:  # the shift, the split and '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield "'s norms in one pass a side (hsr.halves)\n        "
+        yield "'s norms in one pass a side (hsr.halves)\n        a_row_stride = dispatch.row_matrix("
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_).stride(0)  # '
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield "'s rows: a scale each (one read)\n        "
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 's_, '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 'lo_, a_inv, _ = runtime.split_halves('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_, halves == 3, centre)\n        '
+        yield '_, halves == 3, centre, per_row=True)\n        '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -196,13 +202,15 @@ def root(context, missing=missing):
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_, '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-        yield ')\n        if halves:\n            '
+        yield ')\n        if halves:\n            a_row_stride = dispatch.row_matrix('
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield 's_).stride(0)\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 's_, '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 'lo_, a_inv, _ = runtime.split_halves('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield 's_, halves == 3)\n            '
+        yield 's_, halves == 3, per_row=True)\n            '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield 's_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -211,4 +219,4 @@ def root(context, missing=missing):
         yield 's_, halves == 3)\n'
 
 blocks = {}
-debug_info = '5=13&6=17&7=25&8=33&9=35&11=43&12=46&13=50&15=52&16=54&18=64&19=67&20=75&22=84&23=86&24=92&27=98&28=100&30=103&31=121&33=130&34=146&36=150&37=153&38=155&40=159&41=167&43=176&45=180&48=182&50=186&51=192&52=196&54=200&55=206'
+debug_info = '5=13&6=17&7=25&8=33&9=35&10=43&12=45&13=48&14=52&16=54&17=56&19=66&20=69&21=77&23=86&24=88&25=92&26=98&29=104&30=106&32=109&33=127&35=136&36=152&38=156&39=159&40=161&42=165&43=173&45=182&47=186&50=188&52=192&53=198&54=202&56=206&57=208&58=214'

@@ -560,7 +560,21 @@ def root(context, missing=missing):
                     str((undefined(name='R') if l_1_R is missing else l_1_R)),
                     '_ok[:, None] & ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                    "_in[None, :], other=0.0)\n        two_inv = 2.0 * tl.load(ascale_ptr) * tl.load(bscale_ptr)  # the products back to the rows' own, doubled\n",
+                    "_in[None, :], other=0.0)\n        # the products back to the rows' own, doubled: each ",
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                    " row's 1 / scale (hsr.halves) by its\n        # element offset in the row matrix, ",
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B')),
+                    "'s one\n        a_at = (",
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
+                    ' + offs_',
+                    str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                    '.to(tl.int64) * stride_',
+                    str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
+                    '_',
+                    str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                    ') // a_row_stride\n        two_inv = (2.0 * tl.load(bscale_ptr)) * tl.load(ascale_ptr + a_at, mask=',
+                    str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                    '_in, other=1.0)[:, None]\n',
                 ))
         t_10.extend((
             str(context.call((undefined(name='small_a_loads') if l_0_small_a_loads is missing else l_0_small_a_loads))),
@@ -817,11 +831,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 256 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 259 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 258 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 261 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -876,7 +890,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 273 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 276 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -1291,9 +1305,9 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 475 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 475 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 475 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1308,7 +1322,7 @@ def root(context, missing=missing):
         pass
         yield '    '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'strides'))
-        yield ',\n'
+        yield ', a_row_stride,\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ostrides'):
         pass
         yield '    '
@@ -1383,7 +1397,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 500 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 503 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1437,4 +1451,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&137=515&141=519&142=525&143=530&145=534&146=540&148=545&151=550&155=554&156=560&160=566&161=569&162=572&165=578&167=581&168=584&170=586&172=588&174=594&176=598&178=603&179=607&182=613&183=616&184=620&185=623&186=627&188=630&189=632&190=636&191=640&193=647&194=651&198=657&200=661&201=662&202=664&203=668&204=674&205=678&206=686&207=688&211=698&212=702&213=707&214=711&218=721&219=725&220=727&221=729&223=731&225=733&229=740&232=745&233=749&234=751&236=755&237=760&238=764&240=769&241=773&242=778&243=782&244=790&245=792&247=797&248=801&249=805&250=807&252=809&254=811&256=818&258=822&262=830&263=835&264=845&265=849&266=857&268=866&269=869&270=873&271=875&272=877&273=879&274=881&275=885&278=889&279=893&282=897&283=899&284=904&285=908&287=910&289=912&290=915&291=919&292=921&301=929&302=933&303=938&304=943&307=950&308=955&311=961&312=965&315=969&316=972&317=974&319=979&320=983&321=988&322=992&323=996&324=1000&325=1004&326=1008&328=1013&329=1017&330=1023&331=1028&332=1034&333=1037&334=1039&335=1043&336=1047&338=1062&340=1073&342=1080&343=1086&345=1090&347=1095&350=1098&351=1102&353=1107&354=1111&357=1113&359=1115&362=1117&363=1119&364=1124&365=1128&366=1132&368=1139&369=1143&370=1149&371=1153&373=1156&374=1161&376=1167&377=1169&378=1174&379=1178&380=1182&381=1186&383=1191&384=1193&385=1195&388=1201&390=1204&398=1206&412=1210&415=1213&416=1215&417=1217&421=1219&422=1221&428=1223&431=1225&433=1227&441=1230&445=1233&447=1235&448=1237&453=1239&459=1241&472=1244&473=1246&475=1294&476=1298&477=1300&478=1304&480=1307&481=1310&483=1312&484=1315&486=1318&487=1322&488=1325&490=1327&491=1331&493=1335&494=1341&497=1371&498=1374&499=1378&500=1386&501=1388&502=1391&503=1398&504=1401&505=1404&506=1408&508=1415&510=1420&511=1424&512=1427&513=1429&515=1431&517=1436'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&137=515&141=519&142=525&143=530&145=534&146=540&148=545&151=550&155=554&156=560&157=564&158=566&159=568&160=576&163=580&164=583&165=586&168=592&170=595&171=598&173=600&175=602&177=608&179=612&181=617&182=621&185=627&186=630&187=634&188=637&189=641&191=644&192=646&193=650&194=654&196=661&197=665&201=671&203=675&204=676&205=678&206=682&207=688&208=692&209=700&210=702&214=712&215=716&216=721&217=725&221=735&222=739&223=741&224=743&226=745&228=747&232=754&235=759&236=763&237=765&239=769&240=774&241=778&243=783&244=787&245=792&246=796&247=804&248=806&250=811&251=815&252=819&253=821&255=823&257=825&259=832&261=836&265=844&266=849&267=859&268=863&269=871&271=880&272=883&273=887&274=889&275=891&276=893&277=895&278=899&281=903&282=907&285=911&286=913&287=918&288=922&290=924&292=926&293=929&294=933&295=935&304=943&305=947&306=952&307=957&310=964&311=969&314=975&315=979&318=983&319=986&320=988&322=993&323=997&324=1002&325=1006&326=1010&327=1014&328=1018&329=1022&331=1027&332=1031&333=1037&334=1042&335=1048&336=1051&337=1053&338=1057&339=1061&341=1076&343=1087&345=1094&346=1100&348=1104&350=1109&353=1112&354=1116&356=1121&357=1125&360=1127&362=1129&365=1131&366=1133&367=1138&368=1142&369=1146&371=1153&372=1157&373=1163&374=1167&376=1170&377=1175&379=1181&380=1183&381=1188&382=1192&383=1196&384=1200&386=1205&387=1207&388=1209&391=1215&393=1218&401=1220&415=1224&418=1227&419=1229&420=1231&424=1233&425=1235&431=1237&434=1239&436=1241&444=1244&448=1247&450=1249&451=1251&456=1253&462=1255&475=1258&476=1260&478=1308&479=1312&480=1314&481=1318&483=1321&484=1324&486=1326&487=1329&489=1332&490=1336&491=1339&493=1341&494=1345&496=1349&497=1355&500=1385&501=1388&502=1392&503=1400&504=1402&505=1405&506=1412&507=1415&508=1418&509=1422&511=1429&513=1434&514=1438&515=1441&516=1443&518=1445&520=1450'
