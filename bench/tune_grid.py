@@ -12,7 +12,8 @@ forward that writes indices): in-batch B = 32 / 128 / 512 at 32 x 300 and
 `--grid wide`: wide rows instead (fp16 serving, Nq 1 against 1000 documents, d 384 / 512 /
 640 / 1024, Lq x Ld 32 x 300, 32 x 1024, 128 x 1024); d = 768 and 32 x 512 stay out, to judge
 the prediction on. `--grid training`: the bundled grid's training keys alone (run it with
-HSR_AUTOTUNE_CACHE=0 after a change to the loop they were tuned on). `--grid broad`: fp16 serving over every d bucket from 64 to 1024 (448 and 896 for the wide ones), Nq 1 / 6 /
+HSR_AUTOTUNE_CACHE=0 after a change to the loop they were tuned on); `--grid training-long`: in-batch steps of
+32-token queries over documents of 1024 and 2048 tokens, B 8 / 32 / 128. `--grid broad`: fp16 serving over every d bucket from 64 to 1024 (448 and 896 for the wide ones), Nq 1 / 6 /
 40, Lq 24 / 100 / 400, Ld 250 / 1500, at sizes none of bench/regret.py's draws take. `--grid fp32`:
 fp32 serving at d 80 / 200 / 896, Nq 1 / 40, Lq 24 / 400, Ld 250 / 1500, also out of regret.py's
 draws, under `--precision` (highest: the key as three TF32 products, high: one; dispatch.precision). `--grid stacked`: wide rows of stacked queries (fp16 serving, d 448 / 896,
@@ -42,6 +43,9 @@ import torch
 SERVING = [(nq, lq, ld, d) for nq in (1, 8, 64, 512) for lq in (32, 128, 1024)
            for ld in (128, 512, 1024) for d in (64, 96, 128)]
 TRAINING = [(b, lq, ld, 128) for b in (32, 128, 512) for lq, ld in ((32, 300), (1024, 1024))]
+# in-batch steps over long documents: the keys of 32-token queries at Ld 1024 / 2048, whose 300-token neighbours'
+# picks (tuned in-batch at B 32) served 8 x 64 of 32 x 1024 1.6x slower (bench/NOTES.md, session 51)
+TRAINING_LONG = [(b, 32, ld, 128) for b in (8, 32, 128) for ld in (1024, 2048)]
 WIDE = [(1, lq, ld, d) for d in (384, 512, 640, 1024) for lq, ld in ((32, 300), (32, 1024), (128, 1024))]
 FP32 = [(nq, lq, ld, d) for d in (80, 200, 896) for nq in (1, 40) for lq in (24, 400) for ld in (250, 1500)]
 # fp32 rows of 100 query tokens (bucket 128): between the grid's 32 and 512, whose 32-row picks served held-out
@@ -79,6 +83,7 @@ GRIDS = {  # each grid's cases: (kind, (Nq, Lq, Ld, d), dtype, indices written)
     "bundled": lambda: [("serve", c, "float16", False) for c in SERVING] + [("train", c, "bfloat16", True)
                                                                             for c in TRAINING],
     "training": lambda: [("train", c, "bfloat16", True) for c in TRAINING],
+    "training-long": lambda: [("train", c, "bfloat16", True) for c in TRAINING_LONG],
     "fp32": lambda: [("serve", c, "float32", False) for c in FP32],
     "fp32-mid": lambda: [("serve", c, "float32", False) for c in FP32_MID],
     "fp32-corpus": lambda: [("corpus", c, "float32", False) for c in FP32_CORPUS],

@@ -175,6 +175,7 @@ def main():
             torch.cuda.empty_cache()
     kernels = kernels_seen()
     print(json.dumps(kernels))
+    os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, f"l2_rank_{args.tag}.json"), "w") as fh:
         json.dump({"tag": args.tag, "hsr": hsr.__file__, "torch": torch.__version__, "triton": triton.__version__,
                    "device": torch.cuda.get_device_name(), "rows": rows, "kernels": kernels}, fh, indent=1)
