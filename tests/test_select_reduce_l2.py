@@ -291,8 +291,10 @@ def _ranked_again(device, d, dtype, outer, select, queries):
 
 
 def _halves_launched(monkeypatch):
-    """The HALVES flag of each general forward launched."""
+    """The HALVES flag of each general forward launched. Fixed blocks (HSR_AUTOTUNE=0), so that
+    on a GPU too every forward goes through hsr.launcher (an autotuned one is Triton's call)."""
     from hsr import launcher
+    monkeypatch.setenv("HSR_AUTOTUNE", "0")
     seen, plain = [], launcher.launch
 
     def spy(kernel, grid, *args, **kwargs):
