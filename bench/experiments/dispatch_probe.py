@@ -7,8 +7,9 @@ defaults, in one process: three interleaved rounds of do_bench medians (ms, host
 
 --shapes NQxNDxLQxLD[xD][:dtype][:cos] (d 128 and fp16 by default; cos: normalize=True). Each --set is one
 variant: NAME=VALUE, VALUE a Python literal, several joined by ';'; a NAME starting HSR_ is an environment switch
-(its VALUE the string). --spec "score[i, j] = ..." times hsr.compile of that definition over Q[i, s, d] and
-D[j, t, d] instead of hsr.ops.maxsim. --grad: the forward with Q requiring a gradient (the index a backward reads is
+(its VALUE the string); TABLE=PATH reads the shipped configs from that file (hsr/tuned.json's layout)
+instead, the process's kept and predicted configs dropped at each switch. --spec "score[i, j] = ..." times
+hsr.compile of that definition over Q[i, s, d] and D[j, t, d] instead of hsr.ops.maxsim. --grad: the forward with Q requiring a gradient (the index a backward reads is
 written; no backward runs). One JSON line a shape; each variant's median of the rounds' medians.
 """
 
@@ -25,22 +26,28 @@ import torch
 import triton
 
 import hsr.ops
-from hsr import dispatch, kept
+from hsr import autotune, dispatch, kept, tuned
+
+SHIPPED = tuned.SHIPPED
 
 
 def variant(text: str) -> dict:
     pairs = [part.split("=", 1) for part in text.split(";") if part.strip()]
     for name, _ in pairs:
-        if not name.strip().startswith("HSR_") and not hasattr(dispatch, name.strip()):
+        if name.strip() != "TABLE" and not name.strip().startswith("HSR_") and not hasattr(dispatch, name.strip()):
             raise SystemExit(f"dispatch_probe: hsr.dispatch has no {name.strip()!r}")
-    return {name.strip(): value.strip() if name.strip().startswith("HSR_") else ast.literal_eval(value.strip())
-            for name, value in pairs}
+    return {name.strip(): value.strip() if name.strip().startswith(("HSR_", "TABLE"))
+            else ast.literal_eval(value.strip()) for name, value in pairs}
 
 
 def apply(values: dict) -> None:
     """Set each dispatch constant, or each HSR_ switch (None: unset)."""
     for key, value in values.items():
-        if not key.startswith("HSR_"):
+        if key == "TABLE":  # another table of shipped configs: the autotuners made again, so nothing kept is read
+            if Path(value) != tuned.SHIPPED:
+                tuned.SHIPPED = Path(value)
+                autotune._tuned.clear()
+        elif not key.startswith("HSR_"):
             setattr(dispatch, key, value)
         elif value is None:
             os.environ.pop(key, None)
@@ -58,8 +65,8 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     variants = {"default": {}} | {text: variant(text) for text in args.sets}
-    defaults = {name: os.environ.get(name) if name.startswith("HSR_") else getattr(dispatch, name)
-                for v in variants.values() for name in v}
+    defaults = {name: str(SHIPPED) if name == "TABLE" else os.environ.get(name) if name.startswith("HSR_")
+                else getattr(dispatch, name) for v in variants.values() for name in v}
     op = hsr.compile("Q[i, s, d]: float\nD[j, t, d]: float\n" + args.spec + "\n") if args.spec else None
 
     def call(q, d, cos):
