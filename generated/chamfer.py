@@ -1022,6 +1022,7 @@ def cd_bwd(
     dstride_X_b, dstride_X_n, dstride_X_d,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b,
+    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_X partial
     BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr,
 ):
@@ -1043,7 +1044,9 @@ def cd_bwd(
         a = tl.load(X_ptr + pid_b * stride_X_b + offs_n.to(tl.int64)[:, None] * stride_X_n + offs_d[None, :] * stride_X_d,
                     mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         grad_a = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
-        for other in range(0, 1):
+        # the other cells, or a part of them (axis 2: dispatch.gather_parts; its grad_X partial at part_stride)
+        part = tl.program_id(2)
+        for other in range(part * other_per, tl.minimum((part + 1) * other_per, 1)):
             cell = pid_b
             sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
             kept = sel >= -1
@@ -1068,7 +1071,7 @@ def cd_bwd(
             if SCATTER:
                 tl.atomic_add(grad_Y_ptr + pid_b * dstride_Y_b + sel_safe.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
                               contrib, mask=hit_k)
-        grad_a_ptrs = grad_X_ptr + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d
+        grad_a_ptrs = grad_X_ptr + part.to(tl.int64) * part_stride + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d
         if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
             grad_a += tl.load(grad_a_ptrs, mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         tl.store(grad_a_ptrs, grad_a.to(grad_X_ptr.dtype.element_ty), mask=n_in[:, None] & d_in[None, :])
@@ -1488,16 +1491,30 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = runtime.gather_rows(sizes["n"], sizes["d"])
+        block_r = dispatch.gather_rows(sizes["n"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
-        launcher.launch(cd_bwd, (sizes["b"], triton.cdiv(sizes["n"], block_r)),
-            X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_X_, grad_Y_,
+        # the other cells in parts across programs where Y's rows are formed again at each selection (a
+        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
+        # partial of grad_X (fp32), added in a fixed order after; one part: grad_X itself
+        n_other = 1
+        parts = 1 if into is not None else dispatch.gather_parts(
+            sizes["b"] * triton.cdiv(sizes["n"], block_r), n_other,
+            formed=False, sms=dispatch.multiprocessors(X_.device))
+        other_per = max(1, triton.cdiv(n_other, parts))
+        parts = max(1, triton.cdiv(n_other, other_per))
+        partials = torch.empty((parts, *grad_X_.shape), dtype=torch.float32, device=grad_X_.device) \
+            if parts > 1 else grad_X_
+        launcher.launch(cd_bwd, (sizes["b"], triton.cdiv(sizes["n"], block_r), parts),
+            X_, Y_, *aux, *side_args, grad, idx, stat, xsel, partials, grad_Y_,
             sizes["b"], sizes["n"], sizes["m"], sizes["d"],
             *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
-            *grad_X_.stride(), *grad_Y_.stride(), *grad.stride(),
+            *grad_X_.stride(), *grad_Y_.stride(), *grad.stride(), other_per, grad_X_.numel(),
+
             **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic,
             ACCUMULATE=into is not None, num_warps=8,
         )
+        if parts > 1:
+            grad_X_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)
         scatter = None if atomic else cd_scatter(sizes)
         if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:
@@ -2563,6 +2580,7 @@ def cd_t1_bwd(
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     dstride_X_b, dstride_X_n, dstride_X_d,
     ostride_b,
+    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_Y partial
     BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr,
 ):
@@ -2584,7 +2602,9 @@ def cd_t1_bwd(
         a = tl.load(Y_ptr + pid_b * stride_Y_b + offs_m.to(tl.int64)[:, None] * stride_Y_m + offs_d[None, :] * stride_Y_d,
                     mask=m_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         grad_a = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
-        for other in range(0, 1):
+        # the other cells, or a part of them (axis 2: dispatch.gather_parts; its grad_Y partial at part_stride)
+        part = tl.program_id(2)
+        for other in range(part * other_per, tl.minimum((part + 1) * other_per, 1)):
             cell = pid_b
             sel = tl.load(idx_ptr + cell * size_m + offs_m, mask=m_in, other=-2)
             kept = sel >= -1
@@ -2609,7 +2629,7 @@ def cd_t1_bwd(
             if SCATTER:
                 tl.atomic_add(grad_X_ptr + pid_b * dstride_X_b + sel_safe.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d,
                               contrib, mask=hit_k)
-        grad_a_ptrs = grad_Y_ptr + pid_b * dstride_Y_b + offs_m.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d
+        grad_a_ptrs = grad_Y_ptr + part.to(tl.int64) * part_stride + pid_b * dstride_Y_b + offs_m.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d
         if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
             grad_a += tl.load(grad_a_ptrs, mask=m_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         tl.store(grad_a_ptrs, grad_a.to(grad_Y_ptr.dtype.element_ty), mask=m_in[:, None] & d_in[None, :])
@@ -3029,16 +3049,30 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = runtime.gather_rows(sizes["m"], sizes["d"])
+        block_r = dispatch.gather_rows(sizes["m"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
-        launcher.launch(cd_t1_bwd, (sizes["b"], triton.cdiv(sizes["m"], block_r)),
-            Y_, X_, *aux, *side_args, grad, idx, stat, xsel, grad_Y_, grad_X_,
+        # the other cells in parts across programs where X's rows are formed again at each selection (a
+        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
+        # partial of grad_Y (fp32), added in a fixed order after; one part: grad_Y itself
+        n_other = 1
+        parts = 1 if into is not None else dispatch.gather_parts(
+            sizes["b"] * triton.cdiv(sizes["m"], block_r), n_other,
+            formed=False, sms=dispatch.multiprocessors(Y_.device))
+        other_per = max(1, triton.cdiv(n_other, parts))
+        parts = max(1, triton.cdiv(n_other, other_per))
+        partials = torch.empty((parts, *grad_Y_.shape), dtype=torch.float32, device=grad_Y_.device) \
+            if parts > 1 else grad_Y_
+        launcher.launch(cd_t1_bwd, (sizes["b"], triton.cdiv(sizes["m"], block_r), parts),
+            Y_, X_, *aux, *side_args, grad, idx, stat, xsel, partials, grad_X_,
             sizes["b"], sizes["m"], sizes["n"], sizes["d"],
             *Y_.stride(), *X_.stride(), *aux_strides, *side_strides,
-            *grad_Y_.stride(), *grad_X_.stride(), *grad.stride(),
+            *grad_Y_.stride(), *grad_X_.stride(), *grad.stride(), other_per, grad_Y_.numel(),
+
             **has, BLOCK_M=block_r, BLOCK_D=block_k, SCATTER=atomic,
             ACCUMULATE=into is not None, num_warps=8,
         )
+        if parts > 1:
+            grad_Y_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)
         scatter = None if atomic else cd_t1_scatter(sizes)
         if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of X cells at a time (its memory is the chunk's:

@@ -599,6 +599,7 @@ def dist_bwd(
     dstride_X_b, dstride_X_n, dstride_X_d,
     dstride_Y_b, dstride_Y_m, dstride_Y_d,
     ostride_b, ostride_n,
+    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_X partial
     BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr,
 ):
@@ -620,7 +621,9 @@ def dist_bwd(
         a = tl.load(X_ptr + pid_b * stride_X_b + offs_n.to(tl.int64)[:, None] * stride_X_n + offs_d[None, :] * stride_X_d,
                     mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         grad_a = tl.zeros([BLOCK_N, BLOCK_D], tl.float32)
-        for other in range(0, 1):
+        # the other cells, or a part of them (axis 2: dispatch.gather_parts; its grad_X partial at part_stride)
+        part = tl.program_id(2)
+        for other in range(part * other_per, tl.minimum((part + 1) * other_per, 1)):
             cell = pid_b
             sel = tl.load(idx_ptr + cell * size_n + offs_n, mask=n_in, other=-2)
             kept = sel >= -1
@@ -642,7 +645,7 @@ def dist_bwd(
             if SCATTER:
                 tl.atomic_add(grad_Y_ptr + pid_b * dstride_Y_b + sel_safe.to(tl.int64)[:, None] * dstride_Y_m + offs_d[None, :] * dstride_Y_d,
                               contrib, mask=hit_k)
-        grad_a_ptrs = grad_X_ptr + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d
+        grad_a_ptrs = grad_X_ptr + part.to(tl.int64) * part_stride + pid_b * dstride_X_b + offs_n.to(tl.int64)[:, None] * dstride_X_n + offs_d[None, :] * dstride_X_d
         if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
             grad_a += tl.load(grad_a_ptrs, mask=n_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         tl.store(grad_a_ptrs, grad_a.to(grad_X_ptr.dtype.element_ty), mask=n_in[:, None] & d_in[None, :])
@@ -1556,16 +1559,30 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = runtime.gather_rows(sizes["n"], sizes["d"])
+        block_r = dispatch.gather_rows(sizes["n"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
-        launcher.launch(dist_bwd, (sizes["b"], triton.cdiv(sizes["n"], block_r)),
-            X_, Y_, *aux, *side_args, grad, idx, stat, xsel, grad_X_, grad_Y_,
+        # the other cells in parts across programs where Y's rows are formed again at each selection (a
+        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
+        # partial of grad_X (fp32), added in a fixed order after; one part: grad_X itself
+        n_other = 1
+        parts = 1 if into is not None else dispatch.gather_parts(
+            sizes["b"] * triton.cdiv(sizes["n"], block_r), n_other,
+            formed=False, sms=dispatch.multiprocessors(X_.device))
+        other_per = max(1, triton.cdiv(n_other, parts))
+        parts = max(1, triton.cdiv(n_other, other_per))
+        partials = torch.empty((parts, *grad_X_.shape), dtype=torch.float32, device=grad_X_.device) \
+            if parts > 1 else grad_X_
+        launcher.launch(dist_bwd, (sizes["b"], triton.cdiv(sizes["n"], block_r), parts),
+            X_, Y_, *aux, *side_args, grad, idx, stat, xsel, partials, grad_Y_,
             sizes["b"], sizes["n"], sizes["m"], sizes["d"],
             *X_.stride(), *Y_.stride(), *aux_strides, *side_strides,
-            *grad_X_.stride(), *grad_Y_.stride(), *grad.stride(),
+            *grad_X_.stride(), *grad_Y_.stride(), *grad.stride(), other_per, grad_X_.numel(),
+
             **has, BLOCK_N=block_r, BLOCK_D=block_k, SCATTER=atomic,
             ACCUMULATE=into is not None, num_warps=8,
         )
+        if parts > 1:
+            grad_X_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)
         scatter = None if atomic else dist_scatter(sizes)
         if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of Y cells at a time (its memory is the chunk's:

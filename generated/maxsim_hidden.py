@@ -1513,7 +1513,7 @@ def score_bwd(
         a = tl.load(Q_ptr + pid_i * stride_Q_i + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
                     mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         grad_a = tl.zeros([BLOCK_S, BLOCK_D], tl.float32)
-        # a projection is formed at each selection: the other cells split across programs (dispatch.gather_parts)
+        # the other cells, or a part of them (axis 2: dispatch.gather_parts; its grad_Q partial at part_stride)
         part = tl.program_id(2)
         for other in range(part * other_per, tl.minimum((part + 1) * other_per, size_j)):
             other64 = tl.cast(other, tl.int64)
@@ -1943,25 +1943,31 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         side_strides = ()
         has = dict()
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = runtime.gather_rows(sizes["s"], sizes["d"])
+        block_r = dispatch.gather_rows(sizes["s"], sizes["d"])
         block_r = max(block_r, 16)  # D's rows are a projection: tl.dot takes 16 rows at least
         block_k = runtime.next_pow2(sizes["d"])  # a computed row in one chunk: its norm needs it whole
-        # D's rows are a projection, formed at each selection: the other cells in parts across
-        # programs, each writing its partial of grad_Q (fp32), added in a fixed order after
+        # the other cells in parts across programs where D's rows are formed again at each selection (a
+        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
+        # partial of grad_Q (fp32), added in a fixed order after; one part: grad_Q itself
         n_other = sizes["j"]
-        parts = dispatch.gather_parts(sizes["i"] * triton.cdiv(sizes["s"], block_r), n_other)
-        other_per = triton.cdiv(n_other, parts)
+        parts = 1 if into is not None else dispatch.gather_parts(
+            sizes["i"] * triton.cdiv(sizes["s"], block_r), n_other,
+            formed=True, sms=dispatch.multiprocessors(Q_.device))
+        other_per = max(1, triton.cdiv(n_other, parts))
         parts = max(1, triton.cdiv(n_other, other_per))
-        partials = torch.empty((parts, *grad_Q_.shape), dtype=torch.float32, device=grad_Q_.device)
+        partials = torch.empty((parts, *grad_Q_.shape), dtype=torch.float32, device=grad_Q_.device) \
+            if parts > 1 else grad_Q_
         launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r), parts),
             Q_, D_, *aux, *side_args, grad, idx, stat, xsel, partials, at_selections,
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
             *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),            t["H"], *_strides(t["H"], 3), t["W"], *_strides(t["W"], 2), t["bias"], *_strides(t["bias"], 1), sizes["h"], runtime.interpreting(),  other_per, grad_Q_.numel(),
+
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and rows_grad,
             ACCUMULATE=into is not None, COMPACT=compact, num_warps=8,
         )
-        grad_Q_.copy_(partials.sum(dim=0) if parts > 1 else partials[0])  # (a fixed order: deterministic)
+        if parts > 1:
+            grad_Q_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)
         scatter = None if atomic else score_scatter(sizes)
         if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of D cells at a time (its memory is the chunk's:

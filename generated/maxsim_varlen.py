@@ -1434,6 +1434,7 @@ def score_bwd(
     dstride_Q_i, dstride_Q_s, dstride_Q_d,
     dstride_D_j, dstride_D_t, dstride_D_d,
     ostride_i, ostride_j,
+    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_Q partial
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr,
 ):
@@ -1455,7 +1456,9 @@ def score_bwd(
         a = tl.load(Q_ptr + pid_i * stride_Q_i + tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)).to(tl.int64) * stride_Q_s + offs_s.to(tl.int64)[:, None] * stride_Q_s + offs_d[None, :] * stride_Q_d,
                     mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         grad_a = tl.zeros([BLOCK_S, BLOCK_D], tl.float32)
-        for other in range(0, size_j):
+        # the other cells, or a part of them (axis 2: dispatch.gather_parts; its grad_Q partial at part_stride)
+        part = tl.program_id(2)
+        for other in range(part * other_per, tl.minimum((part + 1) * other_per, size_j)):
             other64 = tl.cast(other, tl.int64)
             pid_j = other64
             cell = (pid_i) * size_j + pid_j
@@ -1478,7 +1481,7 @@ def score_bwd(
             if SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_j * dstride_D_j + tl.load(cu_d_ptr + tl.minimum(pid_j, size_j)).to(tl.int64) * dstride_D_t + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
                               contrib, mask=hit_k)
-        grad_a_ptrs = grad_Q_ptr + pid_i * dstride_Q_i + tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)).to(tl.int64) * dstride_Q_s + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
+        grad_a_ptrs = grad_Q_ptr + part.to(tl.int64) * part_stride + pid_i * dstride_Q_i + tl.load(cu_q_ptr + tl.minimum(pid_i, size_i)).to(tl.int64) * dstride_Q_s + offs_s.to(tl.int64)[:, None] * dstride_Q_s + offs_d[None, :] * dstride_Q_d
         if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
             grad_a += tl.load(grad_a_ptrs, mask=s_in[:, None] & d_in[None, :], other=0.0).to(tl.float32)
         tl.store(grad_a_ptrs, grad_a.to(grad_Q_ptr.dtype.element_ty), mask=s_in[:, None] & d_in[None, :])
@@ -1908,16 +1911,30 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         side_strides = ()
         has = dict()
         aux_strides = ()
-        block_r = runtime.gather_rows(sizes["s"], sizes["d"])
+        block_r = dispatch.gather_rows(sizes["s"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
-        launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r)),
-            Q_, D_, t["cu_q"], t["cu_d"], *aux, *side_args, grad, idx, stat, xsel, grad_Q_, grad_D_,
+        # the other cells in parts across programs where D's rows are formed again at each selection (a
+        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
+        # partial of grad_Q (fp32), added in a fixed order after; one part: grad_Q itself
+        n_other = sizes["j"]
+        parts = 1 if into is not None else dispatch.gather_parts(
+            sizes["i"] * triton.cdiv(sizes["s"], block_r), n_other,
+            formed=False, sms=dispatch.multiprocessors(Q_.device))
+        other_per = max(1, triton.cdiv(n_other, parts))
+        parts = max(1, triton.cdiv(n_other, other_per))
+        partials = torch.empty((parts, *grad_Q_.shape), dtype=torch.float32, device=grad_Q_.device) \
+            if parts > 1 else grad_Q_
+        launcher.launch(score_bwd, (sizes["i"], triton.cdiv(sizes["s"], block_r), parts),
+            Q_, D_, t["cu_q"], t["cu_d"], *aux, *side_args, grad, idx, stat, xsel, partials, grad_D_,
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *ragged.strides(Q_, ["i", "s", "d"], RAGGED.get("Q")), *ragged.strides(D_, ["j", "t", "d"], RAGGED.get("D")), *aux_strides, *side_strides,
-            *ragged.strides(grad_Q_, ["i", "s", "d"], RAGGED.get("Q")), *ragged.strides(grad_D_, ["j", "t", "d"], RAGGED.get("D")), *grad.stride(),
+            *ragged.strides(grad_Q_, ["i", "s", "d"], RAGGED.get("Q")), *ragged.strides(grad_D_, ["j", "t", "d"], RAGGED.get("D")), *grad.stride(), other_per, grad_Q_.numel(),
+
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic,
             ACCUMULATE=False, num_warps=8,
         )
+        if parts > 1:
+            grad_Q_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)
         scatter = None if atomic else score_scatter(sizes)
         if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of D cells at a time (its memory is the chunk's:

@@ -866,6 +866,7 @@ def rep_bwd(
     dstride_W_v, dstride_W_h,
     dstride_H_b, dstride_H_s, dstride_H_h,
     ostride_b, ostride_v,
+    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_W partial
     HAS_bias: tl.constexpr,
     BLOCK_V: tl.constexpr, BLOCK_H: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr,
@@ -893,7 +894,9 @@ def rep_bwd(
         a = tl.load(W_ptr + 0 + offs_v.to(tl.int64)[:, None] * stride_W_v + offs_h[None, :] * stride_W_h,
                     mask=v_in[:, None] & h_in[None, :], other=0.0).to(tl.float32)
         grad_a = tl.zeros([BLOCK_V, BLOCK_H], tl.float32)
-        for other in range(0, size_b):
+        # the other cells, or a part of them (axis 2: dispatch.gather_parts; its grad_W partial at part_stride)
+        part = tl.program_id(2)
+        for other in range(part * other_per, tl.minimum((part + 1) * other_per, size_b)):
             other64 = tl.cast(other, tl.int64)
             pid_b = other64
             cell = pid_b
@@ -919,7 +922,7 @@ def rep_bwd(
                               contrib, mask=hit_k)
             if h0 == 0:  # per-row and per-column terms, once
                 grad_row_bias += tl.where(kept, g_row * 0.0, 0.0) + tl.where(picked, g_row * _hsr_step((x_sel + row_bias)), 0.0)
-        grad_a_ptrs = grad_W_ptr + 0 + offs_v.to(tl.int64)[:, None] * dstride_W_v + offs_h[None, :] * dstride_W_h
+        grad_a_ptrs = grad_W_ptr + part.to(tl.int64) * part_stride + 0 + offs_v.to(tl.int64)[:, None] * dstride_W_v + offs_h[None, :] * dstride_W_h
         if ACCUMULATE:  # a buffer the other way's backward has scattered into (both_ways_sum)
             grad_a += tl.load(grad_a_ptrs, mask=v_in[:, None] & h_in[None, :], other=0.0).to(tl.float32)
         tl.store(grad_a_ptrs, grad_a.to(grad_W_ptr.dtype.element_ty), mask=v_in[:, None] & h_in[None, :])
@@ -1306,16 +1309,28 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         side_strides = (*_strides(t["bias"], 1), )
         has = dict(HAS_bias=t["bias"] is not None, )
         aux_strides = tuple(s for x in aux for s in x.stride())
-        block_r = runtime.gather_rows(sizes["v"], sizes["h"])
+        block_r = dispatch.gather_rows(sizes["v"], sizes["h"])
         block_k = min(128, runtime.next_pow2(sizes["h"]))
-        launcher.launch(rep_bwd, (1, triton.cdiv(sizes["v"], block_r)),
-            W_, H_, *aux, *side_args, grad, idx, stat, xsel, grad_W_, grad_H_, grad_bias_,
+        # the other cells in parts across programs where H's rows are formed again at each selection (a
+        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
+        # partial of grad_W (fp32), added in a fixed order after; one part: grad_W itself
+        n_other = sizes["b"]
+        parts = 1  # (the per-row terms' gradients: each row's one program sums them over the other cells)
+        other_per = max(1, triton.cdiv(n_other, parts))
+        parts = max(1, triton.cdiv(n_other, other_per))
+        partials = torch.empty((parts, *grad_W_.shape), dtype=torch.float32, device=grad_W_.device) \
+            if parts > 1 else grad_W_
+        launcher.launch(rep_bwd, (1, triton.cdiv(sizes["v"], block_r), parts),
+            W_, H_, *aux, *side_args, grad, idx, stat, xsel, partials, grad_H_, grad_bias_,
             sizes["b"], sizes["v"], sizes["s"], sizes["h"],
             *W_.stride(), *H_.stride(), *aux_strides, *side_strides,
-            *grad_W_.stride(), *grad_H_.stride(), *grad.stride(),
+            *grad_W_.stride(), *grad_H_.stride(), *grad.stride(), other_per, grad_W_.numel(),
+
             **has, BLOCK_V=block_r, BLOCK_H=block_k, SCATTER=atomic,
             ACCUMULATE=into is not None, num_warps=8,
         )
+        if parts > 1:
+            grad_W_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)
         scatter = None if atomic else rep_scatter(sizes)
         if scatter in ("inverse", "sparse"):
             # the inverse index, a chunk of H cells at a time (its memory is the chunk's:

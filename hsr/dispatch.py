@@ -230,9 +230,16 @@ def backward_words(term, sizes: dict) -> str:
     args = (contenders, sizes.get(term.r, 1), sizes.get(term.c, 1))
     rule = dict(cells=cells, width=sizes.get(term.k, 1))
     per_row = args[0] * args[1] / max(args[2], 1)
+    shared = 1
+    for g in term.grid:
+        shared *= sizes.get(g, 1) if g in term.b.grid_axes and g in term.a.grid_axes else 1
+    programs = contenders * shared * -(-sizes.get(term.r, 1) // gather_rows(sizes.get(term.r, 1), sizes.get(term.k, 1)))
+    parts = gather_parts(programs, cells // shared, formed=False, sms=GATHER_SMS_EXPLAINED)
     return (f"  backward at these sizes: \"auto\" takes {auto_backward(*args, **rule)}; \"deterministic\" "
             f"scatters through {deterministic_scatter(*args, **rule)} ({per_row:.3g} contributions a selected row, "
-            f"{cells * args[2]} selected rows)")
+            f"{cells * args[2]} selected rows); the gather: {programs} programs of {term.a.name}'s rows, "
+            + (f"the other cells in {parts} parts (fewer programs than an H100's {GATHER_SMS_EXPLAINED} "
+               "multiprocessors; dispatch.gather_parts)" if parts > 1 else "each walking every other cell"))
 
 
 def deterministic_scatter(n_contenders: int, outer: int, selected: int, cells: int = 1, width: int = 1) -> str:
@@ -564,10 +571,10 @@ HALVES_MAX_D = 128  # the widest fp32 row ranked in fp16 halves: its row block's
 def halves(prec: str, rank: bool, d: int, rows_per_column_set: int) -> int:
     """How many fp16 products rank an fp32 L2 key on the tensor cores (0: none, the
     TF32 products of `prec` do). fp16 holds TF32's 11 significant bits at twice its
-    rate, but not its exponent range: each operand is scaled by the power of two that
-    brings its largest finite |coordinate| (less the shift) into [2^13, 2^14), in the
-    pass that shifts and splits it (hsr.halves), so that fp16 keeps full precision down
-    to 2^-28 of that largest. "tf32" becomes one product of the scaled rows (TF32's
+    rate, but not its exponent range: each row a program holds is scaled by the power of
+    two that brings its largest finite |coordinate| (less the shift) into [2^13, 2^14),
+    the streamed rows by one for all of them, in the pass that shifts and splits them
+    (hsr.halves), so that fp16 keeps full precision down to 2^-28 of that largest. "tf32" becomes one product of the scaled rows (TF32's
     bits), "tf32x3" three of their hi and lo halves (hi.hi + lo.hi + hi.lo, about 2^-22
     of the terms, as tf32x3's 2^-21). Scaling by powers of two is exact, and the selected
     pair's value still comes from its differences.
@@ -609,7 +616,8 @@ def precision_words(l2: bool, machine: str = "cuda9", rank: bool = False, d: int
                 "the selected pair's value is its IEEE fp32 dot, formed again at its index")
     pieces = "three fp16 products of hi and lo halves" if prec == "tf32x3" else "one fp16 product"
     if d is not None and rows is not None and halves(prec, rank, d, rows):
-        kind = f"{pieces} of rows scaled by powers of two (as many bits as {prec}, at twice its rate)"
+        kind = (f"{pieces} of rows scaled by powers of two (the held rows one each; as many bits as {prec}, "
+                f"at twice its rate)")
     elif d is not None and rows is not None:
         kind += (f" ({pieces} of rows scaled by powers of two take a ranking key where d <= {HALVES_MAX_D} "
                  f"and the column norms come from a pre-pass)")
@@ -1446,11 +1454,34 @@ ROWS_DENSE_SHARE = 4
 GATHER_PROGRAMS = 1024  # programs the gather backward of a projected operand aims for (about 8 an SM)
 
 
-def gather_parts(programs: int, n_other: int) -> int:
-    """Parts the other cells of a gather backward split into, where the selected
-    rows are a projection formed again at each selection (a GEMM of a few rows per
-    selection, not a load): enough programs to fill the GPU."""
-    return max(1, min(n_other, -(-GATHER_PROGRAMS // max(programs, 1))))
+def gather_rows(rows: int, d: int) -> int:
+    """Rows of the gathering operand one backward program takes (its loop over
+    the other side is a chain of dependent loads: more, smaller programs hide
+    it). Measured on an H100 (bench/NOTES.md, session 8): at d = 128, 8 rows
+    against 32 made the gather 2.1x faster at ColBERT B=128, 1.46x at B=512,
+    1.2x at ColPali B=32; at Splade's d = 768 (six chunks of d per program) 8
+    rows made the deterministic step 12% slower, so longer rows keep 32."""
+    return min(8 if d <= 128 else 32, next_pow2(rows))
+
+
+GATHER_PART_CELLS = 4  # loaded rows: the fewest other cells a part of a gather backward walks
+GATHER_SMS_EXPLAINED = 132  # explain(sizes) counts an H100's multiprocessors
+
+
+def gather_parts(programs: int, n_other: int, formed: bool = True, sms: int = 0) -> int:
+    """Parts the other cells of a gather backward split into across programs, each
+    part's partial of the gathering side's gradient added in a fixed order after.
+    Formed rows (a projection formed again at each selection: a GEMM of a few rows,
+    not a load): enough programs to fill the GPU. Loaded rows: where the programs (a
+    block of rows each) are fewer than the sms multiprocessors, as many as make
+    GATHER_PROGRAMS, none walking fewer than GATHER_PART_CELLS cells. Each program's
+    walk is a chain of dependent loads: one query's 4 programs against 256 documents
+    walked 256 cells each (bench/NOTES.md, session 51)."""
+    if formed:
+        return max(1, min(n_other, -(-GATHER_PROGRAMS // max(programs, 1))))
+    if programs >= sms:
+        return 1
+    return max(1, min(n_other // GATHER_PART_CELLS, -(-GATHER_PROGRAMS // max(programs, 1))))
 
 
 # maxsim_from_hidden (H200, bf16, 32 query tokens, the shipped tuned configs,

@@ -75,16 +75,6 @@ def require_fp8(device: torch.device) -> None:
                           f"{torch.cuda.get_device_name(device)} has none: use int8")
 
 
-def gather_rows(rows: int, d: int) -> int:
-    """Rows of the gathering operand one backward program takes (its loop over
-    the other side is a chain of dependent loads: more, smaller programs hide
-    it). Measured on an H100 (bench/NOTES.md, session 8): at d = 128, 8 rows
-    against 32 made the gather 2.1x faster at ColBERT B=128, 1.46x at B=512,
-    1.2x at ColPali B=32; at Splade's d = 768 (six chunks of d per program) 8
-    rows made the deterministic step 12% slower, so longer rows keep 32."""
-    return min(8 if d <= 128 else 32, next_pow2(rows))
-
-
 def inverse_blocks(d: int) -> tuple[int, int, int]:
     """(entries per step, BLOCK of the contraction, warps) of the inverse-index
     backward; HSR_INVERSE_BLOCKS="e,k,warps" overrides them, for measuring."""

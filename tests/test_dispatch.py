@@ -637,3 +637,11 @@ def test_stacked_programs_persist_where_cells_are_many(monkeypatch):
     """)
     assert "Q varies over b besides 'i'" in "; ".join(dispatch.persistent_blockers(batched.plan.terms[0]))
     assert "persistent programs (general loop, stacked): no (Q varies over b" in batched.explain()
+
+
+def test_gather_rows_follow_the_measured_rule():
+    """8 rows a backward program at d <= 128, 32 for longer rows (16 at least, as
+    every block of the template)."""
+    assert dispatch.gather_rows(32, 128) == 8 and dispatch.gather_rows(1024, 96) == 8
+    assert dispatch.gather_rows(30522, 768) == 32 and dispatch.gather_rows(3, 768) == 16
+    assert dispatch.gather_rows(1, 3) == 8

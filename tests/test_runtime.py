@@ -331,14 +331,6 @@ def test_both_ways_choice_can_be_forced_for_measuring(monkeypatch):
     assert dispatch.both_ways_fused(cuda, 100, False) and not dispatch.both_ways_fused(cuda, 10**10, False)
 
 
-def test_gather_rows_follow_the_measured_rule():
-    """8 rows a backward program at d <= 128, 32 for longer rows (16 at least, as
-    every block of the template)."""
-    assert runtime.gather_rows(32, 128) == 8 and runtime.gather_rows(1024, 96) == 8
-    assert runtime.gather_rows(30522, 768) == 32 and runtime.gather_rows(3, 768) == 16
-    assert runtime.gather_rows(1, 3) == 8
-
-
 def test_counting_sort_blocks_follow_the_measured_rule(monkeypatch):
     """2048-entry blocks placed 32 at a time (the H200's best at every
     measured shape); HSR_COUNT_BLOCKS overrides."""

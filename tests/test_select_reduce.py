@@ -382,6 +382,56 @@ def test_an_outer_sum_split_over_programs(split_ops, device, ni, nj, s, t, seed)
     assert torch.equal(first, again)
 
 
+PARTS_SPEC = """
+    Q[i, s, d]: float
+    D[j, t, d]: float
+    dmask[j, t]: bool = all
+    out[i, j] = {outer}_s max_t <Q_s, D_t>  where dmask
+"""
+
+
+@pytest.mark.parametrize("outer", ["sum", "max"])
+@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
+def test_the_gather_backward_walks_the_documents_in_parts(monkeypatch, device, outer, backward):
+    """One or two queries against 23 documents: the gather backward's programs (a block of
+    query rows each) are fewer than the multiprocessors, so the documents split across
+    programs (dispatch.gather_parts), each part's partial of grad Q added in a fixed order.
+    Integer rows (ties within and across documents), two documents with no kept token:
+    gradients as the float64 reference, launched in parts, the same bits on a second run."""
+    from hsr import launcher
+    parts, plain = [], launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__ == "out_bwd":
+            parts.append(grid[2])
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    op = hsr.compile(PARTS_SPEC.format(outer=outer))
+    gen = torch.Generator().manual_seed(5)
+    for ni in (1, 2):
+        Q, D = _ints((ni, 6, 8), gen), _ints((23, 5, 8), gen)
+        dmask = torch.rand(23, 5, generator=gen) < 0.8
+        dmask[[3, 17]] = False
+        _check(op, (Q, D), {"dmask": dmask}, (0, 1), device)
+        grads = []
+        for _ in range(2):
+            q = Q.to(device).requires_grad_()
+            op(q, D.to(device), dmask=dmask.to(device), backward=backward).sum().backward()
+            grads.append(q.grad)
+        assert torch.equal(*grads)
+    assert parts and min(parts) > 1, parts
+
+
+def test_the_gather_backward_parts_rule():
+    """dispatch.gather_parts: loaded rows split only where the programs do not fill the GPU, no
+    part shorter than GATHER_PART_CELLS cells; formed rows (a projection) fill it always."""
+    assert dispatch.gather_parts(4, 256, formed=False, sms=132) == 64
+    assert dispatch.gather_parts(4, 3000, formed=False, sms=132) == 256
+    assert dispatch.gather_parts(4, 7, formed=False, sms=132) == 1
+    assert dispatch.gather_parts(132, 10**4, formed=False, sms=132) == 1
+    assert dispatch.gather_parts(4, 7, formed=True, sms=132) == 7
+
+
 def _stacked_inputs(ni, nj, s, t, seed):
     """(Q, D, w, qmask, dmask) of integer rows (ties), query 1 and the last document left out."""
     gen = torch.Generator().manual_seed(seed)

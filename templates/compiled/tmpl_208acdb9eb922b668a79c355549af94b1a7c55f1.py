@@ -7,7 +7,7 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
-    l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_projection_parts = missing
+    l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_gather_parts = missing
     try:
         t_1 = environment.filters['join']
     except KeyError:
@@ -147,25 +147,46 @@ def root(context, missing=missing):
         pass
         (l_1_A, l_1_B, l_1_R) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'))
         t_7.extend((
-            '        # ',
+            '        # the other cells in parts across programs where ',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            "'s rows are a projection, formed at each selection: the other cells in parts across\n        # programs, each writing its partial of grad_",
+            "'s rows are formed again at each selection (a\n        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its\n        # partial of grad_",
             str((undefined(name='A') if l_1_A is missing else l_1_A)),
-            ' (fp32), added in a fixed order after\n        n_other = ',
+            ' (fp32), added in a fixed order after; one part: grad_',
+            str((undefined(name='A') if l_1_A is missing else l_1_A)),
+            ' itself\n        n_other = ',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'n_other_py')),
-            '\n        parts = dispatch.gather_parts(',
-            str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'a_cells_py')),
-            ' * triton.cdiv(sizes["',
-            str((undefined(name='R') if l_1_R is missing else l_1_R)),
-            '"], block_r), n_other)\n        other_per = triton.cdiv(n_other, parts)\n        parts = max(1, triton.cdiv(n_other, other_per))\n        partials = torch.empty((parts, *grad_',
+            '\n',
+        ))
+        if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'row_grads') and (not (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'projects')))):
+            pass
+            t_7.append(
+                "        parts = 1  # (the per-row terms' gradients: each row's one program sums them over the other cells)\n",
+            )
+        else:
+            pass
+            t_7.extend((
+                '        parts = 1 if into is not None else dispatch.gather_parts(\n            ',
+                str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'a_cells_py')),
+                ' * triton.cdiv(sizes["',
+                str((undefined(name='R') if l_1_R is missing else l_1_R)),
+                '"], block_r), n_other,\n            formed=',
+                str(('True' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'projects')) else 'False')),
+                ', sms=dispatch.multiprocessors(',
+                str((undefined(name='A') if l_1_A is missing else l_1_A)),
+                '_.device))\n',
+            ))
+        t_7.extend((
+            '        other_per = max(1, triton.cdiv(n_other, parts))\n        parts = max(1, triton.cdiv(n_other, other_per))\n        partials = torch.empty((parts, *grad_',
             str((undefined(name='A') if l_1_A is missing else l_1_A)),
             '_.shape), dtype=torch.float32, device=grad_',
             str((undefined(name='A') if l_1_A is missing else l_1_A)),
-            '_.device)',
+            '_.device) \\\n            if parts > 1 else grad_',
+            str((undefined(name='A') if l_1_A is missing else l_1_A)),
+            '_',
         ))
         return concat(t_7)
-    context.exported_vars.add('projection_parts')
-    context.vars['projection_parts'] = l_0_projection_parts = Macro(environment, macro, 'projection_parts', (), False, False, False, context.eval_ctx.autoescape)
+    context.exported_vars.add('gather_parts')
+    context.vars['gather_parts'] = l_0_gather_parts = Macro(environment, macro, 'gather_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=30&5=35&6=38&7=40&9=42&12=44&13=48&14=50&16=55&18=59&19=67&21=74&22=76&23=80&27=91&28=96&29=99&31=101&32=105&34=111&35=116&36=119&37=121&38=123&39=125&40=129&41=133&42=137&44=143&45=148&46=151&47=153&48=155&49=157&52=161'
+debug_info = '4=30&5=35&6=38&7=40&9=42&12=44&13=48&14=50&16=55&18=59&19=67&21=74&22=76&23=80&27=91&28=96&29=99&31=101&32=105&34=111&35=116&36=119&37=121&38=123&39=125&40=129&41=133&42=137&44=143&45=148&46=151&48=153&49=157&50=160&54=169&55=173&59=180&60=184'

@@ -9,7 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_t = resolve('t')
     l_0_packed = resolve('packed')
-    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_rows_args = l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_projection_parts = l_0_st = missing
+    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_rows_args = l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_gather_parts = l_0_st = missing
     try:
         t_1 = environment.filters['join']
     except KeyError:
@@ -44,13 +44,13 @@ def root(context, missing=missing):
     (l_0_R, l_0_C, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
     context.vars.update({'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R})
     context.exported_vars.update(('A', 'B', 'C', 'K', 'P', 'R'))
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
     l_0_rows_args = getattr(included_template, 'rows_args', missing)
     if l_0_rows_args is missing:
         l_0_rows_args = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_args'", name='rows_args')
     context.vars['rows_args'] = l_0_rows_args
     context.exported_vars.discard('rows_args')
-    included_template = environment.get_template('select_reduce/rows_host.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
+    included_template = environment.get_template('select_reduce/rows_host.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
     l_0_rows_grad_wrapper = getattr(included_template, 'rows_grad_wrapper', missing)
     if l_0_rows_grad_wrapper is missing:
         l_0_rows_grad_wrapper = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_grad_wrapper'", name='rows_grad_wrapper')
@@ -60,11 +60,11 @@ def root(context, missing=missing):
     l_0_rows_grad_buffers = getattr(included_template, 'rows_grad_buffers', missing)
     if l_0_rows_grad_buffers is missing:
         l_0_rows_grad_buffers = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_grad_buffers'", name='rows_grad_buffers')
-    l_0_projection_parts = getattr(included_template, 'projection_parts', missing)
-    if l_0_projection_parts is missing:
-        l_0_projection_parts = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'projection_parts'", name='projection_parts')
-    context.vars.update({'rows_grad_wrapper': l_0_rows_grad_wrapper, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_grad_buffers': l_0_rows_grad_buffers, 'projection_parts': l_0_projection_parts})
-    context.exported_vars.difference_update(('rows_grad_wrapper', 'packed_rows_grad', 'rows_grad_buffers', 'projection_parts'))
+    l_0_gather_parts = getattr(included_template, 'gather_parts', missing)
+    if l_0_gather_parts is missing:
+        l_0_gather_parts = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'gather_parts'", name='gather_parts')
+    context.vars.update({'rows_grad_wrapper': l_0_rows_grad_wrapper, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_grad_buffers': l_0_rows_grad_buffers, 'gather_parts': l_0_gather_parts})
+    context.exported_vars.difference_update(('rows_grad_wrapper', 'packed_rows_grad', 'rows_grad_buffers', 'gather_parts'))
     def macro(l_1_var, l_1_name, l_1_axes):
         t_6 = []
         if l_1_var is missing:
@@ -164,13 +164,13 @@ def root(context, missing=missing):
     l_1_x = missing
     yield '    return aux\n\n\n'
     template = environment.get_template('select_reduce/split_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
     template = environment.get_template('select_reduce/parts_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
@@ -615,7 +615,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
         template = environment.get_template('select_reduce/l2_host.py.jinja', 'select_reduce_host.py.jinja')
-        gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+        gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
         try:
             for event in gen:
                 yield event
@@ -1246,7 +1246,7 @@ def root(context, missing=missing):
         else:
             pass
             yield '        aux_strides = tuple(s for x in aux for s in x.stride())\n'
-        yield '        block_r = runtime.gather_rows(sizes["'
+        yield '        block_r = dispatch.gather_rows(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
@@ -1263,19 +1263,14 @@ def root(context, missing=missing):
             yield '        block_k = min(128, runtime.next_pow2(sizes["'
             yield str((undefined(name='K') if l_0_K is missing else l_0_K))
             yield '"]))\n'
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
-            pass
-            yield str(context.call((undefined(name='projection_parts') if l_0_projection_parts is missing else l_0_projection_parts)))
-            yield '\n'
-        yield '        launcher.launch('
+        yield str(context.call((undefined(name='gather_parts') if l_0_gather_parts is missing else l_0_gather_parts)))
+        yield '\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_bwd, ('
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_cells_py'))
         yield ', triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield '"], block_r)'
-        yield str((', parts' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 498 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield '),\n            '
+        yield '"], block_r), parts),\n            '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -1287,9 +1282,7 @@ def root(context, missing=missing):
             yield str(l_1_o)
             yield '"],'
         l_1_o = missing
-        yield ' *aux, *side_args, grad, idx, stat, xsel, '
-        yield str(('partials' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else str_join(('grad_', (undefined(name='A') if l_0_A is missing else l_0_A), '_', ))))
-        yield ', '
+        yield ' *aux, *side_args, grad, idx, stat, xsel, partials, '
         yield str(('at_selections' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', ))))
         yield ','
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
@@ -1314,28 +1307,21 @@ def root(context, missing=missing):
             pass
             yield '            '
             yield str(context.call((undefined(name='rows_args') if l_0_rows_args is missing else l_0_rows_args)))
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
-            pass
-            yield ' other_per, grad_'
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.numel(),'
-        yield '\n            **has, BLOCK_'
+        yield ' other_per, grad_'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.numel(),\n\n            **has, BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 506 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 504 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 507 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield ' num_warps=8,\n        )\n'
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
-            pass
-            yield '        grad_'
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.copy_(partials.sum(dim=0) if parts > 1 else partials[0])  # (a fixed order: deterministic)\n'
-        yield '        scatter = None if atomic else '
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 505 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ' num_warps=8,\n        )\n        if parts > 1:\n            grad_'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield '_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)\n        scatter = None if atomic else '
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_scatter(sizes)\n        if scatter in ("inverse", "sparse"):\n            # the inverse index, a chunk of '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
@@ -1571,7 +1557,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 610 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 607 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1630,17 +1616,17 @@ def root(context, missing=missing):
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward(t, sizes, False)[0]\n\n\n'
     template = environment.get_template('select_reduce/library_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
     template = environment.get_template('select_reduce/both_ways_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'packed_rows_grad': l_0_packed_rows_grad, 'projection_parts': l_0_projection_parts, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=902&349=915&351=929&353=943&355=946&358=953&359=956&361=960&362=964&364=967&366=972&367=976&369=979&370=983&372=992&374=994&376=997&382=1007&383=1011&384=1015&385=1018&388=1023&391=1025&394=1028&401=1031&403=1034&405=1036&407=1039&410=1044&413=1047&416=1051&417=1055&418=1057&419=1059&422=1064&424=1066&425=1070&429=1073&430=1077&431=1079&432=1081&433=1087&434=1090&436=1093&439=1096&440=1099&442=1102&444=1110&446=1112&447=1115&451=1118&452=1120&454=1123&455=1133&456=1145&457=1147&461=1152&463=1156&464=1164&465=1166&467=1171&470=1179&471=1183&474=1193&481=1200&482=1210&483=1221&484=1235&485=1239&489=1250&490=1256&491=1259&493=1264&495=1266&496=1268&498=1271&499=1279&501=1303&502=1305&503=1309&504=1316&506=1323&507=1329&509=1333&510=1336&512=1339&514=1341&518=1343&519=1347&522=1351&531=1353&540=1357&544=1361&548=1363&554=1367&555=1371&556=1373&558=1395&559=1397&560=1401&561=1403&565=1407&566=1410&569=1419&571=1422&572=1428&573=1432&575=1454&576=1456&577=1460&578=1462&579=1468&580=1470&581=1472&584=1476&585=1479&588=1496&589=1504&591=1518&592=1521&593=1525&595=1527&596=1531&597=1537&598=1543&599=1547&600=1550&601=1552&602=1560&608=1566&610=1568&611=1576&614=1580&615=1582&616=1584&617=1590&620=1594&624=1596&625=1598&638=1600&647=1603&651=1605&652=1608&657=1614&659=1617&661=1622&663=1624&665=1627&667=1630&670=1632&671=1638'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=902&349=915&351=929&353=943&355=946&358=953&359=956&361=960&362=964&364=967&366=972&367=976&369=979&370=983&372=992&374=994&376=997&382=1007&383=1011&384=1015&385=1018&388=1023&391=1025&394=1028&401=1031&403=1034&405=1036&407=1039&410=1044&413=1047&416=1051&417=1055&418=1057&419=1059&422=1064&424=1066&425=1070&429=1073&430=1077&431=1079&432=1081&433=1087&434=1090&436=1093&439=1096&440=1099&442=1102&444=1110&446=1112&447=1115&451=1118&452=1120&454=1123&455=1133&456=1145&457=1147&461=1152&463=1156&464=1164&465=1166&467=1171&470=1179&471=1183&474=1193&481=1200&482=1210&483=1221&484=1235&485=1239&489=1250&490=1256&491=1259&493=1264&495=1266&496=1268&497=1274&499=1296&500=1298&501=1302&502=1309&504=1313&505=1319&508=1323&509=1325&511=1327&515=1329&516=1333&519=1337&528=1339&537=1343&541=1347&545=1349&551=1353&552=1357&553=1359&555=1381&556=1383&557=1387&558=1389&562=1393&563=1396&566=1405&568=1408&569=1414&570=1418&572=1440&573=1442&574=1446&575=1448&576=1454&577=1456&578=1458&581=1462&582=1465&585=1482&586=1490&588=1504&589=1507&590=1511&592=1513&593=1517&594=1523&595=1529&596=1533&597=1536&598=1538&599=1546&605=1552&607=1554&608=1562&611=1566&612=1568&613=1570&614=1576&617=1580&621=1582&622=1584&635=1586&644=1589&648=1591&649=1594&654=1600&656=1603&658=1608&660=1610&662=1613&664=1616&667=1618&668=1624'

@@ -293,11 +293,9 @@ def root(context, missing=missing):
             yield '    '
             yield str(context.call((undefined(name='rows_params') if l_0_rows_params is missing else l_0_rows_params)))
             yield '\n'
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
-            pass
-            yield '    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_'
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield ' partial\n'
+        yield '    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ' partial\n'
         def t_8(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
@@ -314,7 +312,7 @@ def root(context, missing=missing):
         yield ': tl.constexpr, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, SCATTER: tl.constexpr,\n    ACCUMULATE: tl.constexpr,'
-        yield str((' COMPACT: tl.constexpr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 114 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT: tl.constexpr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 112 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n):\n    """Backward of '
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield ' from the saved arg'
@@ -421,17 +419,11 @@ def root(context, missing=missing):
         yield str(t_4((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield '], tl.float32)\n'
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')):
-            pass
-            yield '        # a projection is formed at each selection: the other cells split across programs (dispatch.gather_parts)\n        part = tl.program_id(2)\n        for other in range(part * other_per, tl.minimum((part + 1) * other_per, '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other'))
-            yield ')):\n'
-        else:
-            pass
-            yield '        for other in range(0, '
-            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other'))
-            yield '):\n'
+        yield '], tl.float32)\n        # the other cells, or a part of them (axis 2: dispatch.gather_parts; its grad_'
+        yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+        yield ' partial at part_stride)\n        part = tl.program_id(2)\n        for other in range(part * other_per, tl.minimum((part + 1) * other_per, '
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other'))
+        yield ')):\n'
         for l_1_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_other'):
             _loop_vars = {}
             pass
@@ -537,8 +529,7 @@ def root(context, missing=missing):
             l_1_s = missing
         yield '        grad_a_ptrs = grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield '_ptr + '
-        yield str(('part.to(tl.int64) * part_stride + ' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 180 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
+        yield '_ptr + part.to(tl.int64) * part_stride + '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'da_base'))
         yield ' + offs_'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
@@ -580,4 +571,4 @@ def root(context, missing=missing):
         l_1_name = l_1_direct = l_1_through = missing
 
 blocks = {}
-debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=89&18=92&24=100&25=104&27=109&28=118&29=123&33=129&34=133&36=137&37=141&39=144&40=149&43=158&48=166&49=168&54=176&56=181&61=189&64=194&69=202&70=204&74=209&77=214&78=216&82=221&86=229&90=232&91=234&93=260&95=272&96=274&97=278&99=282&100=284&101=286&102=289&104=291&105=294&107=296&108=299&110=301&111=309&113=313&114=317&116=319&117=323&119=329&120=337&121=341&123=345&124=349&126=353&127=359&128=365&129=367&130=371&132=377&133=381&134=389&135=395&136=401&137=417&138=421&139=425&142=428&144=433&146=435&147=439&149=443&150=445&151=447&152=449&153=452&155=457&158=472&159=474&161=477&162=487&167=495&169=509&170=512&171=514&172=518&174=525&176=529&177=535&180=539&182=556&183=560&184=566&185=570'
+debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=89&18=92&24=100&25=104&27=109&28=118&29=123&33=129&34=133&36=137&37=141&39=144&40=149&43=158&48=166&49=168&54=176&56=181&61=189&64=194&69=202&70=204&74=209&77=214&78=216&82=221&86=229&90=232&91=234&93=260&95=272&96=274&97=278&99=282&100=284&101=286&102=289&104=291&105=294&107=297&108=299&109=307&111=311&112=315&114=317&115=321&117=327&118=335&119=339&121=343&122=347&124=351&125=357&126=363&127=365&128=369&130=375&131=379&132=387&133=393&134=399&135=415&136=419&137=423&139=425&140=427&141=431&143=435&144=437&145=439&146=441&147=444&149=449&152=464&153=466&155=469&156=479&161=487&163=501&164=504&165=506&166=510&168=517&170=521&171=527&174=531&176=547&177=551&178=557&179=561'
