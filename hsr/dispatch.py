@@ -1479,7 +1479,7 @@ def gather_parts(programs: int, n_other: int, formed: bool = True, sms: int = 0)
     walked 256 cells each (bench/NOTES.md, session 51)."""
     if formed:
         return max(1, min(n_other, -(-GATHER_PROGRAMS // max(programs, 1))))
-    if programs >= sms:
+    if programs >= sms or os.environ.get("HSR_GATHER_PARTS") == "0":  # (=0: loaded rows in one part, to measure)
         return 1
     return max(1, min(n_other // GATHER_PART_CELLS, -(-GATHER_PROGRAMS // max(programs, 1))))
 
