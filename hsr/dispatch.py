@@ -1464,7 +1464,8 @@ def gather_rows(rows: int, d: int) -> int:
     return min(8 if d <= 128 else 32, next_pow2(rows))
 
 
-GATHER_PART_CELLS = 4  # loaded rows: the fewest other cells a part of a gather backward walks
+GATHER_PART_CELLS = 16  # loaded rows: the fewest other cells a part of a gather backward walks
+GATHER_MIN_WALK = 128  # loaded rows: the walk (other cells a program) that parts shorten; shorter ones stay whole
 GATHER_SMS_EXPLAINED = 132  # explain(sizes) counts an H100's multiprocessors
 
 
@@ -1473,14 +1474,16 @@ def gather_parts(programs: int, n_other: int, formed: bool = True, sms: int = 0)
     part's partial of the gathering side's gradient added in a fixed order after.
     Formed rows (a projection formed again at each selection: a GEMM of a few rows,
     not a load): enough programs to fill the GPU. Loaded rows: where the programs (a
-    block of rows each) are fewer than the sms multiprocessors, as many as make
-    GATHER_PROGRAMS, none walking fewer than GATHER_PART_CELLS cells. Each program's
-    walk is a chain of dependent loads: one query's 4 programs against 256 documents
-    walked 256 cells each (bench/NOTES.md, session 51)."""
+    block of rows each) are fewer than the sms multiprocessors and each would walk at
+    least GATHER_MIN_WALK cells, as many as make GATHER_PROGRAMS, none walking fewer
+    than GATHER_PART_CELLS cells. Each program's walk is a chain of dependent loads (one
+    query's 4 programs against 128 documents: 159 us of a LateOn step); the parts cost
+    a partial buffer and its sum, which shorter walks do not pay back in a host-bound
+    step (bench/NOTES.md, session 51)."""
     if formed:
         return max(1, min(n_other, -(-GATHER_PROGRAMS // max(programs, 1))))
-    if programs >= sms or os.environ.get("HSR_GATHER_PARTS") == "0":  # (=0: loaded rows in one part, to measure)
-        return 1
+    if programs >= sms or n_other < GATHER_MIN_WALK or os.environ.get("HSR_GATHER_PARTS") == "0":
+        return 1  # (HSR_GATHER_PARTS=0: loaded rows in one part, to measure)
     return max(1, min(n_other // GATHER_PART_CELLS, -(-GATHER_PROGRAMS // max(programs, 1))))
 
 

@@ -400,6 +400,8 @@ def test_the_gather_backward_walks_the_documents_in_parts(monkeypatch, device, o
     gradients as the float64 reference, launched in parts, the same bits on a second run."""
     from hsr import launcher
     parts, plain = [], launcher.launch
+    monkeypatch.setattr(dispatch, "GATHER_MIN_WALK", 8)  # the rule's walk and part, scaled to 23 documents
+    monkeypatch.setattr(dispatch, "GATHER_PART_CELLS", 4)
 
     def spy(kernel, grid, *args, **kwargs):
         if getattr(kernel, "fn", kernel).__name__ == "out_bwd":
@@ -423,11 +425,13 @@ def test_the_gather_backward_walks_the_documents_in_parts(monkeypatch, device, o
 
 
 def test_the_gather_backward_parts_rule():
-    """dispatch.gather_parts: loaded rows split only where the programs do not fill the GPU, no
-    part shorter than GATHER_PART_CELLS cells; formed rows (a projection) fill it always."""
-    assert dispatch.gather_parts(4, 256, formed=False, sms=132) == 64
-    assert dispatch.gather_parts(4, 3000, formed=False, sms=132) == 256
-    assert dispatch.gather_parts(4, 7, formed=False, sms=132) == 1
+    """dispatch.gather_parts: loaded rows split only where the programs do not fill the GPU and
+    walk GATHER_MIN_WALK cells or more, no part shorter than GATHER_PART_CELLS cells; formed rows
+    (a projection) fill it always."""
+    assert dispatch.gather_parts(4, 256, formed=False, sms=132) == 16
+    assert dispatch.gather_parts(4, 3000, formed=False, sms=132) == 187
+    assert dispatch.gather_parts(16, 200, formed=False, sms=132) == 12
+    assert dispatch.gather_parts(4, 100, formed=False, sms=132) == 1  # a short walk stays whole
     assert dispatch.gather_parts(132, 10**4, formed=False, sms=132) == 1
     assert dispatch.gather_parts(4, 7, formed=True, sms=132) == 7
 
