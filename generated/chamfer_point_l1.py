@@ -1567,7 +1567,8 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         n_other = 1
         parts = 1 if into is not None else dispatch.gather_parts(
             sizes["b"] * triton.cdiv(sizes["n"], block_r), n_other,
-            formed=False, sms=dispatch.multiprocessors(X_.device))
+            formed=False, sms=dispatch.multiprocessors(X_.device),
+            scatter=atomic)
         other_per = max(1, triton.cdiv(n_other, parts))
         parts = max(1, triton.cdiv(n_other, other_per))
         partials = torch.empty((parts, *grad_X_.shape), dtype=torch.float32, device=grad_X_.device) \

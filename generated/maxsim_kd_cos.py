@@ -1651,7 +1651,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         n_other = sizes["k"]
         parts = 1 if into is not None else dispatch.gather_parts(
             sizes["i"] * triton.cdiv(sizes["s"], block_r), n_other,
-            formed=False, sms=dispatch.multiprocessors(Q_.device))
+            formed=False, sms=dispatch.multiprocessors(Q_.device),
+            scatter=atomic)
         other_per = max(1, triton.cdiv(n_other, parts))
         parts = max(1, triton.cdiv(n_other, other_per))
         partials = torch.empty((parts, *grad_Q_.shape), dtype=torch.float32, device=grad_Q_.device) \

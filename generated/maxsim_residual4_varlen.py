@@ -1872,7 +1872,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         n_other = sizes["j"]
         parts = 1 if into is not None else dispatch.gather_parts(
             sizes["i"] * triton.cdiv(sizes["s"], block_r), n_other,
-            formed=False, sms=dispatch.multiprocessors(Q_.device))
+            formed=False, sms=dispatch.multiprocessors(Q_.device),
+            scatter=atomic and rows_grad)
         other_per = max(1, triton.cdiv(n_other, parts))
         parts = max(1, triton.cdiv(n_other, other_per))
         partials = torch.empty((parts, *grad_Q_.shape), dtype=torch.float32, device=grad_Q_.device) \

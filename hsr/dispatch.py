@@ -238,8 +238,9 @@ def backward_words(term, sizes: dict) -> str:
     return (f"  backward at these sizes: \"auto\" takes {auto_backward(*args, **rule)}; \"deterministic\" "
             f"scatters through {deterministic_scatter(*args, **rule)} ({per_row:.3g} contributions a selected row, "
             f"{cells * args[2]} selected rows); the gather: {programs} programs of {term.a.name}'s rows, "
-            + (f"the other cells in {parts} parts (fewer programs than an H100's {GATHER_SMS_EXPLAINED} "
-               "multiprocessors; dispatch.gather_parts)" if parts > 1 else "each walking every other cell"))
+            + (f"\"atomic\"'s (which scatters as it walks) the other cells in {parts} parts (fewer programs than an "
+               f"H100's {GATHER_SMS_EXPLAINED} multiprocessors, {cells // shared} cells each; dispatch.gather_parts)"
+               if parts > 1 else "each walking every other cell"))
 
 
 def deterministic_scatter(n_contenders: int, outer: int, selected: int, cells: int = 1, width: int = 1) -> str:
@@ -1465,24 +1466,26 @@ def gather_rows(rows: int, d: int) -> int:
 
 
 GATHER_PART_CELLS = 16  # loaded rows: the fewest other cells a part of a gather backward walks
-GATHER_MIN_WALK = 128  # loaded rows: the walk (other cells a program) that parts shorten; shorter ones stay whole
+GATHER_MIN_WALK = 256  # loaded rows: the walk (other cells a program) that parts shorten; shorter ones stay whole
 GATHER_SMS_EXPLAINED = 132  # explain(sizes) counts an H100's multiprocessors
 
 
-def gather_parts(programs: int, n_other: int, formed: bool = True, sms: int = 0) -> int:
+def gather_parts(programs: int, n_other: int, formed: bool = True, sms: int = 0, scatter: bool = True) -> int:
     """Parts the other cells of a gather backward split into across programs, each
     part's partial of the gathering side's gradient added in a fixed order after.
     Formed rows (a projection formed again at each selection: a GEMM of a few rows,
-    not a load): enough programs to fill the GPU. Loaded rows: where the programs (a
-    block of rows each) are fewer than the sms multiprocessors and each would walk at
-    least GATHER_MIN_WALK cells, as many as make GATHER_PROGRAMS, none walking fewer
-    than GATHER_PART_CELLS cells. Each program's walk is a chain of dependent loads (one
-    query's 4 programs against 128 documents: 159 us of a LateOn step); the parts cost
-    a partial buffer and its sum, which shorter walks do not pay back in a host-bound
-    step (bench/NOTES.md, session 51)."""
+    not a load): enough programs to fill the GPU. Loaded rows: where the pass also
+    scatters (scatter: "atomic", an fp32 atomic add a selection in the walk), the
+    programs (a block of rows each) are fewer than the sms multiprocessors and each
+    would walk at least GATHER_MIN_WALK cells, as many as make GATHER_PROGRAMS, none
+    walking fewer than GATHER_PART_CELLS cells. Measured in one process (H200, bf16
+    steps; bench/NOTES.md, session 51): atomic 1 x 1000 documents of 32 x 300 0.71 ms
+    against 1.26 in one part, 8 x 1000 0.70 / 1.31, 1 x 256 of 32 x 8192 0.78 / 1.04;
+    walks of 128-300 cells level or up to 0.1 ms slower (the partials' buffer and
+    sum), and "deterministic", whose walk only loads, 0.02-0.12 ms slower."""
     if formed:
         return max(1, min(n_other, -(-GATHER_PROGRAMS // max(programs, 1))))
-    if programs >= sms or n_other < GATHER_MIN_WALK or os.environ.get("HSR_GATHER_PARTS") == "0":
+    if not scatter or programs >= sms or n_other < GATHER_MIN_WALK or os.environ.get("HSR_GATHER_PARTS") == "0":
         return 1  # (HSR_GATHER_PARTS=0: loaded rows in one part, to measure)
     return max(1, min(n_other // GATHER_PART_CELLS, -(-GATHER_PROGRAMS // max(programs, 1))))
 

@@ -394,8 +394,9 @@ PARTS_SPEC = """
 @pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_the_gather_backward_walks_the_documents_in_parts(monkeypatch, device, outer, backward):
     """One or two queries against 23 documents: the gather backward's programs (a block of
-    query rows each) are fewer than the multiprocessors, so the documents split across
-    programs (dispatch.gather_parts), each part's partial of grad Q added in a fixed order.
+    query rows each) are fewer than the multiprocessors, so where the pass scatters too
+    ("atomic") the documents split across programs (dispatch.gather_parts), each part's
+    partial of grad Q added in a fixed order.
     Integer rows (ties within and across documents), two documents with no kept token:
     gradients as the float64 reference, launched in parts, the same bits on a second run."""
     from hsr import launcher
@@ -414,26 +415,27 @@ def test_the_gather_backward_walks_the_documents_in_parts(monkeypatch, device, o
         Q, D = _ints((ni, 6, 8), gen), _ints((23, 5, 8), gen)
         dmask = torch.rand(23, 5, generator=gen) < 0.8
         dmask[[3, 17]] = False
-        _check(op, (Q, D), {"dmask": dmask}, (0, 1), device)
+        _check(op, (Q, D), {"dmask": dmask}, (0, 1), device)  # ("auto": atomic at these sizes)
         grads = []
+        parts.clear()
         for _ in range(2):
             q = Q.to(device).requires_grad_()
             op(q, D.to(device), dmask=dmask.to(device), backward=backward).sum().backward()
             grads.append(q.grad)
         assert torch.equal(*grads)
-    assert parts and min(parts) > 1, parts
+        assert parts and (min(parts) > 1 if backward == "atomic" else max(parts) == 1), parts  # the atomic pass
 
 
 def test_the_gather_backward_parts_rule():
-    """dispatch.gather_parts: loaded rows split only where the programs do not fill the GPU and
-    walk GATHER_MIN_WALK cells or more, no part shorter than GATHER_PART_CELLS cells; formed rows
-    (a projection) fill it always."""
+    """dispatch.gather_parts: loaded rows split only where the pass scatters ("atomic"), its
+    programs do not fill the GPU and walk GATHER_MIN_WALK cells or more, no part shorter than
+    GATHER_PART_CELLS cells; formed rows (a projection) fill it always."""
     assert dispatch.gather_parts(4, 256, formed=False, sms=132) == 16
     assert dispatch.gather_parts(4, 3000, formed=False, sms=132) == 187
-    assert dispatch.gather_parts(16, 200, formed=False, sms=132) == 12
-    assert dispatch.gather_parts(4, 100, formed=False, sms=132) == 1  # a short walk stays whole
+    assert dispatch.gather_parts(4, 3000, formed=False, sms=132, scatter=False) == 1  # a walk of loads only
+    assert dispatch.gather_parts(16, 200, formed=False, sms=132) == 1  # a short walk stays whole
     assert dispatch.gather_parts(132, 10**4, formed=False, sms=132) == 1
-    assert dispatch.gather_parts(4, 7, formed=True, sms=132) == 7
+    assert dispatch.gather_parts(4, 7, formed=True, sms=132, scatter=False) == 7
 
 
 def _stacked_inputs(ni, nj, s, t, seed):

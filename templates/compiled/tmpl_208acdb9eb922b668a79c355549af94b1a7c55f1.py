@@ -173,7 +173,9 @@ def root(context, missing=missing):
                 str(('True' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'projects')) else 'False')),
                 ', sms=dispatch.multiprocessors(',
                 str((undefined(name='A') if l_1_A is missing else l_1_A)),
-                '_.device))\n',
+                '_.device),\n            scatter=atomic',
+                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 56 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                ')\n',
             ))
         t_7.extend((
             '        other_per = max(1, triton.cdiv(n_other, parts))\n        parts = max(1, triton.cdiv(n_other, other_per))\n        partials = torch.empty((parts, *grad_',
@@ -189,4 +191,4 @@ def root(context, missing=missing):
     context.vars['gather_parts'] = l_0_gather_parts = Macro(environment, macro, 'gather_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=30&5=35&6=38&7=40&9=42&12=44&13=48&14=50&16=55&18=59&19=67&21=74&22=76&23=80&27=91&28=96&29=99&31=101&32=105&34=111&35=116&36=119&37=121&38=123&39=125&40=129&41=133&42=137&44=143&45=148&46=151&48=153&49=157&50=160&54=169&55=173&59=180&60=184'
+debug_info = '4=30&5=35&6=38&7=40&9=42&12=44&13=48&14=50&16=55&18=59&19=67&21=74&22=76&23=80&27=91&28=96&29=99&31=101&32=105&34=111&35=116&36=119&37=121&38=123&39=125&40=129&41=133&42=137&44=143&45=148&46=151&48=153&49=157&50=160&54=169&55=173&56=177&60=182&61=186'
