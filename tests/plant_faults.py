@@ -211,6 +211,14 @@ FAULTS = (
           "hsr/autotune.py", "        apart = formed_in(lowering) != formed_in(self.lowering)",
           "        apart = False",
           ("tests/test_tuned.py", "-k", "forms_its_operand")),
+    Fault("fp32 halves: every held row takes the first row's scale",
+          "templates/select_reduce/forward.py.jinja", "tl.load(ascale_ptr + a_at, mask=",
+          "tl.load(ascale_ptr + 0 * a_at, mask=",
+          ("tests/test_select_reduce_l2.py", "-k", "far_apart")),
+    Fault("the gather backward's parts all write the first part's partial",
+          "templates/select_reduce/backward.py.jinja", "grad_{{ A }}_ptr + part.to(tl.int64) * part_stride + ",
+          "grad_{{ A }}_ptr + ",
+          ("tests/test_select_reduce.py", "-k", "walks_the_documents")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")
