@@ -239,7 +239,7 @@ def backward_words(term, sizes: dict) -> str:
             f"scatters through {deterministic_scatter(*args, **rule)} ({per_row:.3g} contributions a selected row, "
             f"{cells * args[2]} selected rows); the gather: {programs} programs of {term.a.name}'s rows, "
             + (f"\"atomic\"'s (which scatters as it walks) the other cells in {parts} parts (fewer programs than an "
-               f"H100's {GATHER_SMS_EXPLAINED} multiprocessors, {cells // shared} cells each; dispatch.gather_parts)"
+               f"H100's {GATHER_SMS_EXPLAINED} multiprocessors, each to walk {cells // shared} cells; dispatch.gather_parts)"
                if parts > 1 else "each walking every other cell"))
 
 

@@ -645,3 +645,14 @@ def test_gather_rows_follow_the_measured_rule():
     assert dispatch.gather_rows(32, 128) == 8 and dispatch.gather_rows(1024, 96) == 8
     assert dispatch.gather_rows(30522, 768) == 32 and dispatch.gather_rows(3, 768) == 16
     assert dispatch.gather_rows(1, 3) == 8
+
+
+def test_explain_names_the_gather_backwards_parts():
+    """explain(sizes) says where the atomic gather walks the documents in parts (one query against
+    1000 documents: 4 programs) and where each program walks them all (512 in-batch queries)."""
+    op = hsr.compile(bundled_spec("maxsim"))
+    few = op.explain(dict(i=1, j=1000, s=32, t=300, d=128))
+    many = op.explain(dict(i=512, j=512, s=32, t=300, d=128))
+    assert "the gather: 4 programs of Q's rows, \"atomic\"'s (which scatters as it walks) the other cells in 62 parts" \
+        in few, few
+    assert "the gather: 2048 programs of Q's rows, each walking every other cell" in many, many
