@@ -1562,8 +1562,9 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         block_r = dispatch.gather_rows(sizes["n"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
         # the other cells in parts across programs where Y's rows are formed again at each selection (a
-        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
-        # partial of grad_X (fp32), added in a fixed order after; one part: grad_X itself
+        # projection) or where the atomic pass's programs are too few to fill the GPU and walk long
+        # (dispatch.gather_parts), each part writing its partial of grad_X (fp32), added in a fixed order
+        # after; one part: grad_X itself
         n_other = 1
         parts = 1 if into is not None else dispatch.gather_parts(
             sizes["b"] * triton.cdiv(sizes["n"], block_r), n_other,

@@ -1914,8 +1914,9 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         block_r = dispatch.gather_rows(sizes["s"], sizes["d"])
         block_k = min(128, runtime.next_pow2(sizes["d"]))
         # the other cells in parts across programs where D's rows are formed again at each selection (a
-        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
-        # partial of grad_Q (fp32), added in a fixed order after; one part: grad_Q itself
+        # projection) or where the atomic pass's programs are too few to fill the GPU and walk long
+        # (dispatch.gather_parts), each part writing its partial of grad_Q (fp32), added in a fixed order
+        # after; one part: grad_Q itself
         n_other = sizes["j"]
         parts = 1 if into is not None else dispatch.gather_parts(
             sizes["i"] * triton.cdiv(sizes["s"], block_r), n_other,

@@ -1312,8 +1312,9 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         block_r = dispatch.gather_rows(sizes["v"], sizes["h"])
         block_k = min(128, runtime.next_pow2(sizes["h"]))
         # the other cells in parts across programs where H's rows are formed again at each selection (a
-        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its
-        # partial of grad_W (fp32), added in a fixed order after; one part: grad_W itself
+        # projection) or where the atomic pass's programs are too few to fill the GPU and walk long
+        # (dispatch.gather_parts), each part writing its partial of grad_W (fp32), added in a fixed order
+        # after; one part: grad_W itself
         n_other = sizes["b"]
         parts = 1  # (the per-row terms' gradients: each row's one program sums them over the other cells)
         other_per = max(1, triton.cdiv(n_other, parts))

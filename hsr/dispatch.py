@@ -575,7 +575,8 @@ def halves(prec: str, rank: bool, d: int, rows_per_column_set: int) -> int:
     rate, but not its exponent range: each row a program holds is scaled by the power of
     two that brings its largest finite |coordinate| (less the shift) into [2^13, 2^14),
     the streamed rows by one for all of them, in the pass that shifts and splits them
-    (hsr.halves), so that fp16 keeps full precision down to 2^-28 of that largest. "tf32" becomes one product of the scaled rows (TF32's
+    (hsr.halves), so that fp16 keeps full precision down to 2^-28 of that largest.
+    "tf32" becomes one product of the scaled rows (TF32's
     bits), "tf32x3" three of their hi and lo halves (hi.hi + lo.hi + hi.lo, about 2^-22
     of the terms, as tf32x3's 2^-21). Scaling by powers of two is exact, and the selected
     pair's value still comes from its differences.

@@ -149,9 +149,9 @@ def root(context, missing=missing):
         t_7.extend((
             '        # the other cells in parts across programs where ',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            "'s rows are formed again at each selection (a\n        # projection) or the programs are too few to fill the GPU (dispatch.gather_parts), each part writing its\n        # partial of grad_",
+            "'s rows are formed again at each selection (a\n        # projection) or where the atomic pass's programs are too few to fill the GPU and walk long\n        # (dispatch.gather_parts), each part writing its partial of grad_",
             str((undefined(name='A') if l_1_A is missing else l_1_A)),
-            ' (fp32), added in a fixed order after; one part: grad_',
+            ' (fp32), added in a fixed order\n        # after; one part: grad_',
             str((undefined(name='A') if l_1_A is missing else l_1_A)),
             ' itself\n        n_other = ',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'n_other_py')),
@@ -174,7 +174,7 @@ def root(context, missing=missing):
                 ', sms=dispatch.multiprocessors(',
                 str((undefined(name='A') if l_1_A is missing else l_1_A)),
                 '_.device),\n            scatter=atomic',
-                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 56 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 57 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
                 ')\n',
             ))
         t_7.extend((
@@ -191,4 +191,4 @@ def root(context, missing=missing):
     context.vars['gather_parts'] = l_0_gather_parts = Macro(environment, macro, 'gather_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=30&5=35&6=38&7=40&9=42&12=44&13=48&14=50&16=55&18=59&19=67&21=74&22=76&23=80&27=91&28=96&29=99&31=101&32=105&34=111&35=116&36=119&37=121&38=123&39=125&40=129&41=133&42=137&44=143&45=148&46=151&48=153&49=157&50=160&54=169&55=173&56=177&60=182&61=186'
+debug_info = '4=30&5=35&6=38&7=40&9=42&12=44&13=48&14=50&16=55&18=59&19=67&21=74&22=76&23=80&27=91&28=96&29=99&31=101&32=105&34=111&35=116&36=119&37=121&38=123&39=125&40=129&41=133&42=137&44=143&45=148&46=151&48=153&49=155&50=157&51=160&55=169&56=173&57=177&61=182&62=186'
