@@ -492,3 +492,33 @@ dist[b, n] = min_m ||X_n - Y_m||^2
     op = hsr.compile(text, cache_dir=spec_cache)
     args = packed_inputs(op, {"k": 20}, {"cu_x": [5, 0, 9], "cu_y": [3, 4, 7]}, 8, far=1000.0)
     check(op, args, device, backward, tol=1e-5)
+
+
+PACKED = """\
+cu_q[i]: offsets
+cu_d[j]: offsets
+Q[i, s by cu_q, d]: float
+D[j, t by cu_d, d]: float
+
+score[i, j] = sum_s max_t <Q_s, D_t>
+"""
+
+
+def test_the_gather_backward_walks_packed_documents_in_parts(spec_cache, device, monkeypatch):
+    """The atomic gather's parts (dispatch.gather_parts, its walk and part scaled down to these
+    sizes) over packed queries and documents, empty ones among them: gradients as the reference."""
+    monkeypatch.setattr(dispatch, "GATHER_MIN_WALK", 8)
+    monkeypatch.setattr(dispatch, "GATHER_PART_CELLS", 4)
+    parts, plain = [], launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__ == "score_bwd":
+            parts.append(grid[2])
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    op = hsr.compile(PACKED, cache_dir=spec_cache)
+    lengths = [(5 * n) % 8 for n in range(30)]  # 0 to 7 tokens, some empty
+    args = packed_inputs(op, {"d": 16}, {"cu_q": [6], "cu_d": lengths}, 4)
+    kept.forget()
+    check(op, args, device, "atomic")
+    assert parts and min(parts) > 1, parts
