@@ -22,6 +22,14 @@ BLOCK_R = 64
 
 
 @triton.jit
+def _scale_of(e):
+    """(s, 1 / s) for a largest |x| of biased exponent e (in [2^(e-127), 2^(e-126))): s =
+    2^(140 - e) puts it into [2^13, 2^14), both clamped to normal floats (exact)."""
+    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)
+    return (e_s << 23).to(tl.float32, bitcast=True), ((254 - e_s) << 23).to(tl.float32, bitcast=True)
+
+
+@triton.jit
 def _largest(x_ptr, c_ptr, big_ptr, n_rows, size_k, stride_row,
              HAS_C: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr):
     """The largest finite |x - c| of a block of rows, into big (int32 bits: non-negative
@@ -43,11 +51,9 @@ def _largest(x_ptr, c_ptr, big_ptr, n_rows, size_k, stride_row,
 def _split(x_ptr, c_ptr, big_ptr, hi_ptr, lo_ptr, inv_ptr, norms_ptr, n_rows, size_k, stride_row,
            HAS_C: tl.constexpr, LO: tl.constexpr, NORMS: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr):
     """A block of rows less c, scaled and split; program 0 stores 1 / s."""
-    e = (tl.load(big_ptr) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))
-    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e), clamped to a normal float
-    s = (e_s << 23).to(tl.float32, bitcast=True)
+    s, inv = _scale_of((tl.load(big_ptr) >> 23) & 255)  # (big: the float's bits)
     if tl.program_id(0) == 0:
-        tl.store(inv_ptr, ((254 - e_s) << 23).to(tl.float32, bitcast=True))
+        tl.store(inv_ptr, inv)
     rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
     sq = tl.zeros([BLOCK_R], tl.float32)
     for k0 in range(0, size_k, BLOCK_K):
@@ -83,10 +89,8 @@ def _split_rows(x_ptr, c_ptr, hi_ptr, lo_ptr, inv_ptr, norms_ptr, n_rows, size_k
         x = x - tl.load(c_ptr + offs, mask=offs < size_k, other=0.0)[None, :]
     size = tl.abs(x)
     big = tl.max(tl.where(size < float("inf"), size, 0.0), axis=1)  # NaN and inf: 0
-    e = (big.to(tl.int32, bitcast=True) >> 23) & 255  # biased exponent: big in [2^(e-127), 2^(e-126))
-    e_s = tl.minimum(tl.maximum(267 - e, 1), 253)  # s = 2^(140 - e), clamped to a normal float
-    s = (e_s << 23).to(tl.float32, bitcast=True)
-    tl.store(inv_ptr + rows, ((254 - e_s) << 23).to(tl.float32, bitcast=True), mask=rows < n_rows)
+    s, inv = _scale_of((big.to(tl.int32, bitcast=True) >> 23) & 255)
+    tl.store(inv_ptr + rows, inv, mask=rows < n_rows)
     if NORMS:
         tl.store(norms_ptr + rows, tl.sum(x * x, axis=1), mask=rows < n_rows)
     scaled = x * s[:, None]
@@ -113,25 +117,23 @@ def split(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: 
     low = torch.empty_like(hi) if lo else hi
     sq = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device) if norms else None
     grid = (triton.cdiv(max(n, 1), BLOCK_R),)
+    inv = torch.empty(max(n, 1) if per_row else 1, dtype=torch.float32, device=x.device)
+    sq_arg = sq if norms else inv  # (a stand-in nothing writes)
+    c = centre if centre is not None else inv
     # through hsr's launcher, so that a kept call (hsr.kept) replays these launches too
     if per_row:
         if k > ROW_SCALE_MAX_K:
             raise ValueError(f"a row split with its own scale holds at most {ROW_SCALE_MAX_K} coordinates, got {k}")
-        inv = torch.empty(max(n, 1), dtype=torch.float32, device=x.device)
-        c = centre if centre is not None else inv
         if n:
-            launcher.launch(_split_rows, grid, rows, c, hi.view(-1, k), low.view(-1, k), inv,
-                            sq if norms else inv, n, k, rows.stride(0), HAS_C=centre is not None, LO=lo,
-                            NORMS=norms, BLOCK_R=BLOCK_R, BLOCK_K=triton.next_power_of_2(max(k, 16)))
+            launcher.launch(_split_rows, grid, rows, c, hi.view(-1, k), low.view(-1, k), inv, sq_arg, n, k,
+                            rows.stride(0), HAS_C=centre is not None, LO=lo, NORMS=norms, BLOCK_R=BLOCK_R,
+                            BLOCK_K=triton.next_power_of_2(max(k, 16)))
         return hi, low, inv, sq
-    inv = torch.empty(1, dtype=torch.float32, device=x.device)
     big = torch.zeros(1, dtype=torch.int32, device=x.device)
-    sq = sq if norms else inv
-    c = centre if centre is not None else inv
     block_k = min(triton.next_power_of_2(max(k, 16)), 128)
     if n:
         launcher.launch(_largest, grid, rows, c, big, n, k, rows.stride(0), HAS_C=centre is not None,
                         BLOCK_R=BLOCK_R, BLOCK_K=block_k)
-    launcher.launch(_split, grid, rows, c, big, hi.view(-1, k), low.view(-1, k), inv, sq, n, k, rows.stride(0),
+    launcher.launch(_split, grid, rows, c, big, hi.view(-1, k), low.view(-1, k), inv, sq_arg, n, k, rows.stride(0),
                     HAS_C=centre is not None, LO=lo, NORMS=norms, BLOCK_R=BLOCK_R, BLOCK_K=block_k)
-    return hi, low, inv, (sq if norms else None)
+    return hi, low, inv, sq
