@@ -1819,12 +1819,17 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
     if rows_grad is None:  # D's inputs' gradients: where one of them requires grad
         rows_grad = any(t[n] is not None and t[n].requires_grad for n in ['centroids', 'bucket_weights'])
     if torch.compiler.is_compiling():
-        grads = _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
-    else:
-        inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
-        grads = kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad, *sizes.values()),
-                          inputs, _score_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)
-    if rows_grad and "D" in grads:  # D's rows formed again in torch, back to its inputs (not a replay)
+        return _score_backward_with_rows(t, sizes, saved, grad_out, mode, into, rows_grad)
+    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))
+    return kept.call(_score_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad, *sizes.values()),
+                     inputs, _score_backward_with_rows, t, sizes, saved, grad_out, mode, into, rows_grad)
+
+
+def _score_backward_with_rows(t, sizes, saved, grad_out, mode, into=None, rows_grad=False):
+    """_score_backward_as_written, then D's rows formed again in torch and taken back to its
+    inputs (hsr.row_grads): one call, so that a replay runs both (no Python of row_grads again)."""
+    grads = _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
+    if rows_grad and "D" in grads:
         idx = saved[0]
         # packed: a gradient row a selection always, its inputs read as passed
         grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"), (idx, ["i", "j"], "t"),

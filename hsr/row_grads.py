@@ -38,17 +38,22 @@ def n_rows(entry: tuple, sizes: dict) -> int:
 
 def selected_rows(idx: torch.Tensor, grid: list, c: str, row_axes: tuple, sizes: dict) -> torch.Tensor:
     """The flat row of the computed operand (over its row axes) each selection of idx
-    ([grid..., R], -1 or -2 where none: row 0, whose compact gradient is zero) took."""
+    ([grid..., R], -1 or -2 where none: row 0, whose compact gradient is zero) took.
+    (Few torch steps: each runs again on every backward.)"""
     idx = idx.view(*[sizes[a] for a in grid], -1)
-    flat = None
-    for a in row_axes:
-        if a == c:
-            part = idx.clamp_min(0).to(torch.int64)
-        else:
+    strides, stride = {}, 1
+    for a in reversed(row_axes):
+        strides[a], stride = stride, stride * sizes[a]
+    flat = idx.clamp_min(0)
+    if strides[c] != 1:
+        flat = flat * strides[c]
+    for a in row_axes:  # each grid axis's part: an arange by its stride
+        if a != c:
             shape = [1] * idx.dim()
             shape[grid.index(a)] = sizes[a]
-            part = torch.arange(sizes[a], device=idx.device).view(shape)
-        flat = part if flat is None else flat * sizes[a] + part
+            flat = flat + torch.arange(0, sizes[a] * strides[a], strides[a], device=idx.device).view(shape)
+    if flat.dtype != torch.int64:
+        flat = flat.to(torch.int64)
     return flat.expand_as(idx).reshape(-1)
 
 
@@ -105,8 +110,9 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, 
     rows = former.value(expr).expand(g.shape[0], width)
     if normalize:  # y = x / max(|x|, eps): dx = (g - y <y, g>) / |x|, or g / eps
         norm = torch.linalg.vector_norm(rows, dim=-1, keepdim=True)
-        y = rows / norm.clamp_min(EPS)
-        g = torch.where(norm > EPS, g - y * (y * g).sum(-1, keepdim=True), g) / norm.clamp_min(EPS)
+        held = norm.clamp_min(EPS)
+        y = rows / held
+        g = torch.where(norm > EPS, torch.addcmul(g, y, torch.linalg.vecdot(y, g).unsqueeze(-1), value=-1), g) / held
     former.back(expr, g)
     return {n: former.grads[n].to(t[n].dtype) if n in former.grads else torch.zeros_like(t[n])
             for n in sorted(_floats(expr))}
@@ -122,6 +128,11 @@ def _floats(expr) -> set:
     if kind == "const":
         return set()
     return set().union(*(_floats(a) for a in expr[1:]))
+
+
+def _permuted(x: torch.Tensor, perm) -> torch.Tensor:
+    """x.permute(*perm), or x itself where perm keeps the order (no step to replay)."""
+    return x if list(perm) == list(range(x.dim())) else x.permute(*perm)
 
 
 def _fit(g: torch.Tensor, shape) -> torch.Tensor:
@@ -174,7 +185,7 @@ class _Former:
     def rows_of(self, x, axes, last):
         """x's rows [n, size of ``last``] (or [n, 1]): a view, or one index_select of its flattened rows."""
         perm, _mine, flat = self._layout(axes, last)
-        x = x.permute(*perm).reshape(-1, self.sizes[last] if last in axes else 1)
+        x = _permuted(x, perm).reshape(-1, self.sizes[last] if last in axes else 1)
         return x if flat is None else x.index_select(0, flat)
 
     def add_rows(self, name, axes, last, g):
@@ -190,7 +201,7 @@ class _Former:
             rows.add_(g.expand_as(rows))
         else:
             rows.index_add_(0, flat, g.expand(flat.shape[0], rows.shape[1]).contiguous())
-        self.add(name, buf.permute(*[perm.index(d) for d in range(len(perm))]))
+        self.add(name, _permuted(buf, [perm.index(d) for d in range(len(perm))]))
 
     def add(self, name, grad, fresh=True):
         """Add into name's gradient (kept in the first one's dtype: fp32, or the input's for rows);
@@ -255,8 +266,8 @@ class _Former:
             _, a, a_axes, b, b_axes, h = e
             x = self.rows_of(self.t[a], a_axes, h)  # (check_rows: every row axis, and h)
             self.memo[("rows", id(e))] = x
-            w = self.t[b].permute(b_axes.index(self.k), b_axes.index(h))
-            return (x @ w.to(x.dtype).T).float()
+            w = _permuted(self.t[b], (b_axes.index(self.k), b_axes.index(h)))
+            return (x @ w.to(x.dtype).t()).float()
         args = [self.value(a) for a in e[1:]]
         if kind == "neg":
             return -args[0]
@@ -269,15 +280,15 @@ class _Former:
             return
         if kind == "load":
             name, axes = e[1], e[2]
-            g = _fit(g, self.value(e).shape)
+            fitted = _fit(g, self.value(e).shape)
             if self.by_rows(axes):
-                self.add_rows(name, axes, self.k, g)
+                self.add_rows(name, axes, self.k, fitted)
             elif tuple(axes) == (self.k,):
-                self.add(name, g.reshape(-1), fresh=False)
+                self.add(name, fitted.reshape(-1), fresh=fitted is not g)
             else:
                 buf = torch.zeros(self.t[name].shape, dtype=torch.float32, device=self.device)
-                idx = torch.broadcast_tensors(*(self.pick(a) for a in axes), g)[:-1]
-                buf.index_put_(idx, g.expand(idx[0].shape), accumulate=True)
+                idx = torch.broadcast_tensors(*(self.pick(a) for a in axes), fitted)[:-1]
+                buf.index_put_(idx, fitted.expand(idx[0].shape), accumulate=True)
                 self.add(name, buf)
             return
         if kind == "gather":
@@ -295,11 +306,11 @@ class _Former:
         if kind == "project":
             _, a, a_axes, b, b_axes, h = e
             x = self.memo[("rows", id(e))]
-            w = self.t[b].permute(b_axes.index(self.k), b_axes.index(h))
+            w = _permuted(self.t[b], (b_axes.index(self.k), b_axes.index(h)))
             gd = g.to(x.dtype)
             self.add_rows(a, a_axes, h, gd @ w.to(x.dtype))
-            gw = (gd.T @ x).float()  # [k, h]
-            self.add(b, gw if b_axes.index(self.k) == 0 else gw.T)
+            gw = gd.t() @ x  # [k, h], in the rows' dtype (fp32 accumulation, rounded once, as the weight's own)
+            self.add(b, gw if b_axes.index(self.k) == 0 else gw.t())
             return
         if kind == "neg":
             self.back(e[1], -g)

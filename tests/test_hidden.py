@@ -10,10 +10,12 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from hsr import dispatch
+from hsr import dispatch, row_grads
 from hsr.errors import TensorError
 from hsr.ops import hidden, maxsim, maxsim_from_hidden
 from profiles import examples
+
+_grads = row_grads.grads  # (the test of the kept backward counts its calls)
 
 
 def _reference(Q, H, W, b, mask, normalize):
@@ -74,6 +76,30 @@ def _values_and_gradients(device, nq, nd, lq, ld, d_out, d_model, bias, normaliz
     for name, x, y in zip("QHWb", mine, ref):
         assert x.grad is not None, name
         torch.testing.assert_close(x.grad.double().cpu(), y.grad, rtol=1e-3, atol=1e-3, msg=name)
+
+
+def test_the_fused_backward_is_replayed_with_its_inputs_gradients(device, monkeypatch):
+    """The fused path's backward and hsr.row_grads after it are one kept call: the second
+    and third steps of a signature replay both (row_grads' Python does not run again) and
+    still give the float64 gradients of their own values."""
+    from hsr import generated, kept
+
+    monkeypatch.setenv("HSR_HIDDEN", "fused")
+    formed = []
+    monkeypatch.setattr(row_grads, "grads", lambda *a, **k: formed.append(1) or _grads(*a, **k))
+    kept.forget()
+    gen = torch.Generator().manual_seed(5)
+    for _ in range(3):
+        args = [torch.randn(1, 3, 16, generator=gen), torch.randn(2, 40, 24, generator=gen),
+                torch.randn(16, 24, generator=gen) / 5, torch.randn(16, generator=gen)]
+        ref = [x.double().requires_grad_(True) for x in args]
+        mine = [x.to(device).requires_grad_(True) for x in args]
+        maxsim_from_hidden(*mine).sum().backward()
+        _reference(*ref, None, True).sum().backward()
+        for name, x, y in zip("QHWb", mine, ref):
+            torch.testing.assert_close(x.grad.double().cpu(), y.grad, rtol=1e-3, atol=1e-3, msg=name)
+    assert formed == [1]
+    assert any(isinstance(r, kept.Replay) for r in generated.maxsim_hidden._score_KEPT_BACKWARD.entries.values())
 
 
 def test_the_projection_backward_runs_on_the_selected_rows_only(monkeypatch):

@@ -38,19 +38,25 @@ def root(context, missing=missing):
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             "'s inputs' gradients: where one of them requires grad\n        rows_grad = any(t[n] is not None and t[n].requires_grad for n in ",
             str(environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'floats')),
-            ')\n    if torch.compiler.is_compiling():\n        grads = _',
+            ')\n    if torch.compiler.is_compiling():\n        return _',
             str((undefined(name='P') if l_1_P is missing else l_1_P)),
-            '_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)\n    else:\n        inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n        grads = kept.call(_',
+            '_backward_with_rows(t, sizes, saved, grad_out, mode, into, rows_grad)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_',
             str((undefined(name='P') if l_1_P is missing else l_1_P)),
             '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None, rows_grad',
-            str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'packing') else cond_expr_undefined("the inline if-expression on line 12 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
-            '),\n                          inputs, _',
+            str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'packing') else cond_expr_undefined("the inline if-expression on line 11 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+            '),\n                     inputs, _',
             str((undefined(name='P') if l_1_P is missing else l_1_P)),
-            '_backward_as_written, t, sizes, saved, grad_out, mode, into, rows_grad)\n    if rows_grad and "',
+            '_backward_with_rows, t, sizes, saved, grad_out, mode, into, rows_grad)\n\n\ndef _',
+            str((undefined(name='P') if l_1_P is missing else l_1_P)),
+            '_backward_with_rows(t, sizes, saved, grad_out, mode, into=None, rows_grad=False):\n    """_',
+            str((undefined(name='P') if l_1_P is missing else l_1_P)),
+            '_backward_as_written, then ',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '" in grads:  # ',
+            '\'s rows formed again in torch and taken back to its\n    inputs (hsr.row_grads): one call, so that a replay runs both (no Python of row_grads again)."""\n    grads = _',
+            str((undefined(name='P') if l_1_P is missing else l_1_P)),
+            '_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)\n    if rows_grad and "',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            "'s rows formed again in torch, back to its inputs (not a replay)\n        idx = saved[0]\n",
+            '" in grads:\n        idx = saved[0]\n',
         ))
         if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'ragged'):
             pass
@@ -174,7 +180,7 @@ def root(context, missing=missing):
                 ', sms=dispatch.multiprocessors(',
                 str((undefined(name='A') if l_1_A is missing else l_1_A)),
                 '_.device),\n            scatter=atomic',
-                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 57 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 62 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
                 ')\n',
             ))
         t_7.extend((
@@ -191,4 +197,4 @@ def root(context, missing=missing):
     context.vars['gather_parts'] = l_0_gather_parts = Macro(environment, macro, 'gather_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=30&5=35&6=38&7=40&9=42&12=44&13=48&14=50&16=55&18=59&19=67&21=74&22=76&23=80&27=91&28=96&29=99&31=101&32=105&34=111&35=116&36=119&37=121&38=123&39=125&40=129&41=133&42=137&44=143&45=148&46=151&48=153&49=155&50=157&51=160&55=169&56=173&57=177&61=182&62=186'
+debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=80&27=82&28=86&32=97&33=102&34=105&36=107&37=111&39=117&40=122&41=125&42=127&43=129&44=131&45=135&46=139&47=143&49=149&50=154&51=157&53=159&54=161&55=163&56=166&60=175&61=179&62=183&66=188&67=192'
