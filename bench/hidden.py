@@ -124,6 +124,7 @@ def main():
         del Q, H, W, b
         torch.cuda.empty_cache()
     meta = {"torch": torch.__version__, "triton": triton.__version__, "device": torch.cuda.get_device_name()}
+    os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "hidden.json"), "w") as fh:
         json.dump({**meta, "rows": rows}, fh, indent=1)
     lines = [f"# maxsim_from_hidden, bf16, Lq 32, d_out 128 ({meta['device']}, torch {meta['torch']}, "

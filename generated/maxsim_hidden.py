@@ -238,7 +238,8 @@ def score_fwd(
                                 rx_0 = tl.dot(rx_1, rx_2, rx_0)
                         rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -357,7 +358,8 @@ def score_fwd(
                                 rx_0 = tl.dot(rx_1, rx_2, rx_0)
                         rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -477,7 +479,8 @@ def score_fwd(
                                 rx_0 = tl.dot(rx_1, rx_2, rx_0)
                         rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -608,7 +611,8 @@ def score_fwd(
                                     rx_0 = tl.dot(rx_1, rx_2, rx_0)
                             rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -710,7 +714,8 @@ def score_fwd(
                                     rx_0 = tl.dot(rx_1, rx_2, rx_0)
                             rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -907,7 +912,8 @@ def score_fwd(
                                 rx_0 = tl.dot(rx_1, rx_2, rx_0)
                         rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1026,7 +1032,8 @@ def score_fwd(
                                 rx_0 = tl.dot(rx_1, rx_2, rx_0)
                         rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1146,7 +1153,8 @@ def score_fwd(
                                 rx_0 = tl.dot(rx_1, rx_2, rx_0)
                         rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                         b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1277,7 +1285,8 @@ def score_fwd(
                                     rx_0 = tl.dot(rx_1, rx_2, rx_0)
                             rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1379,7 +1388,8 @@ def score_fwd(
                                     rx_0 = tl.dot(rx_1, rx_2, rx_0)
                             rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
                             b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-                            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1541,13 +1551,17 @@ def score_bwd(
                     rx_0 = tl.dot(rx_1, rx_2, rx_0)
             rx_3 = tl.load(bias_ptr + 0 + offs_d[None, :] * stride_bias_d, mask=d_in[None, :], other=0.0).to(tl.float32)
             b = tl.where(rx_ok, (rx_0 + rx_3), 0.0)
-            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
             b = b.to(tl.float32)
             a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
             grad_a += w_dot[:, None] * b
             contrib += w_dot[:, None] * a_use
 
+            # back through the rows' L2 normalisation (y = x / max(|x|, eps): (g - y <y, g>) / |x|, or g / eps):
+            # the gradient of the rows before it, which hsr.row_grads takes on to their inputs
+            contrib = tl.where((b_inv < 1e12)[:, None], contrib - b * tl.sum(b * contrib, axis=1)[:, None], contrib) * b_inv[:, None]
             if COMPACT:  # one row a selection, where idx has it (hsr.row_grads adds them up)
                 tl.store(grad_D_ptr + (cell * size_s + offs_s).to(tl.int64)[:, None] * size_d + offs_d[None, :],
                          contrib, mask=s_in[:, None] & d_in[None, :])
@@ -1909,7 +1923,7 @@ def _score_backward_with_rows(t, sizes, saved, grad_out, mode, into=None, rows_g
         idx = saved[0]
         compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
         grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"),
-                                     (idx, ["i", "j"], "t") if compact else None))
+                                     (idx, ["i", "j"], "t") if compact else None, before_norm=True))
     return grads
 
 
@@ -1936,8 +1950,9 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         # D's rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or
         # over D's rows (atomics); else a stand-in nothing writes
         compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
-        grad_D_ = torch.zeros(D_.shape if rows_grad and not compact else (1,), dtype=torch.float32,
-                                device=D_.device).expand(D_.shape)
+        rows_scatter = rows_grad and not compact  # (else nothing writes the stand-in: left unfilled)
+        grad_D_ = (torch.zeros if rows_scatter else torch.empty)(D_.shape if rows_scatter else (1,), dtype=torch.float32,
+                                                                   device=D_.device).expand(D_.shape)
         at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
             if compact else grad_D_
     if gathers:

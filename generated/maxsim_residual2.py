@@ -238,7 +238,8 @@ def score_fwd(
                         rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -347,7 +348,8 @@ def score_fwd(
                         rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -455,7 +457,8 @@ def score_fwd(
                         rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -576,7 +579,8 @@ def score_fwd(
                             rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -666,7 +670,8 @@ def score_fwd(
                             rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -856,7 +861,8 @@ def score_fwd(
                         rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -965,7 +971,8 @@ def score_fwd(
                         rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1073,7 +1080,8 @@ def score_fwd(
                         rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                         rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                         b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                        b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                        b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                        b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1194,7 +1202,8 @@ def score_fwd(
                             rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1284,7 +1293,8 @@ def score_fwd(
                             rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
                             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
                             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-                            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+                            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+                            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
@@ -1436,13 +1446,17 @@ def score_bwd(
             rx_2 = (rx_2 >> ((offs_d % 4) * 2)[None, :]) & 3  # residuals: 2-bit codes, 4 a byte, LSB-first
             rx_3 = tl.where((rx_2 & 2) != 0, tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 3 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 2 * stride_bucket_weights_b).to(tl.float32)), tl.where((rx_2 & 1) != 0, tl.load(bucket_weights_ptr + 1 * stride_bucket_weights_b).to(tl.float32), tl.load(bucket_weights_ptr + 0 * stride_bucket_weights_b).to(tl.float32)))  # bucket_weights at residuals's codes, by their bits
             b = tl.where(rx_ok, (rx_1 + rx_3), 0.0)
-            b = b * (1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12))[:, None]  # L2-normalised, as torch.nn.functional.normalize
+            b_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum(b * b, axis=1)), 1e-12)  # 1 / each row's norm
+            b = b * b_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize
             b = b.to(tl.float32)
             a_use = tl.where(picked[:, None], a, 0.0)  # a row left out (masked; NaN there, say) passes nothing
             contrib = tl.zeros_like(a)
             grad_a += w_dot[:, None] * b
             contrib += w_dot[:, None] * a_use
 
+            # back through the rows' L2 normalisation (y = x / max(|x|, eps): (g - y <y, g>) / |x|, or g / eps):
+            # the gradient of the rows before it, which hsr.row_grads takes on to their inputs
+            contrib = tl.where((b_inv < 1e12)[:, None], contrib - b * tl.sum(b * contrib, axis=1)[:, None], contrib) * b_inv[:, None]
             if COMPACT:  # one row a selection, where idx has it (hsr.row_grads adds them up)
                 tl.store(grad_D_ptr + (cell * size_s + offs_s).to(tl.int64)[:, None] * size_d + offs_d[None, :],
                          contrib, mask=s_in[:, None] & d_in[None, :])
@@ -1804,7 +1818,7 @@ def _score_backward_with_rows(t, sizes, saved, grad_out, mode, into=None, rows_g
         idx = saved[0]
         compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
         grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"),
-                                     (idx, ["i", "j"], "t") if compact else None))
+                                     (idx, ["i", "j"], "t") if compact else None, before_norm=True))
     return grads
 
 
@@ -1831,8 +1845,9 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         # D's rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or
         # over D's rows (atomics); else a stand-in nothing writes
         compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
-        grad_D_ = torch.zeros(D_.shape if rows_grad and not compact else (1,), dtype=torch.float32,
-                                device=D_.device).expand(D_.shape)
+        rows_scatter = rows_grad and not compact  # (else nothing writes the stand-in: left unfilled)
+        grad_D_ = (torch.zeros if rows_scatter else torch.empty)(D_.shape if rows_scatter else (1,), dtype=torch.float32,
+                                                                   device=D_.device).expand(D_.shape)
         at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
             if compact else grad_D_
     if gathers:

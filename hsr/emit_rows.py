@@ -172,8 +172,8 @@ def rows_tile(term, base, at: str, ok: str, ks: str, k_ok: str, out: str, dtype:
     if norms and t.rows.normalize:
         lines.append(f"{norms} += tl.sum({out} * {out}, axis=1)  # this chunk's share of the rows' squared norms")
     elif t.rows.normalize:
-        lines.append(f"{out} = {out} * (1.0 / tl.maximum(tl.sqrt(tl.sum({out} * {out}, axis=1)), 1e-12))[:, None]"
-                     "  # L2-normalised, as torch.nn.functional.normalize")
+        lines.append(f"{out}_inv = 1.0 / tl.maximum(tl.sqrt(tl.sum({out} * {out}, axis=1)), 1e-12)  # 1 / each row's norm")
+        lines.append(f"{out} = {out} * {out}_inv[:, None]  # L2-normalised, as torch.nn.functional.normalize")
     if shift:
         lines.append(f"{out} = tl.where({rx_ok}, {out} - {shift}[None, :], 0.0)  # less the L2 pair's shift")
     lines.append(f"{out} = {out}.to({dtype})")

@@ -75,21 +75,24 @@ def _held(e, ragged: dict):
     return (kind, *(_held(x, ragged) for x in e[1:]))
 
 
-def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, packed=None) -> dict:
+def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, packed=None,
+          before_norm: bool = False) -> dict:
     """{input name: gradient} of the computed operand ``entry`` (a module's ROWS
     entry), for each float input it reads. grad_rows: its rows' gradient, fp32, over
     the operand's shape (every row formed again); or, with ``at`` = (idx, grid axes,
     selected axis), one row a selection ([selections, width], compact: those rows only).
     packed: (ragged axis, outer axis, offsets' name, the module's RAGGED) where the
     operand is packed (then compact): its packed inputs are read as passed, each
-    selection at its sequence's first row plus its position."""
+    selection at its sequence's first row plus its position. before_norm: grad_rows is already
+    the gradient of the rows before their L2 normalisation (the backward kernel took it through:
+    the rows are then not formed again, only a projection's inputs read at them)."""
     name, axes, _like, _gathers, k, expr, normalize = entry
     row_axes, width = axes[:-1], sizes[k]
     g = grad_rows.reshape(-1, width)
     if not _floats(expr):
         return {}
-    if at is not None:  # a row a selection: none where nothing was selected (the rows past a packed
-        # sequence's end, -2, are never visited by the backward: their rows hold whatever was there)
+    if packed is not None:  # a row a selection: none past a packed sequence's end (-2: never visited
+        # by the backward, those rows hold whatever was there; elsewhere it writes 0 where none was selected)
         g = torch.where(at[0].reshape(-1, 1) >= 0, g, 0.0)
     index = {}
     if packed is not None:  # the packed row each selection took, and its sequence
@@ -107,8 +110,8 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, 
     else:  # over the operand's rows: every row formed (two GEMMs for a projection)
         flat = torch.arange(g.shape[0], device=g.device)
     former = _Former(t, sizes, index, k, None if at is None and packed is None else flat, row_axes, flat)
-    rows = former.value(expr).expand(g.shape[0], width)
-    if normalize:  # y = x / max(|x|, eps): dx = (g - y <y, g>) / |x|, or g / eps
+    if normalize and not before_norm:  # y = x / max(|x|, eps): dx = (g - y <y, g>) / |x|, or g / eps
+        rows = former.value(expr).expand(g.shape[0], width)
         norm = torch.linalg.vector_norm(rows, dim=-1, keepdim=True)
         held = norm.clamp_min(EPS)
         y = rows / held
@@ -264,14 +267,21 @@ class _Former:
             return (x.index_select(0, at) if one_row else x[at]).float()
         if kind == "project":  # rows [n, h] times the weight [k, h]
             _, a, a_axes, b, b_axes, h = e
-            x = self.rows_of(self.t[a], a_axes, h)  # (check_rows: every row axis, and h)
-            self.memo[("rows", id(e))] = x
+            x = self.held(e)
             w = _permuted(self.t[b], (b_axes.index(self.k), b_axes.index(h)))
             return (x @ w.to(x.dtype).t()).float()
         args = [self.value(a) for a in e[1:]]
         if kind == "neg":
             return -args[0]
         return {"+": torch.add, "-": torch.sub, "*": torch.mul, "/": torch.div}[kind](*args)
+
+    def held(self, e):
+        """A projection's rows of its first input [n, h], read once (check_rows: every row axis, and h)."""
+        key = ("rows", id(e))
+        if key not in self.memo:
+            _, a, a_axes, _b, _b_axes, h = e
+            self.memo[key] = self.rows_of(self.t[a], a_axes, h)
+        return self.memo[key]
 
     def back(self, e, g):
         """Add the gradient g (of e's value, broadcast to [n, width]) into the inputs e reads."""
@@ -280,10 +290,11 @@ class _Former:
             return
         if kind == "load":
             name, axes = e[1], e[2]
-            fitted = _fit(g, self.value(e).shape)
+            along_k = tuple(axes) == (self.k,)  # (its value's shape known: not formed for it)
+            fitted = _fit(g, (1, self.sizes[self.k]) if along_k else self.value(e).shape)
             if self.by_rows(axes):
                 self.add_rows(name, axes, self.k, fitted)
-            elif tuple(axes) == (self.k,):
+            elif along_k:
                 self.add(name, fitted.reshape(-1), fresh=fitted is not g)
             else:
                 buf = torch.zeros(self.t[name].shape, dtype=torch.float32, device=self.device)
@@ -305,7 +316,7 @@ class _Former:
             return
         if kind == "project":
             _, a, a_axes, b, b_axes, h = e
-            x = self.memo[("rows", id(e))]
+            x = self.held(e)
             w = _permuted(self.t[b], (b_axes.index(self.k), b_axes.index(h)))
             gd = g.to(x.dtype)
             self.add_rows(a, a_axes, h, gd @ w.to(x.dtype))
@@ -316,16 +327,17 @@ class _Former:
             self.back(e[1], -g)
             return
         left, right = e[1], e[2]
-        lv, rv = self.value(left), self.value(right)
         if kind == "+":
             self.back(left, g)
             self.back(right, g)
         elif kind == "-":
             self.back(left, g)
             self.back(right, -g)
-        elif kind == "*":
+        elif kind == "*":  # (the values only where the gradient needs them)
+            lv, rv = self.value(left), self.value(right)
             self.back(left, g * rv)
             self.back(right, g * lv)
         else:
+            lv, rv = self.value(left), self.value(right)
             self.back(left, g / rv)
             self.back(right, -g * lv / (rv * rv))

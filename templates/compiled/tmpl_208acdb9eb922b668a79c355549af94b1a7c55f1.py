@@ -71,7 +71,9 @@ def root(context, missing=missing):
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
                 '"),\n                                     packed=(',
                 str(t_1(context.eval_ctx, t_2(context, environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'ragged'), 'tojson'), ', ')),
-                ', RAGGED)))\n',
+                ', RAGGED)',
+                str((', before_norm=True' if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize') else cond_expr_undefined("the inline if-expression on line 24 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                '))\n',
             ))
         else:
             pass
@@ -86,7 +88,9 @@ def root(context, missing=missing):
                 str(t_3(context.eval_ctx, environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'grid'))),
                 ', "',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '") if compact else None))\n',
+                '") if compact else None',
+                str((', before_norm=True' if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize') else cond_expr_undefined("the inline if-expression on line 28 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                '))\n',
             ))
         t_4.append(
             '    return grads',
@@ -127,11 +131,11 @@ def root(context, missing=missing):
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             '\'s rows (atomics); else a stand-in nothing writes\n        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '"], sizes))\n        grad_',
+            '"], sizes))\n        rows_scatter = rows_grad and not compact  # (else nothing writes the stand-in: left unfilled)\n        grad_',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '_ = torch.zeros(',
+            '_ = (torch.zeros if rows_scatter else torch.empty)(',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '_.shape if rows_grad and not compact else (1,), dtype=torch.float32,\n                                device=',
+            '_.shape if rows_scatter else (1,), dtype=torch.float32,\n                                                                   device=',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             '_.device).expand(',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
@@ -180,7 +184,7 @@ def root(context, missing=missing):
                 ', sms=dispatch.multiprocessors(',
                 str((undefined(name='A') if l_1_A is missing else l_1_A)),
                 '_.device),\n            scatter=atomic',
-                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 62 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 63 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
                 ')\n',
             ))
         t_7.extend((
@@ -197,4 +201,4 @@ def root(context, missing=missing):
     context.vars['gather_parts'] = l_0_gather_parts = Macro(environment, macro, 'gather_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=80&27=82&28=86&32=97&33=102&34=105&36=107&37=111&39=117&40=122&41=125&42=127&43=129&44=131&45=135&46=139&47=143&49=149&50=154&51=157&53=159&54=161&55=163&56=166&60=175&61=179&62=183&66=188&67=192'
+debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=82&27=84&28=88&32=101&33=106&34=109&36=111&37=115&39=121&40=126&41=129&42=131&43=133&45=135&46=139&47=143&48=147&50=153&51=158&52=161&54=163&55=165&56=167&57=170&61=179&62=183&63=187&67=192&68=196'
