@@ -20,7 +20,7 @@
 #     tile loop keeps the running max of dot over 't' (D rows streamed in tiles; lowest index wins ties)
 #     outer: sum over 's' (Q rows in a tile), one store per cell
 #     where t < doc_lengths: positions of 't' left out
-#     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, D's rows are formed again in torch (hsr.row_grads) at the selected rows, from a gradient row a selection, where the selections are at most 1 / 4 of the rows; else every row, from D's gradient scattered by fp32 atomics
+#     backward: Q by gather, D's rows formed again at the saved int32 index; where centroids, bucket_weights need a gradient, the gather writes D's rows' gradient taken back through their L2 normalisation, a row a selection where the selections are at most 1 / 4 of the rows, else over every row by fp32 atomics, and hsr.row_grads takes it on to them in torch (in the same kept call)
 #     forward kernel: tiles-long
 #     running selection (general loop): one per row, each tile reduced at once where no index is carried (inference); where one is (training, an index output): one per row where at least 256 stacked rows meet each tile and the selected axis is at most 1024 long, else a slot per row and tile column
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
@@ -61,7 +61,7 @@ SIGNATURE = (('Q', ('i', 's', 'd'), 'float', None), ('centroids', ('c', 'd'), 'f
 NAMES = tuple(entry[0] for entry in SIGNATURE)
 DIFFERENTIABLE = ('Q', 'centroids', 'bucket_weights')
 # computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis,
-#   the definition as data (hsr.row_grads forms rows again from it), L2-normalised)
+#   the definition as data (hsr.row_grads takes its rows' gradient to the inputs by it), L2-normalised)
 ROWS = (('D', ('j', 't', 'd'), 'centroids', (('codes', 'centroids', 'c', 0), ('residuals', 'bucket_weights', 'b', 2)), 'd', ('+', ('gather', 'centroids', ('c', 'd'), 'c', 'codes', ('j', 't'), 0), ('gather', 'bucket_weights', ('b',), 'b', 'residuals', ('j', 't', 'd'), 2)), True),)
 ROWS_BY_NAME = {entry[0]: entry for entry in ROWS}
 

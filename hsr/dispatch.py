@@ -1491,29 +1491,34 @@ def gather_parts(programs: int, n_other: int, formed: bool = True, sms: int = 0,
     return max(1, min(n_other // GATHER_PART_CELLS, -(-GATHER_PROGRAMS // max(programs, 1))))
 
 
-# maxsim_from_hidden (H200, bf16, 32 query tokens, the shipped tuned configs,
-# bench/results/h200-hidden-record-2026-11-27/, ms, fused / GEMM first): one query against 512 x 2048
-# hidden rows of 768: forward 0.646 / 1.162, step 1.64 / 3.40; 1024 x 2048: 1.25 / 2.26, 3.03 / 5.54;
-# 256 x 4096 of 384: 0.348 / 1.003, 1.85 / 2.53; 128 x 1024: forward 0.117 / 0.179, but the step 1.50 /
-# 1.52 (against the composite's 1.28: the backward's host work not paid back at 2^17 rows). 16 queries
-# against 512 x 2048: forward 1.56 / 1.31 (512 query rows a program against the projection formed in the
-# loop).
-HIDDEN_FUSED_MIN_ROWS = 1 << 19  # a training step's
-HIDDEN_FUSED_MAX_QUERY_ROWS = 64
+# maxsim_from_hidden (H200, bf16, 32 query tokens, the shipped tuned configs, one process, ms, fused / GEMM
+# first). Forward (bench/results/h200-hidden-record-2026-11-27/): one query against 512 x 2048 hidden rows of
+# 768 0.646 / 1.162; 1024 x 2048 1.25 / 2.26; 256 x 4096 of 384 0.348 / 1.003; 128 x 1024 0.117 / 0.179; 16
+# queries against 512 x 2048 1.56 / 1.31 (512 query rows a program against the projection formed in the loop).
+# Training step, its backward kept whole with the normalisation's in the kernel
+# (bench/results/h200-hidden-host-kernel-norm-2026-11-29/): 1 x 32 x 512 1.03 / 1.75, 2 x 64 x 512 of 384
+# 0.96 / 1.37 (both held out), 1 x 128 x 1024 1.00 / 1.63, 1 x 512 x 2048 1.50 / 2.74, 1 x 1024 x 2048 2.89 /
+# 5.51; 16 queries against 128 x 1024 1.15 / 1.46, 512 x 2048 7.42 / 7.86, 256 x 4096 of 384 3.77 / 4.73: fused
+# wherever measured, up to 16 queries (before, at 2^17 rows the backward's host work was not paid back).
+HIDDEN_FUSED_MAX_QUERY_ROWS = 64  # a forward's
+HIDDEN_FUSED_MAX_TRAIN_QUERY_ROWS = 512  # a training step's: the most measured
 
 
-def hidden_fused(device: str, query_rows: int, hidden_rows: int, d_out: int, training: bool,
-                 deterministic: bool = False) -> bool:
+def hidden_fused(device: str, query_rows: int, d_out: int, training: bool, deterministic: bool = False) -> bool:
     """maxsim_from_hidden: the projection formed in the MaxSim kernel (the spec
-    ops/maxsim_hidden.hsr) or one GEMM first. Fused where the query rows are few; for a
-    training step also where the hidden rows are many (the backward's fixed host work
-    paid back) and no deterministic backward is asked (the fused one adds a selected
-    row's gradients by atomics); HSR_HIDDEN ("fused", "unfused") overrides it."""
+    ops/maxsim_hidden.hsr) or one GEMM first. Fused where the query rows are few
+    (a forward: HIDDEN_FUSED_MAX_QUERY_ROWS; a training step, whose backward the fused
+    path makes cheaper: HIDDEN_FUSED_MAX_TRAIN_QUERY_ROWS) and, for a training step,
+    no deterministic backward is asked (the fused one adds a selected row's gradients
+    by atomics); HSR_HIDDEN ("fused", "unfused") overrides it."""
     env = os.environ.get("HSR_HIDDEN")
     if env:
         return env == "fused"
-    return (device == "cuda" and d_out <= COMPUTED_MAX_D and query_rows <= HIDDEN_FUSED_MAX_QUERY_ROWS
-            and (not training or (hidden_rows >= HIDDEN_FUSED_MIN_ROWS and not deterministic)))
+    if device != "cuda" or d_out > COMPUTED_MAX_D:
+        return False
+    if training:
+        return query_rows <= HIDDEN_FUSED_MAX_TRAIN_QUERY_ROWS and not deterministic
+    return query_rows <= HIDDEN_FUSED_MAX_QUERY_ROWS
 
 
 def rows_bytes_once(bits: int) -> bool:

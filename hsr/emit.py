@@ -58,7 +58,7 @@ def _rows(plan: Plan) -> tuple:
 
 
 def _rows_expr(node) -> tuple:
-    """A computed operand's definition as data, for hsr.row_grads to form its rows again in torch."""
+    """A computed operand's definition as data, for hsr.row_grads to take its rows' gradient to its inputs in torch."""
     if isinstance(node, Const):
         return ("const", node.value)
     if isinstance(node, Load):

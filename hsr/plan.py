@@ -247,11 +247,12 @@ class TermPlan:
         if self.a.quantized:
             lines.append(f"  no backward: {self.a.quantized} rows serve inference (train on float tensors)")
         elif self.b.computed is not None:
+            through = " taken back through their L2 normalisation" if self.b.computed.rows.normalize else ""
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name}'s rows formed again at the saved "
-                         f"int32 index; where {', '.join(self.b.rows_floats)} need a gradient, {self.b.name}'s rows are formed "
-                         f"again in torch (hsr.row_grads) at the selected rows, from a gradient row a selection, where "
-                         f"the selections are at most 1 / {dispatch.ROWS_DENSE_SHARE} of the rows; else every row, "
-                         f"from {self.b.name}'s gradient scattered by fp32 atomics")
+                         f"int32 index; where {', '.join(self.b.rows_floats)} need a gradient, the gather writes "
+                         f"{self.b.name}'s rows' gradient{through}, a row a selection where the selections are at most "
+                         f"1 / {dispatch.ROWS_DENSE_SHARE} of the rows, else over every row by fp32 atomics, and "
+                         f"hsr.row_grads takes it on to them in torch (in the same kept call)")
         elif not self.index_out:
             lines.append(f"  backward: {self.a.name} by gather, {self.b.name} by fp32 atomic scatter (\"atomic\") "
                          f"or destination-owned (\"deterministic\": the index sorted by selected row, or "

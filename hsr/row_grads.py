@@ -1,15 +1,18 @@
 """The gradients of a computed operand's inputs, from the gradient of its rows.
 
 The kernels never write a computed operand's rows (hsr.emit_rows forms them a
-tile at a time). Its backward forms them again here, in torch, from the
-definition the module carries as data (hsr.emit._rows_expr), and lets autograd
-take them back to the inputs: a projection's H, W and bias, a gather's table.
-Where the selections are few against the rows (at most 1 /
-dispatch.ROWS_DENSE_SHARE of them: a query of 32 tokens against documents of
-1024), the gather backward writes one gradient row a selection and only the
-selected rows are formed, duplicates and all (their gradients add up), never a
-gradient over every row; else it scatters over the operand's rows (fp32
-atomics) and every row is formed, as two GEMMs. Which one follows from the
+tile at a time). The gather backward writes their gradient (an L2-normalised
+operand's taken back through the normalisation there, from the row and norm it
+holds); here, in torch and by hand (no autograd: this runs inside custom ops
+and is replayed with the backward as one kept call), it goes on to the inputs of
+the definition the module carries as data (hsr.emit._rows_expr): a projection's
+H, W and bias, a gather's table. Nothing is formed again but what a product or a
+quotient needs and a projection's input rows. Where the selections are few
+against the rows (at most 1 / dispatch.ROWS_DENSE_SHARE of them: a query of 32
+tokens against documents of 1024), the gather backward writes one gradient row a
+selection and only the selected rows are read, duplicates and all (their
+gradients add up), never a gradient over every row; else it scatters over the
+operand's rows (fp32 atomics) and every row is read. Which one follows from the
 shapes, so nothing waits for the GPU.
 """
 

@@ -48,8 +48,8 @@ def maxsim_from_hidden(Q: torch.Tensor, H_d: torch.Tensor, W: torch.Tensor, b: t
     """
     _check(Q, H_d, W, b)
     training = torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in (Q, H_d, W, b))
-    if dispatch.hidden_fused(H_d.device.type, Q.numel() // Q.shape[-1], H_d.numel() // H_d.shape[-1], W.shape[0],
-                             training, deterministic=backward == "deterministic"):
+    if dispatch.hidden_fused(H_d.device.type, Q.numel() // Q.shape[-1], W.shape[0], training,
+                             deterministic=backward == "deterministic"):
         return _fused(Q, H_d, W, b, d_mask, normalize)
     contenders = Q.shape[0] * Q.shape[1] if Q.dim() == 3 else Q.shape[0]
     D = _Projection.apply(H_d, W, b, normalize, contenders)

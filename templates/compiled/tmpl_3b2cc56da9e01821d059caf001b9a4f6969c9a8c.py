@@ -107,7 +107,7 @@ def root(context, missing=missing):
     yield '\n'
     if ((undefined(name='rows') if l_0_rows is missing else l_0_rows) != '()'):
         pass
-        yield '# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis,\n#   the definition as data (hsr.row_grads forms rows again from it), L2-normalised)\nROWS = '
+        yield "# computed operands: (name, axes, the float input whose dtype it takes, gathers, contraction axis,\n#   the definition as data (hsr.row_grads takes its rows' gradient to the inputs by it), L2-normalised)\nROWS = "
         yield str((undefined(name='rows') if l_0_rows is missing else l_0_rows))
         yield '\nROWS_BY_NAME = {entry[0]: entry for entry in ROWS}\n'
     if (undefined(name='packed') if l_0_packed is missing else l_0_packed):
