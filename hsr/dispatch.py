@@ -1521,6 +1521,18 @@ def hidden_fused(device: str, query_rows: int, d_out: int, training: bool, deter
     return query_rows <= HIDDEN_FUSED_MAX_QUERY_ROWS
 
 
+# A dense gradient's zeros (grad H_d of a hidden-state step; hsr.zeros), H200, bf16, do_bench
+# (bench/experiments/fill_probe.py): 1.61 GB torch.zeros 0.476 ms (3.4 TB/s), a Triton store of 4096 elements
+# a program 0.354 (4.6 TB/s); 3.22 GB 0.951 / 0.702. Below a few hundred MB the launch, not the rate, is
+# what a step pays: the kernel from 256 MB.
+ZEROS_KERNEL_MIN_BYTES = 1 << 28
+
+
+def zeros_by_kernel(device: str, nbytes: int) -> bool:
+    """Whether a buffer of zeros is written by hsr.zeros' store kernel (large, on a GPU) or torch's fill."""
+    return device == "cuda" and nbytes >= ZEROS_KERNEL_MIN_BYTES
+
+
 def rows_bytes_once(bits: int) -> bool:
     """Whether n-bit codes packed along a computed operand's coordinates are read a byte at a time."""
     return bits in ROWS_BYTES_ONCE_BITS

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import torch
 
-from . import dispatch
+from . import dispatch, zeros
 
 EPS = 1e-12  # torch.nn.functional.normalize's
 
@@ -200,7 +200,7 @@ class _Former:
         gradient is its size, and an fp32 one would be twice that)."""
         perm, _mine, flat = self._layout(axes, last)
         x = self.t[name]
-        buf = torch.zeros([x.shape[p] for p in perm], dtype=x.dtype, device=x.device)
+        buf = zeros.zeros([x.shape[p] for p in perm], x.dtype, x.device)  # (a hidden state's: large)
         rows = buf.view(-1, self.sizes[last] if last in axes else 1)
         g = g.to(x.dtype)
         if flat is None:

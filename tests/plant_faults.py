@@ -219,6 +219,10 @@ FAULTS = (
           "templates/select_reduce/backward.py.jinja", "grad_{{ A }}_ptr + part.to(tl.int64) * part_stride + ",
           "grad_{{ A }}_ptr + ",
           ("tests/test_select_reduce.py", "-k", "walks_the_documents")),
+    Fault("the backward takes a normalised computed operand's gradient through its normalisation without the norm",
+          "templates/select_reduce/backward.py.jinja", "contrib - b * tl.sum(b * contrib, axis=1)[:, None], contrib) * b_inv[:, None]",
+          "contrib - b * tl.sum(b * contrib, axis=1)[:, None], contrib)",
+          ("tests/test_hidden.py", "-k", "replayed or float64")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")

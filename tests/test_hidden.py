@@ -78,13 +78,16 @@ def _values_and_gradients(device, nq, nd, lq, ld, d_out, d_model, bias, normaliz
         torch.testing.assert_close(x.grad.double().cpu(), y.grad, rtol=1e-3, atol=1e-3, msg=name)
 
 
-def test_the_fused_backward_is_replayed_with_its_inputs_gradients(device, monkeypatch):
+@pytest.mark.parametrize("store_zeros", [False, True])
+def test_the_fused_backward_is_replayed_with_its_inputs_gradients(device, monkeypatch, store_zeros):
     """The fused path's backward and hsr.row_grads after it are one kept call: the second
     and third steps of a signature replay both (row_grads' Python does not run again) and
-    still give the float64 gradients of their own values."""
+    still give the float64 gradients of their own values; store_zeros: grad H_d's zeros
+    written by hsr.zeros' kernel (a launch the replay keeps), as for a large one on a GPU."""
     from hsr import generated, kept
 
     monkeypatch.setenv("HSR_HIDDEN", "fused")
+    monkeypatch.setattr(dispatch, "zeros_by_kernel", lambda device, nbytes: store_zeros)
     formed = []
     monkeypatch.setattr(row_grads, "grads", lambda *a, **k: formed.append(1) or _grads(*a, **k))
     kept.forget()

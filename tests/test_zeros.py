@@ -1,0 +1,31 @@
+"""hsr.zeros: the store kernel writes zeros over whatever a buffer held, at odd sizes
+(through the interpreter); zeros() takes it only where dispatch.zeros_by_kernel says so."""
+
+import pytest
+import torch
+
+from hsr import dispatch, zeros
+
+
+@pytest.mark.parametrize("n", [1, zeros.BLOCK - 1, zeros.BLOCK + 3, 3 * zeros.BLOCK])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+def test_the_store_kernel_overwrites_every_element(device, n, dtype):
+    x = torch.full((n,), float("nan"), dtype=dtype, device=device)
+    assert zeros.zero_(x) is x
+    assert torch.equal(x.cpu(), torch.zeros(n, dtype=dtype))
+    empty = torch.empty(0, dtype=dtype, device=device)
+    assert zeros.zero_(empty).numel() == 0
+
+
+def test_zeros_take_the_kernel_where_the_rule_says(monkeypatch):
+    launched = []
+    monkeypatch.setattr(zeros, "zero_", lambda x: launched.append(x.shape) or x.fill_(0))
+    assert torch.equal(zeros.zeros((3, 5), torch.float32, torch.device("cpu")), torch.zeros(3, 5)) and not launched
+    monkeypatch.setattr(dispatch, "zeros_by_kernel", lambda device, nbytes: nbytes == 60)
+    assert torch.equal(zeros.zeros((3, 5), torch.float32, torch.device("cpu")), torch.zeros(3, 5)) and launched == [(3, 5)]
+
+
+def test_the_rule_takes_large_buffers_on_a_gpu():
+    assert dispatch.zeros_by_kernel("cuda", dispatch.ZEROS_KERNEL_MIN_BYTES)
+    assert not dispatch.zeros_by_kernel("cuda", dispatch.ZEROS_KERNEL_MIN_BYTES - 1)
+    assert not dispatch.zeros_by_kernel("cpu", 1 << 40)
