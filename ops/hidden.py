@@ -51,8 +51,11 @@ def maxsim_from_hidden(Q: torch.Tensor, H_d: torch.Tensor, W: torch.Tensor, b: t
     if dispatch.hidden_fused(H_d.device.type, Q.numel() // Q.shape[-1], W.shape[0], training,
                              deterministic=backward == "deterministic"):
         return _fused(Q, H_d, W, b, d_mask, normalize)
-    contenders = Q.shape[0] * Q.shape[1] if Q.dim() == 3 else Q.shape[0]
-    D = _Projection.apply(H_d, W, b, normalize, contenders)
+    if training:
+        contenders = Q.shape[0] * Q.shape[1] if Q.dim() == 3 else Q.shape[0]
+        D = _Projection.apply(H_d, W, b, normalize, contenders)
+    else:  # (no autograd.Function where no gradient is wanted: fewer host steps)
+        D = _project(H_d, W, b, normalize)[0]
     return maxsim(Q, D, d_mask=d_mask, backward=backward)
 
 
