@@ -34,7 +34,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import autotune, dispatch, kept, launcher, runtime, zeros
 
 SPEC = """\
 # One direction of the Chamfer distance, per point: each point of X to its
@@ -2603,7 +2603,7 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_X_, grad_Y_ = into
     else:
         grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
-        grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
+        grad_Y_ = zeros.zeros(Y_.shape, torch.float32 if atomic else Y_.dtype, Y_.device)  # (large: a store kernel)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad

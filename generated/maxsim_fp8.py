@@ -39,7 +39,7 @@ import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import autotune, dispatch, kept, launcher, runtime, zeros
 
 SPEC = """\
 # MaxSim on fp8 (e4m3) rows with per-token symmetric scales (Q ~ qscale * Q8,

@@ -38,7 +38,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import autotune, dispatch, kept, launcher, runtime, zeros
 from hsr import row_grads
 
 SPEC = """\

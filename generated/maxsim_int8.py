@@ -38,7 +38,7 @@ import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import autotune, dispatch, kept, launcher, runtime, zeros
 
 SPEC = """\
 # MaxSim on int8 rows with per-token symmetric scales (Q ~ qscale * Q8, D ~

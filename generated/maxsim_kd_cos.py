@@ -35,7 +35,7 @@ import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import autotune, dispatch, kept, launcher, runtime, zeros
 
 SPEC = """\
 # Cosine MaxSim over per-query candidates: query i against its own K documents,
@@ -1634,7 +1634,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_Q_, grad_D_ = into
     else:
         grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-        grad_D_ = torch.zeros(D_.shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
+        grad_D_ = zeros.zeros(D_.shape, torch.float32 if atomic else D_.dtype, D_.device)  # (large: a store kernel)
     if gathers:
         grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
         stat = stat if stat is not None else grad

@@ -40,7 +40,7 @@ import torch
 import triton
 import triton.language as tl
 
-from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import autotune, dispatch, kept, launcher, runtime, zeros
 from hsr import row_grads
 from hsr import ragged
 from hsr.errors import TensorError

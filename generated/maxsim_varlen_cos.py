@@ -40,7 +40,7 @@ import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import autotune, dispatch, kept, launcher, runtime, zeros
 from hsr import ragged
 from hsr.errors import TensorError
 

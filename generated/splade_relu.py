@@ -34,7 +34,7 @@ import triton
 import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
-from hsr import autotune, dispatch, kept, launcher, runtime
+from hsr import autotune, dispatch, kept, launcher, runtime, zeros
 
 SPEC = """\
 # The Splade head with a plain relu activation.
@@ -1299,7 +1299,7 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_W_, grad_H_ = into
     else:
         grad_W_ = (torch.empty if gathers else torch.zeros)(W_.shape, dtype=W_.dtype, device=W_.device)
-        grad_H_ = torch.zeros(H_.shape, dtype=torch.float32 if atomic else H_.dtype, device=H_.device)
+        grad_H_ = zeros.zeros(H_.shape, torch.float32 if atomic else H_.dtype, H_.device)  # (large: a store kernel)
     grad_bias_ = torch.zeros((1, sizes["v"]), dtype=torch.float32, device=W_.device)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied

@@ -1529,8 +1529,9 @@ ZEROS_KERNEL_MIN_BYTES = 1 << 28
 
 
 def zeros_by_kernel(device: str, nbytes: int) -> bool:
-    """Whether a buffer of zeros is written by hsr.zeros' store kernel (large, on a GPU) or torch's fill."""
-    return device == "cuda" and nbytes >= ZEROS_KERNEL_MIN_BYTES
+    """Whether a buffer of zeros is written by hsr.zeros' store kernel (large, on a GPU) or torch's fill
+    (HSR_ZEROS_KERNEL=0: torch's fill always, to measure)."""
+    return device == "cuda" and nbytes >= ZEROS_KERNEL_MIN_BYTES and os.environ.get("HSR_ZEROS_KERNEL") != "0"
 
 
 def rows_bytes_once(bits: int) -> bool:

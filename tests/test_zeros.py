@@ -29,3 +29,30 @@ def test_the_rule_takes_large_buffers_on_a_gpu():
     assert dispatch.zeros_by_kernel("cuda", dispatch.ZEROS_KERNEL_MIN_BYTES)
     assert not dispatch.zeros_by_kernel("cuda", dispatch.ZEROS_KERNEL_MIN_BYTES - 1)
     assert not dispatch.zeros_by_kernel("cpu", 1 << 40)
+
+
+@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
+def test_a_backward_whose_grad_d_zeros_come_from_the_kernel(device, monkeypatch, backward):
+    """MaxSim's backward with grad D's buffer zeroed by the store kernel (as for a large one on a
+    GPU), recorded and replayed on new values: the gradients of the plain path, bit for bit."""
+    from hsr import kept
+    from hsr.ops import maxsim
+
+    gen = torch.Generator().manual_seed(2)
+    pairs = [(torch.randn(2, 5, 16, generator=gen), torch.randn(3, 7, 16, generator=gen)) for _ in range(3)]
+
+    def grads(rule):
+        monkeypatch.setattr(dispatch, "zeros_by_kernel", lambda device, nbytes: rule)
+        kept.forget()
+        out = []
+        for q, d in pairs:
+            q, d = q.to(device).requires_grad_(), d.to(device).requires_grad_()
+            (maxsim(q, d, backward=backward) * torch.arange(1.0, 7.0, device=device).view(2, 3)).sum().backward()
+            out.append((q.grad.cpu(), d.grad.cpu()))
+        return out
+    launched = []
+    plain_zero = zeros.zero_
+    monkeypatch.setattr(zeros, "zero_", lambda x: launched.append(1) or plain_zero(x))
+    for (gq, gd), (wq, wd) in zip(grads(True), grads(False)):
+        assert torch.equal(gq, wq) and torch.equal(gd, wd)
+    assert launched  # (the first call's; replays launch the recorded kernel)

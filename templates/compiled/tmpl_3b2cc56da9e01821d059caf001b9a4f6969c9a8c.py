@@ -87,7 +87,7 @@ def root(context, missing=missing):
     if (t_3(context.eval_ctx, t_5(context, (undefined(name='terms') if l_0_terms is missing else l_0_terms), 'lean')) or t_3(context.eval_ctx, t_5(context, (undefined(name='terms') if l_0_terms is missing else l_0_terms), 'tma'))):
         pass
         yield 'from triton.tools.tensor_descriptor import TensorDescriptor\n'
-    yield '\nfrom hsr import autotune, dispatch, kept, launcher, runtime\n'
+    yield '\nfrom hsr import autotune, dispatch, kept, launcher, runtime, zeros\n'
     if ((undefined(name='rows') if l_0_rows is missing else l_0_rows) != '()'):
         pass
         yield 'from hsr import row_grads\n'

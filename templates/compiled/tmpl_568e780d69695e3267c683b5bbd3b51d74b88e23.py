@@ -1169,13 +1169,13 @@ def root(context, missing=missing):
                 pass
                 yield '        grad_'
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_ = torch.zeros('
+                yield '_ = zeros.zeros('
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.shape, dtype=torch.float32 if atomic else '
+                yield '_.shape, torch.float32 if atomic else '
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.dtype, device='
+                yield '_.dtype, '
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.device)\n'
+                yield '_.device)  # (large: a store kernel)\n'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
