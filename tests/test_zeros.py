@@ -34,7 +34,8 @@ def test_the_rule_takes_large_buffers_on_a_gpu():
 @pytest.mark.parametrize("backward", ["atomic", "deterministic"])
 def test_a_backward_whose_grad_d_zeros_come_from_the_kernel(device, monkeypatch, backward):
     """MaxSim's backward with grad D's buffer zeroed by the store kernel (as for a large one on a
-    GPU), recorded and replayed on new values: the gradients of the plain path, bit for bit."""
+    GPU), recorded and replayed on new values: the gradients of the plain path (bit for bit but
+    where a GPU's fp32 atomics add in any order)."""
     from hsr import kept
     from hsr.ops import maxsim
 
@@ -53,6 +54,8 @@ def test_a_backward_whose_grad_d_zeros_come_from_the_kernel(device, monkeypatch,
     launched = []
     plain_zero = zeros.zero_
     monkeypatch.setattr(zeros, "zero_", lambda x: launched.append(1) or plain_zero(x))
-    for (gq, gd), (wq, wd) in zip(grads(True), grads(False)):
-        assert torch.equal(gq, wq) and torch.equal(gd, wd)
+    exact = backward == "deterministic" or device == "cpu"
+    for got, want in zip(grads(True), grads(False)):
+        for g, w in zip(got, want):
+            assert torch.equal(g, w) if exact else torch.allclose(g, w, rtol=1e-6, atol=1e-6)
     assert launched  # (the first call's; replays launch the recorded kernel)
