@@ -82,8 +82,9 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, 
           before_norm: bool = False) -> dict:
     """{input name: gradient} of the computed operand ``entry`` (a module's ROWS
     entry), for each float input it reads. grad_rows: its rows' gradient, fp32, over
-    the operand's shape (every row formed again); or, with ``at`` = (idx, grid axes,
-    selected axis), one row a selection ([selections, width], compact: those rows only).
+    the operand's shape; or, with ``at`` = (idx, grid axes, selected axis), one row a
+    selection ([selections, width], compact: those rows only; 0 where idx has none, as the
+    gather backward writes it, but past a packed sequence's end).
     packed: (ragged axis, outer axis, offsets' name, the module's RAGGED) where the
     operand is packed (then compact): its packed inputs are read as passed, each
     selection at its sequence's first row plus its position. before_norm: grad_rows is already
