@@ -1052,7 +1052,7 @@ def cd_bwd(
             kept = sel >= -1
             picked = sel >= 0
             sel_safe = tl.maximum(sel, 0)
-            g_row = tl.zeros([BLOCK_N], tl.float32) + tl.load(grad_ptr + cell)
+            g_row = tl.zeros([BLOCK_N], tl.float32) + tl.load(grad_ptr + pid_b * ostride_b)  # (through its strides)
             n_kept = tl.load(stat_ptr + cell)
             g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
             g_row = tl.where(kept, g_row, 0.0)
@@ -1116,7 +1116,7 @@ def cd_bwd_Y(
                 kept = sel >= -1
                 picked = sel >= 0
                 sel_safe = tl.maximum(sel, 0)
-                g_row = tl.zeros([BLOCK_N], tl.float32) + tl.load(grad_ptr + cell)
+                g_row = tl.zeros([BLOCK_N], tl.float32) + tl.load(grad_ptr + pid_b * ostride_b)  # (through its strides)
                 n_kept = tl.load(stat_ptr + cell)
                 g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
                 g_row = tl.where(kept, g_row, 0.0)
@@ -1280,7 +1280,7 @@ def cd_bwd_Y_csr(
         kept = sel >= -1
         picked = sel >= 0
         sel_safe = tl.maximum(sel, 0)
-        g_row = tl.zeros([BLOCK_N], tl.float32) + tl.load(grad_ptr + cell)
+        g_row = tl.zeros([BLOCK_N], tl.float32) + tl.load(grad_ptr + pid_b * ostride_b)  # (through its strides)
         n_kept = tl.load(stat_ptr + cell)
         g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
         g_row = tl.where(kept, g_row, 0.0)
@@ -1484,7 +1484,7 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
         grad_Y_ = zeros.zeros(Y_.shape, torch.float32 if atomic else Y_.dtype, Y_.device)  # (large: a store kernel)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
+        grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()
@@ -2612,7 +2612,7 @@ def cd_t1_bwd(
             kept = sel >= -1
             picked = sel >= 0
             sel_safe = tl.maximum(sel, 0)
-            g_row = tl.zeros([BLOCK_M], tl.float32) + tl.load(grad_ptr + cell)
+            g_row = tl.zeros([BLOCK_M], tl.float32) + tl.load(grad_ptr + pid_b * ostride_b)  # (through its strides)
             n_kept = tl.load(stat_ptr + cell)
             g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
             g_row = tl.where(kept, g_row, 0.0)
@@ -2676,7 +2676,7 @@ def cd_t1_bwd_X(
                 kept = sel >= -1
                 picked = sel >= 0
                 sel_safe = tl.maximum(sel, 0)
-                g_row = tl.zeros([BLOCK_M], tl.float32) + tl.load(grad_ptr + cell)
+                g_row = tl.zeros([BLOCK_M], tl.float32) + tl.load(grad_ptr + pid_b * ostride_b)  # (through its strides)
                 n_kept = tl.load(stat_ptr + cell)
                 g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
                 g_row = tl.where(kept, g_row, 0.0)
@@ -2840,7 +2840,7 @@ def cd_t1_bwd_X_csr(
         kept = sel >= -1
         picked = sel >= 0
         sel_safe = tl.maximum(sel, 0)
-        g_row = tl.zeros([BLOCK_M], tl.float32) + tl.load(grad_ptr + cell)
+        g_row = tl.zeros([BLOCK_M], tl.float32) + tl.load(grad_ptr + pid_b * ostride_b)  # (through its strides)
         n_kept = tl.load(stat_ptr + cell)
         g_row = tl.where(n_kept > 0, g_row / tl.maximum(n_kept, 1.0), 0.0)
         g_row = tl.where(kept, g_row, 0.0)
@@ -3044,7 +3044,7 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_Y_ = (torch.empty if gathers else torch.zeros)(Y_.shape, dtype=Y_.dtype, device=Y_.device)
         grad_X_ = zeros.zeros(X_.shape, torch.float32 if atomic else X_.dtype, X_.device)  # (large: a store kernel)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
+        grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()

@@ -1896,7 +1896,7 @@ def score_bwd(
             kept = sel >= -1
             picked = sel >= 0
             sel_safe = tl.maximum(sel, 0)
-            g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+            g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + pid_i * ostride_i + pid_j * ostride_j)  # (through its strides)
             g_row = tl.where(kept, g_row, 0.0)
             x_sel = tl.load(xsel_ptr + cell * size_s + offs_s, mask=picked, other=0.0)
             bsq_sel = tl.load(aux_bsq_ptr + pid_j * stride_aux_bsq_j + sel_safe * stride_aux_bsq_t, mask=picked, other=0.0)
@@ -1969,7 +1969,7 @@ def score_bwd_D(
                 kept = sel >= -1
                 picked = sel >= 0
                 sel_safe = tl.maximum(sel, 0)
-                g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+                g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + pid_i * ostride_i + pid_j * ostride_j)  # (through its strides)
                 g_row = tl.where(kept, g_row, 0.0)
                 x_sel = tl.load(xsel_ptr + cell * size_s + offs_s, mask=picked, other=0.0)
                 bsq_sel = tl.load(aux_bsq_ptr + pid_j * stride_aux_bsq_j + sel_safe * stride_aux_bsq_t, mask=picked, other=0.0)
@@ -2148,7 +2148,7 @@ def score_bwd_D_csr(
         kept = sel >= -1
         picked = sel >= 0
         sel_safe = tl.maximum(sel, 0)
-        g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+        g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + pid_i * ostride_i + pid_j * ostride_j)  # (through its strides)
         g_row = tl.where(kept, g_row, 0.0)
         x_sel = tl.load(xsel_ptr + cell * size_s + offs_s, mask=picked, other=0.0)
         bsq_sel = tl.load(aux_bsq_ptr + pid_j * stride_aux_bsq_j + sel_safe * stride_aux_bsq_t, mask=picked, other=0.0)
@@ -2384,7 +2384,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
         grad_D_ = zeros.zeros(D_.shape, torch.float32 if atomic else D_.dtype, D_.device)  # (large: a store kernel)
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
+        grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()

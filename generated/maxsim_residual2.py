@@ -1433,7 +1433,7 @@ def score_bwd(
             kept = sel >= -1
             picked = sel >= 0
             sel_safe = tl.maximum(sel, 0)
-            g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+            g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + pid_i * ostride_i + pid_j * ostride_j)  # (through its strides)
             g_row = tl.where(kept, g_row, 0.0)
             w_dot = tl.where(picked, g_row * 1.0, 0.0)
 
@@ -1510,7 +1510,7 @@ def score_bwd_D(
                 kept = sel >= -1
                 picked = sel >= 0
                 sel_safe = tl.maximum(sel, 0)
-                g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+                g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + pid_i * ostride_i + pid_j * ostride_j)  # (through its strides)
                 g_row = tl.where(kept, g_row, 0.0)
                 w_dot = tl.where(picked, g_row * 1.0, 0.0)
 
@@ -1676,7 +1676,7 @@ def score_bwd_D_csr(
         kept = sel >= -1
         picked = sel >= 0
         sel_safe = tl.maximum(sel, 0)
-        g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + cell)
+        g_row = tl.zeros([BLOCK_S], tl.float32) + tl.load(grad_ptr + pid_i * ostride_i + pid_j * ostride_j)  # (through its strides)
         g_row = tl.where(kept, g_row, 0.0)
         w_dot = tl.where(picked, g_row * 1.0, 0.0)
 
@@ -1851,7 +1851,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
             if compact else grad_D_
     if gathers:
-        grad = grad_out.to(torch.float32).contiguous()  # one value a cell, read at the cell's index
+        grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
         xsel = xsel if xsel is not None else grad
         side_args = ()
