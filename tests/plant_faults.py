@@ -226,6 +226,10 @@ FAULTS = (
     Fault("the zeros kernel leaves a block's last element as it was",
           "hsr/zeros.py", "mask=offs < n)", "mask=offs < n - (offs % BLOCK == BLOCK - 1))",
           ("tests/test_zeros.py",)),
+    Fault("the backward reads a cell's gradient at its index, not through the gradient's strides",
+          "templates/select_reduce/backward.py.jinja", "tl.load(grad_ptr + {{ t.out_base }})  # (through its strides)",
+          "tl.load(grad_ptr + cell)  # (through its strides)",
+          ("tests/test_select_reduce.py", "-k", "strides")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")

@@ -426,6 +426,24 @@ def test_the_gather_backward_walks_the_documents_in_parts(monkeypatch, device, o
         assert parts and (min(parts) > 1 if backward == "atomic" else max(parts) == 1), parts  # the atomic pass
 
 
+@pytest.mark.parametrize("outer", ["sum", "mean", "max"])
+@pytest.mark.parametrize("backward", ["atomic", "deterministic"])
+def test_the_outputs_gradient_is_read_through_its_strides(device, outer, backward):
+    """The backward reads each cell's gradient at its strided offset: a transposed one and
+    a sum's broadcast one (stride 0) give the float64 reference's gradients, uncopied."""
+    op = hsr.compile(PARTS_SPEC.format(outer=outer))
+    gen = torch.Generator().manual_seed(9)
+    Q, D = torch.randn(3, 4, 8, generator=gen), torch.randn(5, 6, 8, generator=gen)
+    weights = torch.randn(5, 3, generator=gen)
+    for grad in (weights.t(), torch.ones(1, 1).expand(3, 5)):
+        q, d = (x.to(device).clone().requires_grad_() for x in (Q, D))
+        op(q, d, backward=backward).backward(grad.to(device))
+        q64, d64 = Q.double().requires_grad_(), D.double().requires_grad_()
+        op.reference(q64, d64).backward(grad.double())
+        torch.testing.assert_close(q.grad.cpu().double(), q64.grad, rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(d.grad.cpu().double(), d64.grad, rtol=1e-4, atol=1e-5)
+
+
 def test_the_gather_backward_parts_rule():
     """dispatch.gather_parts: loaded rows split only where the pass scatters ("atomic"), its
     programs do not fill the GPU and walk GATHER_MIN_WALK cells or more, no part shorter than
