@@ -1482,7 +1482,7 @@ def _cd_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_X_, grad_Y_ = into
     else:
         grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
-        grad_Y_ = zeros.zeros(Y_.shape, torch.float32 if atomic else Y_.dtype, Y_.device)  # (large: a store kernel)
+        grad_Y_ = zeros.zeros(Y_.shape, torch.float32 if atomic else Y_.dtype, Y_.device)  # (a store kernel where large)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
@@ -3042,7 +3042,7 @@ def _cd_t1_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_Y_, grad_X_ = into
     else:
         grad_Y_ = (torch.empty if gathers else torch.zeros)(Y_.shape, dtype=Y_.dtype, device=Y_.device)
-        grad_X_ = zeros.zeros(X_.shape, torch.float32 if atomic else X_.dtype, X_.device)  # (large: a store kernel)
+        grad_X_ = zeros.zeros(X_.shape, torch.float32 if atomic else X_.dtype, X_.device)  # (a store kernel where large)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad

@@ -1449,7 +1449,7 @@ def _dist_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_X
     # the gradients as the inputs were passed (packed), written through views over the declared axes
     grad_Xp_ = grad_X_ = (torch.empty if gathers else torch.zeros)(X_.shape, dtype=X_.dtype, device=X_.device)
-    grad_Yp_ = grad_Y_ = torch.zeros(Y_.shape, dtype=torch.float32 if atomic else Y_.dtype, device=Y_.device)
+    grad_Yp_ = grad_Y_ = zeros.zeros(Y_.shape, torch.float32 if atomic else Y_.dtype, Y_.device)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad

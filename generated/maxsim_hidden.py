@@ -1916,8 +1916,8 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
 
 
 def _score_backward_with_rows(t, sizes, saved, grad_out, mode, into=None, rows_grad=False):
-    """_score_backward_as_written, then D's rows formed again in torch and taken back to its
-    inputs (hsr.row_grads): one call, so that a replay runs both (no Python of row_grads again)."""
+    """_score_backward_as_written, then D's rows' gradient taken on to its inputs in torch
+    (hsr.row_grads): one call, so that a replay runs both (no Python of row_grads again)."""
     grads = _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
     if rows_grad and "D" in grads:
         idx = saved[0]
@@ -1950,9 +1950,10 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
         # D's rows' gradient where its inputs want one (hsr.row_grads): a row a selection (compact), or
         # over D's rows (atomics); else a stand-in nothing writes
         compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
-        rows_scatter = rows_grad and not compact  # (else nothing writes the stand-in: left unfilled)
-        grad_D_ = (torch.zeros if rows_scatter else torch.empty)(D_.shape if rows_scatter else (1,), dtype=torch.float32,
-                                                                   device=D_.device).expand(D_.shape)
+        if rows_grad and not compact:  # the atomics' buffer (zeros.zeros: a store kernel where large)
+            grad_D_ = zeros.zeros(D_.shape, torch.float32, D_.device)
+        else:  # a stand-in nothing writes
+            grad_D_ = torch.empty((1,), dtype=torch.float32, device=D_.device).expand(D_.shape)
         at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
             if compact else grad_D_
     if gathers:

@@ -1634,7 +1634,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_Q_, grad_D_ = into
     else:
         grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-        grad_D_ = zeros.zeros(D_.shape, torch.float32 if atomic else D_.dtype, D_.device)  # (large: a store kernel)
+        grad_D_ = zeros.zeros(D_.shape, torch.float32 if atomic else D_.dtype, D_.device)  # (a store kernel where large)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad

@@ -1840,8 +1840,8 @@ def _score_backward(t, sizes, saved, grad_out, mode, into=None, rows_grad=None):
 
 
 def _score_backward_with_rows(t, sizes, saved, grad_out, mode, into=None, rows_grad=False):
-    """_score_backward_as_written, then D's rows formed again in torch and taken back to its
-    inputs (hsr.row_grads): one call, so that a replay runs both (no Python of row_grads again)."""
+    """_score_backward_as_written, then D's rows' gradient taken on to its inputs in torch
+    (hsr.row_grads): one call, so that a replay runs both (no Python of row_grads again)."""
     grads = _score_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)
     if rows_grad and "D" in grads:
         idx = saved[0]
@@ -1870,7 +1870,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Q
     # the gradients as the inputs were passed (packed), written through views over the declared axes
     grad_Qp_ = grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-    grad_Dp_ = grad_D_ = torch.zeros((1,), dtype=torch.float32 if atomic else D_.dtype, device=D_.device).expand(D_.shape)
+    grad_Dp_ = grad_D_ = torch.zeros((1,), dtype=torch.float32, device=D_.device).expand(D_.shape)
     # D's rows' gradient where its inputs want one (hsr.row_grads): a row a selection
     compact = rows_grad and idx is not None
     at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \

@@ -2392,7 +2392,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
     gathers = idx is not None and idx.numel() > 0  # then the gather pass writes all of grad_Q
     # the gradients as the inputs were passed (packed), written through views over the declared axes
     grad_Qp_ = grad_Q_ = (torch.empty if gathers else torch.zeros)(Q_.shape, dtype=Q_.dtype, device=Q_.device)
-    grad_Dp_ = grad_D_ = torch.zeros(D_.shape, dtype=torch.float32 if atomic else D_.dtype, device=D_.device)
+    grad_Dp_ = grad_D_ = zeros.zeros(D_.shape, torch.float32 if atomic else D_.dtype, D_.device)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad

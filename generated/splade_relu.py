@@ -1299,7 +1299,7 @@ def _rep_backward_as_written(t, sizes, saved, grad_out, mode, into=None):
         grad_W_, grad_H_ = into
     else:
         grad_W_ = (torch.empty if gathers else torch.zeros)(W_.shape, dtype=W_.dtype, device=W_.device)
-        grad_H_ = zeros.zeros(H_.shape, torch.float32 if atomic else H_.dtype, H_.device)  # (large: a store kernel)
+        grad_H_ = zeros.zeros(H_.shape, torch.float32 if atomic else H_.dtype, H_.device)  # (a store kernel where large)
     grad_bias_ = torch.zeros((1, sizes["v"]), dtype=torch.float32, device=W_.device)
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied

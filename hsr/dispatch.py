@@ -1522,9 +1522,9 @@ def hidden_fused(device: str, query_rows: int, d_out: int, training: bool, deter
 
 
 # A dense gradient's zeros (grad H_d of a hidden-state step; hsr.zeros), H200, bf16, do_bench
-# (bench/experiments/fill_probe.py): 1.61 GB torch.zeros 0.476 ms (3.4 TB/s), a Triton store of 4096 elements
-# a program 0.354 (4.6 TB/s); 3.22 GB 0.951 / 0.702. Below a few hundred MB the launch, not the rate, is
-# what a step pays: the kernel from 256 MB.
+# (fill_probe.py, in git at 185a32e; bench/results/h200-hidden-record-fused-rule-2026-11-29/): 1.61 GB
+# torch.zeros 0.476 ms (3.4 TB/s), a Triton store of 4096 elements a program 0.354 (4.6 TB/s); 3.22 GB 0.951 /
+# 0.702. Below a few hundred MB the launch, not the rate, is what a step pays: the kernel from 256 MB.
 ZEROS_KERNEL_MIN_BYTES = 1 << 28
 
 

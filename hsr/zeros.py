@@ -3,7 +3,7 @@
 A hidden-state step's gradient of H_d is dense and mostly zeros (only the selected
 rows get a value), so writing its zeros is a floor of the step: 1.6 GB at LateOn-Code.
 torch.zeros (a fill kernel) wrote them at 3.4 TB/s on an H200, a Triton store of
-4096 elements a program at 4.6 (bench/experiments/fill_probe.py, NOTES session 52).
+4096 elements a program at 4.6 (bench/results/h200-hidden-record-fused-rule-2026-11-29/).
 Where the rule takes it (dispatch.zeros_by_kernel) the buffer is torch.empty, then
 this kernel, through hsr.launcher (a kept call records and replays the launch).
 """

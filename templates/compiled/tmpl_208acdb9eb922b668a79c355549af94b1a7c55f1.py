@@ -52,7 +52,7 @@ def root(context, missing=missing):
             str((undefined(name='P') if l_1_P is missing else l_1_P)),
             '_backward_as_written, then ',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '\'s rows formed again in torch and taken back to its\n    inputs (hsr.row_grads): one call, so that a replay runs both (no Python of row_grads again)."""\n    grads = _',
+            '\'s rows\' gradient taken on to its inputs in torch\n    (hsr.row_grads): one call, so that a replay runs both (no Python of row_grads again)."""\n    grads = _',
             str((undefined(name='P') if l_1_P is missing else l_1_P)),
             '_backward_as_written(t, sizes, saved, grad_out, mode, into, rows_grad)\n    if rows_grad and "',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
@@ -131,11 +131,15 @@ def root(context, missing=missing):
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             '\'s rows (atomics); else a stand-in nothing writes\n        compact = rows_grad and idx is not None and row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '"], sizes))\n        rows_scatter = rows_grad and not compact  # (else nothing writes the stand-in: left unfilled)\n        grad_',
+            '"], sizes))\n        if rows_grad and not compact:  # the atomics\' buffer (zeros.zeros: a store kernel where large)\n            grad_',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '_ = (torch.zeros if rows_scatter else torch.empty)(',
+            '_ = zeros.zeros(',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '_.shape if rows_scatter else (1,), dtype=torch.float32,\n                                                                   device=',
+            '_.shape, torch.float32, ',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_.device)\n        else:  # a stand-in nothing writes\n            grad_',
+            str((undefined(name='B') if l_1_B is missing else l_1_B)),
+            '_ = torch.empty((1,), dtype=torch.float32, device=',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             '_.device).expand(',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
@@ -184,7 +188,7 @@ def root(context, missing=missing):
                 ', sms=dispatch.multiprocessors(',
                 str((undefined(name='A') if l_1_A is missing else l_1_A)),
                 '_.device),\n            scatter=atomic',
-                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 63 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 64 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
                 ')\n',
             ))
         t_7.extend((
@@ -201,4 +205,4 @@ def root(context, missing=missing):
     context.vars['gather_parts'] = l_0_gather_parts = Macro(environment, macro, 'gather_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=82&27=84&28=88&32=101&33=106&34=109&36=111&37=115&39=121&40=126&41=129&42=131&43=133&45=135&46=139&47=143&48=147&50=153&51=158&52=161&54=163&55=165&56=167&57=170&61=179&62=183&63=187&67=192&68=196'
+debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=82&27=84&28=88&32=101&33=106&34=109&36=111&37=115&39=121&40=126&41=129&42=131&43=133&45=135&47=141&48=147&49=151&51=157&52=162&53=165&55=167&56=169&57=171&58=174&62=183&63=187&64=191&68=196&69=200'

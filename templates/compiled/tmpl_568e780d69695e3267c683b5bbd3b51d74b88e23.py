@@ -1129,19 +1129,31 @@ def root(context, missing=missing):
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
             yield '_.dtype, device='
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.device)\n    grad_'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield 'p_ = grad_'
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_ = torch.zeros('
-            yield str(('(1,)' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else str_join(((undefined(name='B') if l_0_B is missing else l_0_B), '_.shape', ))))
-            yield ', dtype=torch.float32 if atomic else '
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.dtype, device='
-            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '_.device)'
-            yield str((str_join(('.expand(', (undefined(name='B') if l_0_B is missing else l_0_B), '_.shape)', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 455 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-            yield '\n'
+            yield '_.device)\n'
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+                pass
+                yield '    grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield 'p_ = grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_ = torch.zeros((1,), dtype=torch.float32, device='
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.device).expand('
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.shape)\n'
+            else:
+                pass
+                yield '    grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield 'p_ = grad_'
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_ = zeros.zeros('
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.shape, torch.float32 if atomic else '
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.dtype, '
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield '_.device)\n'
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
                 pass
                 yield str(context.call((undefined(name='packed_rows_grad') if l_0_packed_rows_grad is missing else l_0_packed_rows_grad)))
@@ -1175,7 +1187,7 @@ def root(context, missing=missing):
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
                 yield '_.dtype, '
                 yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-                yield '_.device)  # (large: a store kernel)\n'
+                yield '_.device)  # (a store kernel where large)\n'
         for l_1_s in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides'):
             _loop_vars = {}
             pass
@@ -1207,7 +1219,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 482 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1244,7 +1256,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 485 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1307,11 +1319,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 500 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 504 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 501 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 505 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n        if parts > 1:\n            grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)\n        scatter = None if atomic else '
@@ -1550,7 +1562,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 603 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 607 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1622,4 +1634,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=902&349=915&351=929&353=943&355=946&358=953&359=956&361=960&362=964&364=967&366=972&367=976&369=979&370=983&372=992&374=994&376=997&382=1007&383=1011&384=1015&385=1018&388=1023&391=1025&394=1028&401=1031&403=1034&405=1036&407=1039&410=1044&413=1047&416=1051&417=1055&418=1057&419=1059&422=1064&424=1066&425=1070&429=1073&430=1077&431=1079&432=1081&433=1087&434=1090&436=1093&439=1096&440=1099&442=1102&444=1110&446=1112&447=1115&451=1118&452=1120&454=1123&455=1133&456=1145&457=1147&461=1152&463=1156&464=1164&465=1166&467=1171&470=1179&471=1183&477=1193&478=1203&479=1214&480=1228&481=1232&485=1243&486=1249&487=1252&489=1257&491=1259&492=1261&493=1267&495=1289&496=1291&497=1295&498=1302&500=1306&501=1312&504=1316&505=1318&507=1320&511=1322&512=1326&515=1330&524=1332&533=1336&537=1340&541=1342&547=1346&548=1350&549=1352&551=1374&552=1376&553=1380&554=1382&558=1386&559=1389&562=1398&564=1401&565=1407&566=1411&568=1433&569=1435&570=1439&571=1441&572=1447&573=1449&574=1451&577=1455&578=1458&581=1475&582=1483&584=1497&585=1500&586=1504&588=1506&589=1510&590=1516&591=1522&592=1526&593=1529&594=1531&595=1539&601=1545&603=1547&604=1555&607=1559&608=1561&609=1563&610=1569&613=1573&617=1575&618=1577&631=1579&640=1582&644=1584&645=1587&650=1593&652=1596&654=1601&656=1603&658=1606&660=1609&663=1611&664=1617'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=902&349=915&351=929&353=943&355=946&358=953&359=956&361=960&362=964&364=967&366=972&367=976&369=979&370=983&372=992&374=994&376=997&382=1007&383=1011&384=1015&385=1018&388=1023&391=1025&394=1028&401=1031&403=1034&405=1036&407=1039&410=1044&413=1047&416=1051&417=1055&418=1057&419=1059&422=1064&424=1066&425=1070&429=1073&430=1077&431=1079&432=1081&433=1087&434=1090&436=1093&439=1096&440=1099&442=1102&444=1110&446=1112&447=1115&451=1118&452=1120&454=1123&455=1133&456=1136&458=1147&460=1157&461=1159&465=1164&467=1168&468=1176&469=1178&471=1183&474=1191&475=1195&481=1205&482=1215&483=1226&484=1240&485=1244&489=1255&490=1261&491=1264&493=1269&495=1271&496=1273&497=1279&499=1301&500=1303&501=1307&502=1314&504=1318&505=1324&508=1328&509=1330&511=1332&515=1334&516=1338&519=1342&528=1344&537=1348&541=1352&545=1354&551=1358&552=1362&553=1364&555=1386&556=1388&557=1392&558=1394&562=1398&563=1401&566=1410&568=1413&569=1419&570=1423&572=1445&573=1447&574=1451&575=1453&576=1459&577=1461&578=1463&581=1467&582=1470&585=1487&586=1495&588=1509&589=1512&590=1516&592=1518&593=1522&594=1528&595=1534&596=1538&597=1541&598=1543&599=1551&605=1557&607=1559&608=1567&611=1571&612=1573&613=1575&614=1581&617=1585&621=1587&622=1589&635=1591&644=1594&648=1596&649=1599&654=1605&656=1608&658=1613&660=1615&662=1618&664=1621&667=1623&668=1629'
