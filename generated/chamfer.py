@@ -187,6 +187,9 @@ def cd_fwd(
     """Forward of cd: one program per output cell (b), or with
     SPLIT_N (rows per chunk) one per (cell, chunk of n)."""
     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
+    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): whether their shift is not 0, read once a program
+        shift_at = tl.arange(0, BLOCK_D)
+        shifted = tl.max(tl.abs(tl.load(shift_ptr + shift_at, mask=shift_at < size_d, other=0.0)), axis=0) > 0
     if SPLIT_N > 0:
         # one program per (cell, chunk of n): a cell's chunks are neighbours in launch
         # order, so they read its Y tiles from L2 (bench/NOTES.md, v15); each
@@ -230,7 +233,6 @@ def cd_fwd(
             if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
                 # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
                 # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower
-                shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0
                 a_src = tl.where(shifted, a_row_s, a_row)
             else:  # the rows less an fp32 shift, or the rows themselves
                 a_src = a_row_s
@@ -1747,6 +1749,9 @@ def cd_t1_fwd(
     """Forward of cd_t1: one program per output cell (b), or with
     SPLIT_M (rows per chunk) one per (cell, chunk of m)."""
     # spec line 10: cd[b] = mean_n min_m ||X_n - Y_m||^2 + mean_m min_n ||Y_m - X_n||^2  where n < xlen, m < ylen
+    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): whether their shift is not 0, read once a program
+        shift_at = tl.arange(0, BLOCK_D)
+        shifted = tl.max(tl.abs(tl.load(shift_ptr + shift_at, mask=shift_at < size_d, other=0.0)), axis=0) > 0
     if SPLIT_M > 0:
         # one program per (cell, chunk of m): a cell's chunks are neighbours in launch
         # order, so they read its X tiles from L2 (bench/NOTES.md, v15); each
@@ -1790,7 +1795,6 @@ def cd_t1_fwd(
             if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
                 # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
                 # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower
-                shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0
                 a_src = tl.where(shifted, a_row_s, a_row)
             else:  # the rows less an fp32 shift, or the rows themselves
                 a_src = a_row_s

@@ -803,6 +803,24 @@ PERSIST_PROGRAMS_PER_SM = 2  # persistent programs launched per multiprocessor
 PERSIST_MIN_CELLS = 8  # per persistent program: fewer cells than this, and a program per cell runs
 
 
+ROW_WALK_PROGRAMS_PER_SM = 0  # programs a multiprocessor that walk an outer-less call's row blocks (0: a program a block)
+
+
+def row_walk(device: torch.device, rows: int, col_parts: bool = False) -> int:
+    """The programs an outer-less general loop launches when each walks several (cell,
+    row block) pairs a grid apart, or 0 for a program per pair. A program per pair reads
+    its prologue (the row block's tile, and for 16-bit L2 rows the shift's test of
+    dispatch.shifts_16bit) before its first tile: at 255 registers, where one program
+    holds a multiprocessor, that latency is exposed in every block. Walking programs pay
+    it once. Not with column parts (each program is one part of one block). HSR_ROW_WALK=N
+    walks with N programs a multiprocessor (0: off); unset, ROW_WALK_PROGRAMS_PER_SM."""
+    if col_parts or rows <= 0:
+        return 0
+    override = os.environ.get("HSR_ROW_WALK")
+    per_sm = int(override) if override else ROW_WALK_PROGRAMS_PER_SM
+    return per_sm * multiprocessors(device) if per_sm > 0 else 0
+
+
 def persistent_blockers(term) -> list[str]:
     """Why the stacked general loop cannot run persistent programs (each keeping one
     block of the stacked axis, its A tile loaded once, and walking a run of the other

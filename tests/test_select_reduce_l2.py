@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from profiles import examples
 
 import hsr
+from hsr import kept
 from hsr.generated import chamfer_point
 from hsr.ops import chamfer_distance
 
@@ -605,6 +606,35 @@ def test_16bit_rows_less_a_shift_pick_a_nearest_centre(monkeypatch, centre_ops, 
     finite = ref.isfinite()  # 2 (x - c) at the first nearest centre
     want = 2 * (x.double() - c.double()[first])
     assert torch.allclose(xd.grad.cpu().double()[finite], want[finite], rtol=torch.finfo(dtype).eps)  # (in x's dtype)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN fed on purpose
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+@pytest.mark.parametrize("shift", ["0", "1"])
+def test_programs_walking_row_blocks_pick_as_a_program_a_block(monkeypatch, centre_ops, device, offset, shift):
+    """dispatch.row_walk (forced: HSR_ROW_WALK=1, a program a multiprocessor, so that each walks
+    several row blocks, blocks of 64 rows through the interpreter): every point's pick is the one a
+    program a block makes, a NaN point's too; shifted, it is the float64 reference's first nearest
+    (integer coordinates: every distance exact), at 0 and 1000 from the origin."""
+    assign, _ = centre_ops
+    g = torch.Generator().manual_seed(7)
+    n, k, d = 700, 37, 24
+    x = (torch.randint(-3, 4, (n, d), generator=g).double() + offset).half()
+    c = (torch.randint(-3, 4, (k, d), generator=g).double() + offset).half()
+    x[n - 1, 2] = float("nan")
+    monkeypatch.setenv("HSR_SHIFT16", shift)
+    picks = []
+    for walk in ("0", "1"):
+        monkeypatch.setenv("HSR_ROW_WALK", walk)
+        kept.forget(launches=True)
+        picks.append(assign(x.to(device), c.to(device)).cpu())
+    assert torch.equal(picks[0], picks[1])
+    if shift == "1":
+        sq = ((x.double()[:, None] - c.double()[None]) ** 2).sum(-1)
+        low = sq.nan_to_num(nan=float("inf"))
+        first = (low == low.amin(-1, keepdim=True)).double().argmax(-1)
+        first[n - 1] = sq[n - 1].isnan().double().argmax()
+        assert torch.equal(picks[1], first)
 
 
 def test_16bit_rows_are_shifted_where_asked_and_explain_says_so(monkeypatch):

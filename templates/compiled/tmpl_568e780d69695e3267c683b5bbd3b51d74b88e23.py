@@ -876,6 +876,15 @@ def root(context, missing=missing):
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
         yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 338 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
+    if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
+        pass
+        yield '    # programs that each walk several (cell, block of '
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield ') pairs, or 0: one program a pair (dispatch.row_walk)\n    walk = dispatch.row_walk(device, n_cells * sizes["'
+        yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+        yield '"]'
+        yield str((', parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 342 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
         _loop_vars = {}
@@ -901,6 +910,9 @@ def root(context, missing=missing):
     yield '),\n\n        ONE_LOOP=dispatch.one_loop(sizes["'
     yield str((undefined(name='C') if l_0_C is missing else l_0_C))
     yield '"]),'
+    if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
+        pass
+        yield ' ROW_WALK=walk > 0,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
         pass
         yield ' G_FIRST=dispatch.stacked_first('
@@ -955,7 +967,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 359 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 363 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -978,13 +990,16 @@ def root(context, missing=missing):
         yield '\n    def grid(meta):  # one program per cell and block of '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ', on a flat grid'
-        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 369 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield '\n        return (n_cells * triton.cdiv(sizes["'
+        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 373 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' (at most walk)' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 373 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n        pairs = n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
-        yield '"]),'
-        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 370 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield '"])\n        return ('
+        yield str(('min(pairs, walk) if walk else pairs' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else 'pairs'))
+        yield ','
+        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 375 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     else:
         pass
@@ -1050,7 +1065,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 416 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 421 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1065,14 +1080,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 424 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 429 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 429 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 434 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1219,7 +1234,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 482 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 487 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1256,7 +1271,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 494 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1319,11 +1334,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 504 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 509 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 505 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 510 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n        if parts > 1:\n            grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)\n        scatter = None if atomic else '
@@ -1562,7 +1577,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 607 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 612 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1634,4 +1649,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=902&349=915&351=929&353=943&355=946&358=953&359=956&361=960&362=964&364=967&366=972&367=976&369=979&370=983&372=992&374=994&376=997&382=1007&383=1011&384=1015&385=1018&388=1023&391=1025&394=1028&401=1031&403=1034&405=1036&407=1039&410=1044&413=1047&416=1051&417=1055&418=1057&419=1059&422=1064&424=1066&425=1070&429=1073&430=1077&431=1079&432=1081&433=1087&434=1090&436=1093&439=1096&440=1099&442=1102&444=1110&446=1112&447=1115&451=1118&452=1120&454=1123&455=1133&456=1136&458=1147&460=1157&461=1159&465=1164&467=1168&468=1176&469=1178&471=1183&474=1191&475=1195&481=1205&482=1215&483=1226&484=1240&485=1244&489=1255&490=1261&491=1264&493=1269&495=1271&496=1273&497=1279&499=1301&500=1303&501=1307&502=1314&504=1318&505=1324&508=1328&509=1330&511=1332&515=1334&516=1338&519=1342&528=1344&537=1348&541=1352&545=1354&551=1358&552=1362&553=1364&555=1386&556=1388&557=1392&558=1394&562=1398&563=1401&566=1410&568=1413&569=1419&570=1423&572=1445&573=1447&574=1451&575=1453&576=1459&577=1461&578=1463&581=1467&582=1470&585=1487&586=1495&588=1509&589=1512&590=1516&592=1518&593=1522&594=1528&595=1534&596=1538&597=1541&598=1543&599=1551&605=1557&607=1559&608=1567&611=1571&612=1573&613=1575&614=1581&617=1585&621=1587&622=1589&635=1591&644=1594&648=1596&649=1599&654=1605&656=1608&658=1613&660=1615&662=1618&664=1621&667=1623&668=1629'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&340=879&341=882&342=884&345=889&346=893&348=899&349=903&351=911&353=927&355=941&357=955&359=958&362=965&363=968&365=972&366=976&368=979&370=984&371=988&373=991&374=996&375=1000&377=1007&379=1009&381=1012&387=1022&388=1026&389=1030&390=1033&393=1038&396=1040&399=1043&406=1046&408=1049&410=1051&412=1054&415=1059&418=1062&421=1066&422=1070&423=1072&424=1074&427=1079&429=1081&430=1085&434=1088&435=1092&436=1094&437=1096&438=1102&439=1105&441=1108&444=1111&445=1114&447=1117&449=1125&451=1127&452=1130&456=1133&457=1135&459=1138&460=1148&461=1151&463=1162&465=1172&466=1174&470=1179&472=1183&473=1191&474=1193&476=1198&479=1206&480=1210&486=1220&487=1230&488=1241&489=1255&490=1259&494=1270&495=1276&496=1279&498=1284&500=1286&501=1288&502=1294&504=1316&505=1318&506=1322&507=1329&509=1333&510=1339&513=1343&514=1345&516=1347&520=1349&521=1353&524=1357&533=1359&542=1363&546=1367&550=1369&556=1373&557=1377&558=1379&560=1401&561=1403&562=1407&563=1409&567=1413&568=1416&571=1425&573=1428&574=1434&575=1438&577=1460&578=1462&579=1466&580=1468&581=1474&582=1476&583=1478&586=1482&587=1485&590=1502&591=1510&593=1524&594=1527&595=1531&597=1533&598=1537&599=1543&600=1549&601=1553&602=1556&603=1558&604=1566&610=1572&612=1574&613=1582&616=1586&617=1588&618=1590&619=1596&622=1600&626=1602&627=1604&640=1606&649=1609&653=1611&654=1614&659=1620&661=1623&663=1628&665=1630&667=1633&669=1636&672=1638&673=1644'

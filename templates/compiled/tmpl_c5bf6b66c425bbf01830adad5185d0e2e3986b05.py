@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_t = resolve('t')
-    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_rows_params = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_prologue = l_0_row_selection = l_0_row_block = l_0_acc_init = l_0_cell_epilogue = l_0_stacked_rows = l_0_per_cell = l_0_persistent = missing
+    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_rows_params = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_prologue = l_0_row_selection = l_0_row_block = l_0_acc_init = l_0_cell_epilogue = l_0_stacked_rows = l_0_per_cell = l_0_cell_rest = l_0_persistent = missing
     try:
         t_1 = environment.filters['indent']
     except KeyError:
@@ -46,7 +46,7 @@ def root(context, missing=missing):
         def t_6(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cell_rest': l_0_cell_rest, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_cond_code = getattr(included_template, 'cond_code', missing)
     if l_0_cond_code is missing:
         l_0_cond_code = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'cond_code'", name='cond_code')
@@ -64,7 +64,7 @@ def root(context, missing=missing):
         l_0_rows_params = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'rows_params'", name='rows_params')
     context.vars.update({'cond_code': l_0_cond_code, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'bound_end': l_0_bound_end, 'rows_params': l_0_rows_params})
     context.exported_vars.difference_update(('cond_code', 'row_loads', 'small_a_loads', 'bound_end', 'rows_params'))
-    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cell_rest': l_0_cell_rest, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_c_tile = getattr(included_template, 'c_tile', missing)
     if l_0_c_tile is missing:
         l_0_c_tile = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'c_tile'", name='c_tile')
@@ -73,7 +73,7 @@ def root(context, missing=missing):
         l_0_row_finish = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'row_finish'", name='row_finish')
     context.vars.update({'c_tile': l_0_c_tile, 'row_finish': l_0_row_finish})
     context.exported_vars.difference_update(('c_tile', 'row_finish'))
-    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cell_rest': l_0_cell_rest, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_split_select = getattr(included_template, 'split_select', missing)
     if l_0_split_select is missing:
         l_0_split_select = undefined(f"the template {included_template.__name__!r} (imported on line 7 in 'select_reduce/forward.py.jinja') does not export the requested name 'split_select'", name='split_select')
@@ -511,11 +511,7 @@ def root(context, missing=missing):
         if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             t_10.extend((
-                'if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row\n        # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load\n        # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower\n        shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                ', mask=',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '_in, other=0.0)), axis=0) > 0\n        a_src = tl.where(shifted, a_row_s, a_row)\n    else:  # the rows less an fp32 shift, or the rows themselves\n        a_src = a_row_s\n    a = tl.load(a_src[:, None] + offs_',
+                'if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row\n        # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load\n        # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower\n        a_src = tl.where(shifted, a_row_s, a_row)\n    else:  # the rows less an fp32 shift, or the rows themselves\n        a_src = a_row_s\n    a = tl.load(a_src[:, None] + offs_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 '[None, :] * stride_',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
@@ -831,11 +827,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 259 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 258 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 261 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 260 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -890,7 +886,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 276 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -922,9 +918,7 @@ def root(context, missing=missing):
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 ") on a flat grid (a grid's second axis stops at 65535\n# blocks): the cells of one block are neighbours in launch order\nn_cells = ",
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_cells_kernel')),
-                '\ncell = (tl.program_id(0) % n_cells).to(tl.int64)\n',
-                str((undefined(name='R') if l_0_R is missing else l_0_R)),
-                '_block = tl.program_id(0) // n_cells\n',
+                '\n',
             ))
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
                 pass
@@ -935,14 +929,48 @@ def root(context, missing=missing):
                     str((undefined(name='R') if l_0_R is missing else l_0_R)),
                     '\n    out_ptr += part_at\n    idx_ptr += part_at\n    stat_ptr += part_at\n    xsel_ptr += part_at\n',
                 ))
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+                pass
+                t_16.extend((
+                    'if ROW_WALK:  # fewer programs, each walking (cell, block) pairs a grid apart (dispatch.row_walk)\n    flat_hi = n_cells * tl.cdiv(size_',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    ', BLOCK_',
+                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
+                    ')\nelse:\n    flat_hi = tl.program_id(0) + 1\nfor flat in range(tl.program_id(0), flat_hi, tl.num_programs(0)):\n    cell = (flat % n_cells).to(tl.int64)\n    ',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '_block = flat // n_cells\n    ',
+                    str(t_1(context.call((undefined(name='cell_rest') if l_0_cell_rest is missing else l_0_cell_rest)), 4)),
+                    '\n',
+                ))
+            else:
+                pass
+                t_16.extend((
+                    'cell = (tl.program_id(0) % n_cells).to(tl.int64)\n',
+                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                    '_block = tl.program_id(0) // n_cells\n',
+                    str(context.call((undefined(name='cell_rest') if l_0_cell_rest is missing else l_0_cell_rest))),
+                    '\n',
+                ))
         else:
             pass
             t_16.append(
                 'cell = tl.program_id(0).to(tl.int64)\n',
             )
-        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'none'):
             pass
             t_16.extend((
+                str(context.call((undefined(name='cell_rest') if l_0_cell_rest is missing else l_0_cell_rest))),
+                '\n',
+            ))
+        return concat(t_16)
+    context.exported_vars.add('per_cell')
+    context.vars['per_cell'] = l_0_per_cell = Macro(environment, macro, 'per_cell', (), False, False, False, context.eval_ctx.autoescape)
+    def macro():
+        t_17 = []
+        pass
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
+            pass
+            t_17.extend((
                 'if G_FIRST:  # blocks of ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
                 ' first: programs running at once share ',
@@ -952,19 +980,19 @@ def root(context, missing=missing):
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell_g_first'):
                 _loop_vars = {}
                 pass
-                t_16.extend((
+                t_17.extend((
                     '    ',
                     str(l_2_stmt),
                     '\n',
                 ))
             l_2_stmt = missing
-            t_16.append(
+            t_17.append(
                 'else:\n',
             )
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
                 _loop_vars = {}
                 pass
-                t_16.extend((
+                t_17.extend((
                     '    ',
                     str(l_2_stmt),
                     '\n',
@@ -975,20 +1003,20 @@ def root(context, missing=missing):
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
                 _loop_vars = {}
                 pass
-                t_16.extend((
+                t_17.extend((
                     str(l_2_stmt),
                     '\n',
                 ))
             l_2_stmt = missing
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
             pass
-            t_16.extend((
+            t_17.extend((
                 str(context.call((undefined(name='stacked_rows') if l_0_stacked_rows is missing else l_0_stacked_rows))),
                 '\nrow_cell = ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr')),
                 '\n',
             ))
-        t_16.extend((
+        t_17.extend((
             'a_rows = ',
             str((undefined(name='A') if l_0_A is missing else l_0_A)),
             '_ptr + ',
@@ -1001,7 +1029,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_16.extend((
+            t_17.extend((
                 'a_rows_s = ',
                 str((undefined(name='A') if l_0_A is missing else l_0_A)),
                 's_ptr + ',
@@ -1022,7 +1050,7 @@ def root(context, missing=missing):
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
                 "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
             ))
-        t_16.extend((
+        t_17.extend((
             'offs_',
             str((undefined(name='K') if l_0_K is missing else l_0_K)),
             ' = tl.arange(0, BLOCK_',
@@ -1038,7 +1066,7 @@ def root(context, missing=missing):
         ))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
             pass
-            t_16.extend((
+            t_17.extend((
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 '0 = ',
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
@@ -1052,7 +1080,7 @@ def root(context, missing=missing):
             pass
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r'):
                 pass
-                t_16.extend((
+                t_17.extend((
                     '# spec line ',
                     str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line')),
                     ': ',
@@ -1071,7 +1099,7 @@ def root(context, missing=missing):
                 ))
             else:
                 pass
-                t_16.extend((
+                t_17.extend((
                     'for ',
                     str((undefined(name='R') if l_0_R is missing else l_0_R)),
                     '0 in range(',
@@ -1082,14 +1110,14 @@ def root(context, missing=missing):
                     str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                     '):\n',
                 ))
-            t_16.extend((
+            t_17.extend((
                 '    ',
                 str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4)),
                 '\n',
             ))
         else:
             pass
-            t_16.extend((
+            t_17.extend((
                 'for ',
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 '0 in range(0, ',
@@ -1100,23 +1128,23 @@ def root(context, missing=missing):
                 str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4)),
                 '\n',
             ))
-        t_16.append(
+        t_17.append(
             str(context.call((undefined(name='cell_epilogue') if l_0_cell_epilogue is missing else l_0_cell_epilogue))),
         )
-        return concat(t_16)
-    context.exported_vars.add('per_cell')
-    context.vars['per_cell'] = l_0_per_cell = Macro(environment, macro, 'per_cell', (), False, False, False, context.eval_ctx.autoescape)
+        return concat(t_17)
+    context.exported_vars.add('cell_rest')
+    context.vars['cell_rest'] = l_0_cell_rest = Macro(environment, macro, 'cell_rest', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_17 = []
+        t_18 = []
         pass
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
             pass
-            t_17.extend((
+            t_18.extend((
                 'tl.static_assert(SPLIT_',
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == 0)\n',
             ))
-        t_17.extend((
+        t_18.extend((
             'n_blocks = tl.cdiv(size_',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
             ', BLOCK_',
@@ -1137,7 +1165,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_17.extend((
+            t_18.extend((
                 'a_rows_s = ',
                 str((undefined(name='A') if l_0_A is missing else l_0_A)),
                 's_ptr + ',
@@ -1148,7 +1176,7 @@ def root(context, missing=missing):
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
                 '  # with HALVES, the lo halves of the scaled rows\n',
             ))
-        t_17.extend((
+        t_18.extend((
             'offs_',
             str((undefined(name='K') if l_0_K is missing else l_0_K)),
             ' = tl.arange(0, BLOCK_',
@@ -1170,13 +1198,13 @@ def root(context, missing=missing):
         for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_run'):
             _loop_vars = {}
             pass
-            t_17.extend((
+            t_18.extend((
                 '    ',
                 str(l_2_stmt),
                 '\n',
             ))
         l_2_stmt = missing
-        t_17.extend((
+        t_18.extend((
             '    row_cell = ',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr')),
             '\n    b_rows = ',
@@ -1187,7 +1215,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_17.extend((
+            t_18.extend((
                 '    b_rows_s = ',
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 's_ptr + ',
@@ -1200,7 +1228,7 @@ def root(context, missing=missing):
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
                 "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
             ))
-        t_17.extend((
+        t_18.extend((
             '    ',
             str(t_1(context.call((undefined(name='acc_init') if l_0_acc_init is missing else l_0_acc_init)), 4)),
             '\n    ',
@@ -1208,7 +1236,7 @@ def root(context, missing=missing):
             '\n    ',
             str(t_1(context.call((undefined(name='cell_epilogue') if l_0_cell_epilogue is missing else l_0_cell_epilogue)), 4)),
         ))
-        return concat(t_17)
+        return concat(t_18)
     context.exported_vars.add('persistent')
     context.vars['persistent'] = l_0_persistent = Macro(environment, macro, 'persistent', (), False, False, False, context.eval_ctx.autoescape)
     yield '\n'
@@ -1293,11 +1321,11 @@ def root(context, missing=missing):
         yield str(l_1_c)
         yield '_ptr,'
     l_1_c = missing
-    def t_18(fiter):
+    def t_19(fiter):
         for l_1_o in fiter:
             if (l_1_o not in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors')):
                 yield l_1_o
-    for l_1_o in t_18(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
+    for l_1_o in t_19(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
         _loop_vars = {}
         pass
         yield ' '
@@ -1305,9 +1333,9 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 495 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 495 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 495 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1369,6 +1397,9 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
         pass
         yield ' PERSIST: tl.constexpr,'
+    if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
+        pass
+        yield ' ROW_WALK: tl.constexpr,'
     yield ' ONE_LOOP: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -1397,7 +1428,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 503 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 520 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1435,6 +1466,13 @@ def root(context, missing=missing):
     yield ': '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'spec_line'))
     yield '\n'
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1')):
+        pass
+        yield '    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): whether their shift is not 0, read once a program\n        shift_at = tl.arange(0, BLOCK_'
+        yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield ')\n        shifted = tl.max(tl.abs(tl.load(shift_ptr + shift_at, mask=shift_at < size_'
+        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+        yield ', other=0.0)), axis=0) > 0\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
         pass
         yield '    if PERSIST:  # programs that keep their block of '
@@ -1451,4 +1489,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&137=515&141=519&142=525&143=530&145=534&146=540&148=545&151=550&155=554&156=560&157=564&158=566&159=568&160=576&163=580&164=583&165=586&168=592&170=595&171=598&173=600&175=602&177=608&179=612&181=617&182=621&185=627&186=630&187=634&188=637&189=641&191=644&192=646&193=650&194=654&196=661&197=665&201=671&203=675&204=676&205=678&206=682&207=688&208=692&209=700&210=702&214=712&215=716&216=721&217=725&221=735&222=739&223=741&224=743&226=745&228=747&232=754&235=759&236=763&237=765&239=769&240=774&241=778&243=783&244=787&245=792&246=796&247=804&248=806&250=811&251=815&252=819&253=821&255=823&257=825&259=832&261=836&265=844&266=849&267=859&268=863&269=871&271=880&272=883&273=887&274=889&275=891&276=893&277=895&278=899&281=903&282=907&285=911&286=913&287=918&288=922&290=924&292=926&293=929&294=933&295=935&304=943&305=947&306=952&307=957&310=964&311=969&314=975&315=979&318=983&319=986&320=988&322=993&323=997&324=1002&325=1006&326=1010&327=1014&328=1018&329=1022&331=1027&332=1031&333=1037&334=1042&335=1048&336=1051&337=1053&338=1057&339=1061&341=1076&343=1087&345=1094&346=1100&348=1104&350=1109&353=1112&354=1116&356=1121&357=1125&360=1127&362=1129&365=1131&366=1133&367=1138&368=1142&369=1146&371=1153&372=1157&373=1163&374=1167&376=1170&377=1175&379=1181&380=1183&381=1188&382=1192&383=1196&384=1200&386=1205&387=1207&388=1209&391=1215&393=1218&401=1220&415=1224&418=1227&419=1229&420=1231&424=1233&425=1235&431=1237&434=1239&436=1241&444=1244&448=1247&450=1249&451=1251&456=1253&462=1255&475=1258&476=1260&478=1308&479=1312&480=1314&481=1318&483=1321&484=1324&486=1326&487=1329&489=1332&490=1336&491=1339&493=1341&494=1345&496=1349&497=1355&500=1385&501=1388&502=1392&503=1400&504=1402&505=1405&506=1412&507=1415&508=1418&509=1422&511=1429&513=1434&514=1438&515=1441&516=1443&518=1445&520=1450'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&140=515&141=521&142=526&144=530&145=536&147=541&150=546&154=550&155=556&156=560&157=562&158=564&159=572&162=576&163=579&164=582&167=588&169=591&170=594&172=596&174=598&176=604&178=608&180=613&181=617&184=623&185=626&186=630&187=633&188=637&190=640&191=642&192=646&193=650&195=657&196=661&200=667&202=671&203=672&204=674&205=678&206=684&207=688&208=696&209=698&213=708&214=712&215=717&216=721&220=731&221=735&222=737&223=739&225=741&227=743&231=750&234=755&235=759&236=761&238=765&239=770&240=774&242=779&243=783&244=788&245=792&246=800&247=802&249=807&250=811&251=815&252=817&254=819&256=821&258=828&260=832&264=840&265=845&266=855&267=859&268=867&270=876&271=879&272=883&273=885&274=887&275=889&276=891&277=895&280=899&281=903&284=907&285=909&286=914&287=918&289=920&290=923&291=927&292=929&298=932&300=936&305=940&306=942&309=949&310=951&315=959&316=962&319=968&321=971&322=975&323=980&324=985&327=992&328=997&331=1003&332=1007&335=1011&336=1014&337=1016&339=1021&340=1025&341=1030&342=1034&343=1038&344=1042&345=1046&346=1050&348=1055&349=1059&350=1065&351=1070&352=1076&353=1079&354=1081&355=1085&356=1089&358=1104&360=1115&362=1122&363=1128&365=1132&367=1137&370=1140&371=1144&373=1149&374=1153&377=1155&379=1157&382=1159&383=1161&384=1166&385=1170&386=1174&388=1181&389=1185&390=1191&391=1195&393=1198&394=1203&396=1209&397=1211&398=1216&399=1220&400=1224&401=1228&403=1233&404=1235&405=1237&408=1243&410=1246&418=1248&432=1252&435=1255&436=1257&437=1259&441=1261&442=1263&448=1265&451=1267&453=1269&461=1272&465=1275&467=1277&468=1279&473=1281&479=1283&492=1286&493=1288&495=1336&496=1340&497=1342&498=1346&500=1349&501=1352&503=1354&504=1357&506=1360&507=1364&508=1367&510=1369&511=1373&513=1377&514=1383&517=1416&518=1419&519=1423&520=1431&521=1433&522=1436&523=1443&524=1446&525=1449&526=1453&528=1460&530=1465&531=1469&533=1472&534=1474&536=1476&537=1479&538=1481&540=1483&542=1488'

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Probe: the k-means assignment (examples/kmeans_assign.hsr) with its programs walking row blocks
+(HSR_ROW_WALK=N programs a multiprocessor; 0: a program a block) and 16-bit rows shifted or not
+(HSR_SHIFT16), against flash-kmeans (squared norms given), in one process: three interleaved rounds of
+do_bench medians (ms). Each variant's picks are checked on a sample against float64 (bad: a centre
+farther than the nearest by more than 4 fp32 roundings, as bench/offsets.py counts).
+
+    python3 bench/experiments/kmeans_walk_probe.py --shapes 1048576x1024x64,1048576x1024x128 \\
+        --variants 0:0,1:0,2:0,0:1,1:1,2:1 --offsets 0,1000 [--dtypes float16,bfloat16] [--out DIR]
+
+--variants WALK:SHIFT16 pairs. One JSON line a (shape, dtype, offset).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+import triton
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import offsets  # noqa: E402  (bench/offsets.py: the bad-pick count and the peer's loader)
+
+import hsr  # noqa: E402
+from hsr import kept  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", required=True)
+    ap.add_argument("--variants", default="0:0,1:0,2:0,0:1,1:1,2:1")
+    ap.add_argument("--offsets", default="0,1000")
+    ap.add_argument("--dtypes", default="float16")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = ap.parse_args()
+    op = hsr.compile(Path(__file__).resolve().parents[2].joinpath("examples", "kmeans_assign.hsr").read_text())
+    flash, _ = offsets.load_flash_kmeans()
+    variants = [tuple(v.split(":")) for v in args.variants.split(",")]
+    lines = []
+    for shape in args.shapes.split(","):
+        n, k, f = (int(v) for v in shape.split("x"))
+        torch.manual_seed(0)
+        x0, c0 = torch.randn(n, f, device="cuda"), torch.randn(k, f, device="cuda") * 1.5
+        for dtype in args.dtypes.split(","):
+            for off in (float(o) for o in args.offsets.split(",")):
+                x, c = (x0 + off).to(getattr(torch, dtype)), (c0 + off).to(getattr(torch, dtype))
+                xs = x[:offsets.KMEANS_SAMPLE]
+                xc, cc = offsets.centred64(xs, c)
+                dmin = offsets.sq64(xs, c[offsets.nearest64(torch, xc, cc, cols=False)[0]])
+                calls = {f"walk{w}_shift{s}": (w, s) for w, s in variants}
+                times = {name: [] for name in calls} | ({"flash_kmeans": []} if flash else {})
+                bad = {}
+                x_sq, c_sq = x[None].float().square().sum(-1), c[None].float().square().sum(-1)
+                for _ in range(args.rounds):
+                    for name in times:
+                        if name == "flash_kmeans":
+                            fn = lambda: flash(x[None], c[None], x_sq, c_sq=c_sq)[0]  # noqa: E731
+                        else:
+                            os.environ["HSR_ROW_WALK"], os.environ["HSR_SHIFT16"] = calls[name]
+                            kept.forget(launches=True)
+                            fn = lambda: op(x, c)  # noqa: E731
+                        got = fn()
+                        bad[name] = offsets.kmeans_bad_fraction(xs, c, got.view(-1)[:offsets.KMEANS_SAMPLE], dmin)
+                        times[name].append(triton.testing.do_bench(fn))
+                line = {"shape": shape, "dtype": dtype, "offset": off,
+                        "ms": {name: round(statistics.median(v), 4) for name, v in times.items()}, "bad": bad}
+                print(json.dumps(line), flush=True)
+                lines.append(line)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    Path(args.out, "kmeans_walk.jsonl").write_text("".join(json.dumps(v) + "\n" for v in lines))
+
+
+if __name__ == "__main__":
+    main()
