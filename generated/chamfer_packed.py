@@ -196,881 +196,500 @@ def dist_fwd(
     ostride_b, ostride_n,
     r_bucket, c_bucket,  # autotune keys only
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, SHIFT_A: tl.constexpr, ROW_WALK: tl.constexpr, ONE_LOOP: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, COL_NORMS: tl.constexpr, HALVES: tl.constexpr, SHIFT_A: tl.constexpr, ONE_LOOP: tl.constexpr,
 ):
     """Forward of dist: one program per (b, block of n)."""
     # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): whether their shift is not 0, read once a program
-        shift_at = tl.arange(0, BLOCK_K)
-        shifted = tl.max(tl.abs(tl.load(shift_ptr + shift_at, mask=shift_at < size_k, other=0.0)), axis=0) > 0
     # one program per (cell, block of n) on a flat grid (a grid's second axis stops at 65535
     # blocks): the cells of one block are neighbours in launch order
     n_cells = size_b
-    if ROW_WALK:  # fewer programs, each walking (cell, block) pairs a grid apart (dispatch.row_walk)
-        for flat in range(tl.program_id(0), n_cells * tl.cdiv(size_n, BLOCK_N), tl.num_programs(0)):
-            cell = (flat % n_cells).to(tl.int64)
-            n_block = flat // n_cells
-            pid_b = cell
-            a_rows = X_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n
-            b_rows = Y_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
-            a_rows_s = Xs_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
-            a_rows_lo = Xlo_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n  # with HALVES, *s hold the hi halves of the scaled rows, *lo the lo ones
-            b_rows_s = Ys_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
-            b_rows_lo = Ylo_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
-            cn_rows = cn_ptr + pid_b * stride_cn_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_cn_m  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
-            offs_k = tl.arange(0, BLOCK_K)
-            k_in = offs_k < size_k
-            n0 = n_block * BLOCK_N
-            offs_n = n0 + tl.arange(0, BLOCK_N)
-            n_in = offs_n < tl.minimum((tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1))), size_n).to(tl.int32)
-            n_ok = n_in
-            a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
+    cell = (tl.program_id(0) % n_cells).to(tl.int64)
+    n_block = tl.program_id(0) // n_cells
+    pid_b = cell
+    a_rows = X_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n
+    b_rows = Y_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
+    a_rows_s = Xs_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
+    a_rows_lo = Xlo_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n  # with HALVES, *s hold the hi halves of the scaled rows, *lo the lo ones
+    b_rows_s = Ys_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
+    b_rows_lo = Ylo_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
+    cn_rows = cn_ptr + pid_b * stride_cn_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_cn_m  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
+    offs_k = tl.arange(0, BLOCK_K)
+    k_in = offs_k < size_k
+    n0 = n_block * BLOCK_N
+    offs_n = n0 + tl.arange(0, BLOCK_N)
+    n_in = offs_n < tl.minimum((tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1))), size_n).to(tl.int32)
+    n_ok = n_in
+    a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
+    if DOT_MODE < 2:  # the expansion reads the rows less their shift
+        a_row_s = a_rows_s + offs_n.to(tl.int64) * stride_X_n
+        a_row_lo = a_rows_lo + offs_n.to(tl.int64) * stride_X_n
+
+    if DOT_MODE == 0:
+        # 16-bit rows (dispatch.shifts_16bit): ranked less their shift where the shift is not 0 (a row whose
+        # subtraction rounded holds a NaN there, so it is ranked again from its differences)
+        if SHIFT_A > 0:
+            shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_k, mask=k_in, other=0.0)), axis=0) > 0
+        if SHIFT_A == 1:  # one launch, its rows from either address (the address waits on the test)
+            a_src = tl.where(shifted, a_row_s, a_row)
+        elif SHIFT_A == 2:  # the first of two launches: the rows as passed, loaded before the test is known
+            a_src = a_row
+        elif SHIFT_A == 3:  # the second: the rows less the shift, where it is not 0; else nothing to do
+            if not shifted:
+                return
+            a_src = a_row_s
+        else:  # the rows less an fp32 shift, or the rows themselves
+            a_src = a_row_s
+        a = tl.load(a_src[:, None] + offs_k[None, :] * stride_X_k,
+                    mask=n_ok[:, None] & k_in[None, :], other=0.0)
+        if SHIFT_A == 2:  # the shift is not 0: the second launch ranks these rows
+            if shifted:
+                return
+    if DOT_MODE == 0:
+        asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
+        if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
+            a_hi = a
+            if HALVES == 3:
+                a_lo = tl.load(a_row_lo[:, None] + offs_k[None, :] * stride_X_k,
+                               mask=n_ok[:, None] & k_in[None, :], other=0.0)
+            # the products back to the rows' own, doubled: each X row's 1 / scale (hsr.halves) by its
+            # element offset in the row matrix, Y's one
+            a_at = (pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n + offs_n.to(tl.int64) * stride_X_n) // a_row_stride
+            two_inv = (2.0 * tl.load(bscale_ptr)) * tl.load(ascale_ptr + a_at, mask=n_in, other=1.0)[:, None]
+    # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
+    if SMALL_D > 0:
+        _a0 = tl.load(a_row + 0 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 1:
+        _a1 = tl.load(a_row + 1 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 2:
+        _a2 = tl.load(a_row + 2 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 3:
+        _a3 = tl.load(a_row + 3 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 4:
+        _a4 = tl.load(a_row + 4 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 5:
+        _a5 = tl.load(a_row + 5 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 6:
+        _a6 = tl.load(a_row + 6 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+    if SMALL_D > 7:
+        _a7 = tl.load(a_row + 7 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+
+    if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
+        best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
+        if NEED_IDX:
+            idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
+    else:  # a slot per row and column of the tile
+        best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
+        if NEED_IDX:
+            idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
+    m_seen = tl.zeros([BLOCK_M], tl.int32)
+    m_end = size_m
+    # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged): the tiles past the bound are skipped, the full ones need no where
+    m_end = tl.maximum(tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), m_end), 0).to(tl.int32)
+    m_lo = 0
+    m_full = m_lo + ((m_end - m_lo) // BLOCK_M) * BLOCK_M
+    if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
+        for m0 in range(m_lo, m_end, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
+            m_ok = m_in
+            # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
+            m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
+
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
             if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                a_row_s = a_rows_s + offs_n.to(tl.int64) * stride_X_n
-                a_row_lo = a_rows_lo + offs_n.to(tl.int64) * stride_X_n
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
+            # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
+            if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
+                b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                            mask=m_in[:, None] & k_in[None, :], other=0.0)
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
 
-            if DOT_MODE == 0:
-                if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
-                    # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
-                    # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower
-                    a_src = tl.where(shifted, a_row_s, a_row)
-                else:  # the rows less an fp32 shift, or the rows themselves
-                    a_src = a_row_s
-                a = tl.load(a_src[:, None] + offs_k[None, :] * stride_X_k,
-                            mask=n_ok[:, None] & k_in[None, :], other=0.0)
-            if DOT_MODE == 0:
-                asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
-                if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
-                    a_hi = a
-                    if HALVES == 3:
-                        a_lo = tl.load(a_row_lo[:, None] + offs_k[None, :] * stride_X_k,
-                                       mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                    # the products back to the rows' own, doubled: each X row's 1 / scale (hsr.halves) by its
-                    # element offset in the row matrix, Y's one
-                    a_at = (pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n + offs_n.to(tl.int64) * stride_X_n) // a_row_stride
-                    two_inv = (2.0 * tl.load(bscale_ptr)) * tl.load(ascale_ptr + a_at, mask=n_in, other=1.0)[:, None]
-            # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
-            if SMALL_D > 0:
-                _a0 = tl.load(a_row + 0 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-            if SMALL_D > 1:
-                _a1 = tl.load(a_row + 1 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-            if SMALL_D > 2:
-                _a2 = tl.load(a_row + 2 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-            if SMALL_D > 3:
-                _a3 = tl.load(a_row + 3 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-            if SMALL_D > 4:
-                _a4 = tl.load(a_row + 4 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-            if SMALL_D > 5:
-                _a5 = tl.load(a_row + 5 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-            if SMALL_D > 6:
-                _a6 = tl.load(a_row + 6 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-            if SMALL_D > 7:
-                _a7 = tl.load(a_row + 7 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
+                else:
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
+                    dot = tl.dot(a_hi, tl.trans(b))
+                    if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                        b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
+                                       mask=m_in[:, None] & k_in[None, :], other=0.0)
+                        dot = tl.dot(a_lo, tl.trans(b), dot)
+                        dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                else:
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
+                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
 
-            if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
-                best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
+                else:
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
+                for k0 in range(0, size_k, BLOCK_K):
+                    offs_k = k0 + tl.arange(0, BLOCK_K)
+                    k_in = offs_k < size_k
+                    a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
+                                mask=n_ok[:, None] & k_in[None, :], other=0.0)
+                    b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                                mask=m_in[:, None] & k_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 1:
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 2:
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 3:
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 4:
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 5:
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 6:
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 7:
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                    sq = bsq[None, :] - two_inv * dot
+                else:
+                    sq = bsq[None, :] - 2.0 * dot
+
+            key = sq
+            key = tl.where(m_ok[None, :], key, float("inf"))
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
                 if NEED_IDX:
-                    idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
-            else:  # a slot per row and column of the tile
-                best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
-                if NEED_IDX:
-                    idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
-            m_seen = tl.zeros([BLOCK_M], tl.int32)
-            m_end = size_m
-            # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged): the tiles past the bound are skipped, the full ones need no where
-            m_end = tl.maximum(tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), m_end), 0).to(tl.int32)
-            m_lo = 0
-            m_full = m_lo + ((m_end - m_lo) // BLOCK_M) * BLOCK_M
-            if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-                for m0 in range(m_lo, m_end, BLOCK_M):
-                    offs_m = m0 + tl.arange(0, BLOCK_M)
-                    m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                    m_ok = m_in
-                    # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                    m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                        b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-                        b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
-                    # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-                    if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                        b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                    mask=m_in[:, None] & k_in[None, :], other=0.0)
-                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                        else:
-                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
-                            dot = tl.dot(a_hi, tl.trans(b))
-                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
-                                b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
-                                               mask=m_in[:, None] & k_in[None, :], other=0.0)
-                                dot = tl.dot(a_lo, tl.trans(b), dot)
-                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        asq = tl.zeros([BLOCK_N], tl.float32)
-                        if COL_NORMS:
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                        else:
-                            bsq = tl.zeros([BLOCK_M], tl.float32)
-                        for k0 in range(0, size_k, BLOCK_K):
-                            offs_k = k0 + tl.arange(0, BLOCK_K)
-                            k_in = offs_k < size_k
-                            a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                                        mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                        mask=m_in[:, None] & k_in[None, :], other=0.0)
-                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            if not COL_NORMS:
-                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                            if DOT_FP32:
-                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            else:
-                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                        if SMALL_D > 0:
-                            _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 1:
-                            _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 2:
-                            _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 3:
-                            _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 4:
-                            _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 5:
-                            _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 6:
-                            _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 7:
-                            _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-
-                        # the squared distance from the differences: as exact as fp32 allows, at any offset
-                        sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        if SMALL_D > 0:
-                            diff = _a0[:, None] - _b0[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 1:
-                            diff = _a1[:, None] - _b1[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 2:
-                            diff = _a2[:, None] - _b2[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 3:
-                            diff = _a3[:, None] - _b3[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 4:
-                            diff = _a4[:, None] - _b4[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 5:
-                            diff = _a5[:, None] - _b5[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 6:
-                            diff = _a6[:, None] - _b6[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 7:
-                            diff = _a7[:, None] - _b7[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
-                            sq = bsq[None, :] - two_inv * dot
-                        else:
-                            sq = bsq[None, :] - 2.0 * dot
-
-                    key = sq
-                    key = tl.where(m_ok[None, :], key, float("inf"))
-                    if ROW_SLOT:
-                        # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                        key_row = tl.reduce(key, 1, _dist_select)[:, None]
-                        if NEED_IDX:
-                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                            # A NaN never counts here; a row that met one is searched again after the loop.
-                            at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                            better = key_row < best2
-                            idx2 = tl.where(better, at_row, idx2)
-                        best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                    else:
-                        # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-                        if NEED_IDX:
-                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                            # never counts here; a row that met one is searched again after the loop.
-                            better = key < best2
-                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
-                            idx2 = tl.where(better, m0, idx2)
-                        best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                    m_seen += m_ok.to(tl.int32)
-
-            else:  # the full tiles without bounds' masks, then the last, partial tile
-                for m0 in range(m_lo, m_full, BLOCK_M):
-                    offs_m = m0 + tl.arange(0, BLOCK_M)
-                    m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                    m_ok = m_in
-                    # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                    m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                        b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-                        b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
-                    # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-                    if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                        b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                    mask=k_in[None, :], other=0.0)  # a full tile: every row in bounds
-                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
-
-                        else:
-                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
-                            dot = tl.dot(a_hi, tl.trans(b))
-                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
-                                b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
-                                               mask=k_in[None, :], other=0.0)
-                                dot = tl.dot(a_lo, tl.trans(b), dot)
-                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        asq = tl.zeros([BLOCK_N], tl.float32)
-                        if COL_NORMS:
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
-
-                        else:
-                            bsq = tl.zeros([BLOCK_M], tl.float32)
-                        for k0 in range(0, size_k, BLOCK_K):
-                            offs_k = k0 + tl.arange(0, BLOCK_K)
-                            k_in = offs_k < size_k
-                            a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                                        mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                        mask=m_in[:, None] & k_in[None, :], other=0.0)
-                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            if not COL_NORMS:
-                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                            if DOT_FP32:
-                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            else:
-                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                        if SMALL_D > 0:
-                            _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 1:
-                            _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 2:
-                            _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 3:
-                            _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 4:
-                            _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 5:
-                            _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 6:
-                            _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 7:
-                            _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-
-                        # the squared distance from the differences: as exact as fp32 allows, at any offset
-                        sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        if SMALL_D > 0:
-                            diff = _a0[:, None] - _b0[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 1:
-                            diff = _a1[:, None] - _b1[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 2:
-                            diff = _a2[:, None] - _b2[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 3:
-                            diff = _a3[:, None] - _b3[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 4:
-                            diff = _a4[:, None] - _b4[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 5:
-                            diff = _a5[:, None] - _b5[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 6:
-                            diff = _a6[:, None] - _b6[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 7:
-                            diff = _a7[:, None] - _b7[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
-                            sq = bsq[None, :] - two_inv * dot
-                        else:
-                            sq = bsq[None, :] - 2.0 * dot
-
-                    key = sq
-                    if ROW_SLOT:
-                        # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                        key_row = tl.reduce(key, 1, _dist_select)[:, None]
-                        if NEED_IDX:
-                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                            # A NaN never counts here; a row that met one is searched again after the loop.
-                            at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                            better = key_row < best2
-                            idx2 = tl.where(better, at_row, idx2)
-                        best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                    else:
-                        # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-                        if NEED_IDX:
-                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                            # never counts here; a row that met one is searched again after the loop.
-                            better = key < best2
-                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
-                            idx2 = tl.where(better, m0, idx2)
-                        best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                    m_seen += m_ok.to(tl.int32)
-
-                if m_full < m_end:
-                    m0 = m_full
-                    offs_m = m0 + tl.arange(0, BLOCK_M)
-                    m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                    m_ok = m_in
-                    # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                    m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                        b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-                        b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
-                    # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-                    if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                        b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                    mask=m_in[:, None] & k_in[None, :], other=0.0)
-                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                        else:
-                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
-                            dot = tl.dot(a_hi, tl.trans(b))
-                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
-                                b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
-                                               mask=m_in[:, None] & k_in[None, :], other=0.0)
-                                dot = tl.dot(a_lo, tl.trans(b), dot)
-                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        asq = tl.zeros([BLOCK_N], tl.float32)
-                        if COL_NORMS:
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                        else:
-                            bsq = tl.zeros([BLOCK_M], tl.float32)
-                        for k0 in range(0, size_k, BLOCK_K):
-                            offs_k = k0 + tl.arange(0, BLOCK_K)
-                            k_in = offs_k < size_k
-                            a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                                        mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                        mask=m_in[:, None] & k_in[None, :], other=0.0)
-                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            if not COL_NORMS:
-                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                            if DOT_FP32:
-                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            else:
-                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                        if SMALL_D > 0:
-                            _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 1:
-                            _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 2:
-                            _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 3:
-                            _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 4:
-                            _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 5:
-                            _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 6:
-                            _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 7:
-                            _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-
-                        # the squared distance from the differences: as exact as fp32 allows, at any offset
-                        sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        if SMALL_D > 0:
-                            diff = _a0[:, None] - _b0[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 1:
-                            diff = _a1[:, None] - _b1[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 2:
-                            diff = _a2[:, None] - _b2[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 3:
-                            diff = _a3[:, None] - _b3[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 4:
-                            diff = _a4[:, None] - _b4[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 5:
-                            diff = _a5[:, None] - _b5[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 6:
-                            diff = _a6[:, None] - _b6[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 7:
-                            diff = _a7[:, None] - _b7[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
-                            sq = bsq[None, :] - two_inv * dot
-                        else:
-                            sq = bsq[None, :] - 2.0 * dot
-
-                    key = sq
-                    key = tl.where(m_ok[None, :], key, float("inf"))
-                    if ROW_SLOT:
-                        # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-                        # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                        key_row = tl.reduce(key, 1, _dist_select)[:, None]
-                        if NEED_IDX:
-                            # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                            # A NaN never counts here; a row that met one is searched again after the loop.
-                            at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                            better = key_row < best2
-                            idx2 = tl.where(better, at_row, idx2)
-                        best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                    else:
-                        # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-                        if NEED_IDX:
-                            # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                            # never counts here; a row that met one is searched again after the loop.
-                            better = key < best2
-                            # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
-                            idx2 = tl.where(better, m0, idx2)
-                        best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                    m_seen += m_ok.to(tl.int32)
-
-
-            best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
-            if NEED_IDX:
-                if ROW_SLOT or DOT_MODE == 3:
-                    at2 = idx2
-                else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
-                    at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_M)[None, :], -1)
-                # the lowest index holding the best
-                hit = best2 == best[:, None]
-                best_idx = tl.min(tl.where(hit, at2, size_m), axis=1)
-                row_nan = best != best
-                if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
-                    nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
-                    for m0 in range(0, m_full, BLOCK_M):
-                        offs_m = m0 + tl.arange(0, BLOCK_M)
-                        m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                        m_ok = m_in
-                        # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                        if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                            b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-                            b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
-                        # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-                        if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                        mask=m_in[:, None] & k_in[None, :], other=0.0)
-                            if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                            else:
-                                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                            if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
-                                dot = tl.dot(a_hi, tl.trans(b))
-                                if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
-                                    b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
-                                                   mask=m_in[:, None] & k_in[None, :], other=0.0)
-                                    dot = tl.dot(a_lo, tl.trans(b), dot)
-                                    dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                            elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            else:
-                                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-                            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                            asq = tl.zeros([BLOCK_N], tl.float32)
-                            if COL_NORMS:
-                                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                            else:
-                                bsq = tl.zeros([BLOCK_M], tl.float32)
-                            for k0 in range(0, size_k, BLOCK_K):
-                                offs_k = k0 + tl.arange(0, BLOCK_K)
-                                k_in = offs_k < size_k
-                                a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                                            mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                                b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                            mask=m_in[:, None] & k_in[None, :], other=0.0)
-                                asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                                if not COL_NORMS:
-                                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                                if DOT_FP32:
-                                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                                else:
-                                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                            if SMALL_D > 0:
-                                _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 1:
-                                _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 2:
-                                _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 3:
-                                _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 4:
-                                _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 5:
-                                _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 6:
-                                _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 7:
-                                _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-
-                            # the squared distance from the differences: as exact as fp32 allows, at any offset
-                            sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                            if SMALL_D > 0:
-                                diff = _a0[:, None] - _b0[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 1:
-                                diff = _a1[:, None] - _b1[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 2:
-                                diff = _a2[:, None] - _b2[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 3:
-                                diff = _a3[:, None] - _b3[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 4:
-                                diff = _a4[:, None] - _b4[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 5:
-                                diff = _a5[:, None] - _b5[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 6:
-                                diff = _a6[:, None] - _b6[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 7:
-                                diff = _a7[:, None] - _b7[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-                            # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-                            # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                            if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
-                                sq = bsq[None, :] - two_inv * dot
-                            else:
-                                sq = bsq[None, :] - 2.0 * dot
-
-                        key = sq
-                        # the first NaN of each row
-                        first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                        nan_idx = tl.minimum(nan_idx, first)
-
-                    if m_full < m_end:
-                        m0 = m_full
-                        offs_m = m0 + tl.arange(0, BLOCK_M)
-                        m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                        m_ok = m_in
-                        # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                        b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                        if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                            b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-                            b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
-                        # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-                        if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                        mask=m_in[:, None] & k_in[None, :], other=0.0)
-                            if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                            else:
-                                bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                            if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
-                                dot = tl.dot(a_hi, tl.trans(b))
-                                if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
-                                    b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
-                                                   mask=m_in[:, None] & k_in[None, :], other=0.0)
-                                    dot = tl.dot(a_lo, tl.trans(b), dot)
-                                    dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                            elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                                dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            else:
-                                dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                        elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-                            dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                            asq = tl.zeros([BLOCK_N], tl.float32)
-                            if COL_NORMS:
-                                bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                            else:
-                                bsq = tl.zeros([BLOCK_M], tl.float32)
-                            for k0 in range(0, size_k, BLOCK_K):
-                                offs_k = k0 + tl.arange(0, BLOCK_K)
-                                k_in = offs_k < size_k
-                                a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                                            mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                                b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                            mask=m_in[:, None] & k_in[None, :], other=0.0)
-                                asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                                if not COL_NORMS:
-                                    bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                                if DOT_FP32:
-                                    dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                                else:
-                                    dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                        else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                            if SMALL_D > 0:
-                                _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 1:
-                                _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 2:
-                                _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 3:
-                                _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 4:
-                                _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 5:
-                                _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 6:
-                                _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                            if SMALL_D > 7:
-                                _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-
-                            # the squared distance from the differences: as exact as fp32 allows, at any offset
-                            sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                            if SMALL_D > 0:
-                                diff = _a0[:, None] - _b0[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 1:
-                                diff = _a1[:, None] - _b1[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 2:
-                                diff = _a2[:, None] - _b2[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 3:
-                                diff = _a3[:, None] - _b3[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 4:
-                                diff = _a4[:, None] - _b4[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 5:
-                                diff = _a5[:, None] - _b5[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 6:
-                                diff = _a6[:, None] - _b6[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                            if SMALL_D > 7:
-                                diff = _a7[:, None] - _b7[None, :]
-                                sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-                            # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-                            # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                            if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
-                                sq = bsq[None, :] - two_inv * dot
-                            else:
-                                sq = bsq[None, :] - 2.0 * dot
-
-                        key = sq
-                        key = tl.where(m_ok[None, :], key, float("inf"))
-                        # the first NaN of each row
-                        first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                        nan_idx = tl.minimum(nan_idx, first)
-
-                    best_idx = tl.where(row_nan, nan_idx, best_idx)
-                if DOT_MODE < 2:
-                    again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
-                    # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
-                    # by their distances from the differences, as the reference forms them: the first NaN, else the
-                    # lowest index of the least (a slow pass, for such rows only)
-                    if tl.sum(again.to(tl.int32), axis=0) > 0:
-                        nan_at = tl.full([BLOCK_N], size_m, tl.int32)
-                        top = tl.full([BLOCK_N], float("inf"), tl.float32)
-                        top_idx = tl.full([BLOCK_N], size_m, tl.int32)
-                        for m0 in range(0, m_end, BLOCK_M):
-                            offs_m = m0 + tl.arange(0, BLOCK_M)
-                            m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                            m_ok = m_in
-                            # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                            m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                            b_at = b_rows + offs_m.to(tl.int64) * stride_Y_m
-                            key = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                            for k in range(0, size_k):
-                                diff = tl.load(a_row + k * stride_X_k, mask=again, other=0.0).to(tl.float32)[:, None] - \
-                                    tl.load(b_at + k * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)[None, :]
-                                key += diff * diff
-                            key = tl.where(m_ok[None, :], key, float("inf"))
-                            nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1))
-                            key = tl.where(key == key, key, float("inf"))
-                            tile_top = tl.min(key, axis=1)
-                            tile_idx = tl.min(tl.where((key == tile_top[:, None]) & m_ok[None, :], offs_m[None, :], size_m), axis=1)
-                            # strictly better, or the first kept column: an earlier tile keeps a tie
-                            take = (tile_top < top) | ((top_idx == size_m) & (tile_idx < size_m))
-                            top_idx = tl.where(take, tile_idx, top_idx)
-                            top = tl.where(take, tile_top, top)
-                        best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
-
-
-                # spec line 9: the selected pair's squared distance from its differences (exact at any offset;
-                # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
-                sel_safe = tl.maximum(best_idx, 0)
-                sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
-                sel_ok = n_ok & (best_idx >= 0)
-                x_best = tl.zeros([BLOCK_N], tl.float32)
-                if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
-                    if SMALL_D > 0:
-                        sel_diff = _a0 - tl.load(sel_row + 0 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                        x_best = tl.fma(sel_diff, sel_diff, x_best)
-                    if SMALL_D > 1:
-                        sel_diff = _a1 - tl.load(sel_row + 1 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                        x_best = tl.fma(sel_diff, sel_diff, x_best)
-                    if SMALL_D > 2:
-                        sel_diff = _a2 - tl.load(sel_row + 2 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                        x_best = tl.fma(sel_diff, sel_diff, x_best)
-                    if SMALL_D > 3:
-                        sel_diff = _a3 - tl.load(sel_row + 3 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                        x_best = tl.fma(sel_diff, sel_diff, x_best)
-                    if SMALL_D > 4:
-                        sel_diff = _a4 - tl.load(sel_row + 4 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                        x_best = tl.fma(sel_diff, sel_diff, x_best)
-                    if SMALL_D > 5:
-                        sel_diff = _a5 - tl.load(sel_row + 5 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                        x_best = tl.fma(sel_diff, sel_diff, x_best)
-                    if SMALL_D > 6:
-                        sel_diff = _a6 - tl.load(sel_row + 6 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                        x_best = tl.fma(sel_diff, sel_diff, x_best)
-                    if SMALL_D > 7:
-                        sel_diff = _a7 - tl.load(sel_row + 7 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                        x_best = tl.fma(sel_diff, sel_diff, x_best)
-                else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
-                    # (in chunks of 16 coordinates: the rows' whole tile in fp32 here held the kernel at 255
-                    # registers, spilling, bench/NOTES.md, session 29)
-                    for x0 in range(0, size_k, 16):
-                        offs_x = x0 + tl.arange(0, 16)
-                        x_ok = sel_ok[:, None] & (offs_x < size_k)[None, :]
-                        sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_k, mask=x_ok, other=0.0).to(tl.float32) - \
-                            tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_k, mask=x_ok, other=0.0).to(tl.float32)
-                        x_best += tl.sum(sel_diff * sel_diff, axis=1)
-                    best = tl.where(sel_ok, x_best, best)
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
             else:
-                best_idx = tl.zeros([BLOCK_N], tl.int32)
-            m_any = tl.sum(m_seen, axis=0) > 0
-            # spec line 9: an empty selection is 0 and passes no gradient
-            picked = n_ok & m_any
-            value = tl.where(picked, best, 0.0)
-            rowval = value
-            tl.store(out_ptr + pid_b * ostride_b + offs_n * ostride_n, rowval, mask=n_in)
-            if NEED_IDX:
-                # -1: nothing to select; -2: the row itself is left out
-                tl.store(idx_ptr + cell * size_n + offs_n,
-                         tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                    idx2 = tl.where(better, m0, idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
+
+    else:  # the full tiles without bounds' masks, then the last, partial tile
+        for m0 in range(m_lo, m_full, BLOCK_M):
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
+            m_ok = m_in
+            # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
+            m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
+
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
+            # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
+            if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
+                b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                            mask=k_in[None, :], other=0.0)  # a full tile: every row in bounds
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
+
+                else:
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
+                    dot = tl.dot(a_hi, tl.trans(b))
+                    if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                        b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
+                                       mask=k_in[None, :], other=0.0)
+                        dot = tl.dot(a_lo, tl.trans(b), dot)
+                        dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                else:
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
+                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
+
+                else:
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
+                for k0 in range(0, size_k, BLOCK_K):
+                    offs_k = k0 + tl.arange(0, BLOCK_K)
+                    k_in = offs_k < size_k
+                    a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
+                                mask=n_ok[:, None] & k_in[None, :], other=0.0)
+                    b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                                mask=m_in[:, None] & k_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 1:
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 2:
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 3:
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 4:
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 5:
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 6:
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 7:
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                    sq = bsq[None, :] - two_inv * dot
+                else:
+                    sq = bsq[None, :] - 2.0 * dot
+
+            key = sq
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                    idx2 = tl.where(better, m0, idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
+
+        if m_full < m_end:
+            m0 = m_full
+            offs_m = m0 + tl.arange(0, BLOCK_M)
+            m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
+            m_ok = m_in
+            # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
+            m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
+
+            b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
+            if DOT_MODE < 2:  # the expansion reads the rows less their shift
+                b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
+                b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
+            # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
+            if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
+                b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                            mask=m_in[:, None] & k_in[None, :], other=0.0)
+                if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
+                else:
+                    bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
+                if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
+                    dot = tl.dot(a_hi, tl.trans(b))
+                    if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
+                        b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
+                                       mask=m_in[:, None] & k_in[None, :], other=0.0)
+                        dot = tl.dot(a_lo, tl.trans(b), dot)
+                        dot = tl.dot(a_hi, tl.trans(b_lo), dot)
+                elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
+                    dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                else:
+                    dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
+                dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                asq = tl.zeros([BLOCK_N], tl.float32)
+                if COL_NORMS:
+                    bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
+
+                else:
+                    bsq = tl.zeros([BLOCK_M], tl.float32)
+                for k0 in range(0, size_k, BLOCK_K):
+                    offs_k = k0 + tl.arange(0, BLOCK_K)
+                    k_in = offs_k < size_k
+                    a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
+                                mask=n_ok[:, None] & k_in[None, :], other=0.0)
+                    b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
+                                mask=m_in[:, None] & k_in[None, :], other=0.0)
+                    asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
+                    if not COL_NORMS:
+                        bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
+                    if DOT_FP32:
+                        dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                    else:
+                        dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
+            else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
+                if SMALL_D > 0:
+                    _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 1:
+                    _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 2:
+                    _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 3:
+                    _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 4:
+                    _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 5:
+                    _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 6:
+                    _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+                if SMALL_D > 7:
+                    _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
+
+                # the squared distance from the differences: as exact as fp32 allows, at any offset
+                sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                if SMALL_D > 0:
+                    diff = _a0[:, None] - _b0[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 1:
+                    diff = _a1[:, None] - _b1[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 2:
+                    diff = _a2[:, None] - _b2[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 3:
+                    diff = _a3[:, None] - _b3[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 4:
+                    diff = _a4[:, None] - _b4[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 5:
+                    diff = _a5[:, None] - _b5[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 6:
+                    diff = _a6[:, None] - _b6[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+                if SMALL_D > 7:
+                    diff = _a7[:, None] - _b7[None, :]
+                    sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
+            if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
+                # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
+                # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
+                if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
+                    sq = bsq[None, :] - two_inv * dot
+                else:
+                    sq = bsq[None, :] - 2.0 * dot
+
+            key = sq
+            key = tl.where(m_ok[None, :], key, float("inf"))
+            if ROW_SLOT:
+                # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
+                # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
+                key_row = tl.reduce(key, 1, _dist_select)[:, None]
+                if NEED_IDX:
+                    # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
+                    # A NaN never counts here; a row that met one is searched again after the loop.
+                    at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
+                    better = key_row < best2
+                    idx2 = tl.where(better, at_row, idx2)
+                best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
+            else:
+                # running min per tile slot (NaN-keeping), reduced across slots once after the loop
+                if NEED_IDX:
+                    # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
+                    # never counts here; a row that met one is searched again after the loop.
+                    better = key < best2
+                    # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
+                    idx2 = tl.where(better, m0, idx2)
+                best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
+            m_seen += m_ok.to(tl.int32)
 
 
-    else:
-        cell = (tl.program_id(0) % n_cells).to(tl.int64)
-        n_block = tl.program_id(0) // n_cells
-        pid_b = cell
-        a_rows = X_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n
-        b_rows = Y_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
-        a_rows_s = Xs_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n  # the rows less their shift, for the expansion (DOT_MODE 0, 1)
-        a_rows_lo = Xlo_ptr + pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n  # with HALVES, *s hold the hi halves of the scaled rows, *lo the lo ones
-        b_rows_s = Ys_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
-        b_rows_lo = Ylo_ptr + pid_b * stride_Y_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_Y_m
-        cn_rows = cn_ptr + pid_b * stride_cn_b + tl.load(cu_y_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_cn_m  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)
-        offs_k = tl.arange(0, BLOCK_K)
-        k_in = offs_k < size_k
-        n0 = n_block * BLOCK_N
-        offs_n = n0 + tl.arange(0, BLOCK_N)
-        n_in = offs_n < tl.minimum((tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_x_ptr + tl.minimum(pid_b, size_b - 1))), size_n).to(tl.int32)
-        n_ok = n_in
-        a_row = a_rows + offs_n.to(tl.int64) * stride_X_n
-        if DOT_MODE < 2:  # the expansion reads the rows less their shift
-            a_row_s = a_rows_s + offs_n.to(tl.int64) * stride_X_n
-            a_row_lo = a_rows_lo + offs_n.to(tl.int64) * stride_X_n
-
-        if DOT_MODE == 0:
-            if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
-                # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
-                # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower
-                a_src = tl.where(shifted, a_row_s, a_row)
-            else:  # the rows less an fp32 shift, or the rows themselves
-                a_src = a_row_s
-            a = tl.load(a_src[:, None] + offs_k[None, :] * stride_X_k,
-                        mask=n_ok[:, None] & k_in[None, :], other=0.0)
-        if DOT_MODE == 0:
-            asq = tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)  # the norms from the tile
-            if HALVES > 0:  # fp32 rows ranked on the fp16 tensor cores (dispatch.halves): a holds the hi halves
-                a_hi = a
-                if HALVES == 3:
-                    a_lo = tl.load(a_row_lo[:, None] + offs_k[None, :] * stride_X_k,
-                                   mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                # the products back to the rows' own, doubled: each X row's 1 / scale (hsr.halves) by its
-                # element offset in the row matrix, Y's one
-                a_at = (pid_b * stride_X_b + tl.load(cu_x_ptr + tl.minimum(pid_b, size_b)).to(tl.int64) * stride_X_n + offs_n.to(tl.int64) * stride_X_n) // a_row_stride
-                two_inv = (2.0 * tl.load(bscale_ptr)) * tl.load(ascale_ptr + a_at, mask=n_in, other=1.0)[:, None]
-        # a few coordinates (SMALL_D of them): each X row's stay in registers for the whole tile loop
-        if SMALL_D > 0:
-            _a0 = tl.load(a_row + 0 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-        if SMALL_D > 1:
-            _a1 = tl.load(a_row + 1 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-        if SMALL_D > 2:
-            _a2 = tl.load(a_row + 2 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-        if SMALL_D > 3:
-            _a3 = tl.load(a_row + 3 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-        if SMALL_D > 4:
-            _a4 = tl.load(a_row + 4 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-        if SMALL_D > 5:
-            _a5 = tl.load(a_row + 5 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-        if SMALL_D > 6:
-            _a6 = tl.load(a_row + 6 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-        if SMALL_D > 7:
-            _a7 = tl.load(a_row + 7 * stride_X_k, mask=n_ok, other=0.0).to(tl.float32)
-
-        if ROW_SLOT:  # one slot per row: each tile reduced at once (dispatch.row_slot)
-            best2 = tl.full([BLOCK_N, 1], float("inf"), tl.float32)
-            if NEED_IDX:
-                idx2 = tl.full([BLOCK_N, 1], -1, tl.int32)
-        else:  # a slot per row and column of the tile
-            best2 = tl.full([BLOCK_N, BLOCK_M], float("inf"), tl.float32)
-            if NEED_IDX:
-                idx2 = tl.full([BLOCK_N, BLOCK_M], -1, tl.int32)
-        m_seen = tl.zeros([BLOCK_M], tl.int32)
-        m_end = size_m
-        # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged): the tiles past the bound are skipped, the full ones need no where
-        m_end = tl.maximum(tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), m_end), 0).to(tl.int32)
-        m_lo = 0
-        m_full = m_lo + ((m_end - m_lo) // BLOCK_M) * BLOCK_M
-        if ONE_LOOP:  # the last, partial tile in the loop too: its loads join the pipeline (dispatch.one_loop)
-            for m0 in range(m_lo, m_end, BLOCK_M):
+    best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
+    if NEED_IDX:
+        if ROW_SLOT or DOT_MODE == 3:
+            at2 = idx2
+        else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
+            at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_M)[None, :], -1)
+        # the lowest index holding the best
+        hit = best2 == best[:, None]
+        best_idx = tl.min(tl.where(hit, at2, size_m), axis=1)
+        row_nan = best != best
+        if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
+            nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
+            for m0 in range(0, m_full, BLOCK_M):
                 offs_m = m0 + tl.arange(0, BLOCK_M)
                 m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
                 m_ok = m_in
@@ -1176,157 +795,9 @@ def dist_fwd(
                         sq = bsq[None, :] - 2.0 * dot
 
                 key = sq
-                key = tl.where(m_ok[None, :], key, float("inf"))
-                if ROW_SLOT:
-                    # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                    key_row = tl.reduce(key, 1, _dist_select)[:, None]
-                    if NEED_IDX:
-                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                        # A NaN never counts here; a row that met one is searched again after the loop.
-                        at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                        better = key_row < best2
-                        idx2 = tl.where(better, at_row, idx2)
-                    best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                else:
-                    # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-                    if NEED_IDX:
-                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                        # never counts here; a row that met one is searched again after the loop.
-                        better = key < best2
-                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
-                        idx2 = tl.where(better, m0, idx2)
-                    best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                m_seen += m_ok.to(tl.int32)
-
-        else:  # the full tiles without bounds' masks, then the last, partial tile
-            for m0 in range(m_lo, m_full, BLOCK_M):
-                offs_m = m0 + tl.arange(0, BLOCK_M)
-                m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                m_ok = m_in
-                # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                    b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-                    b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
-                # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-                if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                    b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                mask=k_in[None, :], other=0.0)  # a full tile: every row in bounds
-                    if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                        bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
-
-                    else:
-                        bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                    if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
-                        dot = tl.dot(a_hi, tl.trans(b))
-                        if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
-                            b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
-                                           mask=k_in[None, :], other=0.0)
-                            dot = tl.dot(a_lo, tl.trans(b), dot)
-                            dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                    elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                    else:
-                        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-                    dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                    asq = tl.zeros([BLOCK_N], tl.float32)
-                    if COL_NORMS:
-                        bsq = tl.load(cn_rows + offs_m * stride_cn_m)  # a full tile: every column in bounds
-
-                    else:
-                        bsq = tl.zeros([BLOCK_M], tl.float32)
-                    for k0 in range(0, size_k, BLOCK_K):
-                        offs_k = k0 + tl.arange(0, BLOCK_K)
-                        k_in = offs_k < size_k
-                        a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                                    mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                        b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                    mask=m_in[:, None] & k_in[None, :], other=0.0)
-                        asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                        if not COL_NORMS:
-                            bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                        if DOT_FP32:
-                            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                    if SMALL_D > 0:
-                        _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 1:
-                        _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 2:
-                        _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 3:
-                        _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 4:
-                        _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 5:
-                        _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 6:
-                        _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                    if SMALL_D > 7:
-                        _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-
-                    # the squared distance from the differences: as exact as fp32 allows, at any offset
-                    sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                    if SMALL_D > 0:
-                        diff = _a0[:, None] - _b0[None, :]
-                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if SMALL_D > 1:
-                        diff = _a1[:, None] - _b1[None, :]
-                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if SMALL_D > 2:
-                        diff = _a2[:, None] - _b2[None, :]
-                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if SMALL_D > 3:
-                        diff = _a3[:, None] - _b3[None, :]
-                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if SMALL_D > 4:
-                        diff = _a4[:, None] - _b4[None, :]
-                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if SMALL_D > 5:
-                        diff = _a5[:, None] - _b5[None, :]
-                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if SMALL_D > 6:
-                        diff = _a6[:, None] - _b6[None, :]
-                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if SMALL_D > 7:
-                        diff = _a7[:, None] - _b7[None, :]
-                        sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-                    # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-                    # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                    if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
-                        sq = bsq[None, :] - two_inv * dot
-                    else:
-                        sq = bsq[None, :] - 2.0 * dot
-
-                key = sq
-                if ROW_SLOT:
-                    # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                    key_row = tl.reduce(key, 1, _dist_select)[:, None]
-                    if NEED_IDX:
-                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                        # A NaN never counts here; a row that met one is searched again after the loop.
-                        at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                        better = key_row < best2
-                        idx2 = tl.where(better, at_row, idx2)
-                    best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                else:
-                    # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-                    if NEED_IDX:
-                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                        # never counts here; a row that met one is searched again after the loop.
-                        better = key < best2
-                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
-                        idx2 = tl.where(better, m0, idx2)
-                    best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                m_seen += m_ok.to(tl.int32)
+                # the first NaN of each row
+                first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
+                nan_idx = tl.minimum(nan_idx, first)
 
             if m_full < m_end:
                 m0 = m_full
@@ -1436,351 +907,98 @@ def dist_fwd(
 
                 key = sq
                 key = tl.where(m_ok[None, :], key, float("inf"))
-                if ROW_SLOT:
-                    # the tile reduced to its rows' min at once (NaN-keeping), kept in one slot per
-                    # row: fewer registers than a slot per column (bench/NOTES.md, v12; dispatch.row_slot)
-                    key_row = tl.reduce(key, 1, _dist_select)[:, None]
-                    if NEED_IDX:
-                        # the tile's lowest index holding it; strictly better: an earlier tile keeps a tie.
-                        # A NaN never counts here; a row that met one is searched again after the loop.
-                        at_row = tl.min(tl.where(key == key_row, offs_m[None, :], size_m), axis=1)[:, None]
-                        better = key_row < best2
-                        idx2 = tl.where(better, at_row, idx2)
-                    best2 = tl.minimum(best2, key_row, propagate_nan=tl.PropagateNan.ALL)
-                else:
-                    # running min per tile slot (NaN-keeping), reduced across slots once after the loop
-                    if NEED_IDX:
-                        # strictly better: an earlier tile keeps a tie (it holds the lower index). A NaN
-                        # never counts here; a row that met one is searched again after the loop.
-                        better = key < best2
-                        # each slot keeps its tile's start (a scalar); the column adds the slot after the loop (row_finish)
-                        idx2 = tl.where(better, m0, idx2)
-                    best2 = tl.minimum(best2, key, propagate_nan=tl.PropagateNan.ALL)
-                m_seen += m_ok.to(tl.int32)
+                # the first NaN of each row
+                first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
+                nan_idx = tl.minimum(nan_idx, first)
 
-
-        best = tl.reduce(best2, 1, _dist_select)  # keeps NaN, as torch.min does
-        if NEED_IDX:
-            if ROW_SLOT or DOT_MODE == 3:
-                at2 = idx2
-            else:  # a slot's index: its tile's start and its column (-1: the slot kept nothing)
-                at2 = tl.where(idx2 >= 0, idx2 + tl.arange(0, BLOCK_M)[None, :], -1)
-            # the lowest index holding the best
-            hit = best2 == best[:, None]
-            best_idx = tl.min(tl.where(hit, at2, size_m), axis=1)
-            row_nan = best != best
-            if tl.sum(row_nan.to(tl.int32), axis=0) > 0:  # a NaN best: its index is the row's first NaN, from a second pass
-                nan_idx = tl.full([BLOCK_N], size_m, tl.int32)
-                for m0 in range(0, m_full, BLOCK_M):
+            best_idx = tl.where(row_nan, nan_idx, best_idx)
+        if DOT_MODE < 2:
+            again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
+            # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
+            # by their distances from the differences, as the reference forms them: the first NaN, else the
+            # lowest index of the least (a slow pass, for such rows only)
+            if tl.sum(again.to(tl.int32), axis=0) > 0:
+                nan_at = tl.full([BLOCK_N], size_m, tl.int32)
+                top = tl.full([BLOCK_N], float("inf"), tl.float32)
+                top_idx = tl.full([BLOCK_N], size_m, tl.int32)
+                for m0 in range(0, m_end, BLOCK_M):
                     offs_m = m0 + tl.arange(0, BLOCK_M)
                     m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
                     m_ok = m_in
                     # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
                     m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
 
-                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                        b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-                        b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
-                    # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-                    if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                        b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                    mask=m_in[:, None] & k_in[None, :], other=0.0)
-                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                        else:
-                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
-                            dot = tl.dot(a_hi, tl.trans(b))
-                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
-                                b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
-                                               mask=m_in[:, None] & k_in[None, :], other=0.0)
-                                dot = tl.dot(a_lo, tl.trans(b), dot)
-                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        asq = tl.zeros([BLOCK_N], tl.float32)
-                        if COL_NORMS:
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                        else:
-                            bsq = tl.zeros([BLOCK_M], tl.float32)
-                        for k0 in range(0, size_k, BLOCK_K):
-                            offs_k = k0 + tl.arange(0, BLOCK_K)
-                            k_in = offs_k < size_k
-                            a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                                        mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                        mask=m_in[:, None] & k_in[None, :], other=0.0)
-                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            if not COL_NORMS:
-                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                            if DOT_FP32:
-                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            else:
-                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                        if SMALL_D > 0:
-                            _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 1:
-                            _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 2:
-                            _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 3:
-                            _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 4:
-                            _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 5:
-                            _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 6:
-                            _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 7:
-                            _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-
-                        # the squared distance from the differences: as exact as fp32 allows, at any offset
-                        sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        if SMALL_D > 0:
-                            diff = _a0[:, None] - _b0[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 1:
-                            diff = _a1[:, None] - _b1[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 2:
-                            diff = _a2[:, None] - _b2[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 3:
-                            diff = _a3[:, None] - _b3[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 4:
-                            diff = _a4[:, None] - _b4[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 5:
-                            diff = _a5[:, None] - _b5[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 6:
-                            diff = _a6[:, None] - _b6[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 7:
-                            diff = _a7[:, None] - _b7[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
-                            sq = bsq[None, :] - two_inv * dot
-                        else:
-                            sq = bsq[None, :] - 2.0 * dot
-
-                    key = sq
-                    # the first NaN of each row
-                    first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                    nan_idx = tl.minimum(nan_idx, first)
-
-                if m_full < m_end:
-                    m0 = m_full
-                    offs_m = m0 + tl.arange(0, BLOCK_M)
-                    m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                    m_ok = m_in
-                    # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                    m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                    b_row = b_rows + offs_m.to(tl.int64) * stride_Y_m  # int64: tall operands pass 2^31
-                    if DOT_MODE < 2:  # the expansion reads the rows less their shift
-                        b_row_s = b_rows_s + offs_m.to(tl.int64) * stride_Y_m
-                        b_row_lo = b_rows_lo + offs_m.to(tl.int64) * stride_Y_m
-                    # spec line 9: dist[b, n] = min_m ||X_n - Y_m||^2
-                    if DOT_MODE == 0:  # the whole contraction in one tile, X rows held in registers
-                        b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                    mask=m_in[:, None] & k_in[None, :], other=0.0)
-                        if COL_NORMS:  # the columns' norms from the pre-pass (dispatch.col_norms): no work on the tile
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                        else:
-                            bsq = tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)  # the norms from the tile
-                        if HALVES > 0:  # b: the hi halves of B's scaled rows; the products scaled back in the key's FMA (two_inv)
-                            dot = tl.dot(a_hi, tl.trans(b))
-                            if HALVES == 3:  # hi.hi + lo.hi + hi.lo: about 2^-22 of the terms
-                                b_lo = tl.load(b_row_lo[:, None] + offs_k[None, :] * stride_Y_k,
-                                               mask=m_in[:, None] & k_in[None, :], other=0.0)
-                                dot = tl.dot(a_lo, tl.trans(b), dot)
-                                dot = tl.dot(a_hi, tl.trans(b_lo), dot)
-                        elif DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
-                            dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        else:
-                            dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_K
-                        dot = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        asq = tl.zeros([BLOCK_N], tl.float32)
-                        if COL_NORMS:
-                            bsq = tl.load(cn_rows + offs_m * stride_cn_m, mask=m_in, other=0.0)
-
-                        else:
-                            bsq = tl.zeros([BLOCK_M], tl.float32)
-                        for k0 in range(0, size_k, BLOCK_K):
-                            offs_k = k0 + tl.arange(0, BLOCK_K)
-                            k_in = offs_k < size_k
-                            a = tl.load(a_row_s[:, None] + offs_k[None, :] * stride_X_k,
-                                        mask=n_ok[:, None] & k_in[None, :], other=0.0)
-                            b = tl.load(b_row_s[:, None] + offs_k[None, :] * stride_Y_k,
-                                        mask=m_in[:, None] & k_in[None, :], other=0.0)
-                            asq += tl.sum(a.to(tl.float32) * a.to(tl.float32), axis=1)
-                            if not COL_NORMS:
-                                bsq += tl.sum(b.to(tl.float32) * b.to(tl.float32), axis=1)
-                            if DOT_FP32:
-                                dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            else:
-                                dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)
-                    else:  # a short contraction (SMALL_D coordinates, unrolled): exact fp32 products on the CUDA cores
-                        if SMALL_D > 0:
-                            _b0 = tl.load(b_row + 0 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 1:
-                            _b1 = tl.load(b_row + 1 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 2:
-                            _b2 = tl.load(b_row + 2 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 3:
-                            _b3 = tl.load(b_row + 3 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 4:
-                            _b4 = tl.load(b_row + 4 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 5:
-                            _b5 = tl.load(b_row + 5 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 6:
-                            _b6 = tl.load(b_row + 6 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-                        if SMALL_D > 7:
-                            _b7 = tl.load(b_row + 7 * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)
-
-                        # the squared distance from the differences: as exact as fp32 allows, at any offset
-                        sq = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        if SMALL_D > 0:
-                            diff = _a0[:, None] - _b0[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 1:
-                            diff = _a1[:, None] - _b1[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 2:
-                            diff = _a2[:, None] - _b2[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 3:
-                            diff = _a3[:, None] - _b3[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 4:
-                            diff = _a4[:, None] - _b4[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 5:
-                            diff = _a5[:, None] - _b5[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 6:
-                            diff = _a6[:, None] - _b6[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                        if SMALL_D > 7:
-                            diff = _a7[:, None] - _b7[None, :]
-                            sq = tl.fma(diff, diff, sq)  # an explicit fma: every path that forms this sum rounds it alike
-                    if DOT_MODE < 2:  # the expansion ranks the pairs; the selected pair's value comes from its differences (row_finish)
-                        # |b|^2 - 2<a, b>: |a|^2 is the row's own, so it ranks alike with one FMA a pair. A row that
-                        # meets an inf (inf - inf) turns NaN here and is ranked again from its differences.
-                        if HALVES > 0:  # the halves' products, scaled back by two_inv in the same FMA
-                            sq = bsq[None, :] - two_inv * dot
-                        else:
-                            sq = bsq[None, :] - 2.0 * dot
-
-                    key = sq
+                    b_at = b_rows + offs_m.to(tl.int64) * stride_Y_m
+                    key = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
+                    for k in range(0, size_k):
+                        diff = tl.load(a_row + k * stride_X_k, mask=again, other=0.0).to(tl.float32)[:, None] - \
+                            tl.load(b_at + k * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)[None, :]
+                        key += diff * diff
                     key = tl.where(m_ok[None, :], key, float("inf"))
-                    # the first NaN of each row
-                    first = tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1)
-                    nan_idx = tl.minimum(nan_idx, first)
-
-                best_idx = tl.where(row_nan, nan_idx, best_idx)
-            if DOT_MODE < 2:
-                again = (n_ok & (tl.sum(m_seen, axis=0) > 0) & ~(tl.abs(best) < float("inf"))) != 0  # (a bool mask)
-                # rows whose ranking key is not finite (an inf or NaN coordinate: inf - inf, 0 * inf) ranked again
-                # by their distances from the differences, as the reference forms them: the first NaN, else the
-                # lowest index of the least (a slow pass, for such rows only)
-                if tl.sum(again.to(tl.int32), axis=0) > 0:
-                    nan_at = tl.full([BLOCK_N], size_m, tl.int32)
-                    top = tl.full([BLOCK_N], float("inf"), tl.float32)
-                    top_idx = tl.full([BLOCK_N], size_m, tl.int32)
-                    for m0 in range(0, m_end, BLOCK_M):
-                        offs_m = m0 + tl.arange(0, BLOCK_M)
-                        m_in = offs_m < tl.minimum((tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))), size_m).to(tl.int32)
-                        m_ok = m_in
-                        # spec line 7: where m < cu_y[b + 1] - cu_y[b] (m ragged)
-                        m_ok = m_ok & (offs_m < (tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1) + 1) - tl.load(cu_y_ptr + tl.minimum(pid_b, size_b - 1))))
-
-                        b_at = b_rows + offs_m.to(tl.int64) * stride_Y_m
-                        key = tl.zeros([BLOCK_N, BLOCK_M], tl.float32)
-                        for k in range(0, size_k):
-                            diff = tl.load(a_row + k * stride_X_k, mask=again, other=0.0).to(tl.float32)[:, None] - \
-                                tl.load(b_at + k * stride_Y_k, mask=m_in, other=0.0).to(tl.float32)[None, :]
-                            key += diff * diff
-                        key = tl.where(m_ok[None, :], key, float("inf"))
-                        nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1))
-                        key = tl.where(key == key, key, float("inf"))
-                        tile_top = tl.min(key, axis=1)
-                        tile_idx = tl.min(tl.where((key == tile_top[:, None]) & m_ok[None, :], offs_m[None, :], size_m), axis=1)
-                        # strictly better, or the first kept column: an earlier tile keeps a tie
-                        take = (tile_top < top) | ((top_idx == size_m) & (tile_idx < size_m))
-                        top_idx = tl.where(take, tile_idx, top_idx)
-                        top = tl.where(take, tile_top, top)
-                    best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
+                    nan_at = tl.minimum(nan_at, tl.min(tl.where(key != key, offs_m[None, :], size_m), axis=1))
+                    key = tl.where(key == key, key, float("inf"))
+                    tile_top = tl.min(key, axis=1)
+                    tile_idx = tl.min(tl.where((key == tile_top[:, None]) & m_ok[None, :], offs_m[None, :], size_m), axis=1)
+                    # strictly better, or the first kept column: an earlier tile keeps a tie
+                    take = (tile_top < top) | ((top_idx == size_m) & (tile_idx < size_m))
+                    top_idx = tl.where(take, tile_idx, top_idx)
+                    top = tl.where(take, tile_top, top)
+                best_idx = tl.where(again, tl.where(nan_at < size_m, nan_at, top_idx), best_idx)
 
 
-            # spec line 9: the selected pair's squared distance from its differences (exact at any offset;
-            # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
-            sel_safe = tl.maximum(best_idx, 0)
-            sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
-            sel_ok = n_ok & (best_idx >= 0)
-            x_best = tl.zeros([BLOCK_N], tl.float32)
-            if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
-                if SMALL_D > 0:
-                    sel_diff = _a0 - tl.load(sel_row + 0 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                    x_best = tl.fma(sel_diff, sel_diff, x_best)
-                if SMALL_D > 1:
-                    sel_diff = _a1 - tl.load(sel_row + 1 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                    x_best = tl.fma(sel_diff, sel_diff, x_best)
-                if SMALL_D > 2:
-                    sel_diff = _a2 - tl.load(sel_row + 2 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                    x_best = tl.fma(sel_diff, sel_diff, x_best)
-                if SMALL_D > 3:
-                    sel_diff = _a3 - tl.load(sel_row + 3 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                    x_best = tl.fma(sel_diff, sel_diff, x_best)
-                if SMALL_D > 4:
-                    sel_diff = _a4 - tl.load(sel_row + 4 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                    x_best = tl.fma(sel_diff, sel_diff, x_best)
-                if SMALL_D > 5:
-                    sel_diff = _a5 - tl.load(sel_row + 5 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                    x_best = tl.fma(sel_diff, sel_diff, x_best)
-                if SMALL_D > 6:
-                    sel_diff = _a6 - tl.load(sel_row + 6 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                    x_best = tl.fma(sel_diff, sel_diff, x_best)
-                if SMALL_D > 7:
-                    sel_diff = _a7 - tl.load(sel_row + 7 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
-                    x_best = tl.fma(sel_diff, sel_diff, x_best)
-            else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
-                # (in chunks of 16 coordinates: the rows' whole tile in fp32 here held the kernel at 255
-                # registers, spilling, bench/NOTES.md, session 29)
-                for x0 in range(0, size_k, 16):
-                    offs_x = x0 + tl.arange(0, 16)
-                    x_ok = sel_ok[:, None] & (offs_x < size_k)[None, :]
-                    sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_k, mask=x_ok, other=0.0).to(tl.float32) - \
-                        tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_k, mask=x_ok, other=0.0).to(tl.float32)
-                    x_best += tl.sum(sel_diff * sel_diff, axis=1)
-                best = tl.where(sel_ok, x_best, best)
-        else:
-            best_idx = tl.zeros([BLOCK_N], tl.int32)
-        m_any = tl.sum(m_seen, axis=0) > 0
-        # spec line 9: an empty selection is 0 and passes no gradient
-        picked = n_ok & m_any
-        value = tl.where(picked, best, 0.0)
-        rowval = value
-        tl.store(out_ptr + pid_b * ostride_b + offs_n * ostride_n, rowval, mask=n_in)
-        if NEED_IDX:
-            # -1: nothing to select; -2: the row itself is left out
-            tl.store(idx_ptr + cell * size_n + offs_n,
-                     tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
+        # spec line 9: the selected pair's squared distance from its differences (exact at any offset;
+        # sel_diff: a name of its own, which a later loop's tile of differences does not carry)
+        sel_safe = tl.maximum(best_idx, 0)
+        sel_row = b_rows + sel_safe.to(tl.int64) * stride_Y_m
+        sel_ok = n_ok & (best_idx >= 0)
+        x_best = tl.zeros([BLOCK_N], tl.float32)
+        if SMALL_D > 0:  # as the tile loop formed it: the same value, bit for bit
+            if SMALL_D > 0:
+                sel_diff = _a0 - tl.load(sel_row + 0 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
+            if SMALL_D > 1:
+                sel_diff = _a1 - tl.load(sel_row + 1 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
+            if SMALL_D > 2:
+                sel_diff = _a2 - tl.load(sel_row + 2 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
+            if SMALL_D > 3:
+                sel_diff = _a3 - tl.load(sel_row + 3 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
+            if SMALL_D > 4:
+                sel_diff = _a4 - tl.load(sel_row + 4 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
+            if SMALL_D > 5:
+                sel_diff = _a5 - tl.load(sel_row + 5 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
+            if SMALL_D > 6:
+                sel_diff = _a6 - tl.load(sel_row + 6 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
+            if SMALL_D > 7:
+                sel_diff = _a7 - tl.load(sel_row + 7 * stride_Y_k, mask=sel_ok, other=0.0).to(tl.float32)
+                x_best = tl.fma(sel_diff, sel_diff, x_best)
+        else:  # the tile loop ranked the expansion: the selected pair's value and key from the differences
+            # (in chunks of 16 coordinates: the rows' whole tile in fp32 here held the kernel at 255
+            # registers, spilling, bench/NOTES.md, session 29)
+            for x0 in range(0, size_k, 16):
+                offs_x = x0 + tl.arange(0, 16)
+                x_ok = sel_ok[:, None] & (offs_x < size_k)[None, :]
+                sel_diff = tl.load(a_row[:, None] + offs_x[None, :] * stride_X_k, mask=x_ok, other=0.0).to(tl.float32) - \
+                    tl.load(sel_row[:, None] + offs_x[None, :] * stride_Y_k, mask=x_ok, other=0.0).to(tl.float32)
+                x_best += tl.sum(sel_diff * sel_diff, axis=1)
+            best = tl.where(sel_ok, x_best, best)
+    else:
+        best_idx = tl.zeros([BLOCK_N], tl.int32)
+    m_any = tl.sum(m_seen, axis=0) > 0
+    # spec line 9: an empty selection is 0 and passes no gradient
+    picked = n_ok & m_any
+    value = tl.where(picked, best, 0.0)
+    rowval = value
+    tl.store(out_ptr + pid_b * ostride_b + offs_n * ostride_n, rowval, mask=n_in)
+    if NEED_IDX:
+        # -1: nothing to select; -2: the row itself is left out
+        tl.store(idx_ptr + cell * size_n + offs_n,
+                 tl.where(picked, best_idx, tl.where(n_ok, -1, -2)), mask=n_in)
 
 
 @triton.jit
@@ -2153,6 +1371,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
     a_row_stride = 1  # with halves, X's row matrix's: a row's 1 / scale at its element offset // this
     cn, col_norms, centre, shift = out, False, None, None
+    shift_launches = (0,)  # SHIFT_A of each launch of the forward: 1 one launch less a shift, 2 then 3 two (shifts_16bit)
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
         a_row_stride = dispatch.row_matrix(X_).stride(0)  # X's rows: a scale each (one read)
         Xs_, Xlo_, a_inv, _ = runtime.split_halves(X_, halves == 3, centre, per_row=True)
@@ -2194,27 +1413,26 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         *cn_strides, a_row_stride, *out.stride(),
         runtime.length_bucket(sizes["n"]), runtime.length_bucket(sizes["m"]),
     )
-    # programs that each walk several (cell, block of n) pairs, or 0: one program a pair (dispatch.row_walk)
-    walk = dispatch.row_walk(device, n_cells * sizes["n"])
     flags = dict(
         BLOCK_K=block_k, NEED_IDX=need_sel, DOT_MODE=dot_mode, SMALL_D=small_d,
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel, 0, sizes["m"], l2=True),
 
-        ONE_LOOP=dispatch.one_loop(sizes["m"]), ROW_WALK=walk > 0,
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift is not None,
+        ONE_LOOP=dispatch.one_loop(sizes["m"]),
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift_launches[0],
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16,
     )
 
-    def grid(meta):  # one program per cell and block of n, on a flat grid (at most walk)
-        pairs = n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"])
-        return (min(pairs, walk) if walk else pairs,)
-    if kernel is None:
-        blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
-                      BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
-                      )
-        launcher.launch(dist_fwd, grid, *args, **blocks, **flags)
-    else:
-        kernel[grid](*args, **flags)
+    def grid(meta):  # one program per cell and block of n, on a flat grid
+        return (n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"]),)
+    for shift_a in shift_launches:  # a second launch where 16-bit rows may be shifted (dispatch.shifts_16bit)
+        flags["SHIFT_A"] = shift_a
+        if kernel is None:
+            blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
+                          BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
+                          )
+            launcher.launch(dist_fwd, grid, *args, **blocks, **flags)
+        else:
+            kernel[grid](*args, **flags)
     return out, saved
 
 

@@ -951,8 +951,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid
-        pairs = n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"])
-        return (pairs,)
+        return (n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"]),)
     if kernel is None:
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),

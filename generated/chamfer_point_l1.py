@@ -160,14 +160,14 @@ def dist_fwd(
     # one program per (cell, block of n) on a flat grid (a grid's second axis stops at 65535
     # blocks): the cells of one block are neighbours in launch order
     n_cells = size_b
+    cell = (tl.program_id(0) % n_cells).to(tl.int64)
+    n_block = tl.program_id(0) // n_cells
     if COL_PARTS:  # a part's outputs: its own slice of [parts, cells x n] (the merge reads them)
         part_at = tl.program_id(1).to(tl.int64) * n_cells * size_n
         out_ptr += part_at
         idx_ptr += part_at
         stat_ptr += part_at
         xsel_ptr += part_at
-    cell = (tl.program_id(0) % n_cells).to(tl.int64)
-    n_block = tl.program_id(0) // n_cells
     pid_b = cell
     a_rows = X_ptr + pid_b * stride_X_b
     b_rows = Y_ptr + pid_b * stride_Y_b
@@ -1510,8 +1510,7 @@ def _dist_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     )
 
     def grid(meta):  # one program per cell and block of n, on a flat grid; and per part of m
-        pairs = n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"])
-        return (pairs, parts)
+        return (n_cells * triton.cdiv(sizes["n"], meta["BLOCK_N"]), parts)
     if kernel is None:
         blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
                       BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),

@@ -1262,8 +1262,7 @@ def _rep_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     )
 
     def grid(meta):  # one program per cell and block of v, on a flat grid
-        pairs = n_cells * triton.cdiv(sizes["v"], meta["BLOCK_V"])
-        return (pairs,)
+        return (n_cells * triton.cdiv(sizes["v"], meta["BLOCK_V"]),)
     if tma is not None:
         launcher.launch(rep_fwd, grid, *args, BLOCK_V=tma[0], BLOCK_S=tma[1], **flags,
                         num_warps=tma[2], num_stages=tma[3])

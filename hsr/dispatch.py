@@ -393,29 +393,33 @@ def col_norms(rows_per_column_set: int, lean: bool = False) -> bool:
     return rows_per_column_set >= (LEAN_COL_NORMS_ROWS if lean else COL_NORMS_ROWS)
 
 
-def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool) -> bool:
+def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool, outer_less: bool) -> bool:
     """Whether an L2 key's 16-bit rows rank on rows less a shift (runtime.shift_16bit,
     hsr.shift16): B less c, exactly (c per coordinate, 0 where B's values span zero or a
     factor above 4), with B's norms, and A less c (one pass; a row whose subtraction
     rounds is marked and ranked again from its differences). Where c is 0 everywhere the
     pass writes nothing and the kernel reads A itself (decided on the device, no sync).
     Unshifted, the expansion rounds at about 2^-24 of |a| |b|: far from the origin that
-    passes the gaps between the distances (fp16 k-means at 1000 from the origin put ~99%
-    of the points on a farther centre). It can serve where the whole contraction is one
-    tile (DOT_MODE 0: A's row block is loaded once, from A or A less c) and one c serves
-    every cell (no grid axis shared by both operands, nothing packed).
+    passes the gaps between the distances (fp16 k-means of 2^20 points at 1000 from the
+    origin put 31-99% of them on a farther centre). It can serve where the whole
+    contraction is one tile (DOT_MODE 0: A's row block is loaded once, from A or A less c)
+    and one c serves every cell (no grid axis shared by both operands, nothing packed).
 
-    Off unless HSR_SHIFT16=1: the device-side choice costs where nothing is shifted.
-    Measured on an H200 (bench/NOTES.md, session 42), 2^20 points, fp16, at offset 0
-    (c = 0) against unshifted: 1024 x 64 0.561 / 0.522 ms, 1024 x 128 0.760 / 0.651,
-    4096 x 128 2.584 / 2.341 (the loop's code is the same; each program first reads c to
-    pick its rows' address, and at 255 registers one program holds a multiprocessor, so
-    that latency is not hidden); at 1000, 0.650 / 0.932 / 2.772 ms with 0% of points on a
-    farther centre, against ~99% unshifted. (A less c in registers, or A's tile loaded
-    under a branch, ran 3.5 to 3.9x slower; c and B - c as torch ops cost ~0.1 ms more.)"""
+    An outer-less spec (the k-means assignment, a nearest neighbour) shifts by default:
+    its forward runs in two launches, the first reading A as passed (its rows' loads
+    issued before the test of c, so that the test waits on nothing) and leaving every
+    row block to the second where c is not 0, the second reading A less c and leaving
+    at once where c is 0. A spec with an outer reduction reads its rows from either
+    address in one launch (its row blocks sit in a loop, which a program cannot leave),
+    each program testing c before it can form the address: 7-17% on the H200 where
+    nothing is shifted (bench/NOTES.md, session 42), so there it is off unless
+    HSR_SHIFT16=1. HSR_SHIFT16=0 turns it off everywhere."""
     if dtype not in (torch.float16, torch.bfloat16) or dot_mode != 0 or not one_centre:
         return False
-    return os.environ.get("HSR_SHIFT16") == "1"
+    override = os.environ.get("HSR_SHIFT16")
+    if override:
+        return override == "1"
+    return outer_less
 
 
 def shift_16bit_words(term, sizes: dict | None) -> str:
@@ -429,12 +433,18 @@ def shift_16bit_words(term, sizes: dict | None) -> str:
     d = sizes.get(term.k, 0) if sizes else None
     if d is not None and (not d or contraction(d)[0] != 0):
         return "  fp16/bf16 rows (general loop): unshifted (the row is not one tile: d > 256 or a few coordinates)"
-    if shifts_16bit(torch.float16, 0, True):
+    outer_less = term.outer == "none"
+    if shifts_16bit(torch.float16, 0, True, outer_less):
+        how = ("two launches, the second ranking the rows less the shift where it is not 0" if outer_less
+               else "one launch, each program testing the shift before it loads its rows")
         return (f"  fp16/bf16 rows (general loop): {term.b.name} and {term.a.name} less a per-coordinate shift "
-                f"before the kernel, where it is not 0 (HSR_SHIFT16=1; exact where each coordinate is within a "
-                f"factor 2 of the shift's; a row that rounds is ranked again from its differences)")
-    return ("  fp16/bf16 rows (general loop): unshifted, exact near the origin only (HSR_SHIFT16=1 shifts them "
-            "toward their data: exact at any offset, at 1.1 to 1.2x the time)")
+                f"before the kernel, where it is not 0 ({how}; exact where each coordinate is within a factor 2 "
+                f"of the shift's; a row that rounds is ranked again from its differences; HSR_SHIFT16=0 turns it off)")
+    if outer_less:
+        return "  fp16/bf16 rows (general loop): unshifted, exact near the origin only (HSR_SHIFT16=0)"
+    return ("  fp16/bf16 rows (general loop): unshifted, exact near the origin only (with an outer reduction the "
+            "shift's test costs each program; HSR_SHIFT16=1 shifts them toward their data: exact at any offset, "
+            "at 1.1 to 1.2x the time)")
 
 
 def rows_per_column_set(term, sizes: dict) -> int:
@@ -801,24 +811,6 @@ def stacked_first_words(term, a_bytes: int | None) -> str:
 PERSIST_MAX_ROWS = 64  # rows of the stacked operand's row axis a persistent program holds: one row block
 PERSIST_PROGRAMS_PER_SM = 2  # persistent programs launched per multiprocessor
 PERSIST_MIN_CELLS = 8  # per persistent program: fewer cells than this, and a program per cell runs
-
-
-ROW_WALK_PROGRAMS_PER_SM = 0  # programs a multiprocessor that walk an outer-less call's row blocks (0: a program a block)
-
-
-def row_walk(device: torch.device, rows: int, col_parts: bool = False) -> int:
-    """The programs an outer-less general loop launches when each walks several (cell,
-    row block) pairs a grid apart, or 0 for a program per pair. A program per pair reads
-    its prologue (the row block's tile, and for 16-bit L2 rows the shift's test of
-    dispatch.shifts_16bit) before its first tile: at 255 registers, where one program
-    holds a multiprocessor, that latency is exposed in every block. Walking programs pay
-    it once. Not with column parts (each program is one part of one block). HSR_ROW_WALK=N
-    walks with N programs a multiprocessor (0: off); unset, ROW_WALK_PROGRAMS_PER_SM."""
-    if col_parts or rows <= 0:
-        return 0
-    override = os.environ.get("HSR_ROW_WALK")
-    per_sm = int(override) if override else ROW_WALK_PROGRAMS_PER_SM
-    return per_sm * multiprocessors(device) if per_sm > 0 else 0
 
 
 def persistent_blockers(term) -> list[str]:

@@ -656,21 +656,3 @@ def test_explain_names_the_gather_backwards_parts():
     assert "the gather: 4 programs of Q's rows, \"atomic\"'s (which scatters as it walks) the other cells in 62 parts" \
         in few, few
     assert "the gather: 2048 programs of Q's rows, each walking every other cell" in many, many
-
-
-def test_outer_less_programs_walk_row_blocks_where_the_rule_says(monkeypatch):
-    """dispatch.row_walk: programs a multiprocessor times its count (the interpreter's), none
-    where the shipped constant is 0 and nothing overrides it, none for column parts or no rows;
-    HSR_ROW_WALK=N overrides, 0 switching it off."""
-    cpu = torch.device("cpu")
-    monkeypatch.delenv("HSR_ROW_WALK", raising=False)
-    monkeypatch.setattr(dispatch, "ROW_WALK_PROGRAMS_PER_SM", 0)
-    assert dispatch.row_walk(cpu, 1 << 20) == 0
-    monkeypatch.setattr(dispatch, "ROW_WALK_PROGRAMS_PER_SM", 2)
-    assert dispatch.row_walk(cpu, 1 << 20) == 2 * dispatch.INTERPRET_SMS
-    assert dispatch.row_walk(cpu, 1 << 20, col_parts=True) == 0
-    assert dispatch.row_walk(cpu, 0) == 0
-    monkeypatch.setenv("HSR_ROW_WALK", "0")
-    assert dispatch.row_walk(cpu, 1 << 20) == 0
-    monkeypatch.setenv("HSR_ROW_WALK", "3")
-    assert dispatch.row_walk(cpu, 1 << 20) == 3 * dispatch.INTERPRET_SMS

@@ -8,7 +8,7 @@ def root(context, missing=missing):
     cond_expr_undefined = Undefined
     if 0: yield None
     l_0_t = resolve('t')
-    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_rows_params = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_prologue = l_0_row_selection = l_0_row_block = l_0_acc_init = l_0_cell_epilogue = l_0_stacked_rows = l_0_per_cell = l_0_cell_rest = l_0_persistent = missing
+    l_0_cond_code = l_0_row_loads = l_0_small_a_loads = l_0_bound_end = l_0_rows_params = l_0_c_tile = l_0_row_finish = l_0_split_select = l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_tile_norms_a = l_0_c_end = l_0_tile_loops = l_0_row_prologue = l_0_row_selection = l_0_row_block = l_0_acc_init = l_0_cell_epilogue = l_0_stacked_rows = l_0_per_cell = l_0_persistent = missing
     try:
         t_1 = environment.filters['indent']
     except KeyError:
@@ -46,7 +46,7 @@ def root(context, missing=missing):
         def t_6(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cell_rest': l_0_cell_rest, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_cond_code = getattr(included_template, 'cond_code', missing)
     if l_0_cond_code is missing:
         l_0_cond_code = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'cond_code'", name='cond_code')
@@ -64,7 +64,7 @@ def root(context, missing=missing):
         l_0_rows_params = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce/forward.py.jinja') does not export the requested name 'rows_params'", name='rows_params')
     context.vars.update({'cond_code': l_0_cond_code, 'row_loads': l_0_row_loads, 'small_a_loads': l_0_small_a_loads, 'bound_end': l_0_bound_end, 'rows_params': l_0_rows_params})
     context.exported_vars.difference_update(('cond_code', 'row_loads', 'small_a_loads', 'bound_end', 'rows_params'))
-    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cell_rest': l_0_cell_rest, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/tile.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_c_tile = getattr(included_template, 'c_tile', missing)
     if l_0_c_tile is missing:
         l_0_c_tile = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'c_tile'", name='c_tile')
@@ -73,7 +73,7 @@ def root(context, missing=missing):
         l_0_row_finish = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce/forward.py.jinja') does not export the requested name 'row_finish'", name='row_finish')
     context.vars.update({'c_tile': l_0_c_tile, 'row_finish': l_0_row_finish})
     context.exported_vars.difference_update(('c_tile', 'row_finish'))
-    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cell_rest': l_0_cell_rest, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
+    included_template = environment.get_template('select_reduce/split.py.jinja', 'select_reduce/forward.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'acc_init': l_0_acc_init, 'bound_end': l_0_bound_end, 'c_end': l_0_c_end, 'c_tile': l_0_c_tile, 'cell_epilogue': l_0_cell_epilogue, 'cond_code': l_0_cond_code, 'per_cell': l_0_per_cell, 'persistent': l_0_persistent, 'row_block': l_0_row_block, 'row_finish': l_0_row_finish, 'row_loads': l_0_row_loads, 'row_prologue': l_0_row_prologue, 'row_selection': l_0_row_selection, 'rows_params': l_0_rows_params, 'small_a_loads': l_0_small_a_loads, 'split_select': l_0_split_select, 'stacked_rows': l_0_stacked_rows, 'tile_loops': l_0_tile_loops, 'tile_norms_a': l_0_tile_norms_a})
     l_0_split_select = getattr(included_template, 'split_select', missing)
     if l_0_split_select is missing:
         l_0_split_select = undefined(f"the template {included_template.__name__!r} (imported on line 7 in 'select_reduce/forward.py.jinja') does not export the requested name 'split_select'", name='split_select')
@@ -511,7 +511,19 @@ def root(context, missing=missing):
         if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             t_10.extend((
-                'if DOT_MODE == 0:\n    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row\n        # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load\n        # from either address: a load under a branch, or rows changed in registers, ran the call 3.5-3.9x slower\n        a_src = tl.where(shifted, a_row_s, a_row)\n    else:  # the rows less an fp32 shift, or the rows themselves\n        a_src = a_row_s\n    a = tl.load(a_src[:, None] + offs_',
+                'if DOT_MODE == 0:\n    # 16-bit rows (dispatch.shifts_16bit): ranked less their shift where the shift is not 0 (a row whose\n    # subtraction rounded holds a NaN there, so it is ranked again from its differences)\n    if SHIFT_A > 0:\n        shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                ', mask=',
+                str((undefined(name='K') if l_1_K is missing else l_1_K)),
+                '_in, other=0.0)), axis=0) > 0\n    if SHIFT_A == 1:  # one launch, its rows from either address (the address waits on the test)\n        a_src = tl.where(shifted, a_row_s, a_row)\n',
+            ))
+            if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+                pass
+                t_10.append(
+                    '    elif SHIFT_A == 2:  # the first of two launches: the rows as passed, loaded before the test is known\n        a_src = a_row\n    elif SHIFT_A == 3:  # the second: the rows less the shift, where it is not 0; else nothing to do\n        if not shifted:\n            return\n        a_src = a_row_s\n',
+                )
+            t_10.extend((
+                '    else:  # the rows less an fp32 shift, or the rows themselves\n        a_src = a_row_s\n    a = tl.load(a_src[:, None] + offs_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 '[None, :] * stride_',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
@@ -523,6 +535,11 @@ def root(context, missing=missing):
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 '_in[None, :], other=0.0)\n',
             ))
+            if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
+                pass
+                t_10.append(
+                    '    if SHIFT_A == 2:  # the shift is not 0: the second launch ranks these rows\n        if shifted:\n            return\n',
+                )
         elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1'):
             pass
             t_10.extend((
@@ -827,11 +844,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 258 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 273 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 260 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -886,7 +903,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 290 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -918,7 +935,9 @@ def root(context, missing=missing):
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 ") on a flat grid (a grid's second axis stops at 65535\n# blocks): the cells of one block are neighbours in launch order\nn_cells = ",
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_cells_kernel')),
-                '\n',
+                '\ncell = (tl.program_id(0) % n_cells).to(tl.int64)\n',
+                str((undefined(name='R') if l_0_R is missing else l_0_R)),
+                '_block = tl.program_id(0) // n_cells\n',
             ))
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
                 pass
@@ -929,52 +948,14 @@ def root(context, missing=missing):
                     str((undefined(name='R') if l_0_R is missing else l_0_R)),
                     '\n    out_ptr += part_at\n    idx_ptr += part_at\n    stat_ptr += part_at\n    xsel_ptr += part_at\n',
                 ))
-            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
-                pass
-                t_16.extend((
-                    'if ROW_WALK:  # fewer programs, each walking (cell, block) pairs a grid apart (dispatch.row_walk)\n    for flat in range(tl.program_id(0), n_cells * tl.cdiv(size_',
-                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
-                    ', BLOCK_',
-                    str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-                    '), tl.num_programs(0)):\n        cell = (flat % n_cells).to(tl.int64)\n        ',
-                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
-                    '_block = flat // n_cells\n        ',
-                    str(t_1(context.call((undefined(name='cell_rest') if l_0_cell_rest is missing else l_0_cell_rest)), 8)),
-                    '\nelse:\n    cell = (tl.program_id(0) % n_cells).to(tl.int64)\n    ',
-                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
-                    '_block = tl.program_id(0) // n_cells\n    ',
-                    str(t_1(context.call((undefined(name='cell_rest') if l_0_cell_rest is missing else l_0_cell_rest)), 4)),
-                    '\n',
-                ))
-            else:
-                pass
-                t_16.extend((
-                    'cell = (tl.program_id(0) % n_cells).to(tl.int64)\n',
-                    str((undefined(name='R') if l_0_R is missing else l_0_R)),
-                    '_block = tl.program_id(0) // n_cells\n',
-                    str(context.call((undefined(name='cell_rest') if l_0_cell_rest is missing else l_0_cell_rest))),
-                    '\n',
-                ))
         else:
             pass
             t_16.append(
                 'cell = tl.program_id(0).to(tl.int64)\n',
             )
-        if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'none'):
-            pass
-            t_16.extend((
-                str(context.call((undefined(name='cell_rest') if l_0_cell_rest is missing else l_0_cell_rest))),
-                '\n',
-            ))
-        return concat(t_16)
-    context.exported_vars.add('per_cell')
-    context.vars['per_cell'] = l_0_per_cell = Macro(environment, macro, 'per_cell', (), False, False, False, context.eval_ctx.autoescape)
-    def macro():
-        t_17 = []
-        pass
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
             pass
-            t_17.extend((
+            t_16.extend((
                 'if G_FIRST:  # blocks of ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
                 ' first: programs running at once share ',
@@ -984,19 +965,19 @@ def root(context, missing=missing):
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell_g_first'):
                 _loop_vars = {}
                 pass
-                t_17.extend((
+                t_16.extend((
                     '    ',
                     str(l_2_stmt),
                     '\n',
                 ))
             l_2_stmt = missing
-            t_17.append(
+            t_16.append(
                 'else:\n',
             )
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
                 _loop_vars = {}
                 pass
-                t_17.extend((
+                t_16.extend((
                     '    ',
                     str(l_2_stmt),
                     '\n',
@@ -1007,20 +988,20 @@ def root(context, missing=missing):
             for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_cell'):
                 _loop_vars = {}
                 pass
-                t_17.extend((
+                t_16.extend((
                     str(l_2_stmt),
                     '\n',
                 ))
             l_2_stmt = missing
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
             pass
-            t_17.extend((
+            t_16.extend((
                 str(context.call((undefined(name='stacked_rows') if l_0_stacked_rows is missing else l_0_stacked_rows))),
                 '\nrow_cell = ',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr')),
                 '\n',
             ))
-        t_17.extend((
+        t_16.extend((
             'a_rows = ',
             str((undefined(name='A') if l_0_A is missing else l_0_A)),
             '_ptr + ',
@@ -1033,7 +1014,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_17.extend((
+            t_16.extend((
                 'a_rows_s = ',
                 str((undefined(name='A') if l_0_A is missing else l_0_A)),
                 's_ptr + ',
@@ -1054,7 +1035,7 @@ def root(context, missing=missing):
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
                 "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
             ))
-        t_17.extend((
+        t_16.extend((
             'offs_',
             str((undefined(name='K') if l_0_K is missing else l_0_K)),
             ' = tl.arange(0, BLOCK_',
@@ -1070,7 +1051,7 @@ def root(context, missing=missing):
         ))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
             pass
-            t_17.extend((
+            t_16.extend((
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 '0 = ',
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
@@ -1084,7 +1065,7 @@ def root(context, missing=missing):
             pass
             if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_r'):
                 pass
-                t_17.extend((
+                t_16.extend((
                     '# spec line ',
                     str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line')),
                     ': ',
@@ -1103,7 +1084,7 @@ def root(context, missing=missing):
                 ))
             else:
                 pass
-                t_17.extend((
+                t_16.extend((
                     'for ',
                     str((undefined(name='R') if l_0_R is missing else l_0_R)),
                     '0 in range(',
@@ -1114,14 +1095,14 @@ def root(context, missing=missing):
                     str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                     '):\n',
                 ))
-            t_17.extend((
+            t_16.extend((
                 '    ',
                 str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4)),
                 '\n',
             ))
         else:
             pass
-            t_17.extend((
+            t_16.extend((
                 'for ',
                 str((undefined(name='R') if l_0_R is missing else l_0_R)),
                 '0 in range(0, ',
@@ -1132,23 +1113,23 @@ def root(context, missing=missing):
                 str(t_1(context.call((undefined(name='row_block') if l_0_row_block is missing else l_0_row_block)), 4)),
                 '\n',
             ))
-        t_17.append(
+        t_16.append(
             str(context.call((undefined(name='cell_epilogue') if l_0_cell_epilogue is missing else l_0_cell_epilogue))),
         )
-        return concat(t_17)
-    context.exported_vars.add('cell_rest')
-    context.vars['cell_rest'] = l_0_cell_rest = Macro(environment, macro, 'cell_rest', (), False, False, False, context.eval_ctx.autoescape)
+        return concat(t_16)
+    context.exported_vars.add('per_cell')
+    context.vars['per_cell'] = l_0_per_cell = Macro(environment, macro, 'per_cell', (), False, False, False, context.eval_ctx.autoescape)
     def macro():
-        t_18 = []
+        t_17 = []
         pass
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
             pass
-            t_18.extend((
+            t_17.extend((
                 'tl.static_assert(SPLIT_',
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == 0)\n',
             ))
-        t_18.extend((
+        t_17.extend((
             'n_blocks = tl.cdiv(size_',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
             ', BLOCK_',
@@ -1169,7 +1150,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_18.extend((
+            t_17.extend((
                 'a_rows_s = ',
                 str((undefined(name='A') if l_0_A is missing else l_0_A)),
                 's_ptr + ',
@@ -1180,7 +1161,7 @@ def root(context, missing=missing):
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_base')),
                 '  # with HALVES, the lo halves of the scaled rows\n',
             ))
-        t_18.extend((
+        t_17.extend((
             'offs_',
             str((undefined(name='K') if l_0_K is missing else l_0_K)),
             ' = tl.arange(0, BLOCK_',
@@ -1202,13 +1183,13 @@ def root(context, missing=missing):
         for l_2_stmt in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'decompose_run'):
             _loop_vars = {}
             pass
-            t_18.extend((
+            t_17.extend((
                 '    ',
                 str(l_2_stmt),
                 '\n',
             ))
         l_2_stmt = missing
-        t_18.extend((
+        t_17.extend((
             '    row_cell = ',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cell_expr')),
             '\n    b_rows = ',
@@ -1219,7 +1200,7 @@ def root(context, missing=missing):
         ))
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
             pass
-            t_18.extend((
+            t_17.extend((
                 '    b_rows_s = ',
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 's_ptr + ',
@@ -1232,7 +1213,7 @@ def root(context, missing=missing):
                 str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'base')),
                 "  # with COL_NORMS, the shifted rows' squared norms (dispatch.col_norms)\n",
             ))
-        t_18.extend((
+        t_17.extend((
             '    ',
             str(t_1(context.call((undefined(name='acc_init') if l_0_acc_init is missing else l_0_acc_init)), 4)),
             '\n    ',
@@ -1240,7 +1221,7 @@ def root(context, missing=missing):
             '\n    ',
             str(t_1(context.call((undefined(name='cell_epilogue') if l_0_cell_epilogue is missing else l_0_cell_epilogue)), 4)),
         ))
-        return concat(t_18)
+        return concat(t_17)
     context.exported_vars.add('persistent')
     context.vars['persistent'] = l_0_persistent = Macro(environment, macro, 'persistent', (), False, False, False, context.eval_ctx.autoescape)
     yield '\n'
@@ -1325,11 +1306,11 @@ def root(context, missing=missing):
         yield str(l_1_c)
         yield '_ptr,'
     l_1_c = missing
-    def t_19(fiter):
+    def t_18(fiter):
         for l_1_o in fiter:
             if (l_1_o not in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors')):
                 yield l_1_o
-    for l_1_o in t_19(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
+    for l_1_o in t_18(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
         _loop_vars = {}
         pass
         yield ' '
@@ -1337,9 +1318,9 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 496 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 496 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 496 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 492 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 492 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 492 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1401,9 +1382,6 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
         pass
         yield ' PERSIST: tl.constexpr,'
-    if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
-        pass
-        yield ' ROW_WALK: tl.constexpr,'
     yield ' ONE_LOOP: tl.constexpr,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -1432,7 +1410,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 521 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 517 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1470,13 +1448,6 @@ def root(context, missing=missing):
     yield ': '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'spec_line'))
     yield '\n'
-    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1')):
-        pass
-        yield '    if SHIFT_A:  # 16-bit rows (dispatch.shifts_16bit): whether their shift is not 0, read once a program\n        shift_at = tl.arange(0, BLOCK_'
-        yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield ')\n        shifted = tl.max(tl.abs(tl.load(shift_ptr + shift_at, mask=shift_at < size_'
-        yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield ', other=0.0)), axis=0) > 0\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
         pass
         yield '    if PERSIST:  # programs that keep their block of '
@@ -1493,4 +1464,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&140=515&141=521&142=526&144=530&145=536&147=541&150=546&154=550&155=556&156=560&157=562&158=564&159=572&162=576&163=579&164=582&167=588&169=591&170=594&172=596&174=598&176=604&178=608&180=613&181=617&184=623&185=626&186=630&187=633&188=637&190=640&191=642&192=646&193=650&195=657&196=661&200=667&202=671&203=672&204=674&205=678&206=684&207=688&208=696&209=698&213=708&214=712&215=717&216=721&220=731&221=735&222=737&223=739&225=741&227=743&231=750&234=755&235=759&236=761&238=765&239=770&240=774&242=779&243=783&244=788&245=792&246=800&247=802&249=807&250=811&251=815&252=817&254=819&256=821&258=828&260=832&264=840&265=845&266=855&267=859&268=867&270=876&271=879&272=883&273=885&274=887&275=889&276=891&277=895&280=899&281=903&284=907&285=909&286=914&287=918&289=920&290=923&291=927&292=929&298=932&300=936&302=940&303=942&306=944&307=946&310=953&311=955&316=963&317=966&320=972&322=975&323=979&324=984&325=989&328=996&329=1001&332=1007&333=1011&336=1015&337=1018&338=1020&340=1025&341=1029&342=1034&343=1038&344=1042&345=1046&346=1050&347=1054&349=1059&350=1063&351=1069&352=1074&353=1080&354=1083&355=1085&356=1089&357=1093&359=1108&361=1119&363=1126&364=1132&366=1136&368=1141&371=1144&372=1148&374=1153&375=1157&378=1159&380=1161&383=1163&384=1165&385=1170&386=1174&387=1178&389=1185&390=1189&391=1195&392=1199&394=1202&395=1207&397=1213&398=1215&399=1220&400=1224&401=1228&402=1232&404=1237&405=1239&406=1241&409=1247&411=1250&419=1252&433=1256&436=1259&437=1261&438=1263&442=1265&443=1267&449=1269&452=1271&454=1273&462=1276&466=1279&468=1281&469=1283&474=1285&480=1287&493=1290&494=1292&496=1340&497=1344&498=1346&499=1350&501=1353&502=1356&504=1358&505=1361&507=1364&508=1368&509=1371&511=1373&512=1377&514=1381&515=1387&518=1420&519=1423&520=1427&521=1435&522=1437&523=1440&524=1447&525=1450&526=1453&527=1457&529=1464&531=1469&532=1473&534=1476&535=1478&537=1480&538=1483&539=1485&541=1487&543=1492'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&137=515&140=520&150=527&151=533&152=538&157=543&159=547&160=553&162=558&165=563&169=567&170=573&171=577&172=579&173=581&174=589&177=593&178=596&179=599&182=605&184=608&185=611&187=613&189=615&191=621&193=625&195=630&196=634&199=640&200=643&201=647&202=650&203=654&205=657&206=659&207=663&208=667&210=674&211=678&215=684&217=688&218=689&219=691&220=695&221=701&222=705&223=713&224=715&228=725&229=729&230=734&231=738&235=748&236=752&237=754&238=756&240=758&242=760&246=767&249=772&250=776&251=778&253=782&254=787&255=791&257=796&258=800&259=805&260=809&261=817&262=819&264=824&265=828&266=832&267=834&269=836&271=838&273=845&275=849&279=857&280=862&281=872&282=876&283=884&285=893&286=896&287=900&288=902&289=904&290=906&291=908&292=912&295=916&296=920&299=924&300=926&301=931&302=935&304=937&306=939&307=942&308=946&309=948&318=956&319=960&320=965&321=970&324=977&325=982&328=988&329=992&332=996&333=999&334=1001&336=1006&337=1010&338=1015&339=1019&340=1023&341=1027&342=1031&343=1035&345=1040&346=1044&347=1050&348=1055&349=1061&350=1064&351=1066&352=1070&353=1074&355=1089&357=1100&359=1107&360=1113&362=1117&364=1122&367=1125&368=1129&370=1134&371=1138&374=1140&376=1142&379=1144&380=1146&381=1151&382=1155&383=1159&385=1166&386=1170&387=1176&388=1180&390=1183&391=1188&393=1194&394=1196&395=1201&396=1205&397=1209&398=1213&400=1218&401=1220&402=1222&405=1228&407=1231&415=1233&429=1237&432=1240&433=1242&434=1244&438=1246&439=1248&445=1250&448=1252&450=1254&458=1257&462=1260&464=1262&465=1264&470=1266&476=1268&489=1271&490=1273&492=1321&493=1325&494=1327&495=1331&497=1334&498=1337&500=1339&501=1342&503=1345&504=1349&505=1352&507=1354&508=1358&510=1362&511=1368&514=1398&515=1401&516=1405&517=1413&518=1415&519=1418&520=1425&521=1428&522=1431&523=1435&525=1442&527=1447&528=1451&529=1454&530=1456&532=1458&534=1463'

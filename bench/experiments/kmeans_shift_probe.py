@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Probe: the k-means assignment (examples/kmeans_assign.hsr) with its programs walking row blocks
-(HSR_ROW_WALK=N programs a multiprocessor; 0: a program a block) and 16-bit rows shifted or not
-(HSR_SHIFT16), against flash-kmeans (squared norms given), in one process: three interleaved rounds of
-do_bench medians (ms). Each variant's picks are checked on a sample against float64 (bad: a centre
+"""Probe: the k-means assignment (examples/kmeans_assign.hsr) under HSR_ switches (16-bit rows shifted
+or not: HSR_SHIFT16), against flash-kmeans (squared norms given), in one process: three interleaved rounds
+of do_bench medians (ms). Each variant's picks are checked on a sample against float64 (bad: a centre
 farther than the nearest by more than 4 fp32 roundings, as bench/offsets.py counts).
 
-    python3 bench/experiments/kmeans_walk_probe.py --shapes 1048576x1024x64,1048576x1024x128 \\
-        --variants 0:0,1:0,2:0,0:1,1:1,2:1 --offsets 0,1000 [--dtypes float16,bfloat16] [--out DIR]
+    python3 bench/experiments/kmeans_shift_probe.py --shapes 1048576x1024x64,1048576x1024x128 \\
+        --variants HSR_SHIFT16=0,HSR_SHIFT16=1 --offsets 0,1000 [--dtypes float16,bfloat16] [--out DIR]
 
---variants WALK:SHIFT16 pairs. One JSON line a (shape, dtype, offset).
+--variants: comma-separated, each NAME=VALUE[;NAME=VALUE] set before its calls. One JSON line a (shape,
+dtype, offset).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from hsr import kept  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", required=True)
-    ap.add_argument("--variants", default="0:0,1:0,2:0,0:1,1:1,2:1")
+    ap.add_argument("--variants", default="HSR_SHIFT16=0,HSR_SHIFT16=1")
     ap.add_argument("--offsets", default="0,1000")
     ap.add_argument("--dtypes", default="float16")
     ap.add_argument("--rounds", type=int, default=3)
@@ -41,7 +41,7 @@ def main():
     args = ap.parse_args()
     op = hsr.compile(Path(__file__).resolve().parents[2].joinpath("examples", "kmeans_assign.hsr").read_text())
     flash, _ = offsets.load_flash_kmeans()
-    variants = [tuple(v.split(":")) for v in args.variants.split(",")]
+    variants = {v: dict(part.split("=", 1) for part in v.split(";")) for v in args.variants.split(",")}
     lines = []
     for shape in args.shapes.split(","):
         n, k, f = (int(v) for v in shape.split("x"))
@@ -53,8 +53,7 @@ def main():
                 xs = x[:offsets.KMEANS_SAMPLE]
                 xc, cc = offsets.centred64(xs, c)
                 dmin = offsets.sq64(xs, c[offsets.nearest64(torch, xc, cc, cols=False)[0]])
-                calls = {f"walk{w}_shift{s}": (w, s) for w, s in variants}
-                times = {name: [] for name in calls} | ({"flash_kmeans": []} if flash else {})
+                times = {name: [] for name in variants} | ({"flash_kmeans": []} if flash else {})
                 bad = {}
                 x_sq, c_sq = x[None].float().square().sum(-1), c[None].float().square().sum(-1)
                 for _ in range(args.rounds):
@@ -62,7 +61,7 @@ def main():
                         if name == "flash_kmeans":
                             fn = lambda: flash(x[None], c[None], x_sq, c_sq=c_sq)[0]  # noqa: E731
                         else:
-                            os.environ["HSR_ROW_WALK"], os.environ["HSR_SHIFT16"] = calls[name]
+                            os.environ.update(variants[name])
                             kept.forget(launches=True)
                             fn = lambda: op(x, c)  # noqa: E731
                         got = fn()
@@ -73,7 +72,7 @@ def main():
                 print(json.dumps(line), flush=True)
                 lines.append(line)
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    Path(args.out, "kmeans_walk.jsonl").write_text("".join(json.dumps(v) + "\n" for v in lines))
+    Path(args.out, "kmeans_shift.jsonl").write_text("".join(json.dumps(v) + "\n" for v in lines))
 
 
 if __name__ == "__main__":
