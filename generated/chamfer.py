@@ -227,13 +227,12 @@ def cd_fwd(
             a_row_lo = a_rows_lo + offs_n.to(tl.int64) * stride_X_n
 
         if DOT_MODE == 0:
-            # 16-bit rows (dispatch.shifts_16bit): ranked less their shift where the shift is not 0 (a row whose
-            # subtraction rounded holds a NaN there, so it is ranked again from its differences)
-            if SHIFT_A > 0:
-                shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0
-            if SHIFT_A == 1:  # one launch, its rows from either address (the address waits on the test)
-                a_src = tl.where(shifted, a_row_s, a_row)
-            else:  # the rows less an fp32 shift, or the rows themselves
+            if SHIFT_A == 2:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
+                # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
+                # from either address, by the flag the shift's pass stores past its last coordinate: a load under a
+                # branch, or rows changed in registers, ran the call 3.5-3.9x slower
+                a_src = tl.where(tl.load(shift_ptr + size_d) != 0, a_row_s, a_row)
+            else:  # the rows less an fp32 shift (written whatever it is), or the rows themselves
                 a_src = a_row_s
             a = tl.load(a_src[:, None] + offs_d[None, :] * stride_X_d,
                         mask=n_ok[:, None] & d_in[None, :], other=0.0)
@@ -1380,7 +1379,7 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     Xlo_, Ylo_, a_inv, b_inv = X_, Y_, out, out
     a_row_stride = 1  # with halves, X's row matrix's: a row's 1 / scale at its element offset // this
     cn, col_norms, centre, shift = out, False, None, None
-    shift_launches = (0,)  # SHIFT_A of each launch of the forward: 1 one launch less a shift, 2 then 3 two (shifts_16bit)
+    shift_a = 0  # SHIFT_A: 1 the rows less an fp32 point (runtime.l2_point), 2 16-bit rows less a shift (shifts_16bit)
     if halves and 2 == Y_.dim() - 1 and runtime.halves_layout(X_) and runtime.halves_layout(Y_):
         centre = runtime.l2_centre(Y_, ['b', 'm', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and Y's norms in one pass a side (hsr.halves)
@@ -1437,19 +1436,17 @@ def _cd_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel, 0, sizes["m"], l2=True),
 
         ONE_LOOP=dispatch.one_loop(sizes["m"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift_launches[0],
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift_a,
         DOT_FP32=runtime.interpreting() and X_.dtype == torch.bfloat16, SPLIT_N=split,
     )
     grid = (n_cells * n_chunks,)
-    for shift_a in shift_launches:  # a second launch where 16-bit rows may be shifted (dispatch.shifts_16bit)
-        flags["SHIFT_A"] = shift_a
-        if kernel is None:
-            blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
-                          BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
-                          )
-            launcher.launch(cd_fwd, grid, *args, **blocks, **flags)
-        else:
-            kernel[grid](*args, **flags)
+    if kernel is None:
+        blocks = dict(BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
+                      BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
+                      )
+        launcher.launch(cd_fwd, grid, *args, **blocks, **flags)
+    else:
+        kernel[grid](*args, **flags)
     if split:  # each cell's chunks added in a fixed order, then divided by its count of kept rows
         kept_rows = stat_arg.sum(dim=1)
         torch.div(target.sum(dim=1), kept_rows.clamp_min(1.0), out=out.view(-1))
@@ -1791,13 +1788,12 @@ def cd_t1_fwd(
             a_row_lo = a_rows_lo + offs_m.to(tl.int64) * stride_Y_m
 
         if DOT_MODE == 0:
-            # 16-bit rows (dispatch.shifts_16bit): ranked less their shift where the shift is not 0 (a row whose
-            # subtraction rounded holds a NaN there, so it is ranked again from its differences)
-            if SHIFT_A > 0:
-                shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_d, mask=d_in, other=0.0)), axis=0) > 0
-            if SHIFT_A == 1:  # one launch, its rows from either address (the address waits on the test)
-                a_src = tl.where(shifted, a_row_s, a_row)
-            else:  # the rows less an fp32 shift, or the rows themselves
+            if SHIFT_A == 2:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row
+                # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load
+                # from either address, by the flag the shift's pass stores past its last coordinate: a load under a
+                # branch, or rows changed in registers, ran the call 3.5-3.9x slower
+                a_src = tl.where(tl.load(shift_ptr + size_d) != 0, a_row_s, a_row)
+            else:  # the rows less an fp32 shift (written whatever it is), or the rows themselves
                 a_src = a_row_s
             a = tl.load(a_src[:, None] + offs_d[None, :] * stride_Y_d,
                         mask=m_ok[:, None] & d_in[None, :], other=0.0)
@@ -2944,7 +2940,7 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
     Ylo_, Xlo_, a_inv, b_inv = Y_, X_, out, out
     a_row_stride = 1  # with halves, Y's row matrix's: a row's 1 / scale at its element offset // this
     cn, col_norms, centre, shift = out, False, None, None
-    shift_launches = (0,)  # SHIFT_A of each launch of the forward: 1 one launch less a shift, 2 then 3 two (shifts_16bit)
+    shift_a = 0  # SHIFT_A: 1 the rows less an fp32 point (runtime.l2_point), 2 16-bit rows less a shift (shifts_16bit)
     if halves and 2 == X_.dim() - 1 and runtime.halves_layout(Y_) and runtime.halves_layout(X_):
         centre = runtime.l2_centre(X_, ['b', 'n', 'd'], ['b'], "d")  # one shift for every cell
     if centre is not None:  # the shift, the split and X's norms in one pass a side (hsr.halves)
@@ -3001,19 +2997,17 @@ def _cd_t1_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
         ROW_SLOT=dispatch.row_slot(dot_mode, need_sel, 0, sizes["n"], l2=True),
 
         ONE_LOOP=dispatch.one_loop(sizes["n"]),
-        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift_launches[0],
+        PRECISION=precision, COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift_a,
         DOT_FP32=runtime.interpreting() and Y_.dtype == torch.bfloat16, SPLIT_M=split,
     )
     grid = (n_cells * n_chunks,)
-    for shift_a in shift_launches:  # a second launch where 16-bit rows may be shifted (dispatch.shifts_16bit)
-        flags["SHIFT_A"] = shift_a
-        if kernel is None:
-            blocks = dict(BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
-                          BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
-                          )
-            launcher.launch(cd_t1_fwd, grid, *args, **blocks, **flags)
-        else:
-            kernel[grid](*args, **flags)
+    if kernel is None:
+        blocks = dict(BLOCK_M=min(64, runtime.next_pow2(sizes["m"])),
+                      BLOCK_N=min(64, runtime.next_pow2(sizes["n"])),
+                      )
+        launcher.launch(cd_t1_fwd, grid, *args, **blocks, **flags)
+    else:
+        kernel[grid](*args, **flags)
     if split:  # each cell's chunks added in a fixed order, then divided by its count of kept rows
         kept_rows = stat_arg.sum(dim=1)
         torch.div(target.sum(dim=1), kept_rows.clamp_min(1.0), out=out.view(-1))

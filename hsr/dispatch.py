@@ -393,33 +393,33 @@ def col_norms(rows_per_column_set: int, lean: bool = False) -> bool:
     return rows_per_column_set >= (LEAN_COL_NORMS_ROWS if lean else COL_NORMS_ROWS)
 
 
-def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool, outer_less: bool) -> bool:
+SHIFT16_ROWS = 1 << 17  # rows meeting each of B's row sets from which 16-bit L2 rows are shifted by default
+
+
+def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool, rows_per_column_set: int) -> bool:
     """Whether an L2 key's 16-bit rows rank on rows less a shift (runtime.shift_16bit,
     hsr.shift16): B less c, exactly (c per coordinate, 0 where B's values span zero or a
     factor above 4), with B's norms, and A less c (one pass; a row whose subtraction
     rounds is marked and ranked again from its differences). Where c is 0 everywhere the
-    pass writes nothing and the kernel reads A itself (decided on the device, no sync).
+    pass writes nothing, and the forward reads A itself: each program loads the flag the
+    B pass stores past c, then its rows from one address or the other (no host sync).
     Unshifted, the expansion rounds at about 2^-24 of |a| |b|: far from the origin that
-    passes the gaps between the distances (fp16 k-means of 2^20 points at 1000 from the
-    origin put 31-99% of them on a farther centre). It can serve where the whole
-    contraction is one tile (DOT_MODE 0: A's row block is loaded once, from A or A less c)
-    and one c serves every cell (no grid axis shared by both operands, nothing packed).
+    passes the gaps between the distances (fp16 k-means of 2^20 points 1000 from the
+    origin put 29-52% of them on a farther centre, bench/NOTES.md, session 53). It can
+    serve where the whole contraction is one tile (DOT_MODE 0: A's row block is loaded
+    once) and one c serves every cell (no grid axis shared by both operands, nothing packed).
 
-    An outer-less spec (the k-means assignment, a nearest neighbour) shifts by default:
-    its forward runs in two launches, the first reading A as passed (its rows' loads
-    issued before the test of c, so that the test waits on nothing) and leaving every
-    row block to the second where c is not 0, the second reading A less c and leaving
-    at once where c is 0. A spec with an outer reduction reads its rows from either
-    address in one launch (its row blocks sit in a loop, which a program cannot leave),
-    each program testing c before it can form the address: 7-17% on the H200 where
-    nothing is shifted (bench/NOTES.md, session 42), so there it is off unless
-    HSR_SHIFT16=1. HSR_SHIFT16=0 turns it off everywhere."""
+    On by default where at least SHIFT16_ROWS rows meet each of B's row sets (the k-means
+    assignment's points meet every centre): the passes over B then cost little against the
+    forward, as col_norms' pre-pass does. Where few rows meet a large B (a few queries
+    against a corpus), a pass writing B less c would cost as much as the forward: off
+    there. HSR_SHIFT16=1/0 turns it on / off wherever it can serve."""
     if dtype not in (torch.float16, torch.bfloat16) or dot_mode != 0 or not one_centre:
         return False
     override = os.environ.get("HSR_SHIFT16")
     if override:
         return override == "1"
-    return outer_less
+    return rows_per_column_set >= SHIFT16_ROWS
 
 
 def shift_16bit_words(term, sizes: dict | None) -> str:
@@ -433,18 +433,17 @@ def shift_16bit_words(term, sizes: dict | None) -> str:
     d = sizes.get(term.k, 0) if sizes else None
     if d is not None and (not d or contraction(d)[0] != 0):
         return "  fp16/bf16 rows (general loop): unshifted (the row is not one tile: d > 256 or a few coordinates)"
-    outer_less = term.outer == "none"
-    if shifts_16bit(torch.float16, 0, True, outer_less):
-        how = ("two launches, the second ranking the rows less the shift where it is not 0" if outer_less
-               else "one launch, each program testing the shift before it loads its rows")
+    rows = rows_per_column_set(term, sizes) if sizes else None
+    if shifts_16bit(torch.float16, 0, True, SHIFT16_ROWS if rows is None else rows):
+        where = (f"{rows} rows meet each {term.b.name} row set, at least {SHIFT16_ROWS}" if rows is not None
+                 else f"where at least {SHIFT16_ROWS} rows meet each {term.b.name} row set")
         return (f"  fp16/bf16 rows (general loop): {term.b.name} and {term.a.name} less a per-coordinate shift "
-                f"before the kernel, where it is not 0 ({how}; exact where each coordinate is within a factor 2 "
+                f"before the kernel, where it is not 0 ({where}; exact where each coordinate is within a factor 2 "
                 f"of the shift's; a row that rounds is ranked again from its differences; HSR_SHIFT16=0 turns it off)")
-    if outer_less:
-        return "  fp16/bf16 rows (general loop): unshifted, exact near the origin only (HSR_SHIFT16=0)"
-    return ("  fp16/bf16 rows (general loop): unshifted, exact near the origin only (with an outer reduction the "
-            "shift's test costs each program; HSR_SHIFT16=1 shifts them toward their data: exact at any offset, "
-            "at 1.1 to 1.2x the time)")
+    why = ("HSR_SHIFT16=0" if os.environ.get("HSR_SHIFT16") == "0" else
+           f"{rows} rows meet each {term.b.name} row set, fewer than {SHIFT16_ROWS}: a pass writing "
+           f"{term.b.name} less the shift would cost as much as the forward; HSR_SHIFT16=1 shifts them")
+    return f"  fp16/bf16 rows (general loop): unshifted, exact near the origin only ({why})"
 
 
 def rows_per_column_set(term, sizes: dict) -> int:

@@ -49,11 +49,12 @@ def _less_centre(x_ptr, lo_ptr, hi_ptr, c_ptr, out_ptr, norms_ptr, n_rows, size_
     if B_SIDE:
         c = _centre_of(tl.load(lo_ptr + offs, mask=k_in, other=0.0), tl.load(hi_ptr + offs, mask=k_in, other=0.0),
                        x_ptr.dtype.element_ty)
-        if tl.program_id(0) == 0:
+        if tl.program_id(0) == 0:  # c, then past it a flag: 1 where c is not 0 (what the forward tests)
             tl.store(c_ptr + offs, c, mask=k_in)
+            tl.store(c_ptr + size_k, (tl.max(tl.abs(c), axis=0) > 0).to(tl.float32))
     else:
         c = tl.load(c_ptr + offs, mask=k_in, other=0.0)
-    if B_SIDE or tl.max(tl.abs(c), axis=0) > 0:
+    if B_SIDE or tl.load(c_ptr + size_k) != 0:
         for r0 in range(tl.program_id(0) * BLOCK_R, n_rows, tl.num_programs(0) * BLOCK_R):
             rows = r0 + tl.arange(0, BLOCK_R)
             ok = (rows < n_rows)[:, None] & k_in[None, :]
@@ -81,7 +82,7 @@ def shift_rows(a: torch.Tensor, b: torch.Tensor, programs: int = 1024):
     nothing written where c is 0 everywhere). programs: the passes' grid at most."""
     k = b.shape[1]
     lo, hi = torch.aminmax(b, dim=0) if b.shape[0] else (b.new_zeros(k), b.new_zeros(k))
-    c = torch.empty(k, dtype=torch.float32, device=b.device)
+    c = torch.empty(k + 1, dtype=torch.float32, device=b.device)  # c, and a flag: whether c is not 0
     b_s, a_s = torch.empty_like(b), torch.empty_like(a)
     norms = torch.empty(b.shape[0], dtype=torch.float32, device=b.device)
     block_r, block_k = _blocks(k)

@@ -608,70 +608,31 @@ def test_16bit_rows_less_a_shift_pick_a_nearest_centre(monkeypatch, centre_ops, 
 
 
 def test_16bit_rows_are_shifted_where_asked_and_explain_says_so(monkeypatch):
-    """The rule and its explain line: on by default for an outer-less spec (two launches),
-    off by default with an outer reduction (each program's test of the shift costs there),
-    HSR_SHIFT16 overriding both ways; only where the row is one tile and one shift serves
-    every cell; a grid axis both operands share keeps rows unshifted."""
+    """The rule and its explain line: on by default where at least SHIFT16_ROWS rows meet each
+    of B's row sets (the passes over B cost little there), off below, HSR_SHIFT16 overriding
+    both ways; only where the row is one tile and one shift serves every cell; a grid axis
+    both operands share keeps rows unshifted."""
     from hsr import dispatch
     monkeypatch.delenv("HSR_SHIFT16", raising=False)
-    assert dispatch.shifts_16bit(torch.float16, 0, True, True)
-    assert not dispatch.shifts_16bit(torch.float16, 0, True, False)
-    sizes = {"n": 1 << 20, "k": 1024, "d": 128}
-    assert "less a per-coordinate shift before the kernel, where it is not 0 (two launches" in \
-        hsr.compile(KMEANS).explain(sizes)
-    gauss = hsr.compile("Q[i, s, d]: float\nD[j, t, d]: float\nscore[i, j] = sum_s max_t exp(-||Q_s - D_t||^2)\n")
-    assert "unshifted, exact near the origin only (with an outer reduction" in gauss.explain(
-        {"i": 16, "j": 1000, "s": 32, "t": 300, "d": 128})
+    many, few = dispatch.SHIFT16_ROWS, dispatch.SHIFT16_ROWS - 1
+    assert dispatch.shifts_16bit(torch.float16, 0, True, many)
+    assert not dispatch.shifts_16bit(torch.bfloat16, 0, True, few)
+    assert not dispatch.shifts_16bit(torch.float16, 1, True, many)  # d > 256: chunks of the row
+    assert not dispatch.shifts_16bit(torch.float32, 0, True, many)  # fp32 rows shift before the kernel
+    assert not dispatch.shifts_16bit(torch.float16, 0, False, many)
+    kmeans = hsr.compile(KMEANS)
+    assert "C and X less a per-coordinate shift before the kernel, where it is not 0 (1048576 rows meet each C " \
+        "row set, at least 131072" in kmeans.explain({"n": 1 << 20, "k": 1024, "d": 128})
+    assert "unshifted, exact near the origin only (4096 rows meet each C row set, fewer than 131072" in \
+        kmeans.explain({"n": 4096, "k": 1024, "d": 128})
     monkeypatch.setenv("HSR_SHIFT16", "1")
-    assert dispatch.shifts_16bit(torch.bfloat16, 0, True, False)
-    assert not dispatch.shifts_16bit(torch.float16, 1, True, True)  # d > 256: chunks of the row
-    assert not dispatch.shifts_16bit(torch.float32, 0, True, True)  # fp32 rows shift before the kernel
-    assert not dispatch.shifts_16bit(torch.float16, 0, False, True)
-    assert "(one launch, each program testing the shift" in gauss.explain({"i": 16, "j": 1000, "s": 32, "t": 300,
-                                                                          "d": 128})
+    assert dispatch.shifts_16bit(torch.bfloat16, 0, True, few)
     assert "unshifted (X and Y share a grid axis" in hsr.compile(NEAREST).explain({"b": 2, "n": 64, "m": 64,
                                                                                     "d": 16})
     monkeypatch.setenv("HSR_SHIFT16", "0")
-    assert not dispatch.shifts_16bit(torch.float16, 0, True, True)
-    assert "unshifted, exact near the origin only (HSR_SHIFT16=0)" in hsr.compile(KMEANS).explain(sizes)
-
-
-@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NaN fed on purpose
-@pytest.mark.parametrize("offset", [0.0, 1000.0])
-def test_an_outer_less_spec_shifts_in_two_launches_by_default(monkeypatch, centre_ops, device, offset):
-    """By default (HSR_SHIFT16 unset) fp16 k-means runs its forward twice: SHIFT_A 2 (the rows
-    as passed, every program leaving where the shift is not 0) then 3 (the rows less the shift,
-    every program leaving where it is 0); one of them writes each row block. Over several row
-    blocks (64 rows a block through the interpreter), with a NaN point: at 0 the picks are the
-    unshifted ones bit for bit, and at 0 and 1000 the float64 reference's first nearest
-    (integer coordinates: every distance exact)."""
-    from hsr import kept, launcher
-    assign, _ = centre_ops
-    g = torch.Generator().manual_seed(7)
-    n, k, d = 300, 37, 24
-    x = (torch.randint(-3, 4, (n, d), generator=g).double() + offset).half()
-    c = (torch.randint(-3, 4, (k, d), generator=g).double() + offset).half()
-    x[n - 1, 2] = float("nan")
-    modes, plain = [], launcher.launch
-
-    def spy(kernel, grid, *args, **kwargs):
-        if getattr(kernel, "fn", kernel).__name__ == "assign_fwd":
-            modes.append(kwargs.get("SHIFT_A"))
-        return plain(kernel, grid, *args, **kwargs)
-    monkeypatch.setattr(launcher, "launch", spy)
-    monkeypatch.delenv("HSR_SHIFT16", raising=False)
-    kept.forget(launches=True)
-    got = assign(x.to(device), c.to(device)).cpu()
-    assert modes == [2, 3] or device != "cpu"
-    sq = ((x.double()[:, None] - c.double()[None]) ** 2).sum(-1)
-    low = sq.nan_to_num(nan=float("inf"))
-    first = (low == low.amin(-1, keepdim=True)).double().argmax(-1)
-    first[n - 1] = 0  # a NaN row: its first NaN distance
-    assert torch.equal(got, first)
-    if offset == 0.0:
-        monkeypatch.setenv("HSR_SHIFT16", "0")
-        kept.forget(launches=True)
-        assert torch.equal(assign(x.to(device), c.to(device)).cpu(), got)
+    assert not dispatch.shifts_16bit(torch.float16, 0, True, many)
+    assert "unshifted, exact near the origin only (HSR_SHIFT16=0)" in kmeans.explain({"n": 1 << 20, "k": 1024,
+                                                                                      "d": 128})
 
 
 @pytest.mark.parametrize("transposed", [False, True])  # the points' coordinates outermost: shifted from a copy

@@ -198,7 +198,7 @@ def root(context, missing=missing):
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2')):
                 pass
                 t_6.extend((
-                    '    if SHIFT_A:  # fp32 rows: ',
+                    '    if SHIFT_A == 1:  # fp32 rows: ',
                     str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'B')),
                     "'s formed less the point ",
                     str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'A')),

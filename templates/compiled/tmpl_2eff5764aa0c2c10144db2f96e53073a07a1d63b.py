@@ -41,7 +41,7 @@ def root(context, missing=missing):
     yield str((undefined(name='B') if l_0_B is missing else l_0_B))
     yield '_, out, out\n    a_row_stride = 1  # with halves, '
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-    yield "'s row matrix's: a row's 1 / scale at its element offset // this\n    cn, col_norms, centre, shift = out, False, None, None\n    shift_launches = (0,)  # SHIFT_A of each launch of the forward: 1 one launch less a shift, 2 then 3 two (shifts_16bit)\n"
+    yield "'s row matrix's: a row's 1 / scale at its element offset // this\n    cn, col_norms, centre, shift = out, False, None, None\n    shift_a = 0  # SHIFT_A: 1 the rows less an fp32 point (runtime.l2_point), 2 16-bit rows less a shift (shifts_16bit)\n"
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
         pass
         yield '    # '
@@ -60,7 +60,7 @@ def root(context, missing=missing):
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
         yield str((str_join(('_held(("', (undefined(name='A') if l_0_A is missing else l_0_A), '",))[0].index("', (undefined(name='K') if l_0_K is missing else l_0_K), '")', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'), 'index'), (undefined(name='K') if l_0_K is missing else l_0_K))))
-        yield ')\n        shift_launches = (1,)\n'
+        yield ')\n        shift_a = 1\n'
     else:
         pass
         if (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')):
@@ -157,8 +157,10 @@ def root(context, missing=missing):
             pass
             yield '        elif dispatch.shifts_16bit('
             yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.dtype, dot_mode, True, '
-            yield str(('True' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none') else 'False'))
+            yield '_.dtype, dot_mode, True, sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"] * '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
             yield '):\n            # 16-bit rows less a per-coordinate shift (hsr.shift16): '
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
             yield "'s exact, with its norms; "
@@ -179,9 +181,7 @@ def root(context, missing=missing):
             yield str(context.call(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_axes'), 'index'), (undefined(name='K') if l_0_K is missing else l_0_K)))
             yield ', '
             yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'k_dim'))
-            yield ', dispatch.multiprocessors(device))\n            shift_launches = '
-            yield str(('(2, 3)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none') else '(1,)'))
-            yield '\n'
+            yield ', dispatch.multiprocessors(device))\n            shift_a = 2\n'
         yield '        if halves and not (runtime.halves_layout('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield 's_) and runtime.halves_layout('
@@ -223,4 +223,4 @@ def root(context, missing=missing):
         yield 's_, halves == 3)\n'
 
 blocks = {}
-debug_info = '5=13&6=17&7=25&8=33&9=35&10=43&13=45&14=48&15=52&17=54&18=56&21=66&22=69&23=77&25=86&26=88&27=92&28=98&31=104&32=106&34=109&35=127&37=136&38=152&40=156&41=159&42=163&44=167&45=175&46=183&48=186&50=190&53=192&55=196&56=202&57=206&59=210&60=212&61=218'
+debug_info = '5=13&6=17&7=25&8=33&9=35&10=43&13=45&14=48&15=52&17=54&18=56&21=66&22=69&23=77&25=86&26=88&27=92&28=98&31=104&32=106&34=109&35=127&37=136&38=152&40=156&41=159&42=165&44=169&45=177&48=186&50=190&53=192&55=196&56=202&57=206&59=210&60=212&61=218'

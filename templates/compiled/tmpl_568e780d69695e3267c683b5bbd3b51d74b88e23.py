@@ -9,54 +9,48 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_t = resolve('t')
     l_0_packed = resolve('packed')
-    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_rows_args = l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_gather_parts = l_0_st = l_0_launch_forward = missing
+    l_0_R = l_0_C = l_0_K = l_0_A = l_0_B = l_0_P = l_0_rows_args = l_0_rows_grad_wrapper = l_0_packed_rows_grad = l_0_rows_grad_buffers = l_0_gather_parts = l_0_st = missing
     try:
-        t_1 = environment.filters['indent']
+        t_1 = environment.filters['join']
     except KeyError:
         @internalcode
         def t_1(*unused):
-            raise TemplateRuntimeError("No filter named 'indent' found.")
+            raise TemplateRuntimeError("No filter named 'join' found.")
     try:
-        t_2 = environment.filters['join']
+        t_2 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_2(*unused):
-            raise TemplateRuntimeError("No filter named 'join' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_3 = environment.filters['length']
+        t_3 = environment.filters['list']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'list' found.")
     try:
-        t_4 = environment.filters['list']
+        t_4 = environment.filters['tojson']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'list' found.")
+            raise TemplateRuntimeError("No filter named 'tojson' found.")
     try:
-        t_5 = environment.filters['tojson']
+        t_5 = environment.filters['upper']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'tojson' found.")
-    try:
-        t_6 = environment.filters['upper']
-    except KeyError:
-        @internalcode
-        def t_6(*unused):
             raise TemplateRuntimeError("No filter named 'upper' found.")
     pass
     (l_0_R, l_0_C, l_0_K, l_0_A, l_0_B, l_0_P) = (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'R'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'C'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'K'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B'), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P'))
     context.vars.update({'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R})
     context.exported_vars.update(('A', 'B', 'C', 'K', 'P', 'R'))
-    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'launch_forward': l_0_launch_forward, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
+    included_template = environment.get_template('select_reduce/common.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
     l_0_rows_args = getattr(included_template, 'rows_args', missing)
     if l_0_rows_args is missing:
         l_0_rows_args = undefined(f"the template {included_template.__name__!r} (imported on line 5 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_args'", name='rows_args')
     context.vars['rows_args'] = l_0_rows_args
     context.exported_vars.discard('rows_args')
-    included_template = environment.get_template('select_reduce/rows_host.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'launch_forward': l_0_launch_forward, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
+    included_template = environment.get_template('select_reduce/rows_host.py.jinja', 'select_reduce_host.py.jinja').make_module(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st})
     l_0_rows_grad_wrapper = getattr(included_template, 'rows_grad_wrapper', missing)
     if l_0_rows_grad_wrapper is missing:
         l_0_rows_grad_wrapper = undefined(f"the template {included_template.__name__!r} (imported on line 6 in 'select_reduce_host.py.jinja') does not export the requested name 'rows_grad_wrapper'", name='rows_grad_wrapper')
@@ -72,7 +66,7 @@ def root(context, missing=missing):
     context.vars.update({'rows_grad_wrapper': l_0_rows_grad_wrapper, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_grad_buffers': l_0_rows_grad_buffers, 'gather_parts': l_0_gather_parts})
     context.exported_vars.difference_update(('rows_grad_wrapper', 'packed_rows_grad', 'rows_grad_buffers', 'gather_parts'))
     def macro(l_1_var, l_1_name, l_1_axes):
-        t_7 = []
+        t_6 = []
         if l_1_var is missing:
             l_1_var = undefined("parameter 'var' was not provided", name='var')
         if l_1_name is missing:
@@ -82,23 +76,23 @@ def root(context, missing=missing):
         pass
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
             pass
-            t_7.extend((
+            t_6.extend((
                 '*ragged.strides(',
                 str(l_1_var),
                 ', ',
-                str(t_5(context.eval_ctx, l_1_axes)),
+                str(t_4(context.eval_ctx, l_1_axes)),
                 ', RAGGED.get("',
                 str(l_1_name),
                 '"))',
             ))
         else:
             pass
-            t_7.extend((
+            t_6.extend((
                 '*',
                 str(l_1_var),
                 '.stride()',
             ))
-        return concat(t_7)
+        return concat(t_6)
     context.exported_vars.add('st')
     context.vars['st'] = l_0_st = Macro(environment, macro, 'st', ('var', 'name', 'axes'), False, False, False, context.eval_ctx.autoescape)
     yield 'def _'
@@ -110,11 +104,11 @@ def root(context, missing=missing):
     yield '",\n                            operand="'
     yield str((undefined(name='A') if l_0_A is missing else l_0_A))
     yield '_ptr", block_r="BLOCK_'
-    yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+    yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
     yield '",\n                            block_c="BLOCK_'
-    yield str(t_6((undefined(name='C') if l_0_C is missing else l_0_C)))
+    yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
     yield '", block_k="BLOCK_'
-    yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+    yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
     yield '",\n                            size_r="size_'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '", size_c="size_'
@@ -122,13 +116,13 @@ def root(context, missing=missing):
     yield '", size_k="size_'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '",\n                            block_g='
-    yield str((str_join(('"BLOCK_', t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'None'))
+    yield str((str_join(('"BLOCK_', t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'None'))
     yield ', size_g='
     yield str((str_join(('"size_', environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else 'None'))
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
         yield ',\n                            split="SPLIT_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"'
     yield ')\n\n\n'
     if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'aux') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) or (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos'))):
@@ -154,14 +148,14 @@ def root(context, missing=missing):
             yield " is computed, its rows normalised (a cosine reads it so): each row's squared norm is 1\n    aux.append(torch.ones((), device=rows_of.device, dtype=torch.float32).expand(\n        [n for i, n in enumerate(rows_of.shape) if i != "
             yield str(environment.getattr(l_1_x, 'k_dim'))
             yield '] if need else [1] * '
-            yield str(t_3(environment.getattr(l_1_x, 'axes')))
+            yield str(t_2(environment.getattr(l_1_x, 'axes')))
             yield '))\n'
         else:
             pass
             yield '    rows = dispatch.row_matrix(rows_of) if need and launch and '
             yield str(environment.getattr(l_1_x, 'k_dim'))
             yield ' == rows_of.dim() - 1 else None\n    if not need:\n        aux.append(rows_of.new_zeros((1,) * '
-            yield str(t_3(environment.getattr(l_1_x, 'axes')))
+            yield str(t_2(environment.getattr(l_1_x, 'axes')))
             yield ', dtype=torch.float32))\n    elif rows is not None:\n        aux.append(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_row_norms(rows).view(rows_of.shape[:-1]))\n    else:\n        aux.append(runtime.squared_norms(rows_of, '
@@ -170,13 +164,13 @@ def root(context, missing=missing):
     l_1_x = missing
     yield '    return aux\n\n\n'
     template = environment.get_template('select_reduce/split_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'launch_forward': l_0_launch_forward, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
     template = environment.get_template('select_reduce/parts_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'launch_forward': l_0_launch_forward, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
@@ -301,7 +295,7 @@ def root(context, missing=missing):
             yield ' *_strides(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
-            yield str(t_3(environment.getattr(l_1_s, 'axes')))
+            yield str(t_2(environment.getattr(l_1_s, 'axes')))
             yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 101 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '),'
         l_1_s = missing
@@ -315,11 +309,11 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_ is not None,\n'
         l_1_m = missing
-        def t_8(fiter):
+        def t_7(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
                     yield l_1_s
-        for l_1_s in t_8(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
+        for l_1_s in t_7(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
             _loop_vars = {}
             pass
             yield '        HAS_'
@@ -329,13 +323,13 @@ def root(context, missing=missing):
             yield '"] is not None,\n'
         l_1_s = missing
         yield '        BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
-        yield str(t_6((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '=block_c, BLOCK_'
-        yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=dispatch.lean_block_k(a_rows),\n        SIZE_'
-        yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"], LOAD=load,\n        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,'
@@ -621,7 +615,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
         template = environment.get_template('select_reduce/l2_host.py.jinja', 'select_reduce_host.py.jinja')
-        gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'launch_forward': l_0_launch_forward, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+        gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
         try:
             for event in gen:
                 yield event
@@ -629,7 +623,7 @@ def root(context, missing=missing):
         yield '    cn_strides = ('
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), 'cn', (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes')))
         yield ',) if col_norms else ('
-        yield str(('0, ' * t_3(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
+        yield str(('0, ' * t_2(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cn'), 'axes'))))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
@@ -705,7 +699,7 @@ def root(context, missing=missing):
     if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')):
         pass
         yield "    # the selected pair's index where the output has none: "
-        yield str(t_2(context.eval_ctx, ((["the key ranks the pairs; the selected pair's value needs it"] if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else []) + (['a part that selected nothing is known by it'] if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else [])), '; '))
+        yield str(t_1(context.eval_ctx, ((["the key ranks the pairs; the selected pair's value needs it"] if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else []) + (['a part that selected nothing is known by it'] if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else [])), '; '))
         yield '\n    need_sel = need_idx'
         yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
@@ -769,11 +763,11 @@ def root(context, missing=missing):
         yield str(environment.getattr(l_1_c, 'name'))
         yield '_arg_,'
     l_1_c = missing
-    def t_9(fiter):
+    def t_8(fiter):
         for l_1_o in fiter:
             if (l_1_o not in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensors')):
                 yield l_1_o
-    for l_1_o in t_9(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
+    for l_1_o in t_8(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'offsets')):
         _loop_vars = {}
         pass
         yield ' t["'
@@ -810,7 +804,7 @@ def root(context, missing=missing):
             yield ' *_strides(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
-            yield str(t_3(environment.getattr(l_1_s, 'axes')))
+            yield str(t_2(environment.getattr(l_1_s, 'axes')))
             yield ', "'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"),'
@@ -840,7 +834,7 @@ def root(context, missing=missing):
             yield ' *_strides(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
-            yield str(t_3(environment.getattr(l_1_s, 'axes')))
+            yield str(t_2(environment.getattr(l_1_s, 'axes')))
             yield '),'
         l_1_s = missing
         for l_1_c in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cond_tensor_info'):
@@ -893,7 +887,7 @@ def root(context, missing=missing):
         yield '"] is not None,\n'
     l_1_name = missing
     yield '        BLOCK_'
-    yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+    yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
     yield '=block_k, NEED_IDX='
     yield str(('need_sel' if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')) else 'need_idx'))
     yield ', DOT_MODE=dot_mode, SMALL_D=small_d,\n        ROW_SLOT=dispatch.row_slot(dot_mode, '
@@ -920,7 +914,7 @@ def root(context, missing=missing):
     yield '\n        PRECISION=precision,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
         pass
-        yield ' COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift_launches[0],'
+        yield ' COL_NORMS=col_norms, HALVES=halves, SHIFT_A=shift_a,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
         yield ' EXACT_SEL='
@@ -937,7 +931,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
         yield ' SPLIT_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=split,'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts'):
         pass
@@ -965,19 +959,19 @@ def root(context, missing=missing):
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
-        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield str(t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist'):
             pass
             yield '        if persist:\n            return (dispatch.persistent_programs(triton.cdiv(sizes["'
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
             yield '"], meta["BLOCK_'
-            yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+            yield str(t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
             yield '"]), other_cells, sms),)\n'
         yield '        return (triton.cdiv(sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"], meta["BLOCK_'
-        yield str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield str(t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
         yield '"]) * other_cells,)\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -988,7 +982,7 @@ def root(context, missing=missing):
         yield '\n        return (n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"]),'
         yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 370 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
@@ -997,62 +991,37 @@ def root(context, missing=missing):
         yield '    grid = ('
         yield str(('n_cells * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else 'n_cells'))
         yield ',)\n'
-    t_10 = []
-    pass
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
-        t_10.extend((
-            'if tma is not None:\n    launcher.launch(',
-            str((undefined(name='P') if l_0_P is missing else l_0_P)),
-            '_fwd, grid, *args, BLOCK_',
-            str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-            '=tma[0], BLOCK_',
-            str(t_6((undefined(name='C') if l_0_C is missing else l_0_C))),
-            '=tma[1], **flags,\n                    num_warps=tma[2], num_stages=tma[3])\nelif kernel is None:\n',
-        ))
+        yield '    if tma is not None:\n        launcher.launch('
+        yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+        yield '_fwd, grid, *args, BLOCK_'
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield '=tma[0], BLOCK_'
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield '=tma[1], **flags,\n                        num_warps=tma[2], num_stages=tma[3])\n    elif kernel is None:\n'
     else:
         pass
-        t_10.append(
-            'if kernel is None:\n',
-        )
-    t_10.extend((
-        '    blocks = dict(BLOCK_',
-        str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
-        '=min(64, runtime.next_pow2(sizes["',
-        str((undefined(name='R') if l_0_R is missing else l_0_R)),
-        '"])),\n                  BLOCK_',
-        str(t_6((undefined(name='C') if l_0_C is missing else l_0_C))),
-        '=min(64, runtime.next_pow2(sizes["',
-        str((undefined(name='C') if l_0_C is missing else l_0_C)),
-        '"])),\n',
-    ))
+        yield '    if kernel is None:\n'
+    yield '        blocks = dict(BLOCK_'
+    yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
+    yield '=min(64, runtime.next_pow2(sizes["'
+    yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+    yield '"])),\n                      BLOCK_'
+    yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
+    yield '=min(64, runtime.next_pow2(sizes["'
+    yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+    yield '"])),\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'):
         pass
-        t_10.extend((
-            '                  BLOCK_',
-            str(t_6(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))),
-            '=min(2, runtime.next_pow2(sizes["',
-            str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')),
-            '"], 1)),\n',
-        ))
-    t_10.extend((
-        '                  )\n    launcher.launch(',
-        str((undefined(name='P') if l_0_P is missing else l_0_P)),
-        '_fwd, grid, *args, **blocks, **flags)\nelse:\n    kernel[grid](*args, **flags)',
-    ))
-    l_0_launch_forward = (Markup if context.eval_ctx.autoescape else identity)(concat(t_10))
-    context.vars['launch_forward'] = l_0_launch_forward
-    context.exported_vars.add('launch_forward')
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
-        pass
-        yield '    for shift_a in shift_launches:  # a second launch where 16-bit rows may be shifted (dispatch.shifts_16bit)\n        flags["SHIFT_A"] = shift_a\n        '
-        yield str(t_1((undefined(name='launch_forward') if l_0_launch_forward is missing else l_0_launch_forward), 8))
-        yield '\n'
-    else:
-        pass
-        yield '    '
-        yield str(t_1((undefined(name='launch_forward') if l_0_launch_forward is missing else l_0_launch_forward), 4))
-        yield '\n'
+        yield '                      BLOCK_'
+        yield str(t_5(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G')))
+        yield '=min(2, runtime.next_pow2(sizes["'
+        yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
+        yield '"], 1)),\n'
+    yield '                      )\n        launcher.launch('
+    yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+    yield '_fwd, grid, *args, **blocks, **flags)\n    else:\n        kernel[grid](*args, **flags)\n'
     if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'sum'):
         pass
         yield "    if split:  # each cell's chunks summed in a fixed order: the same bits every run\n        torch.sum(target, dim=1, out=out.view(-1))\n"
@@ -1081,7 +1050,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 425 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 416 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1096,14 +1065,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 433 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 424 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 438 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 429 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1249,16 +1218,16 @@ def root(context, missing=missing):
             yield '*_strides(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
-            yield str(t_3(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 491 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str(t_2(environment.getattr(l_1_s, 'axes')))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 482 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
-        def t_11(fiter):
+        def t_9(fiter):
             for l_1_s in fiter:
                 if environment.getattr(l_1_s, 'optional'):
                     yield l_1_s
-        for l_1_s in t_11(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
+        for l_1_s in t_9(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sides')):
             _loop_vars = {}
             pass
             yield 'HAS_'
@@ -1287,7 +1256,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 498 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1346,15 +1315,15 @@ def root(context, missing=missing):
         yield ' other_per, grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.numel(),\n\n            **has, BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
-        yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 513 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 504 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 514 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 505 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n        if parts > 1:\n            grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)\n        scatter = None if atomic else '
@@ -1422,9 +1391,9 @@ def root(context, missing=missing):
         yield ', *aux_strides, *side_strides,\n                    '
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
         yield ', *grad.stride(),\n                    **has, BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_e, BLOCK_'
-        yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SPARSE=sparse, num_warps=warps,\n                )\n                del order, starts\n        elif not atomic:\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'weighted') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'uniform')):
             pass
@@ -1481,11 +1450,11 @@ def root(context, missing=missing):
         yield ', *aux_strides, *side_strides,\n                '
         yield str(context.call((undefined(name='st') if l_0_st is missing else l_0_st), str_join(('grad_', (undefined(name='B') if l_0_B is missing else l_0_B), '_', )), (undefined(name='B') if l_0_B is missing else l_0_B), environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_axes')))
         yield ', *grad.stride(),\n                **has, BLOCK_'
-        yield str(t_6((undefined(name='R') if l_0_R is missing else l_0_R)))
+        yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '=block_r, BLOCK_'
-        yield str(t_6((undefined(name='C') if l_0_C is missing else l_0_C)))
+        yield str(t_5((undefined(name='C') if l_0_C is missing else l_0_C)))
         yield '=block_c, BLOCK_'
-        yield str(t_6((undefined(name='K') if l_0_K is missing else l_0_K)))
+        yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k,\n                PRECISION="ieee" if '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.dtype == torch.float32 else "tf32",\n                DOT_FP32=runtime.interpreting() and '
@@ -1560,9 +1529,9 @@ def root(context, missing=missing):
             yield '"] = runtime.reduce_to(grad_'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '_, '
-            yield str(t_5(context.eval_ctx, ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_grid_axes') if (environment.getattr(l_1_s, 'side') == 'row') else environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_grid_axes')) + [environment.getattr(l_1_s, 'axis')])))
+            yield str(t_4(context.eval_ctx, ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'a_grid_axes') if (environment.getattr(l_1_s, 'side') == 'row') else environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_grid_axes')) + [environment.getattr(l_1_s, 'axis')])))
             yield ',\n                                                  '
-            yield str(t_5(context.eval_ctx, t_4(context.eval_ctx, environment.getattr(l_1_s, 'axes'))))
+            yield str(t_4(context.eval_ctx, t_3(context.eval_ctx, environment.getattr(l_1_s, 'axes'))))
             yield ', sizes).to(t["'
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"].dtype)\n'
@@ -1593,7 +1562,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 616 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 607 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1652,17 +1621,17 @@ def root(context, missing=missing):
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward(t, sizes, False)[0]\n\n\n'
     template = environment.get_template('select_reduce/library_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'launch_forward': l_0_launch_forward, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
     template = environment.get_template('select_reduce/both_ways_host.py.jinja', 'select_reduce_host.py.jinja')
-    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'launch_forward': l_0_launch_forward, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
+    gen = template.root_render_func(template.new_context(context.get_all(), True, {'A': l_0_A, 'B': l_0_B, 'C': l_0_C, 'K': l_0_K, 'P': l_0_P, 'R': l_0_R, 'gather_parts': l_0_gather_parts, 'packed_rows_grad': l_0_packed_rows_grad, 'rows_args': l_0_rows_args, 'rows_grad_buffers': l_0_rows_grad_buffers, 'rows_grad_wrapper': l_0_rows_grad_wrapper, 'st': l_0_st}))
     try:
         for event in gen:
             yield event
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=50&5=53&6=59&7=74&10=83&12=105&14=107&15=111&16=115&17=119&18=125&19=131&22=134&23=137&29=139&36=142&42=144&43=148&44=150&45=153&47=155&49=162&51=164&53=166&55=168&61=172&62=178&63=184&64=187&65=198&68=202&69=204&70=206&74=209&75=212&77=214&79=218&81=222&88=226&89=228&91=230&95=232&98=236&100=273&101=279&105=309&106=313&108=318&109=326&111=332&112=338&113=342&115=352&117=354&118=356&119=358&121=361&123=363&125=366&133=373&136=377&137=379&140=381&142=383&143=387&146=389&151=391&154=394&157=397&158=400&160=403&161=411&162=413&165=417&166=419&168=422&170=429&172=433&174=436&176=443&178=447&180=450&185=456&186=459&190=467&192=469&196=473&201=477&202=481&204=488&205=492&206=496&207=499&209=508&212=515&214=518&215=521&217=534&219=537&223=541&225=544&227=547&228=549&229=551&230=553&233=565&234=576&236=579&240=583&241=587&243=590&247=600&249=605&251=608&253=610&255=613&257=619&259=621&260=623&261=630&263=634&266=637&267=647&269=651&270=657&271=659&272=661&274=664&275=666&276=669&277=671&278=677&279=680&280=682&282=688&283=691&286=693&287=696&288=698&289=702&294=705&295=708&296=710&298=714&299=718&300=721&302=723&303=726&306=728&307=731&309=733&312=736&313=739&317=742&319=784&320=790&321=792&322=795&325=833&328=857&329=859&331=869&332=872&335=875&336=878&338=880&341=886&342=890&344=896&345=900&347=908&349=921&351=935&353=949&355=952&358=959&359=962&361=966&362=970&364=973&366=978&367=982&369=985&370=989&372=998&375=1002&377=1006&383=1020&384=1024&385=1029&386=1033&389=1040&374=1043&393=1046&396=1049&398=1054&400=1056&403=1059&410=1062&412=1065&414=1067&416=1070&419=1075&422=1078&425=1082&426=1086&427=1088&428=1090&431=1095&433=1097&434=1101&438=1104&439=1108&440=1110&441=1112&442=1118&443=1121&445=1124&448=1127&449=1130&451=1133&453=1141&455=1143&456=1146&460=1149&461=1151&463=1154&464=1164&465=1167&467=1178&469=1188&470=1190&474=1195&476=1199&477=1207&478=1209&480=1214&483=1222&484=1226&490=1236&491=1246&492=1257&493=1271&494=1275&498=1286&499=1292&500=1295&502=1300&504=1302&505=1304&506=1310&508=1332&509=1334&510=1338&511=1345&513=1349&514=1355&517=1359&518=1361&520=1363&524=1365&525=1369&528=1373&537=1375&546=1379&550=1383&554=1385&560=1389&561=1393&562=1395&564=1417&565=1419&566=1423&567=1425&571=1429&572=1432&575=1441&577=1444&578=1450&579=1454&581=1476&582=1478&583=1482&584=1484&585=1490&586=1492&587=1494&590=1498&591=1501&594=1518&595=1526&597=1540&598=1543&599=1547&601=1549&602=1553&603=1559&604=1565&605=1569&606=1572&607=1574&608=1582&614=1588&616=1590&617=1598&620=1602&621=1604&622=1606&623=1612&626=1616&630=1618&631=1620&644=1622&653=1625&657=1627&658=1630&663=1636&665=1639&667=1644&669=1646&671=1649&673=1652&676=1654&677=1660'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=902&349=915&351=929&353=943&355=946&358=953&359=956&361=960&362=964&364=967&366=972&367=976&369=979&370=983&372=992&374=994&376=997&382=1007&383=1011&384=1015&385=1018&388=1023&391=1025&394=1028&401=1031&403=1034&405=1036&407=1039&410=1044&413=1047&416=1051&417=1055&418=1057&419=1059&422=1064&424=1066&425=1070&429=1073&430=1077&431=1079&432=1081&433=1087&434=1090&436=1093&439=1096&440=1099&442=1102&444=1110&446=1112&447=1115&451=1118&452=1120&454=1123&455=1133&456=1136&458=1147&460=1157&461=1159&465=1164&467=1168&468=1176&469=1178&471=1183&474=1191&475=1195&481=1205&482=1215&483=1226&484=1240&485=1244&489=1255&490=1261&491=1264&493=1269&495=1271&496=1273&497=1279&499=1301&500=1303&501=1307&502=1314&504=1318&505=1324&508=1328&509=1330&511=1332&515=1334&516=1338&519=1342&528=1344&537=1348&541=1352&545=1354&551=1358&552=1362&553=1364&555=1386&556=1388&557=1392&558=1394&562=1398&563=1401&566=1410&568=1413&569=1419&570=1423&572=1445&573=1447&574=1451&575=1453&576=1459&577=1461&578=1463&581=1467&582=1470&585=1487&586=1495&588=1509&589=1512&590=1516&592=1518&593=1522&594=1528&595=1534&596=1538&597=1541&598=1543&599=1551&605=1557&607=1559&608=1567&611=1571&612=1573&613=1575&614=1581&617=1585&621=1587&622=1589&635=1591&644=1594&648=1596&649=1599&654=1605&656=1608&658=1613&660=1615&662=1618&664=1621&667=1623&668=1629'

@@ -511,19 +511,9 @@ def root(context, missing=missing):
         if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1') and environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             t_10.extend((
-                'if DOT_MODE == 0:\n    # 16-bit rows (dispatch.shifts_16bit): ranked less their shift where the shift is not 0 (a row whose\n    # subtraction rounded holds a NaN there, so it is ranked again from its differences)\n    if SHIFT_A > 0:\n        shifted = tl.max(tl.abs(tl.load(shift_ptr + offs_',
+                "if DOT_MODE == 0:\n    if SHIFT_A == 2:  # 16-bit rows (dispatch.shifts_16bit): read less their shift where the shift is not 0 (a row\n        # whose subtraction rounded holds a NaN there, so it is ranked again from its differences). One load\n        # from either address, by the flag the shift's pass stores past its last coordinate: a load under a\n        # branch, or rows changed in registers, ran the call 3.5-3.9x slower\n        a_src = tl.where(tl.load(shift_ptr + size_",
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                ', mask=',
-                str((undefined(name='K') if l_1_K is missing else l_1_K)),
-                '_in, other=0.0)), axis=0) > 0\n    if SHIFT_A == 1:  # one launch, its rows from either address (the address waits on the test)\n        a_src = tl.where(shifted, a_row_s, a_row)\n',
-            ))
-            if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
-                pass
-                t_10.append(
-                    '    elif SHIFT_A == 2:  # the first of two launches: the rows as passed, loaded before the test is known\n        a_src = a_row\n    elif SHIFT_A == 3:  # the second: the rows less the shift, where it is not 0; else nothing to do\n        if not shifted:\n            return\n        a_src = a_row_s\n',
-                )
-            t_10.extend((
-                '    else:  # the rows less an fp32 shift, or the rows themselves\n        a_src = a_row_s\n    a = tl.load(a_src[:, None] + offs_',
+                ') != 0, a_row_s, a_row)\n    else:  # the rows less an fp32 shift (written whatever it is), or the rows themselves\n        a_src = a_row_s\n    a = tl.load(a_src[:, None] + offs_',
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 '[None, :] * stride_',
                 str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'A')),
@@ -535,11 +525,6 @@ def root(context, missing=missing):
                 str((undefined(name='K') if l_1_K is missing else l_1_K)),
                 '_in[None, :], other=0.0)\n',
             ))
-            if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
-                pass
-                t_10.append(
-                    '    if SHIFT_A == 2:  # the shift is not 0: the second launch ranks these rows\n        if shifted:\n            return\n',
-                )
         elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair') != 'l1'):
             pass
             t_10.extend((
@@ -844,11 +829,11 @@ def root(context, missing=missing):
                     'tl.store(out_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', tl.where(o_idx >= 0, o_best, 0.0)',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 273 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 259 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\nif NEED_IDX:\n    tl.store(stat_ptr + ',
                     str((undefined(name='cv') if l_1_cv is missing else l_1_cv)),
                     ', o_idx',
-                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 275 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                    str((', mask=done' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G') else cond_expr_undefined("the inline if-expression on line 261 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                     ')\n',
                 ))
         return concat(t_14)
@@ -903,7 +888,7 @@ def root(context, missing=missing):
                 "): a cell's chunks are neighbours in launch\n    # order, so they read its ",
                 str((undefined(name='B') if l_0_B is missing else l_0_B)),
                 ' tiles from L2 (bench/NOTES.md, v15); each\n    # writes its share',
-                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 290 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
+                str((' (its best row and value)' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') != 'sum') else cond_expr_undefined("the inline if-expression on line 276 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined."))),
                 ", and the host merges a cell's in a fixed order\n    tl.static_assert(BLOCK_",
                 str(t_6((undefined(name='R') if l_0_R is missing else l_0_R))),
                 ' == SPLIT_',
@@ -1318,9 +1303,9 @@ def root(context, missing=missing):
         yield '_ptr,'
     l_1_o = missing
     yield '\n    out_ptr, idx_ptr, stat_ptr, xsel_ptr,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 492 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 492 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 492 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' split_a_ptr, split_b_ptr, split_tol_ptr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' a_desc, b_desc, b_half,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 478 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n    '
     yield str(t_2(context.eval_ctx, environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'sizes'), ', '))
     yield ',\n'
@@ -1410,7 +1395,7 @@ def root(context, missing=missing):
         yield ' tile, so that each '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile\n    loaded serves them all'
-        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 517 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('; or with PERSIST, programs that each keep one such tile and walk a run of cells' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'persist') else cond_expr_undefined("the inline if-expression on line 503 in 'select_reduce/forward.py.jinja' evaluated to false and no else section was defined.")))
         yield '."""\n'
     elif (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'none'):
         pass
@@ -1464,4 +1449,4 @@ def root(context, missing=missing):
         yield '\n'
 
 blocks = {}
-debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&137=515&140=520&150=527&151=533&152=538&157=543&159=547&160=553&162=558&165=563&169=567&170=573&171=577&172=579&173=581&174=589&177=593&178=596&179=599&182=605&184=608&185=611&187=613&189=615&191=621&193=625&195=630&196=634&199=640&200=643&201=647&202=650&203=654&205=657&206=659&207=663&208=667&210=674&211=678&215=684&217=688&218=689&219=691&220=695&221=701&222=705&223=713&224=715&228=725&229=729&230=734&231=738&235=748&236=752&237=754&238=756&240=758&242=760&246=767&249=772&250=776&251=778&253=782&254=787&255=791&257=796&258=800&259=805&260=809&261=817&262=819&264=824&265=828&266=832&267=834&269=836&271=838&273=845&275=849&279=857&280=862&281=872&282=876&283=884&285=893&286=896&287=900&288=902&289=904&290=906&291=908&292=912&295=916&296=920&299=924&300=926&301=931&302=935&304=937&306=939&307=942&308=946&309=948&318=956&319=960&320=965&321=970&324=977&325=982&328=988&329=992&332=996&333=999&334=1001&336=1006&337=1010&338=1015&339=1019&340=1023&341=1027&342=1031&343=1035&345=1040&346=1044&347=1050&348=1055&349=1061&350=1064&351=1066&352=1070&353=1074&355=1089&357=1100&359=1107&360=1113&362=1117&364=1122&367=1125&368=1129&370=1134&371=1138&374=1140&376=1142&379=1144&380=1146&381=1151&382=1155&383=1159&385=1166&386=1170&387=1176&388=1180&390=1183&391=1188&393=1194&394=1196&395=1201&396=1205&397=1209&398=1213&400=1218&401=1220&402=1222&405=1228&407=1231&415=1233&429=1237&432=1240&433=1242&434=1244&438=1246&439=1248&445=1250&448=1252&450=1254&458=1257&462=1260&464=1262&465=1264&470=1266&476=1268&489=1271&490=1273&492=1321&493=1325&494=1327&495=1331&497=1334&498=1337&500=1339&501=1342&503=1345&504=1349&505=1352&507=1354&508=1358&510=1362&511=1368&514=1398&515=1401&516=1405&517=1413&518=1415&519=1418&520=1425&521=1428&522=1431&523=1435&525=1442&527=1447&528=1451&529=1454&530=1456&532=1458&534=1463'
+debug_info = '5=49&6=67&7=76&8=82&9=85&10=91&11=94&15=98&16=100&17=106&18=110&19=114&22=118&23=121&24=126&25=128&29=140&30=146&31=148&32=153&33=156&35=159&36=163&37=167&38=169&40=177&42=183&44=186&45=190&46=192&47=196&48=204&49=210&50=216&51=221&52=226&54=232&55=240&57=248&59=263&60=272&62=275&64=279&65=282&66=286&69=291&71=297&72=302&73=306&75=312&76=317&77=318&78=321&80=324&81=328&82=336&83=338&85=340&88=350&89=354&90=356&91=358&92=360&93=364&96=371&97=379&99=381&100=389&101=392&102=396&104=405&105=409&106=413&109=419&111=425&112=426&113=430&114=436&116=449&117=455&119=463&120=468&121=472&123=478&124=485&126=489&127=496&128=500&131=508&132=511&138=515&141=517&142=523&143=528&145=532&146=538&148=543&151=548&155=552&156=558&157=562&158=564&159=566&160=574&163=578&164=581&165=584&168=590&170=593&171=596&173=598&175=600&177=606&179=610&181=615&182=619&185=625&186=628&187=632&188=635&189=639&191=642&192=644&193=648&194=652&196=659&197=663&201=669&203=673&204=674&205=676&206=680&207=686&208=690&209=698&210=700&214=710&215=714&216=719&217=723&221=733&222=737&223=739&224=741&226=743&228=745&232=752&235=757&236=761&237=763&239=767&240=772&241=776&243=781&244=785&245=790&246=794&247=802&248=804&250=809&251=813&252=817&253=819&255=821&257=823&259=830&261=834&265=842&266=847&267=857&268=861&269=869&271=878&272=881&273=885&274=887&275=889&276=891&277=893&278=897&281=901&282=905&285=909&286=911&287=916&288=920&290=922&292=924&293=927&294=931&295=933&304=941&305=945&306=950&307=955&310=962&311=967&314=973&315=977&318=981&319=984&320=986&322=991&323=995&324=1000&325=1004&326=1008&327=1012&328=1016&329=1020&331=1025&332=1029&333=1035&334=1040&335=1046&336=1049&337=1051&338=1055&339=1059&341=1074&343=1085&345=1092&346=1098&348=1102&350=1107&353=1110&354=1114&356=1119&357=1123&360=1125&362=1127&365=1129&366=1131&367=1136&368=1140&369=1144&371=1151&372=1155&373=1161&374=1165&376=1168&377=1173&379=1179&380=1181&381=1186&382=1190&383=1194&384=1198&386=1203&387=1205&388=1207&391=1213&393=1216&401=1218&415=1222&418=1225&419=1227&420=1229&424=1231&425=1233&431=1235&434=1237&436=1239&444=1242&448=1245&450=1247&451=1249&456=1251&462=1253&475=1256&476=1258&478=1306&479=1310&480=1312&481=1316&483=1319&484=1322&486=1324&487=1327&489=1330&490=1334&491=1337&493=1339&494=1343&496=1347&497=1353&500=1383&501=1386&502=1390&503=1398&504=1400&505=1403&506=1410&507=1413&508=1416&509=1420&511=1427&513=1432&514=1436&515=1439&516=1441&518=1443&520=1448'
