@@ -249,7 +249,8 @@ def l2_centre(b: torch.Tensor, b_axes, shared, k: str):
 def shift_16bit(a: torch.Tensor, b: torch.Tensor, a_k: int, b_k: int, sms: int):
     """(c, b, b - c, |b - c|^2, a, a - c) for 16-bit rows of an L2 key (dispatch.shifts_16bit;
     hsr.shift16): c [k] fp32 per coordinate, taken from b so that b - c is exact in b's dtype
-    (0 where b's values span zero or a factor above 4); b's rows' squared norms in fp32 (the
+    (0 where b's values span zero or a factor above 4), then a flag (1 where c is not 0 everywhere:
+    what the forward tests); b's rows' squared norms in fp32 (the
     key's column norms); a - c in a's dtype, a row whose subtraction rounds marked with a NaN
     at its first coordinate (the kernel ranks it again from its differences), and nothing
     written where c is 0 everywhere (the kernel then reads a). The expansion on the shifted

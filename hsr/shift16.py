@@ -4,17 +4,18 @@ launches and no host sync:
 1. each coordinate's least and greatest value in B (torch.aminmax);
 2. the shift c [k] from them (the midpoint, in B's dtype, where all of B's values lie within
    a factor 2 of it, so that every B row subtracts it exactly by Sterbenz's lemma; else 0:
-   a coordinate whose values span zero or a factor above 4), then B less c, exactly, with
-   each row's squared norm in fp32 (the key's column norms);
+   a coordinate whose values span zero or a factor above 4), and past it a flag, 1 where c is
+   not 0; then B less c, exactly, with each row's squared norm in fp32 (the key's column norms);
 3. A less c in A's dtype, a row whose subtraction rounds marked with a NaN at its first
    coordinate (the forward then ranks it again from its differences, as a row holding a
-   NaN). Where c is 0 everywhere every program returns at once, and the forward reads A
-   itself (its own test of c): data near the origin against its extent pay no pass.
+   NaN). Where the flag is 0 every program returns at once, and the forward reads A
+   itself (it loads the flag too): data near the origin against its extent pay no pass.
 
 Measured on an H200 beside a 0.65 ms assignment (1M x 1024 x 128 fp16): c and B - c as
-small torch ops cost ~0.1 ms more of launches than these passes. What the call still costs
-near the origin (+7 to 17%) is the forward's own test of c, not these passes
-(dispatch.shifts_16bit). Imported by hsr.runtime.shift_16bit at the first 16-bit call
+small torch ops cost ~0.1 ms more of launches than these passes. Near the origin the call
+costs 1-5% more where 2^19 points or more meet the centres, 17% at 300000 points
+(bench/NOTES.md, session 53): the passes' launches and each program's load of the flag
+before its rows' address. Imported by hsr.runtime.shift_16bit at the first 16-bit call
 that shifts."""
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def _blocks(k: int) -> tuple[int, int]:
 
 def shift_rows(a: torch.Tensor, b: torch.Tensor, programs: int = 1024):
     """(c, b - c, |b - c|^2, a - c) of row matrices a, b [rows, k] (each a view whose strides
-    empty_like keeps): c [k] fp32 from b's range (torch.aminmax, one launch), b - c exact in
+    empty_like keeps): c [k + 1] fp32 from b's range (torch.aminmax, one launch), its last entry
+    1 where the others are not all 0 (the forward's test), b - c exact in
     b's dtype with each row's squared norm, a - c in a's dtype (rows that round marked NaN;
     nothing written where c is 0 everywhere). programs: the passes' grid at most."""
     k = b.shape[1]
