@@ -435,7 +435,8 @@ def shift_16bit_words(term, sizes: dict | None) -> str:
         return "  fp16/bf16 rows (general loop): unshifted (the row is not one tile: d > 256 or a few coordinates)"
     rows = rows_per_column_set(term, sizes) if sizes else None
     if shifts_16bit(torch.float16, 0, True, SHIFT16_ROWS if rows is None else rows):
-        where = (f"{rows} rows meet each {term.b.name} row set, at least {SHIFT16_ROWS}" if rows is not None
+        where = ("HSR_SHIFT16=1" if os.environ.get("HSR_SHIFT16") == "1" else
+                 f"{rows} rows meet each {term.b.name} row set, at least {SHIFT16_ROWS}" if rows is not None
                  else f"where at least {SHIFT16_ROWS} rows meet each {term.b.name} row set")
         return (f"  fp16/bf16 rows (general loop): {term.b.name} and {term.a.name} less a per-coordinate shift "
                 f"before the kernel, where it is not 0 ({where}; exact where each coordinate is within a factor 2 "
@@ -1224,14 +1225,19 @@ def columns_shared(term) -> bool:
 
 def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, cells: int = 1,
                        shared: bool = True, out_cells: int | None = None, sms: int = EXPLAIN_SMS,
-                       l2: bool = False) -> list[str]:
+                       l2: bool = False, shifted: bool = False) -> list[str]:
     """Why a call of a lean-form term does not run the lean forward; empty where it
     does. machine (see `where`): "interpreter", "cpu" (no kernels), or "cuda" with
     the compute capability's major number ("cuda9"); cells: how many row sets
     the rows' operand holds (its grid axes' sizes multiplied); shared: whether
     they share columns (columns_shared); out_cells: the output cells (default
-    cells), on a GPU of sms multiprocessors; l2: the key is an L2 pair's (its blocks)."""
+    cells), on a GPU of sms multiprocessors; l2: the key is an L2 pair's (its blocks);
+    shifted: its 16-bit rows rank less a shift (shifts_16bit), which the general loop
+    reads and the lean loop does not (it would rank them unshifted: inexact far from
+    the origin)."""
     why = []
+    if shifted:
+        why.append("16-bit rows ranked less a shift (see fp16/bf16 rows): the general loop reads them")
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
     elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(
@@ -1325,16 +1331,17 @@ def where(device: torch.device) -> str:
 
 
 def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: int = 1, shared: bool = True,
-                l2: bool = False):
+                l2: bool = False, shifted: bool = False):
     """(BLOCK rows, BLOCK cols, warps, stages, LOAD, a rows, b rows) for the lean
     forward of a [.., rows, k] (cells row sets, sharing columns or not) and b
     [.., cols, k], or None where it does not apply (lean_call_blockers, or a
-    layout that is not one row matrix each); l2: the key is an L2 pair's."""
+    layout that is not one row matrix each); l2: the key is an L2 pair's; shifted:
+    its 16-bit rows rank less a shift (shifts_16bit)."""
     b_cells = b.numel() // max(cols * b.shape[-1], 1)
     out_cells = cells * b_cells if shared else max(cells, b_cells)
     if b.dtype != a.dtype or lean_call_blockers(rows, cols, a.shape[-1], str(a.dtype).removeprefix("torch."),
                                                 where(a.device), cells, shared, out_cells,
-                                                multiprocessors(a.device), l2):
+                                                multiprocessors(a.device), l2, shifted):
         return None
     a_rows, b_rows = row_matrix(a), row_matrix(b)
     if a_rows is None or b_rows is None:
@@ -1651,8 +1658,11 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             cells *= sizes.get(g, 1)
         out_cells = max(pairs // max(rows * cols, 1), 1)
         l2 = term.pair in ("sqdist", "dist")
+        one_centre = not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
+        shifted = l2 and term.b.computed is None and dtype in ("float16", "bfloat16", None) and bool(d) and \
+            contraction(d)[0] == 0 and shifts_16bit(torch.float16, 0, one_centre, rows_per_column_set(term, sizes))
         lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells, columns_shared(term), out_cells,
-                                       EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS, l2) \
+                                       EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS, l2, shifted) \
             if not f["lean"] else []
         place = "cuda" if machine.startswith("cuda") else machine
         if not f["lean"] and not lean_call:

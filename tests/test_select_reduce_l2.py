@@ -635,6 +635,20 @@ def test_16bit_rows_are_shifted_where_asked_and_explain_says_so(monkeypatch):
                                                                                       "d": 128})
 
 
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+def test_16bit_rows_less_a_shift_under_an_outer_sum(monkeypatch, device, offset):
+    """The shift where the row blocks sit in the outer reduction's loop (k-means' inertia):
+    each block's rows from A or A less the shift by the flag the centres' pass stores; the
+    sum exact (integer coordinates: every distance is), at 0 and 1000 from the origin."""
+    monkeypatch.setenv("HSR_SHIFT16", "1")
+    inertia = hsr.compile("X[b, n, d]: float\nC[k, d]: float\ntotal[b] = sum_n min_k ||X_n - C_k||^2\n")
+    g = torch.Generator().manual_seed(3)
+    x = (torch.randint(-3, 4, (2, 200, 24), generator=g).double() + offset).half()
+    c = (torch.randint(-3, 4, (37, 24), generator=g).double() + offset).half()
+    want = ((x.double()[:, :, None] - c.double()[None, None]) ** 2).sum(-1).amin(-1).sum(-1)
+    assert torch.equal(inertia(x.to(device), c.to(device)).cpu().double(), want)
+
+
 @pytest.mark.parametrize("transposed", [False, True])  # the points' coordinates outermost: shifted from a copy
 def test_a_point_whose_shift_rounds_is_ranked_again(monkeypatch, centre_ops, device, transposed):
     """A point 750 from the centres in one coordinate: x - c (c = 1000.5 there) is -750.125,

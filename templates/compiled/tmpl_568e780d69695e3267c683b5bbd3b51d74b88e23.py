@@ -524,6 +524,17 @@ def root(context, missing=missing):
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
         yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 215 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        if (((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'))) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'))):
+            pass
+            yield ',\n                                      shifted=dispatch.shifts_16bit('
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_.dtype, dispatch.contraction(sizes["'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '"])[0], True, sizes["'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '"] * '
+            yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+            yield ')'
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -553,7 +564,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 230 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 231 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -565,7 +576,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 234 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -593,8 +604,8 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((str_join((', computed=True, pair="', environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 247 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 248 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((str_join((', computed=True, pair="', environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 248 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
@@ -629,12 +640,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 266 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 267 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 266 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 267 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -666,7 +677,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 277 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 278 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -677,7 +688,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 280 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 281 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -693,7 +704,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], dispatch.multiprocessors(device),\n                                              tuned=kernel is not None'
-        yield str((', excluded=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 289 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', excluded=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 290 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
     if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')):
@@ -701,9 +712,9 @@ def root(context, missing=missing):
         yield "    # the selected pair's index where the output has none: "
         yield str(t_1(context.eval_ctx, ((["the key ranks the pairs; the selected pair's value needs it"] if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else []) + (['a part that selected nothing is known by it'] if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else [])), '; '))
         yield '\n    need_sel = need_idx'
-        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 296 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 297 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 297 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 297 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"]), dtype=runtime.index_dtype(sizes["'
@@ -777,9 +788,9 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else ('out_arg' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else 'out')))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 319 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -848,7 +859,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, a_row_stride, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 328 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, a_row_stride, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 329 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -874,7 +885,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 338 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 339 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -955,7 +966,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 359 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 360 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -978,13 +989,13 @@ def root(context, missing=missing):
         yield '\n    def grid(meta):  # one program per cell and block of '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ', on a flat grid'
-        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 369 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 370 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n        return (n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"]),'
-        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 370 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 371 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     else:
         pass
@@ -1050,7 +1061,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 416 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 417 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1065,14 +1076,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 424 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 425 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 429 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 430 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1219,7 +1230,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 482 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 483 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1256,7 +1267,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 489 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 490 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1319,11 +1330,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 504 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 505 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 505 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 506 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n        if parts > 1:\n            grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)\n        scatter = None if atomic else '
@@ -1562,7 +1573,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 607 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 608 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1634,4 +1645,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&217=528&219=531&223=535&225=538&227=541&228=543&229=545&230=547&233=559&234=570&236=573&240=577&241=581&243=584&247=594&249=599&251=602&253=604&255=607&257=613&259=615&260=617&261=624&263=628&266=631&267=641&269=645&270=651&271=653&272=655&274=658&275=660&276=663&277=665&278=671&279=674&280=676&282=682&283=685&286=687&287=690&288=692&289=696&294=699&295=702&296=704&298=708&299=712&300=715&302=717&303=720&306=722&307=725&309=727&312=730&313=733&317=736&319=778&320=784&321=786&322=789&325=827&328=851&329=853&331=863&332=866&335=869&336=872&338=874&341=880&342=884&344=890&345=894&347=902&349=915&351=929&353=943&355=946&358=953&359=956&361=960&362=964&364=967&366=972&367=976&369=979&370=983&372=992&374=994&376=997&382=1007&383=1011&384=1015&385=1018&388=1023&391=1025&394=1028&401=1031&403=1034&405=1036&407=1039&410=1044&413=1047&416=1051&417=1055&418=1057&419=1059&422=1064&424=1066&425=1070&429=1073&430=1077&431=1079&432=1081&433=1087&434=1090&436=1093&439=1096&440=1099&442=1102&444=1110&446=1112&447=1115&451=1118&452=1120&454=1123&455=1133&456=1136&458=1147&460=1157&461=1159&465=1164&467=1168&468=1176&469=1178&471=1183&474=1191&475=1195&481=1205&482=1215&483=1226&484=1240&485=1244&489=1255&490=1261&491=1264&493=1269&495=1271&496=1273&497=1279&499=1301&500=1303&501=1307&502=1314&504=1318&505=1324&508=1328&509=1330&511=1332&515=1334&516=1338&519=1342&528=1344&537=1348&541=1352&545=1354&551=1358&552=1362&553=1364&555=1386&556=1388&557=1392&558=1394&562=1398&563=1401&566=1410&568=1413&569=1419&570=1423&572=1445&573=1447&574=1451&575=1453&576=1459&577=1461&578=1463&581=1467&582=1470&585=1487&586=1495&588=1509&589=1512&590=1516&592=1518&593=1522&594=1528&595=1534&596=1538&597=1541&598=1543&599=1551&605=1557&607=1559&608=1567&611=1571&612=1573&613=1575&614=1581&617=1585&621=1587&622=1589&635=1591&644=1594&648=1596&649=1599&654=1605&656=1608&658=1613&660=1615&662=1618&664=1621&667=1623&668=1629'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&216=530&218=539&220=542&224=546&226=549&228=552&229=554&230=556&231=558&234=570&235=581&237=584&241=588&242=592&244=595&248=605&250=610&252=613&254=615&256=618&258=624&260=626&261=628&262=635&264=639&267=642&268=652&270=656&271=662&272=664&273=666&275=669&276=671&277=674&278=676&279=682&280=685&281=687&283=693&284=696&287=698&288=701&289=703&290=707&295=710&296=713&297=715&299=719&300=723&301=726&303=728&304=731&307=733&308=736&310=738&313=741&314=744&318=747&320=789&321=795&322=797&323=800&326=838&329=862&330=864&332=874&333=877&336=880&337=883&339=885&342=891&343=895&345=901&346=905&348=913&350=926&352=940&354=954&356=957&359=964&360=967&362=971&363=975&365=978&367=983&368=987&370=990&371=994&373=1003&375=1005&377=1008&383=1018&384=1022&385=1026&386=1029&389=1034&392=1036&395=1039&402=1042&404=1045&406=1047&408=1050&411=1055&414=1058&417=1062&418=1066&419=1068&420=1070&423=1075&425=1077&426=1081&430=1084&431=1088&432=1090&433=1092&434=1098&435=1101&437=1104&440=1107&441=1110&443=1113&445=1121&447=1123&448=1126&452=1129&453=1131&455=1134&456=1144&457=1147&459=1158&461=1168&462=1170&466=1175&468=1179&469=1187&470=1189&472=1194&475=1202&476=1206&482=1216&483=1226&484=1237&485=1251&486=1255&490=1266&491=1272&492=1275&494=1280&496=1282&497=1284&498=1290&500=1312&501=1314&502=1318&503=1325&505=1329&506=1335&509=1339&510=1341&512=1343&516=1345&517=1349&520=1353&529=1355&538=1359&542=1363&546=1365&552=1369&553=1373&554=1375&556=1397&557=1399&558=1403&559=1405&563=1409&564=1412&567=1421&569=1424&570=1430&571=1434&573=1456&574=1458&575=1462&576=1464&577=1470&578=1472&579=1474&582=1478&583=1481&586=1498&587=1506&589=1520&590=1523&591=1527&593=1529&594=1533&595=1539&596=1545&597=1549&598=1552&599=1554&600=1562&606=1568&608=1570&609=1578&612=1582&613=1584&614=1586&615=1592&618=1596&622=1598&623=1600&636=1602&645=1605&649=1607&650=1610&655=1616&657=1619&659=1624&661=1626&663=1629&665=1632&668=1634&669=1640'
