@@ -422,6 +422,16 @@ def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool, rows_per_c
     return rows_per_column_set >= SHIFT16_ROWS
 
 
+def shift16_leaves_lean(dtype: torch.dtype, one_centre: bool) -> bool:
+    """Whether a call that would run the lean forward runs the general loop instead, so that
+    its 16-bit L2 rows rank less a shift (the lean loop reads rows as passed): only where
+    HSR_SHIFT16=1 asks. Near the origin the general loop with the shift took 1.5 to 2.1x the
+    lean loop's time (H200, fp16 sum_s min_t ||Q_s - D_t||^2, 1M rows against 1024 and 4096
+    columns, 300000 against 1000: 1.27 / 0.79, 3.96 / 2.68, 0.49 / 0.23 ms; bench/results/
+    h200-lean-shift-2026-11-29/), so by default such a call stays lean and unshifted."""
+    return one_centre and dtype in (torch.float16, torch.bfloat16) and os.environ.get("HSR_SHIFT16") == "1"
+
+
 def shift_16bit_words(term, sizes: dict | None) -> str:
     """explain()'s line on 16-bit rows of an L2 key in the general loop (shifts_16bit)."""
     one = not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
@@ -1659,8 +1669,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         out_cells = max(pairs // max(rows * cols, 1), 1)
         l2 = term.pair in ("sqdist", "dist")
         one_centre = not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
-        shifted = l2 and term.b.computed is None and dtype in ("float16", "bfloat16", None) and bool(d) and \
-            contraction(d)[0] == 0 and shifts_16bit(torch.float16, 0, one_centre, rows_per_column_set(term, sizes))
+        shifted = l2 and term.b.computed is None and shift16_leaves_lean(getattr(torch, dtype or "float16"), one_centre)
         lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells, columns_shared(term), out_cells,
                                        EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS, l2, shifted) \
             if not f["lean"] else []
@@ -1704,6 +1713,10 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             lines.append(lean_tile_words(rows, machine, l2, term.a.quantized, row_bytes, cols, out_cells))
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
+            if l2 and dtype in ("float16", "bfloat16", None):
+                lines.append("  fp16/bf16 rows (lean loop): unshifted, exact near the origin only (HSR_SHIFT16=1 runs "
+                             "the general loop, its rows less a per-coordinate shift where one serves every cell: "
+                             "exact at any offset, at 1.5 to 2.1x the time)")
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
         lines.append(precision_words(term.pair in ("sqdist", "dist"), machine, term.key_is_prim, d,
                                      rows_per_column_set(term, sizes) if sizes else None, ranks_only(term)))
