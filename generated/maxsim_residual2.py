@@ -1401,6 +1401,7 @@ def score_bwd(
     dstride_D_j, dstride_D_t, dstride_D_d,
     ostride_i, ostride_j,
     codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,  # D's inputs
+    sel_rows_ptr,  # with COMPACT, each selection's row of D (row-major over its axes but the last)
     other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_Q partial
     BLOCK_S: tl.constexpr, BLOCK_D: tl.constexpr, SCATTER: tl.constexpr,
     ACCUMULATE: tl.constexpr, COMPACT: tl.constexpr,
@@ -1460,6 +1461,9 @@ def score_bwd(
             if COMPACT:  # one row a selection, where idx has it (hsr.row_grads adds them up)
                 tl.store(grad_D_ptr + (cell * size_s + offs_s).to(tl.int64)[:, None] * size_d + offs_d[None, :],
                          contrib, mask=s_in[:, None] & d_in[None, :])
+                if d0 == 0:  # and the row it is of: hsr.row_grads reads the inputs there (row 0 of the cell where none)
+                    tl.store(sel_rows_ptr + cell * size_s + offs_s,
+                             (pid_j) * size_t + sel_safe.to(tl.int64), mask=s_in)
             elif SCATTER:
                 tl.atomic_add(grad_D_ptr + pid_j * dstride_D_j + sel_safe.to(tl.int64)[:, None] * dstride_D_t + offs_d[None, :] * dstride_D_d,
                               contrib, mask=hit_k)
@@ -1817,8 +1821,9 @@ def _score_backward_with_rows(t, sizes, saved, grad_out, mode, into=None, rows_g
     if rows_grad and "D" in grads:
         idx = saved[0]
         compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["D"], sizes))
+        rows = grads.pop("D rows", None)  # each selection's row, as the gather backward wrote it
         grads.update(row_grads.grads(ROWS_BY_NAME["D"], t, sizes, grads.pop("D"),
-                                     (idx, ["i", "j"], "t") if compact else None, before_norm=True))
+                                     (idx, ["i", "j"], "t", rows) if compact else None, before_norm=True))
     return grads
 
 
@@ -1851,6 +1856,9 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
             grad_D_ = torch.empty((1,), dtype=torch.float32, device=D_.device).expand(D_.shape)
         at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
             if compact else grad_D_
+
+        # each selection's row of D, written beside its gradient row (else a stand-in nothing writes)
+        sel_rows = torch.empty(idx.numel(), dtype=torch.int64, device=D_.device) if compact else idx
     if gathers:
         grad = grad_out.to(torch.float32)  # read through its strides: a broadcast one (a sum's) is not copied
         stat = stat if stat is not None else grad
@@ -1878,7 +1886,7 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
             Q_, D_, *aux, *side_args, grad, idx, stat, xsel, partials, at_selections,
             sizes["i"], sizes["j"], sizes["s"], sizes["t"], sizes["d"],
             *Q_.stride(), *D_.stride(), *aux_strides, *side_strides,
-            *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),            t["codes"], *_strides(t["codes"], 2), t["centroids"], *_strides(t["centroids"], 2), t["residuals"], *_strides(t["residuals"], 3), t["bucket_weights"], *_strides(t["bucket_weights"], 1), sizes["c"], sizes["b"],  other_per, grad_Q_.numel(),
+            *grad_Q_.stride(), *grad_D_.stride(), *grad.stride(),            t["codes"], *_strides(t["codes"], 2), t["centroids"], *_strides(t["centroids"], 2), t["residuals"], *_strides(t["residuals"], 3), t["bucket_weights"], *_strides(t["bucket_weights"], 1), sizes["c"], sizes["b"], sel_rows,  other_per, grad_Q_.numel(),
 
             **has, BLOCK_S=block_r, BLOCK_D=block_k, SCATTER=atomic and rows_grad,
             ACCUMULATE=into is not None, COMPACT=compact, num_warps=8,
@@ -1955,6 +1963,8 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
     grads = {"Q": grad_Q_}
     if rows_grad and gathers:  # D's rows' gradient, for _score_backward's hsr.row_grads
         grads["D"] = at_selections
+        if compact:  # and the row of each selection's
+            grads["D rows"] = sel_rows
     return grads
 
 

@@ -406,6 +406,10 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
             normalize=t.b.computed.rows.normalize, projects=emit_rows.projects(t.b),
             floats=list(t.b.rows_floats),
             ragged=list(t.b.computed.ragged) if t.b.computed.ragged else None,  # (axis, outer axis, offsets)
+            # the gather backward writes each selection's row of the operand (row-major over its axes but the
+            # last) beside its compact gradient row: where those axes are its grid axes then the selected one,
+            # and nothing is packed (a packed term's rows go through row_grads' packed path)
+            flat_rows=not packing and list(t.b.axes) == [*t.b.grid_axes, t.c, t.k],
             tile=lambda at, ok, ks, k_ok, out, dtype, norms=None, shape=None, shift=None, prefix="rx": "\n".join(
                 emit_rows.rows_tile(t, lambda name, axes: _offset(name, axes, grid_map), at, ok, ks, k_ok, out, dtype,
                                     norms, shape, shift, prefix))),

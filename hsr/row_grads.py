@@ -82,9 +82,11 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, 
           before_norm: bool = False) -> dict:
     """{input name: gradient} of the computed operand ``entry`` (a module's ROWS
     entry), for each float input it reads. grad_rows: its rows' gradient, fp32, over
-    the operand's shape; or, with ``at`` = (idx, grid axes, selected axis), one row a
+    the operand's shape; or, with ``at`` = (idx, grid axes, selected axis[, rows]), one row a
     selection ([selections, width], compact: those rows only; 0 where idx has none, as the
-    gather backward writes it, but past a packed sequence's end).
+    gather backward writes it, but past a packed sequence's end); rows: each selection's flat
+    row over the operand's axes but the last, where the gather backward wrote them (else
+    selected_rows forms them from idx).
     packed: (ragged axis, outer axis, offsets' name, the module's RAGGED) where the
     operand is packed (then compact): its packed inputs are read as passed, each
     selection at its sequence's first row plus its position. before_norm: grad_rows is already
@@ -110,7 +112,8 @@ def grads(entry: tuple, t: dict, sizes: dict, grad_rows: torch.Tensor, at=None, 
         index[outer], index[axis] = seq.reshape(-1), flat
         expr, row_axes = _held(expr, ragged), (axis,)
     elif at is not None:  # a row a selection: formed again at each (the gradients of duplicates add up)
-        flat = selected_rows(at[0], at[1], at[2], row_axes, sizes)
+        given = at[3] if len(at) > 3 else None  # (the gather backward wrote them: no steps here)
+        flat = given if given is not None else selected_rows(at[0], at[1], at[2], row_axes, sizes)
     else:  # over the operand's rows: every row formed (two GEMMs for a projection)
         flat = torch.arange(g.shape[0], device=g.device)
     former = _Former(t, sizes, index, k, None if at is None and packed is None else flat, row_axes, flat)

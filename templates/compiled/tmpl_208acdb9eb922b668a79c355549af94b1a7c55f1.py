@@ -80,7 +80,22 @@ def root(context, missing=missing):
             t_4.extend((
                 '        compact = row_grads.compact(idx.numel(), row_grads.n_rows(ROWS_BY_NAME["',
                 str((undefined(name='B') if l_1_B is missing else l_1_B)),
-                '"], sizes))\n        grads.update(row_grads.grads(ROWS_BY_NAME["',
+                '"], sizes))\n',
+            ))
+            if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'flat_rows'):
+                pass
+                t_4.extend((
+                    '        rows = grads.pop("',
+                    str((undefined(name='B') if l_1_B is missing else l_1_B)),
+                    ' rows", None)  # each selection\'s row, as the gather backward wrote it\n',
+                ))
+            else:
+                pass
+                t_4.append(
+                    '        rows = None\n',
+                )
+            t_4.extend((
+                '        grads.update(row_grads.grads(ROWS_BY_NAME["',
                 str((undefined(name='B') if l_1_B is missing else l_1_B)),
                 '"], t, sizes, grads.pop("',
                 str((undefined(name='B') if l_1_B is missing else l_1_B)),
@@ -88,8 +103,8 @@ def root(context, missing=missing):
                 str(t_3(context.eval_ctx, environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'grid'))),
                 ', "',
                 str((undefined(name='C') if l_1_C is missing else l_1_C)),
-                '") if compact else None',
-                str((', before_norm=True' if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize') else cond_expr_undefined("the inline if-expression on line 28 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                '", rows) if compact else None',
+                str((', before_norm=True' if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize') else cond_expr_undefined("the inline if-expression on line 33 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
                 '))\n',
             ))
         t_4.append(
@@ -149,8 +164,17 @@ def root(context, missing=missing):
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
             '_.device) \\\n            if compact else grad_',
             str((undefined(name='B') if l_1_B is missing else l_1_B)),
-            '_',
+            '_\n',
         ))
+        if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'flat_rows'):
+            pass
+            t_6.extend((
+                "\n        # each selection's row of ",
+                str((undefined(name='B') if l_1_B is missing else l_1_B)),
+                ', written beside its gradient row (else a stand-in nothing writes)\n        sel_rows = torch.empty(idx.numel(), dtype=torch.int64, device=',
+                str((undefined(name='B') if l_1_B is missing else l_1_B)),
+                '_.device) if compact else idx',
+            ))
         return concat(t_6)
     context.exported_vars.add('rows_grad_buffers')
     context.vars['rows_grad_buffers'] = l_0_rows_grad_buffers = Macro(environment, macro, 'rows_grad_buffers', (), False, False, False, context.eval_ctx.autoescape)
@@ -188,7 +212,7 @@ def root(context, missing=missing):
                 ', sms=dispatch.multiprocessors(',
                 str((undefined(name='A') if l_1_A is missing else l_1_A)),
                 '_.device),\n            scatter=atomic',
-                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 64 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 74 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
                 ')\n',
             ))
         t_7.extend((
@@ -205,4 +229,4 @@ def root(context, missing=missing):
     context.vars['gather_parts'] = l_0_gather_parts = Macro(environment, macro, 'gather_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=82&27=84&28=88&32=101&33=106&34=109&36=111&37=115&39=121&40=126&41=129&42=131&43=133&45=135&47=141&48=147&49=151&51=157&52=162&53=165&55=167&56=169&57=171&58=174&62=183&63=187&64=191&68=196&69=200'
+debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=82&27=85&28=89&32=99&33=103&37=116&38=121&39=124&41=126&42=130&44=136&45=141&46=144&47=146&48=148&50=150&52=156&53=162&54=166&55=169&57=173&58=175&61=181&62=186&63=189&65=191&66=193&67=195&68=198&72=207&73=211&74=215&78=220&79=224'

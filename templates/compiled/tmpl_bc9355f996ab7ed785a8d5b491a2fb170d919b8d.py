@@ -297,6 +297,11 @@ def root(context, missing=missing):
             yield '    '
             yield str(context.call((undefined(name='rows_params') if l_0_rows_params is missing else l_0_rows_params)))
             yield '\n'
+            if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'flat_rows'):
+                pass
+                yield "    sel_rows_ptr,  # with COMPACT, each selection's row of "
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield ' (row-major over its axes but the last)\n'
         yield '    other_per, part_stride,  # the other cells in parts across programs (axis 2), each its own grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield ' partial\n'
@@ -316,7 +321,7 @@ def root(context, missing=missing):
         yield ': tl.constexpr, BLOCK_'
         yield str(t_4((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, SCATTER: tl.constexpr,\n    ACCUMULATE: tl.constexpr,'
-        yield str((' COMPACT: tl.constexpr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 112 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT: tl.constexpr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 115 in 'select_reduce/backward.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n):\n    """Backward of '
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield ' from the saved arg'
@@ -486,7 +491,23 @@ def root(context, missing=missing):
             yield str((undefined(name='R') if l_0_R is missing else l_0_R))
             yield '_in[:, None] & '
             yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-            yield '_in[None, :])\n            elif SCATTER:\n'
+            yield '_in[None, :])\n'
+            if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'flat_rows'):
+                pass
+                yield '                if '
+                yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+                yield '0 == 0:  # and the row it is of: hsr.row_grads reads the inputs there (row 0 of the cell where none)\n                    tl.store(sel_rows_ptr + cell * size_'
+                yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+                yield ' + offs_'
+                yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+                yield ',\n                             ('
+                yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cell_expr'))
+                yield ') * size_'
+                yield str((undefined(name='C') if l_0_C is missing else l_0_C))
+                yield ' + sel_safe.to(tl.int64), mask='
+                yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+                yield '_in)\n'
+            yield '            elif SCATTER:\n'
         else:
             pass
             yield '            if SCATTER:\n'
@@ -578,4 +599,4 @@ def root(context, missing=missing):
         l_1_name = l_1_direct = l_1_through = missing
 
 blocks = {}
-debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=91&18=96&24=104&25=108&27=113&28=122&29=127&33=133&34=137&36=141&37=145&39=148&40=153&43=162&48=170&49=172&54=180&56=185&61=193&64=198&69=206&70=208&74=213&77=218&78=220&82=225&86=233&90=236&91=238&93=264&95=276&96=278&97=282&99=286&100=288&101=290&102=293&104=295&105=298&107=301&108=303&109=311&111=315&112=319&114=321&115=325&117=331&118=339&119=343&121=347&122=351&124=355&125=361&126=367&127=369&128=373&130=379&131=383&132=391&133=397&134=403&135=419&136=423&137=427&139=429&140=431&141=435&143=439&144=441&145=443&146=445&147=448&149=453&152=468&153=470&158=473&160=476&161=486&166=494&168=508&169=511&170=513&171=517&173=524&175=528&176=534&179=538&181=554&182=558&183=564&184=568'
+debug_info = '3=37&4=49&5=52&6=57&7=60&11=67&12=71&13=78&15=82&17=91&18=96&24=104&25=108&27=113&28=122&29=127&33=133&34=137&36=141&37=145&39=148&40=153&43=162&48=170&49=172&54=180&56=185&61=193&64=198&69=206&70=208&74=213&77=218&78=220&82=225&86=233&90=236&91=238&93=264&95=276&96=278&97=282&99=286&100=288&101=290&102=293&104=295&105=298&106=300&107=303&110=306&111=308&112=316&114=320&115=324&117=326&118=330&120=336&121=344&122=348&124=352&125=356&127=360&128=366&129=372&130=374&131=378&133=384&134=388&135=396&136=402&137=408&138=424&139=428&140=432&142=434&143=436&144=440&146=444&147=446&148=448&149=450&150=453&152=458&155=473&156=475&161=478&163=481&164=491&165=495&166=498&167=500&168=504&174=515&176=529&177=532&178=534&179=538&181=545&183=549&184=555&187=559&189=575&190=579&191=585&192=589'
