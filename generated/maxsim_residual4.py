@@ -1856,7 +1856,6 @@ def _score_backward_as_written(t, sizes, saved, grad_out, mode, into=None, rows_
             grad_D_ = torch.empty((1,), dtype=torch.float32, device=D_.device).expand(D_.shape)
         at_selections = torch.empty((idx.numel(), sizes["d"]), dtype=torch.float32, device=D_.device) \
             if compact else grad_D_
-
         # each selection's row of D, written beside its gradient row (else a stand-in nothing writes)
         sel_rows = torch.empty(idx.numel(), dtype=torch.int64, device=D_.device) if compact else idx
     if gathers:

@@ -169,7 +169,7 @@ def root(context, missing=missing):
         if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'flat_rows'):
             pass
             t_6.extend((
-                "\n        # each selection's row of ",
+                "        # each selection's row of ",
                 str((undefined(name='B') if l_1_B is missing else l_1_B)),
                 ', written beside its gradient row (else a stand-in nothing writes)\n        sel_rows = torch.empty(idx.numel(), dtype=torch.int64, device=',
                 str((undefined(name='B') if l_1_B is missing else l_1_B)),
@@ -212,7 +212,7 @@ def root(context, missing=missing):
                 ', sms=dispatch.multiprocessors(',
                 str((undefined(name='A') if l_1_A is missing else l_1_A)),
                 '_.device),\n            scatter=atomic',
-                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 74 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
+                str((' and rows_grad' if environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') else cond_expr_undefined("the inline if-expression on line 73 in 'select_reduce/rows_host.py.jinja' evaluated to false and no else section was defined."))),
                 ')\n',
             ))
         t_7.extend((
@@ -229,4 +229,4 @@ def root(context, missing=missing):
     context.vars['gather_parts'] = l_0_gather_parts = Macro(environment, macro, 'gather_parts', (), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=82&27=85&28=89&32=99&33=103&37=116&38=121&39=124&41=126&42=130&44=136&45=141&46=144&47=146&48=148&50=150&52=156&53=162&54=166&55=169&57=173&58=175&61=181&62=186&63=189&65=191&66=193&67=195&68=198&72=207&73=211&74=215&78=220&79=224'
+debug_info = '4=30&5=35&6=38&7=40&9=42&11=44&12=48&15=50&16=52&18=56&19=58&21=61&23=65&24=73&26=82&27=85&28=89&32=99&33=103&37=116&38=121&39=124&41=126&42=130&44=136&45=141&46=144&47=146&48=148&50=150&52=156&53=162&54=166&55=169&56=173&57=175&60=181&61=186&62=189&64=191&65=193&66=195&67=198&71=207&72=211&73=215&77=220&78=224'
