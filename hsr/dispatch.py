@@ -432,9 +432,15 @@ def shift16_leaves_lean(dtype: torch.dtype, one_centre: bool) -> bool:
     return one_centre and dtype in (torch.float16, torch.bfloat16) and os.environ.get("HSR_SHIFT16") == "1"
 
 
+def one_shift_serves(term) -> bool:
+    """Whether one shift serves every cell of an L2 term (shifts_16bit's one_centre): its
+    operands share no grid axis and nothing is packed."""
+    return not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
+
+
 def shift_16bit_words(term, sizes: dict | None) -> str:
     """explain()'s line on 16-bit rows of an L2 key in the general loop (shifts_16bit)."""
-    one = not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
+    one = one_shift_serves(term)
     if term.b.computed is not None:
         return f"  fp16/bf16 rows (general loop): unshifted ({term.b.name} is computed in the kernel)"
     if not one:
@@ -1668,8 +1674,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             cells *= sizes.get(g, 1)
         out_cells = max(pairs // max(rows * cols, 1), 1)
         l2 = term.pair in ("sqdist", "dist")
-        one_centre = not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
-        shifted = l2 and term.b.computed is None and shift16_leaves_lean(getattr(torch, dtype or "float16"), one_centre)
+        shifted = l2 and term.b.computed is None and shift16_leaves_lean(getattr(torch, dtype or "float16"),
+                                                                         one_shift_serves(term))
         lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells, columns_shared(term), out_cells,
                                        EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS, l2, shifted) \
             if not f["lean"] else []
