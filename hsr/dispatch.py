@@ -422,45 +422,37 @@ def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool, rows_per_c
     return rows_per_column_set >= SHIFT16_ROWS
 
 
-def shift16_leaves_lean(dtype: torch.dtype, one_centre: bool) -> bool:
-    """Whether a call that would run the lean forward runs the general loop instead, so that
-    its 16-bit L2 rows rank less a shift (the lean loop reads rows as passed): only where
-    HSR_SHIFT16=1 asks. Near the origin the general loop with the shift took 1.5 to 2.1x the
-    lean loop's time (H200, fp16 sum_s min_t ||Q_s - D_t||^2, 1M rows against 1024 and 4096
-    columns, 300000 against 1000: 1.27 / 0.79, 3.96 / 2.68, 0.49 / 0.23 ms; bench/results/
-    h200-lean-shift-2026-11-29/), so by default such a call stays lean and unshifted."""
-    return one_centre and dtype in (torch.float16, torch.bfloat16) and os.environ.get("HSR_SHIFT16") == "1"
-
-
 def one_shift_serves(term) -> bool:
     """Whether one shift serves every cell of an L2 term (shifts_16bit's one_centre): its
     operands share no grid axis and nothing is packed."""
     return not any(x in term.a.axes for x in term.b.grid_axes) and not term.packing
 
 
-def shift_16bit_words(term, sizes: dict | None) -> str:
-    """explain()'s line on 16-bit rows of an L2 key in the general loop (shifts_16bit)."""
+def shift_16bit_words(term, sizes: dict | None, lean: bool = False) -> str:
+    """explain()'s line on 16-bit rows of an L2 key in the general loop, or the lean one
+    (shifts_16bit; the lean loop holds its rows whole)."""
     one = one_shift_serves(term)
+    label = f"  fp16/bf16 rows ({'lean' if lean else 'general'} loop): "
     if term.b.computed is not None:
-        return f"  fp16/bf16 rows (general loop): unshifted ({term.b.name} is computed in the kernel)"
+        return f"{label}unshifted ({term.b.name} is computed in the kernel)"
     if not one:
-        return (f"  fp16/bf16 rows (general loop): unshifted ({term.a.name} and {term.b.name} share a grid axis, "
+        return (f"{label}unshifted ({term.a.name} and {term.b.name} share a grid axis, "
                 f"or are packed: no one shift serves every cell)")
     d = sizes.get(term.k, 0) if sizes else None
-    if d is not None and (not d or contraction(d)[0] != 0):
-        return "  fp16/bf16 rows (general loop): unshifted (the row is not one tile: d > 256 or a few coordinates)"
+    if not lean and d is not None and (not d or contraction(d)[0] != 0):
+        return f"{label}unshifted (the row is not one tile: d > 256 or a few coordinates)"
     rows = rows_per_column_set(term, sizes) if sizes else None
     if shifts_16bit(torch.float16, 0, True, SHIFT16_ROWS if rows is None else rows):
         where = ("HSR_SHIFT16=1" if os.environ.get("HSR_SHIFT16") == "1" else
                  f"{rows} rows meet each {term.b.name} row set, at least {SHIFT16_ROWS}" if rows is not None
                  else f"where at least {SHIFT16_ROWS} rows meet each {term.b.name} row set")
-        return (f"  fp16/bf16 rows (general loop): {term.b.name} and {term.a.name} less a per-coordinate shift "
+        return (f"{label}{term.b.name} and {term.a.name} less a per-coordinate shift "
                 f"before the kernel, where it is not 0 ({where}; exact where each coordinate is within a factor 2 "
                 f"of the shift's; a row that rounds is ranked again from its differences; HSR_SHIFT16=0 turns it off)")
     why = ("HSR_SHIFT16=0" if os.environ.get("HSR_SHIFT16") == "0" else
            f"{rows} rows meet each {term.b.name} row set, fewer than {SHIFT16_ROWS}: a pass writing "
            f"{term.b.name} less the shift would cost as much as the forward; HSR_SHIFT16=1 shifts them")
-    return f"  fp16/bf16 rows (general loop): unshifted, exact near the origin only ({why})"
+    return f"{label}unshifted, exact near the origin only ({why})"
 
 
 def rows_per_column_set(term, sizes: dict) -> int:
@@ -1241,19 +1233,14 @@ def columns_shared(term) -> bool:
 
 def lean_call_blockers(rows: int, cols: int, d: int, dtype: str, machine: str, cells: int = 1,
                        shared: bool = True, out_cells: int | None = None, sms: int = EXPLAIN_SMS,
-                       l2: bool = False, shifted: bool = False) -> list[str]:
+                       l2: bool = False) -> list[str]:
     """Why a call of a lean-form term does not run the lean forward; empty where it
     does. machine (see `where`): "interpreter", "cpu" (no kernels), or "cuda" with
     the compute capability's major number ("cuda9"); cells: how many row sets
     the rows' operand holds (its grid axes' sizes multiplied); shared: whether
     they share columns (columns_shared); out_cells: the output cells (default
-    cells), on a GPU of sms multiprocessors; l2: the key is an L2 pair's (its blocks);
-    shifted: its 16-bit rows rank less a shift (shifts_16bit), which the general loop
-    reads and the lean loop does not (it would rank them unshifted: inexact far from
-    the origin)."""
+    cells), on a GPU of sms multiprocessors; l2: the key is an L2 pair's (its blocks)."""
     why = []
-    if shifted:
-        why.append("16-bit rows ranked less a shift (see fp16/bf16 rows): the general loop reads them")
     if LEAN_MIN_ROWS <= 0:
         why.append("the lean forward is off (HSR_LEAN_MIN_ROWS=0)")
     elif rows < LEAN_MIN_ROWS and cells > LEAN_FEW_CELLS and shared and not _few_long(
@@ -1347,17 +1334,16 @@ def where(device: torch.device) -> str:
 
 
 def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: int = 1, shared: bool = True,
-                l2: bool = False, shifted: bool = False):
+                l2: bool = False):
     """(BLOCK rows, BLOCK cols, warps, stages, LOAD, a rows, b rows) for the lean
     forward of a [.., rows, k] (cells row sets, sharing columns or not) and b
     [.., cols, k], or None where it does not apply (lean_call_blockers, or a
-    layout that is not one row matrix each); l2: the key is an L2 pair's; shifted:
-    its 16-bit rows rank less a shift (shifts_16bit)."""
+    layout that is not one row matrix each); l2: the key is an L2 pair's."""
     b_cells = b.numel() // max(cols * b.shape[-1], 1)
     out_cells = cells * b_cells if shared else max(cells, b_cells)
     if b.dtype != a.dtype or lean_call_blockers(rows, cols, a.shape[-1], str(a.dtype).removeprefix("torch."),
                                                 where(a.device), cells, shared, out_cells,
-                                                multiprocessors(a.device), l2, shifted):
+                                                multiprocessors(a.device), l2):
         return None
     a_rows, b_rows = row_matrix(a), row_matrix(b)
     if a_rows is None or b_rows is None:
@@ -1674,10 +1660,8 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             cells *= sizes.get(g, 1)
         out_cells = max(pairs // max(rows * cols, 1), 1)
         l2 = term.pair in ("sqdist", "dist")
-        shifted = l2 and term.b.computed is None and shift16_leaves_lean(getattr(torch, dtype or "float16"),
-                                                                         one_shift_serves(term))
         lean_call = lean_call_blockers(rows, cols, d, dtype, machine, cells, columns_shared(term), out_cells,
-                                       EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS, l2, shifted) \
+                                       EXPLAIN_SMS if machine.startswith("cuda") else INTERPRET_SMS, l2) \
             if not f["lean"] else []
         place = "cuda" if machine.startswith("cuda") else machine
         if not f["lean"] and not lean_call:
@@ -1720,9 +1704,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
             if l2 and dtype in ("float16", "bfloat16", None):
-                lines.append("  fp16/bf16 rows (lean loop): unshifted, exact near the origin only (HSR_SHIFT16=1 runs "
-                             "the general loop, its rows less a per-coordinate shift where one serves every cell: "
-                             "exact at any offset, at 1.5 to 2.1x the time)")
+                lines.append(shift_16bit_words(term, sizes, lean=True))
     if dtype == "float32" and term.pair != "l1" and (d is None or d > SMALL_D_MAX) and not term.a.quantized:
         lines.append(precision_words(term.pair in ("sqdist", "dist"), machine, term.key_is_prim, d,
                                      rows_per_column_set(term, sizes) if sizes else None, ranks_only(term)))

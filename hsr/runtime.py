@@ -274,6 +274,13 @@ def shift_16bit(a: torch.Tensor, b: torch.Tensor, a_k: int, b_k: int, sms: int):
             a_m.movedim(-1, a_k), back(a_s, a_m, a_k))
 
 
+def shift_16bit_rows(a: torch.Tensor, b: torch.Tensor, sms: int, pad: int = 0):
+    """shift_16bit for row matrices a, b [rows, k] whose strides empty_like keeps (the lean
+    forward's): (c, b - c, |b - c|^2 with pad zeros past them, a - c)."""
+    from . import shift16
+    return shift16.shift_rows(a.detach(), b.detach(), sms * shift16.WAVES, pad)
+
+
 def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False,
                  per_row: bool = False):
     """(hi, lo, 1 / s, norms) of fp32 rows for a key ranked on the fp16 tensor cores

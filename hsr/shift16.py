@@ -40,11 +40,12 @@ def _centre_of(lo, hi, dtype: tl.constexpr):
 
 
 @triton.jit
-def _less_centre(x_ptr, lo_ptr, hi_ptr, c_ptr, out_ptr, norms_ptr, n_rows, size_k, stride_row,
+def _less_centre(x_ptr, lo_ptr, hi_ptr, c_ptr, out_ptr, norms_ptr, n_rows, n_norms, size_k, stride_row,
                  B_SIDE: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_K: tl.constexpr):
     """Row blocks of x less c (every program walks its share). B_SIDE: c from B's range (lo,
-    hi; program 0 stores it), B's rows and norms written whatever c is; else (A) c as stored,
-    and nothing written where it is 0 everywhere."""
+    hi; program 0 stores it), B's rows and norms written whatever c is, the norms' n_norms -
+    n_rows entries past them 0; else (A) c as stored, and nothing written where it is 0
+    everywhere."""
     offs = tl.arange(0, BLOCK_K)
     k_in = offs < size_k
     if B_SIDE:
@@ -56,15 +57,16 @@ def _less_centre(x_ptr, lo_ptr, hi_ptr, c_ptr, out_ptr, norms_ptr, n_rows, size_
     else:
         c = tl.load(c_ptr + offs, mask=k_in, other=0.0)
     if B_SIDE or tl.load(c_ptr + size_k) != 0:
-        for r0 in range(tl.program_id(0) * BLOCK_R, n_rows, tl.num_programs(0) * BLOCK_R):
+        for r0 in range(tl.program_id(0) * BLOCK_R, n_norms if B_SIDE else n_rows, tl.num_programs(0) * BLOCK_R):
             rows = r0 + tl.arange(0, BLOCK_R)
             ok = (rows < n_rows)[:, None] & k_in[None, :]
             at = rows[:, None].to(tl.int64) * stride_row + offs[None, :]
             x = tl.load(x_ptr + at, mask=ok, other=0.0)
             less = x.to(tl.float32) - c[None, :]
             y = less.to(x.dtype)
-            if B_SIDE:  # the shifted rows' squared norms, from the values stored
-                tl.store(norms_ptr + rows, tl.sum(y.to(tl.float32) * y.to(tl.float32), axis=1), mask=rows < n_rows)
+            if B_SIDE:  # the shifted rows' squared norms, from the values stored (0 past them: the pad)
+                sq = tl.sum(y.to(tl.float32) * y.to(tl.float32), axis=1)
+                tl.store(norms_ptr + rows, tl.where(rows < n_rows, sq, 0.0), mask=rows < n_norms)
             else:  # a row whose subtraction rounds: a NaN at its first coordinate (a NaN coordinate rounds too)
                 rounded = tl.max((y.to(tl.float32) != less).to(tl.int32), axis=1) > 0
                 y = tl.where(rounded[:, None] & (offs == 0)[None, :], float("nan"), y.to(tl.float32)).to(x.dtype)
@@ -76,21 +78,22 @@ def _blocks(k: int) -> tuple[int, int]:
     return max(8, 4096 // block_k), block_k
 
 
-def shift_rows(a: torch.Tensor, b: torch.Tensor, programs: int = 1024):
+def shift_rows(a: torch.Tensor, b: torch.Tensor, programs: int = 1024, pad: int = 0):
     """(c, b - c, |b - c|^2, a - c) of row matrices a, b [rows, k] (each a view whose strides
     empty_like keeps): c [k + 1] fp32 from b's range (torch.aminmax, one launch), its last entry
     1 where the others are not all 0 (the forward's test), b - c exact in
-    b's dtype with each row's squared norm, a - c in a's dtype (rows that round marked NaN;
+    b's dtype with each row's squared norm (and pad zeros past them: the lean forward reads a
+    tile ahead, unmasked), a - c in a's dtype (rows that round marked NaN;
     nothing written where c is 0 everywhere). programs: the passes' grid at most."""
     k = b.shape[1]
     lo, hi = torch.aminmax(b, dim=0) if b.shape[0] else (b.new_zeros(k), b.new_zeros(k))
     c = torch.empty(k + 1, dtype=torch.float32, device=b.device)  # c, and a flag: whether c is not 0
     b_s, a_s = torch.empty_like(b), torch.empty_like(a)
-    norms = torch.empty(b.shape[0], dtype=torch.float32, device=b.device)
+    norms = torch.empty(b.shape[0] + pad, dtype=torch.float32, device=b.device)
     block_r, block_k = _blocks(k)
     # through hsr's launcher, so that a kept call (hsr.kept) replays these launches too
     for x, out, side in ((b, b_s, True), (a, a_s, False)):
-        grid = (max(1, min(triton.cdiv(x.shape[0], block_r), programs)),)
-        launcher.launch(_less_centre, grid, x, lo, hi, c, out, norms, x.shape[0], k, x.stride(0), B_SIDE=side,
+        grid = (max(1, min(triton.cdiv(x.shape[0] + (pad if side else 0), block_r), programs)),)
+        launcher.launch(_less_centre, grid, x, lo, hi, c, out, norms, x.shape[0], norms.numel(), k, x.stride(0), B_SIDE=side,
                         BLOCK_R=block_r, BLOCK_K=block_k)
     return c, b_s, norms, a_s

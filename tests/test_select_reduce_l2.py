@@ -636,23 +636,50 @@ def test_16bit_rows_are_shifted_where_asked_and_explain_says_so(monkeypatch):
 
 
 @pytest.mark.parametrize("offset", [0.0, 1000.0])
-def test_16bit_rows_less_a_shift_under_an_outer_sum(monkeypatch, device, offset):
-    """The shift where the row blocks sit in the outer reduction's loop (k-means' inertia),
-    asked for (HSR_SHIFT16=1 moves such a call off the lean forward, which reads rows as
-    passed): each block's rows from A or A less the shift by the flag the centres' pass
-    stores; the sum exact (integer coordinates: every distance is), at 0 and 1000 from the
-    origin. By default the call stays lean, and explain() says its rows are unshifted."""
+@pytest.mark.parametrize("parts", [False, True])
+def test_16bit_rows_less_a_shift_in_the_lean_loop(monkeypatch, device, offset, parts):
+    """The shift where the lean forward runs (an L2 key under an outer sum: k-means' inertia),
+    forced at this size (HSR_SHIFT16=1): each program's rows from X or X less the shift by the
+    flag the centres' pass stores, C's tiles less it with the pass's norms (padded a tile
+    ahead), the columns whole and in parts. Integer coordinates make every distance exact, so
+    the sum and the picks are the float64 ones at 0 and 1000 from the origin (unshifted, fp16
+    at 1000 misses); a point whose shift rounds (a coordinate 750 from the centres') is ranked
+    again from its differences. By default a call of 2^20 rows is shifted, and explain() says so."""
+    from hsr import dispatch, kept, launcher
     monkeypatch.setenv("HSR_SHIFT16", "1")
+    if parts:  # 16-column tiles under the interpreter, in as many parts
+        monkeypatch.setattr(dispatch, "LEAN_INTERPRET_COLS", 16)
+        monkeypatch.setattr(dispatch, "PART_MIN_COLS", 1)
+        monkeypatch.setattr(dispatch, "INTERPRET_SMS", 10**6)
+    lean = []
+    plain = launcher.launch
+    monkeypatch.setattr(launcher, "launch", lambda k, grid, *a, **kw: (
+        lean.append(kw["SHIFT_A"]) if getattr(k, "fn", k).__name__.endswith("_fwd_lean") else None,
+        plain(k, grid, *a, **kw))[1])
+    kept.forget()
     inertia = hsr.compile("X[b, n, d]: float\nC[k, d]: float\ntotal[b] = sum_n min_k ||X_n - C_k||^2\n")
     g = torch.Generator().manual_seed(3)
-    x = (torch.randint(-3, 4, (2, 200, 24), generator=g).double() + offset).half()
-    c = (torch.randint(-3, 4, (37, 24), generator=g).double() + offset).half()
-    want = ((x.double()[:, :, None] - c.double()[None, None]) ** 2).sum(-1).amin(-1).sum(-1)
-    assert torch.equal(inertia(x.to(device), c.to(device)).cpu().double(), want)
+    x = torch.randint(-3, 4, (2, 200, 24), generator=g).double() + offset
+    c = torch.randint(-3, 4, (37, 24), generator=g).double() + offset
+    c[36] = c[2]  # a tie: the lower index wins
+    x[0, 5, 0] = offset / 4 + 0.375  # at 1000: 750 from the centres, its shifted coordinate rounds
+    x, c = x.half(), c.half()
+    sq = ((x.double()[:, :, None] - c.double()[None, None]) ** 2).sum(-1)
+    first = (sq == sq.amin(-1, keepdim=True)).double().argmax(-1)
+    xd = x.to(device).requires_grad_(True)
+    total, idx = inertia.forward_with_indices(xd.detach(), c.to(device))
+    assert torch.equal(idx.cpu(), first)
+    assert torch.allclose(total.cpu().double(), sq.amin(-1).sum(-1), rtol=1e-7)
+    inertia(xd, c.to(device)).sum().backward()
+    want = 2 * (x.double() - c.double()[first])
+    assert torch.allclose(xd.grad.cpu().double(), want, rtol=torch.finfo(torch.float16).eps)
+    assert device != "cpu" or set(lean) == {2}, lean
     sizes = {"b": 1, "n": 1 << 20, "k": 1024, "d": 128}
-    assert "not lean for this call: 16-bit rows ranked less a shift" in inertia.explain(sizes)
-    monkeypatch.delenv("HSR_SHIFT16")  # by default the lean loop, unshifted (the shift there costs 1.5-2.1x)
-    assert "fp16/bf16 rows (lean loop): unshifted, exact near the origin only" in inertia.explain(sizes)
+    monkeypatch.delenv("HSR_SHIFT16")
+    assert "fp16/bf16 rows (lean loop): C and X less a per-coordinate shift before the kernel, where it is not 0 " \
+        "(1048576 rows meet each C row set" in inertia.explain(sizes)
+    monkeypatch.setenv("HSR_SHIFT16", "0")
+    assert "fp16/bf16 rows (lean loop): unshifted, exact near the origin only (HSR_SHIFT16=0)" in inertia.explain(sizes)
 
 
 @pytest.mark.parametrize("transposed", [False, True])  # the points' coordinates outermost: shifted from a copy

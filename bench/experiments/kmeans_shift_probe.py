@@ -8,7 +8,8 @@ farther than the nearest by more than 4 fp32 roundings, as bench/offsets.py coun
         --variants HSR_SHIFT16=0,HSR_SHIFT16=1 --offsets 0,1000 [--dtypes float16,bfloat16] [--out DIR]
 
 --variants: comma-separated, each NAME=VALUE[;NAME=VALUE] set before its calls. One JSON line a (shape,
-dtype, offset).
+dtype, offset). --spec inertia: k-means' inertia (INERTIA, the lean forward) instead, its picks from
+forward_with_indices.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ import hsr  # noqa: E402
 from hsr import kept  # noqa: E402
 
 
+INERTIA = "X[b, n, d]: float\nC[k, d]: float\ntotal[b] = sum_n min_k ||X_n - C_k||^2\n"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", required=True)
@@ -37,9 +41,15 @@ def main():
     ap.add_argument("--offsets", default="0,1000")
     ap.add_argument("--dtypes", default="float16")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--spec", choices=("assign", "inertia"), default="assign")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
-    op = hsr.compile(Path(__file__).resolve().parents[2].joinpath("examples", "kmeans_assign.hsr").read_text())
+    if args.spec == "inertia":  # timed as called; the picks from the same forward with its indices
+        inertia = hsr.compile(INERTIA)
+        op, picks = (lambda x, c: inertia(x[None], c)), (lambda x, c: inertia.forward_with_indices(x[None], c)[1])
+    else:
+        op = picks = hsr.compile(Path(__file__).resolve().parents[2].joinpath("examples", "kmeans_assign.hsr")
+                                 .read_text())
     flash, _ = offsets.load_flash_kmeans()
     variants = {v: dict(part.split("=", 1) for part in v.split(";")) for v in args.variants.split(",")}
     lines = []
@@ -60,14 +70,15 @@ def main():
                     for name in times:
                         if name == "flash_kmeans":
                             fn = lambda: flash(x[None], c[None], x_sq, c_sq=c_sq)[0]  # noqa: E731
+                            got = fn()
                         else:
                             os.environ.update(variants[name])
                             kept.forget(launches=True)
                             fn = lambda: op(x, c)  # noqa: E731
-                        got = fn()
+                            got = picks(x, c)
                         bad[name] = offsets.kmeans_bad_fraction(xs, c, got.view(-1)[:offsets.KMEANS_SAMPLE], dmin)
                         times[name].append(triton.testing.do_bench(fn))
-                line = {"shape": shape, "dtype": dtype, "offset": off,
+                line = {"spec": args.spec, "shape": shape, "dtype": dtype, "offset": off,
                         "ms": {name: round(statistics.median(v), 4) for name, v in times.items()}, "bad": bad}
                 print(json.dumps(line), flush=True)
                 lines.append(line)

@@ -200,25 +200,49 @@ def root(context, missing=missing):
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
             pass
             yield "    # each chunk's best row (-1: none kept); one chunk writes the selected row into stat\n    orow = (stat if stat is not None else out) if n_chunks == 1 else torch.empty_like(target, dtype=torch.int32)\n"
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            yield "    a_rows_s, b_rows_s, shift, shift_a, bsq = a_rows, b_rows, out, 0, None  # what the key's tiles read\n"
+            if (((not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing')) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'))):
+                pass
+                yield '    if dispatch.shifts_16bit(a_rows.dtype, 0, True, sizes["'
+                yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+                yield '"] * '
+                yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
+                yield '):\n        # 16-bit rows less a per-coordinate shift (hsr.shift16): '
+                yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+                yield "'s exact, with its norms (padded by two\n        # column tiles: the loop reads the next tile's unmasked); "
+                yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+                yield "'s rows that round marked NaN (ranked\n        # again); nothing shifted where the shift is 0. (Contiguous: the shifted rows index as the rows do.)\n        a_rows, b_rows = a_rows.contiguous(), b_rows.contiguous()\n        shift, b_rows_s, bsq, a_rows_s = runtime.shift_16bit_rows(a_rows, b_rows, dispatch.multiprocessors(out.device),\n                                                                  pad=2 * block_c)\n        shift_a = 2\n"
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             yield '    # '
             yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-            yield '\'s squared row norms, once, where many programs read each of its row sets; else each\n    # program forms them from its tiles (dispatch.col_norms)\n    col_norms = dispatch.col_norms(sizes["'
+            yield "'s squared row norms, once, where many programs read each of its row sets; else each\n    # program forms them from its tiles (dispatch.col_norms)\n    col_norms = "
+            yield str(('bsq is not None or ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 90 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield 'dispatch.col_norms(sizes["'
             yield str((undefined(name='R') if l_0_R is missing else l_0_R))
             yield '"] * '
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'n_other_b_py'))
-            yield ", lean=True)\n    # (padded by two column tiles: the loop reads the next tile's unmasked; a cosine's as 1 / |b|)\n    bsq = _"
-            yield str((undefined(name='P') if l_0_P is missing else l_0_P))
-            yield '_row_norms(b_rows, pad=2 * block_c, inverse='
-            yield str(('True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') else 'False'))
-            yield ') if col_norms else out\n'
+            yield ", lean=True)\n    # (padded by two column tiles: the loop reads the next tile's unmasked; a cosine's as 1 / |b|)\n"
+            if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+                pass
+                yield "    if bsq is None:  # (else the shift's pass wrote them)\n        bsq = _"
+                yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+                yield '_row_norms(b_rows, pad=2 * block_c) if col_norms else out\n'
+            else:
+                pass
+                yield '    bsq = _'
+                yield str((undefined(name='P') if l_0_P is missing else l_0_P))
+                yield '_row_norms(b_rows, pad=2 * block_c, inverse=True) if col_norms else out\n'
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold'):
             pass
             yield '    # a flag under the interpreter (fold 2); on a GPU a device assert (fold 1: debug on, no overflow checks)\n    ok = torch.ones(1, dtype=torch.bool, device=out.device) if fold == 2 else target\n    debug = dict(debug=True, sanitize_overflow=False) if fold == 1 else {}\n'
         yield '    a_desc = b_desc = None\n    if load:\n        a_desc = TensorDescriptor.from_tensor(a_rows, [block_r, sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '"]])\n        b_desc = TensorDescriptor.from_tensor(b_rows, [block_c, sizes["'
+        yield '"]])\n        b_desc = TensorDescriptor.from_tensor(b_rows'
+        yield str(('_s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 107 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield ', [block_c, sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"]])\n    # few cells, long rows: the columns in parts across programs, then a merge (dispatch.column_parts)\n    parts, part_len = dispatch.column_parts(target.numel(), sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
@@ -227,7 +251,8 @@ def root(context, missing=missing):
         yield ' * sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], parts), dtype=torch.float32, device=out.device)\n        part_idx = torch.empty_like(part_val, dtype=torch.int32)\n    args = (\n        a_rows, b_rows, a_desc, b_desc,'
-        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 98 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' a_rows_s, b_rows_s, shift,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 116 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 116 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' target, idx if idx is not None else target,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -296,7 +321,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 101 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 119 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '),'
         l_1_s = missing
         yield '\n    )\n    meta = dict(\n'
@@ -336,6 +361,9 @@ def root(context, missing=missing):
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')):
             pass
             yield ' COL_NORMS=col_norms,'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            yield ' SHIFT_A=shift_a,'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
             pass
             yield ' FINAL=n_chunks == 1,'
@@ -343,7 +371,7 @@ def root(context, missing=missing):
             pass
             yield ' CHECK_OFFSETS=fold,'
         yield '\n        num_warps=warps, num_stages=stages'
-        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 115 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', **debug' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 133 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n    if parts > 1:\n        launcher.launch('
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)\n    launcher.launch('
@@ -376,7 +404,7 @@ def root(context, missing=missing):
     yield '_forward_as_written(t, sizes, need_idx, launch, ties)\n    inputs = tuple(t[name] for name in NAMES)\n    return kept.call(_'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_KEPT_FORWARD, kept.signature(inputs, need_idx, ties'
-    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 142 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 160 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '), inputs,\n                     _'
     yield str((undefined(name='P') if l_0_P is missing else l_0_P))
     yield '_forward_as_written, t, sizes, need_idx, True, ties)\n\n\ndef _'
@@ -510,7 +538,7 @@ def root(context, missing=missing):
         pass
         yield '    blocks = None\n    if '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'runs'))
-        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 214 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and not ties' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ties') else cond_expr_undefined("the inline if-expression on line 232 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ':\n        blocks = dispatch.lean_blocks('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_, '
@@ -523,12 +551,7 @@ def root(context, missing=missing):
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'a_cells'))
         yield ', '
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'shared'))
-        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 215 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        if (((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'))) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'shared_axes'))) and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'))):
-            pass
-            yield ',\n                                      shifted=dispatch.shift16_leaves_lean('
-            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-            yield '_.dtype, True)'
+        yield str((', l2=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 233 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing'):
         pass
@@ -558,7 +581,7 @@ def root(context, missing=missing):
                 yield str(l_1_m)
                 yield '_'
             l_1_m = missing
-            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 231 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 248 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield ')\n            return out, saved\n'
         yield '        _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
@@ -570,7 +593,7 @@ def root(context, missing=missing):
             yield str(l_1_m)
             yield '_'
         l_1_m = missing
-        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 234 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', fold' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'fold') else cond_expr_undefined("the inline if-expression on line 251 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') == 'mean'):
             pass
@@ -598,8 +621,8 @@ def root(context, missing=missing):
     yield '    dot_mode, block_k, small_d = dispatch.contraction(sizes["'
     yield str((undefined(name='K') if l_0_K is missing else l_0_K))
     yield '"]'
-    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 248 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((str_join((', computed=True, pair="', environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 248 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((', quantized=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') else cond_expr_undefined("the inline if-expression on line 265 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((str_join((', computed=True, pair="', environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 265 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield ',\n                                                      three_products=precision == "tf32x3" and not halves)\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot'):
         pass
@@ -634,12 +657,12 @@ def root(context, missing=missing):
         pass
         yield '    tma = None  # TMA loads with fixed blocks (dispatch.long_tma), or the autotuned pointer loads\n    if dot_mode == 1:\n        a_view, b_view = '
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 267 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 284 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'a_perm'))
         yield '), '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
-        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 267 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 284 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '_.permute('
         yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'), 'b_perm'))
         yield ')\n        tma = dispatch.long_tma(a_view, b_view, sizes["'
@@ -671,7 +694,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 278 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 295 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     elif environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -682,7 +705,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], autotuned=kernel is not None'
-        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 281 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', split_pass=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 298 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split'):
         pass
@@ -698,7 +721,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"], dispatch.multiprocessors(device),\n                                              tuned=kernel is not None'
-        yield str((', excluded=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 290 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', excluded=dot_mode == 3' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 307 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    idx_arg = idx if idx is not None else out\n    stat_arg = stat if stat is not None else out\n    xsel_arg = xsel if xsel is not None else out\n'
     if ((environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts')):
@@ -706,9 +729,9 @@ def root(context, missing=missing):
         yield "    # the selected pair's index where the output has none: "
         yield str(t_1(context.eval_ctx, ((["the key ranks the pairs; the selected pair's value needs it"] if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot')) else []) + (['a part that selected nothing is known by it'] if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else [])), '; '))
         yield '\n    need_sel = need_idx'
-        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 297 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 297 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 297 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or dot_mode < 2' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 314 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or exact' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ranked_dot') and (not environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'))) else cond_expr_undefined("the inline if-expression on line 314 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' or parts > 1' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 314 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n    if need_sel and idx is None:\n        idx_arg = torch.empty((n_cells, sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"]), dtype=runtime.index_dtype(sizes["'
@@ -782,9 +805,9 @@ def root(context, missing=missing):
     yield '\n        '
     yield str(('target' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else ('out_arg' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else 'out')))
     yield ', idx_arg, stat_arg, xsel_arg,'
-    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
-    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 320 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' part_cols,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 337 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *split_args,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'split') else cond_expr_undefined("the inline if-expression on line 337 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str((' *descs,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 337 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '\n        '
     yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'size_args'))
     yield ',\n'
@@ -853,7 +876,7 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '\n'
     yield '        '
-    yield str(('*cn_strides, a_row_stride, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 329 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+    yield str(('*cn_strides, a_row_stride, ' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 346 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
     yield '*out.stride(),\n        runtime.length_bucket(sizes["'
     yield str((undefined(name='R') if l_0_R is missing else l_0_R))
     yield '"]), runtime.length_bucket(sizes["'
@@ -879,7 +902,7 @@ def root(context, missing=missing):
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], n_cells, sms, '
         yield str(('split' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else '0'))
-        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 339 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', tma is not None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma') else cond_expr_undefined("the inline if-expression on line 356 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     yield '    flags = dict(\n'
     for l_1_name in environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'optional'):
@@ -960,7 +983,7 @@ def root(context, missing=missing):
         yield '    other_cells = n_cells // sizes["'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield '"]'
-        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 360 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' * n_chunks' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'row_split') else cond_expr_undefined("the inline if-expression on line 377 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n\n    def grid(meta):  # the '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'G'))
         yield ' axis goes in blocks of BLOCK_'
@@ -983,13 +1006,13 @@ def root(context, missing=missing):
         yield '\n    def grid(meta):  # one program per cell and block of '
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield ', on a flat grid'
-        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 370 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('; and per part of ', (undefined(name='C') if l_0_C is missing else l_0_C), )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 387 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n        return (n_cells * triton.cdiv(sizes["'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
         yield '"], meta["BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield '"]),'
-        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 371 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' parts' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_parts') else cond_expr_undefined("the inline if-expression on line 388 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ')\n'
     else:
         pass
@@ -1055,7 +1078,7 @@ def root(context, missing=missing):
         yield "_backward's calls by signature (hsr.kept)\n\n\ndef _"
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 417 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=None' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 434 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """_'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written, replayed where its signature was seen before."""\n'
@@ -1070,14 +1093,14 @@ def root(context, missing=missing):
             yield '_backward_as_written(t, sizes, saved, grad_out, mode, into)\n    inputs = (*(t[name] for name in NAMES), *saved[:3], *saved[3], grad_out, *(into or ()))\n    return kept.call(_'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_KEPT_BACKWARD, kept.signature(inputs, mode, len(saved[3]), into is None'
-            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 425 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((', *sizes.values()' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 442 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), inputs,\n                     _'
             yield str((undefined(name='P') if l_0_P is missing else l_0_P))
             yield '_backward_as_written, t, sizes, saved, grad_out, mode, into)\n'
         yield '\n\ndef _'
         yield str((undefined(name='P') if l_0_P is missing else l_0_P))
         yield '_backward_as_written(t, sizes, saved, grad_out, mode, into=None'
-        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 430 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', rows_grad=False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 447 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '):\n    """Gradients {name: tensor} of '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'differentiable'))
         yield ', in their input dtypes.\n    mode "atomic": one pass, fp32 atomics into grad_'
@@ -1224,7 +1247,7 @@ def root(context, missing=missing):
             yield str(environment.getattr(l_1_s, 'name'))
             yield '"], '
             yield str(t_2(environment.getattr(l_1_s, 'axes')))
-            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 483 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((str_join((', "', environment.getattr(l_1_s, 'name'), '"', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else cond_expr_undefined("the inline if-expression on line 500 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
             yield '), '
         l_1_s = missing
         yield ')\n        has = dict('
@@ -1261,7 +1284,7 @@ def root(context, missing=missing):
         yield '"], sizes["'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
         yield '"])'
-        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 490 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join(('\n        block_r = max(block_r, 16)  # ', (undefined(name='B') if l_0_B is missing else l_0_B), "'s rows are a projection: tl.dot takes 16 rows at least", )) if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects')) else cond_expr_undefined("the inline if-expression on line 507 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
             pass
@@ -1317,7 +1340,7 @@ def root(context, missing=missing):
             pass
             yield '            '
             yield str(context.call((undefined(name='rows_args') if l_0_rows_args is missing else l_0_rows_args)))
-            yield str(('sel_rows, ' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'flat_rows') else cond_expr_undefined("the inline if-expression on line 503 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+            yield str(('sel_rows, ' if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'flat_rows') else cond_expr_undefined("the inline if-expression on line 520 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' other_per, grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.numel(),\n\n            **has, BLOCK_'
@@ -1325,11 +1348,11 @@ def root(context, missing=missing):
         yield '=block_r, BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield '=block_k, SCATTER=atomic'
-        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 505 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' and rows_grad' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 522 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n            ACCUMULATE='
         yield str(('False' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'packing') else 'into is not None'))
         yield ','
-        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 506 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' COMPACT=compact,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') else cond_expr_undefined("the inline if-expression on line 523 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ' num_warps=8,\n        )\n        if parts > 1:\n            grad_'
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_.copy_(partials.sum(dim=0))  # (a fixed order: deterministic)\n        scatter = None if atomic else '
@@ -1573,7 +1596,7 @@ def root(context, missing=missing):
         yield '"], selected=sizes["'
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield '"]'
-        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 612 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((', ragged_selected=True' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'ragged_c') else cond_expr_undefined("the inline if-expression on line 629 in 'select_reduce_host.py.jinja' evaluated to false and no else section was defined.")))
         yield ',\n                                  cells='
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'b_cells_py'))
         yield ', width=sizes["'
@@ -1645,4 +1668,4 @@ def root(context, missing=missing):
     finally: gen.close()
 
 blocks = {}
-debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&75=206&77=208&79=212&81=216&88=220&89=222&91=224&95=226&98=230&100=267&101=273&105=303&106=307&108=312&109=320&111=326&112=332&113=336&115=346&117=348&118=350&119=352&121=355&123=357&125=360&133=367&136=371&137=373&140=375&142=377&143=381&146=383&151=385&154=388&157=391&158=394&160=397&161=405&162=407&165=411&166=413&168=416&170=423&172=427&174=430&176=437&178=441&180=444&185=450&186=453&190=461&192=463&196=467&201=471&202=475&204=482&205=486&206=490&207=493&209=502&212=509&214=512&215=515&216=530&218=533&220=536&224=540&226=543&228=546&229=548&230=550&231=552&234=564&235=575&237=578&241=582&242=586&244=589&248=599&250=604&252=607&254=609&256=612&258=618&260=620&261=622&262=629&264=633&267=636&268=646&270=650&271=656&272=658&273=660&275=663&276=665&277=668&278=670&279=676&280=679&281=681&283=687&284=690&287=692&288=695&289=697&290=701&295=704&296=707&297=709&299=713&300=717&301=720&303=722&304=725&307=727&308=730&310=732&313=735&314=738&318=741&320=783&321=789&322=791&323=794&326=832&329=856&330=858&332=868&333=871&336=874&337=877&339=879&342=885&343=889&345=895&346=899&348=907&350=920&352=934&354=948&356=951&359=958&360=961&362=965&363=969&365=972&367=977&368=981&370=984&371=988&373=997&375=999&377=1002&383=1012&384=1016&385=1020&386=1023&389=1028&392=1030&395=1033&402=1036&404=1039&406=1041&408=1044&411=1049&414=1052&417=1056&418=1060&419=1062&420=1064&423=1069&425=1071&426=1075&430=1078&431=1082&432=1084&433=1086&434=1092&435=1095&437=1098&440=1101&441=1104&443=1107&445=1115&447=1117&448=1120&452=1123&453=1125&455=1128&456=1138&457=1141&459=1152&461=1162&462=1164&466=1169&468=1173&469=1181&470=1183&472=1188&475=1196&476=1200&482=1210&483=1220&484=1231&485=1245&486=1249&490=1260&491=1266&492=1269&494=1274&496=1276&497=1278&498=1284&500=1306&501=1308&502=1312&503=1319&505=1324&506=1330&509=1334&510=1336&512=1338&516=1340&517=1344&520=1348&529=1350&538=1354&542=1358&546=1360&552=1364&553=1368&554=1370&556=1392&557=1394&558=1398&559=1400&563=1404&564=1407&567=1416&569=1419&570=1425&571=1429&573=1451&574=1453&575=1457&576=1459&577=1465&578=1467&579=1469&582=1473&583=1476&586=1493&587=1501&589=1515&590=1518&591=1522&592=1524&594=1527&597=1529&598=1533&599=1539&600=1545&601=1549&602=1552&603=1554&604=1562&610=1568&612=1570&613=1578&616=1582&617=1584&618=1586&619=1592&622=1596&626=1598&627=1600&640=1602&649=1605&653=1607&654=1610&659=1616&661=1619&663=1624&665=1626&667=1629&669=1632&672=1634&673=1640'
+debug_info = '4=44&5=47&6=53&7=68&10=77&12=99&14=101&15=105&16=109&17=113&18=119&19=125&22=128&23=131&29=133&36=136&42=138&43=142&44=144&45=147&47=149&49=156&51=158&53=160&55=162&61=166&62=172&63=178&64=181&65=192&68=196&69=198&70=200&74=203&76=206&77=209&78=213&79=215&87=217&88=220&90=222&92=228&94=231&96=236&99=238&106=242&107=244&109=248&113=250&116=254&118=292&119=298&123=328&124=332&126=337&127=345&129=351&130=357&131=361&133=374&135=376&136=378&137=380&139=383&141=385&143=388&151=395&154=399&155=401&158=403&160=405&161=409&164=411&169=413&172=416&175=419&176=422&178=425&179=433&180=435&183=439&184=441&186=444&188=451&190=455&192=458&194=465&196=469&198=472&203=478&204=481&208=489&210=491&214=495&219=499&220=503&222=510&223=514&224=518&225=521&227=530&230=537&232=540&233=543&235=556&237=559&241=563&243=566&245=569&246=571&247=573&248=575&251=587&252=598&254=601&258=605&259=609&261=612&265=622&267=627&269=630&271=632&273=635&275=641&277=643&278=645&279=652&281=656&284=659&285=669&287=673&288=679&289=681&290=683&292=686&293=688&294=691&295=693&296=699&297=702&298=704&300=710&301=713&304=715&305=718&306=720&307=724&312=727&313=730&314=732&316=736&317=740&318=743&320=745&321=748&324=750&325=753&327=755&330=758&331=761&335=764&337=806&338=812&339=814&340=817&343=855&346=879&347=881&349=891&350=894&353=897&354=900&356=902&359=908&360=912&362=918&363=922&365=930&367=943&369=957&371=971&373=974&376=981&377=984&379=988&380=992&382=995&384=1000&385=1004&387=1007&388=1011&390=1020&392=1022&394=1025&400=1035&401=1039&402=1043&403=1046&406=1051&409=1053&412=1056&419=1059&421=1062&423=1064&425=1067&428=1072&431=1075&434=1079&435=1083&436=1085&437=1087&440=1092&442=1094&443=1098&447=1101&448=1105&449=1107&450=1109&451=1115&452=1118&454=1121&457=1124&458=1127&460=1130&462=1138&464=1140&465=1143&469=1146&470=1148&472=1151&473=1161&474=1164&476=1175&478=1185&479=1187&483=1192&485=1196&486=1204&487=1206&489=1211&492=1219&493=1223&499=1233&500=1243&501=1254&502=1268&503=1272&507=1283&508=1289&509=1292&511=1297&513=1299&514=1301&515=1307&517=1329&518=1331&519=1335&520=1342&522=1347&523=1353&526=1357&527=1359&529=1361&533=1363&534=1367&537=1371&546=1373&555=1377&559=1381&563=1383&569=1387&570=1391&571=1393&573=1415&574=1417&575=1421&576=1423&580=1427&581=1430&584=1439&586=1442&587=1448&588=1452&590=1474&591=1476&592=1480&593=1482&594=1488&595=1490&596=1492&599=1496&600=1499&603=1516&604=1524&606=1538&607=1541&608=1545&609=1547&611=1550&614=1552&615=1556&616=1562&617=1568&618=1572&619=1575&620=1577&621=1585&627=1591&629=1593&630=1601&633=1605&634=1607&635=1609&636=1615&639=1619&643=1621&644=1623&657=1625&666=1628&670=1630&671=1633&676=1639&678=1642&680=1647&682=1649&684=1652&686=1655&689=1657&690=1663'

@@ -246,6 +246,7 @@ def root(context, missing=missing):
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'P')),
             '_lean_tile(a, ',
             str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'B')),
+            str(('s' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 57 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined."))),
             '_ptr, b_desc, b_row0, ',
             str((undefined(name='C') if l_1_C is missing else l_1_C)),
             '0, ',
@@ -532,6 +533,7 @@ def root(context, missing=missing):
         yield '_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr, a_desc, b_desc,'
+        yield str((str_join((' ', (undefined(name='A') if l_0_A is missing else l_0_A), 's_ptr, ', (undefined(name='B') if l_0_B is missing else l_0_B), 's_ptr, shift_ptr,', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 170 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 170 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield ' out_ptr, idx_ptr,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
@@ -618,6 +620,7 @@ def root(context, missing=missing):
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,'
         yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 184 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' SHIFT_A: tl.constexpr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 184 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
             pass
             yield ' FINAL: tl.constexpr,'
@@ -648,7 +651,25 @@ def root(context, missing=missing):
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield ', '
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield "] row matrices:\n    LOAD=1 through TMA descriptors (a_desc, b_desc), LOAD=0 through pointers.\n    Each program stores its chunk's share times `scale` into out [cells, chunks].\n\n    Few cells, long rows (dispatch.column_parts): PHASE 1 splits "
+        yield '] row matrices:\n    LOAD=1 through TMA descriptors (a_desc, b_desc), LOAD=0 through pointers.\n'
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            yield "    The key's tiles read "
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield 's ('
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield ' less a per-coordinate shift with SHIFT_A = 2, else '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield '\n    itself) and '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield ' or '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield "s by the shift's flag; the selected pair's value and a row ranked\n    again read "
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield ' and '
+            yield str((undefined(name='B') if l_0_B is missing else l_0_B))
+            yield ' as passed (their differences need no shift).\n'
+        yield "    Each program stores its chunk's share times `scale` into out [cells, chunks].\n\n    Few cells, long rows (dispatch.column_parts): PHASE 1 splits "
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
         yield " in n_parts parts of\n    part_len columns across programs, each storing its rows' partial "
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'select'))
@@ -809,7 +830,34 @@ def root(context, missing=missing):
         l_1_c = missing
         yield '    # rows past size_'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
-        yield " read the next cell's rows (or zeros past the end): left out below\n    if LOAD == 1:\n        a = a_desc.load([a_row0, 0])\n    else:\n        a = tl.load("
+        yield " read the next cell's rows (or zeros past the end): left out below\n"
+        if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2'):
+            pass
+            yield '    if SHIFT_A == 2:  # 16-bit rows (dispatch.shifts_16bit): less their shift where it is not 0, by the flag its\n        # pass stores past its last coordinate (a row that rounds holds a NaN: ranked again from its differences)\n        a_src = tl.where(tl.load(shift_ptr + SIZE_'
+            yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
+            yield ') != 0, '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield 's_ptr, '
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield '_ptr)\n        a = tl.load(a_src + (a_row0 + offs_'
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield ' - '
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '0).to(tl.int64)[:, None] * row_stride_'
+            yield str((undefined(name='A') if l_0_A is missing else l_0_A))
+            yield ' + offs_'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield '[None, :],\n                    mask='
+            yield str((undefined(name='R') if l_0_R is missing else l_0_R))
+            yield '_in[:, None] & (offs_'
+            yield str((undefined(name='K') if l_0_K is missing else l_0_K))
+            yield ' < SIZE_'
+            yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
+            yield ')[None, :], other=0.0)\n    elif LOAD == 1:\n'
+        else:
+            pass
+            yield '    if LOAD == 1:\n'
+        yield '        a = a_desc.load([a_row0, 0])\n    else:\n        a = tl.load('
         yield str((undefined(name='A') if l_0_A is missing else l_0_A))
         yield '_ptr + (a_row0 + offs_'
         yield str((undefined(name='R') if l_0_R is missing else l_0_R))
@@ -858,7 +906,7 @@ def root(context, missing=missing):
         yield '], float("'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
         yield '"), tl.float32)\n        if NEED_IDX:'
-        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 279 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 293 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n            idx2 = tl.zeros([BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
@@ -1177,4 +1225,4 @@ def root(context, missing=missing):
             yield '        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)\n'
 
 blocks = {}
-debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=244&57=246&58=258&59=267&60=271&61=275&62=282&63=291&64=293&66=303&67=307&71=314&72=318&74=326&76=333&80=336&81=342&82=344&84=346&85=348&86=350&90=358&91=363&93=366&94=370&95=372&96=374&98=378&99=382&101=384&105=386&107=392&108=398&110=401&111=407&115=412&116=414&117=417&125=420&126=432&128=438&129=444&130=448&131=452&132=456&133=460&135=464&136=466&137=470&138=480&140=490&144=500&145=502&146=505&147=509&149=511&153=514&158=517&164=521&169=529&170=531&172=568&174=586&175=590&177=593&178=597&180=600&181=608&183=612&184=618&188=628&189=634&190=636&191=638&192=640&196=652&197=654&198=656&200=658&205=662&206=666&208=670&213=672&214=676&216=680&217=684&218=687&219=691&221=695&222=698&223=702&225=707&226=711&227=713&229=717&230=721&231=735&232=739&233=743&234=747&235=753&238=761&242=763&243=766&245=770&246=773&251=779&252=785&253=789&254=795&255=799&256=807&258=811&262=813&263=823&266=829&267=832&271=835&273=837&274=839&275=843&276=845&277=847&278=855&279=861&280=863&281=867&282=870&283=874&284=880&285=888&287=896&289=898&290=901&292=905&294=909&296=911&297=914&298=920&300=923&301=935&302=943&303=945&304=949&305=953&306=955&307=957&308=960&309=962&310=964&312=968&313=970&314=973&315=975&317=984&321=987&322=991&325=994&326=998&327=1006&328=1012&330=1015&334=1022&335=1024&336=1036&337=1042&338=1045&340=1048&343=1053&344=1055&345=1059&347=1061&349=1063&352=1065&353=1068&354=1070&355=1072&356=1074&359=1077&360=1081&361=1085&362=1088&363=1090&364=1096&365=1099&367=1101&368=1107&370=1111&372=1117&373=1120&376=1127&377=1131&378=1135&381=1139&382=1141&383=1143&384=1146&385=1148&386=1152&387=1154&388=1160&390=1164&391=1166&395=1168&399=1173&402=1175'
+debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=244&57=246&58=259&59=268&60=272&61=276&62=283&63=292&64=294&66=304&67=308&71=315&72=319&74=327&76=334&80=337&81=343&82=345&84=347&85=349&86=351&90=359&91=364&93=367&94=371&95=373&96=375&98=379&99=383&101=385&105=387&107=393&108=399&110=402&111=408&115=413&116=415&117=418&125=421&126=433&128=439&129=445&130=449&131=453&132=457&133=461&135=465&136=467&137=471&138=481&140=491&144=501&145=503&146=506&147=510&149=512&153=515&158=518&164=522&169=530&170=532&172=570&174=588&175=592&177=595&178=599&180=602&181=610&183=614&184=620&188=631&189=637&190=639&191=641&192=643&194=655&195=658&196=664&197=668&201=673&202=675&203=677&205=679&210=683&211=687&213=691&218=693&219=697&221=701&222=705&223=708&224=712&226=716&227=719&228=723&230=728&231=732&232=734&234=738&235=742&236=756&237=760&238=764&239=768&240=774&243=782&247=784&248=787&250=791&251=794&256=800&257=806&258=810&259=816&260=820&261=828&263=832&264=834&267=837&268=843&269=851&276=861&277=871&280=877&281=880&285=883&287=885&288=887&289=891&290=893&291=895&292=903&293=909&294=911&295=915&296=918&297=922&298=928&299=936&301=944&303=946&304=949&306=953&308=957&310=959&311=962&312=968&314=971&315=983&316=991&317=993&318=997&319=1001&320=1003&321=1005&322=1008&323=1010&324=1012&326=1016&327=1018&328=1021&329=1023&331=1032&335=1035&336=1039&339=1042&340=1046&341=1054&342=1060&344=1063&348=1070&349=1072&350=1084&351=1090&352=1093&354=1096&357=1101&358=1103&359=1107&361=1109&363=1111&366=1113&367=1116&368=1118&369=1120&370=1122&373=1125&374=1129&375=1133&376=1136&377=1138&378=1144&379=1147&381=1149&382=1155&384=1159&386=1165&387=1168&390=1175&391=1179&392=1183&395=1187&396=1189&397=1191&398=1194&399=1196&400=1200&401=1202&402=1208&404=1212&405=1214&409=1216&413=1221&416=1223'
