@@ -9,7 +9,7 @@ farther than the nearest by more than 4 fp32 roundings, as bench/offsets.py coun
 
 --variants: comma-separated, each NAME=VALUE[;NAME=VALUE] set before its calls. One JSON line a (shape,
 dtype, offset). --spec inertia: k-means' inertia (INERTIA, the lean forward) instead, its picks from
-forward_with_indices.
+forward_with_indices. --profile: each variant's kernels (us a call, torch.profiler) and host enqueue.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import statistics
+import time
 import sys
 from pathlib import Path
 
@@ -34,6 +35,16 @@ from hsr import kept  # noqa: E402
 INERTIA = "X[b, n, d]: float\nC[k, d]: float\ntotal[b] = sum_n min_k ||X_n - C_k||^2\n"
 
 
+def _profile(fn, calls=20):
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        [fn() for _ in range(calls)], torch.cuda.synchronize()
+    kernels = {e.key[:40]: round(e.device_time_total / calls, 1) for e in prof.key_averages() if e.device_time_total}
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    [fn() for _ in range(calls)]
+    return {"kernels_us": kernels, "enqueue_us": round((time.perf_counter() - start) / calls * 1e6, 1)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", required=True)
@@ -42,6 +53,7 @@ def main():
     ap.add_argument("--dtypes", default="float16")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--spec", choices=("assign", "inertia"), default="assign")
+    ap.add_argument("--profile", action="store_true", help="each kernel's time and the host's enqueue, a call")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     if args.spec == "inertia":  # timed as called; the picks from the same forward with its indices
@@ -64,7 +76,7 @@ def main():
                 xc, cc = offsets.centred64(xs, c)
                 dmin = offsets.sq64(xs, c[offsets.nearest64(torch, xc, cc, cols=False)[0]])
                 times = {name: [] for name in variants} | ({"flash_kmeans": []} if flash else {})
-                bad = {}
+                bad, profiled = {}, {}
                 x_sq, c_sq = x[None].float().square().sum(-1), c[None].float().square().sum(-1)
                 for _ in range(args.rounds):
                     for name in times:
@@ -78,8 +90,10 @@ def main():
                             got = picks(x, c)
                         bad[name] = offsets.kmeans_bad_fraction(xs, c, got.view(-1)[:offsets.KMEANS_SAMPLE], dmin)
                         times[name].append(triton.testing.do_bench(fn))
+                        if args.profile and _ == args.rounds - 1:  # each kernel's us a call, the host's enqueue
+                            profiled[name] = _profile(fn)
                 line = {"spec": args.spec, "shape": shape, "dtype": dtype, "offset": off,
-                        "ms": {name: round(statistics.median(v), 4) for name, v in times.items()}, "bad": bad}
+                        "ms": {name: round(statistics.median(v), 4) for name, v in times.items()}, "bad": bad} | ({"profile": profiled} if profiled else {})
                 print(json.dumps(line), flush=True)
                 lines.append(line)
     Path(args.out).mkdir(parents=True, exist_ok=True)
