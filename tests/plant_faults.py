@@ -239,6 +239,15 @@ FAULTS = (
           "({{ t.b_cell_expr }}) * size_{{ C }} + sel_safe.to(tl.int64), mask={{ R }}_in)",
           "({{ t.b_cell_expr }} + 1) * size_{{ C }} + sel_safe.to(tl.int64), mask={{ R }}_in)",
           ("tests/test_hidden.py", "tests/test_emit_rows.py")),
+    Fault("the lean loop reads the rows as passed whatever the shift's flag (C less the shift, X not)",
+          "templates/select_reduce/lean.py.jinja",
+          "a_src = tl.where(tl.load(shift_ptr + SIZE_{{ K|upper }}) != 0, {{ A }}s_ptr, {{ A }}_ptr)",
+          "a_src = tl.where(tl.load(shift_ptr + SIZE_{{ K|upper }}) != 0, {{ A }}_ptr, {{ A }}_ptr)",
+          ("tests/test_select_reduce_l2.py", "-k", "lean_loop")),
+    Fault("the shift's range reads the least values of the first range program's rows only",
+          "hsr/shift16.py", "lo = tl.load(at, mask=p < n_parts, other=float(\"inf\"))",
+          "lo = tl.load(at, mask=p < 1, other=float(\"inf\"))",
+          ("tests/test_shift16.py",)),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")
