@@ -3,21 +3,21 @@ launches and no host sync:
 
 1. each coordinate's least and greatest value in B, over each of at most RANGE_PARTS programs'
    share of B's rows (torch.aminmax over B's first axis took 13-38 us on an H200 for 1000 x 128
-   centres, most of the shift's cost at 300000 points; bench/NOTES.md, session 54);
-2. the shift c [k] from the parts (each program of the pass reduces them again): the midpoint,
-   in B's dtype, where all of B's values lie within a factor 2 of it, so that every B row subtracts it exactly by Sterbenz's lemma; else 0:
-   a coordinate whose values span zero or a factor above 4), and past it a flag, 1 where c is
-   not 0; then B less c, exactly, with each row's squared norm in fp32 (the key's column norms);
+   centres: most of the shift's cost at 300000 points; bench/NOTES.md, session 54);
+2. the shift c [k] from the parts (each program of the pass reduces them again): the
+   midpoint, in B's dtype, where all of B's values lie within a factor 2 of it, so that every
+   B row subtracts it exactly by Sterbenz's lemma; else 0 (a coordinate whose values span zero
+   or a factor above 4); past it a flag, 1 where c is not 0; then B less c, exactly, with each
+   row's squared norm in fp32 (the key's column norms);
 3. A less c in A's dtype, a row whose subtraction rounds marked with a NaN at its first
    coordinate (the forward then ranks it again from its differences, as a row holding a
    NaN). Where the flag is 0 every program returns at once, and the forward reads A
    itself (it loads the flag too): data near the origin against its extent pay no pass.
 
-Measured on an H200 beside a 0.65 ms assignment (1M x 1024 x 128 fp16): c and B - c as
-small torch ops cost ~0.1 ms more of launches than these passes. Near the origin the call
-cost 1-5% more where 2^19 points or more meet the centres, 17% at 300000 points, most of it
-torch.aminmax's (bench/NOTES.md, sessions 53-54). Imported by hsr.runtime.shift_16bit at the first 16-bit call
-that shifts."""
+The general and the lean forward read them alike. Measured on an H200 (2^20 points, fp16):
+near the origin the call costs 1-2% more than unshifted, 5% at 300000 points; far from it
+the points' pass adds 9-31% (bench/NOTES.md, session 54). Imported by hsr.runtime at the
+first 16-bit call that shifts."""
 
 from __future__ import annotations
 
