@@ -407,7 +407,8 @@ def shifts_16bit(dtype: torch.dtype, dot_mode: int, one_centre: bool, rows_per_c
     passes the gaps between the distances (fp16 k-means of 2^20 points 1000 from the
     origin put 29-52% of them on a farther centre, bench/NOTES.md, session 53). It can
     serve where the whole contraction is one tile (DOT_MODE 0: A's row block is loaded
-    once) and one c serves every cell (no grid axis shared by both operands, nothing packed).
+    once; the lean forward, which holds its rows whole, passes 0) and one c serves every cell
+    (no grid axis shared by both operands, nothing packed).
 
     On by default where at least SHIFT16_ROWS rows meet each of B's row sets (the k-means
     assignment's points meet every centre): the passes over B then cost little against the
