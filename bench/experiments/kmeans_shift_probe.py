@@ -7,7 +7,8 @@ farther than the nearest by more than 4 fp32 roundings, as bench/offsets.py coun
     python3 bench/experiments/kmeans_shift_probe.py --shapes 1048576x1024x64,1048576x1024x128 \\
         --variants HSR_SHIFT16=0,HSR_SHIFT16=1 --offsets 0,1000 [--dtypes float16,bfloat16] [--out DIR]
 
---variants: comma-separated, each NAME=VALUE[;NAME=VALUE] set before its calls. One JSON line a (shape,
+--variants: comma-separated, each NAME=VALUE[;NAME=VALUE] set before its calls; CONFIG=R/C/W/S ships that config
+(rows, columns, warps, stages) for every key of the spec's lowering instead (a table of its own). One JSON line a (shape,
 dtype, offset). --spec inertia: k-means' inertia (INERTIA, the lean forward) instead, its picks from
 forward_with_indices. --profile: each variant's kernels (us a call, torch.profiler) and host enqueue.
 """
@@ -29,10 +30,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import offsets  # noqa: E402  (bench/offsets.py: the bad-pick count and the peer's loader)
 
 import hsr  # noqa: E402
-from hsr import kept  # noqa: E402
+from hsr import autotune, kept, tuned  # noqa: E402
+
+SHIPPED = tuned.SHIPPED
 
 
 INERTIA = "X[b, n, d]: float\nC[k, d]: float\ntotal[b] = sum_n min_k ||X_n - C_k||^2\n"
+
+
+def _ship(config, out):
+    """hsr's shipped table, or a copy whose k-means entries hold one config (autotune's kept objects dropped)."""
+    path = SHIPPED
+    if config:
+        rows, cols, warps, stages = (int(v) for v in config.split("/"))
+        table = json.loads(SHIPPED.read_text())
+        for arch in (a for a in table if not a.startswith("_")):
+            for entry in (e for e in table[arch] if "argmin_sqdist" in e or "sum_min_sqdist" in e):
+                table[arch][entry] = {"kwargs": {"BLOCK_R": rows, "BLOCK_C": cols}, "num_warps": warps, "num_stages": stages}
+        path = Path(out, f"table_{config.replace('/', '_')}.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(table))
+    if tuned.SHIPPED != path:
+        tuned.SHIPPED = path
+        autotune._tuned.clear()
 
 
 def _profile(fn, calls=20):
@@ -84,7 +104,8 @@ def main():
                             fn = lambda: flash(x[None], c[None], x_sq, c_sq=c_sq)[0]  # noqa: E731
                             got = fn()
                         else:
-                            os.environ.update(variants[name])
+                            os.environ.update({k: v for k, v in variants[name].items() if k != "CONFIG"})
+                            _ship(variants[name].get("CONFIG"), args.out)
                             kept.forget(launches=True)
                             fn = lambda: op(x, c)  # noqa: E731
                             got = picks(x, c)
