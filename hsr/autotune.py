@@ -25,11 +25,12 @@ from .basics import autotuning, length_bucket, next_pow2, tuning_on_call
 # (the k-means assignment, 1M x 1024 x 64 fp16 on an H200: 0.557 ms against 0.76 predicted
 # from the pool before, bench/results/h200-l2-rank-2026-11-27/). 256 x 64 at 8 warps: the same
 # assignment on fp32 rows under TF32 (1M x 1024 x 128: 1.485 ms against 1.69 for the pool's best
-# before, bench/results/h200-col-norms-2026-11-27/configs.jsonl)
+# before, bench/results/h200-col-norms-2026-11-27/configs.jsonl). 128 x 32 at 4 warps and 2 stages: the
+# same fp16 assignment at f = 64, 0.479 ms against 0.527 for 128 x 64 (bench/results/h200-kmeans-configs-2026-11-29/)
 POOLS = {
     "sm90": ((16, 64, 4, 3), (32, 64, 4, 3), (64, 64, 4, 3), (64, 128, 4, 3), (64, 128, 8, 3),
              (128, 64, 8, 3), (128, 128, 8, 3), (64, 32, 4, 4), (32, 128, 4, 4), (128, 64, 4, 2),
-             (256, 64, 8, 3)),
+             (256, 64, 8, 3), (128, 32, 4, 2)),
     "sm80": ((16, 64, 4, 3), (32, 64, 4, 3), (64, 64, 4, 3), (64, 128, 4, 3), (128, 64, 8, 3),
              (64, 32, 4, 4), (32, 128, 4, 3)),
 }
