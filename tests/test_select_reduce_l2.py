@@ -651,11 +651,13 @@ def test_16bit_rows_less_a_shift_in_the_lean_loop(monkeypatch, device, offset, p
         monkeypatch.setattr(dispatch, "LEAN_INTERPRET_COLS", 16)
         monkeypatch.setattr(dispatch, "PART_MIN_COLS", 1)
         monkeypatch.setattr(dispatch, "INTERPRET_SMS", 10**6)
-    lean = []
-    plain = launcher.launch
-    monkeypatch.setattr(launcher, "launch", lambda k, grid, *a, **kw: (
-        lean.append(kw["SHIFT_A"]) if getattr(k, "fn", k).__name__.endswith("_fwd_lean") else None,
-        plain(k, grid, *a, **kw))[1])
+    lean, plain = [], launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):  # each lean launch's SHIFT_A
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd_lean"):
+            lean.append(kwargs["SHIFT_A"])
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
     kept.forget()
     inertia = hsr.compile("X[b, n, d]: float\nC[k, d]: float\ntotal[b] = sum_n min_k ||X_n - C_k||^2\n")
     g = torch.Generator().manual_seed(3)
