@@ -260,18 +260,27 @@ def shift_16bit(a: torch.Tensor, b: torch.Tensor, a_k: int, b_k: int, sms: int):
     launches, no host sync; sms: the device's multiprocessors (the passes run a few waves)."""
     from . import shift16
 
+    # (no view, move or detach where there is nothing to do: each is a step of a kept call's replay,
+    # and the k-means assignment's rows need none; bench/NOTES.md, session 54)
     def rows_of(x, k):
-        moved = x.detach().movedim(k, -1)
+        moved = x.detach() if x.requires_grad else x
+        moved = moved if k % x.dim() == x.dim() - 1 else moved.movedim(k, -1)
         if row_matrix(moved) is None or torch.empty_like(moved).stride() != moved.stride():
             moved = moved.contiguous()
         return moved
 
+    def shaped(x, shape):
+        return x if x.shape == shape else x.view(shape)
+
+    def moved_back(x, k):
+        return x if k % x.dim() == x.dim() - 1 else x.movedim(-1, k)
+
     a_m, b_m = rows_of(a, a_k), rows_of(b, b_k)
     kk = b_m.shape[-1]
-    c, b_s, norms, a_s = shift16.shift_rows(a_m.view(-1, kk), b_m.view(-1, kk), sms * shift16.WAVES)
-    back = lambda x, m, k: x.view(m.shape).movedim(-1, k)  # noqa: E731
-    return (c, b_m.movedim(-1, b_k), back(b_s, b_m, b_k), norms.view(b_m.shape[:-1]),
-            a_m.movedim(-1, a_k), back(a_s, a_m, a_k))
+    c, b_s, norms, a_s = shift16.shift_rows(shaped(a_m, (a_m.numel() // kk, kk)), shaped(b_m, (b_m.numel() // kk, kk)),
+                                            sms * shift16.WAVES)
+    return (c, moved_back(b_m, b_k), moved_back(shaped(b_s, b_m.shape), b_k), shaped(norms, b_m.shape[:-1]),
+            moved_back(a_m, a_k), moved_back(shaped(a_s, a_m.shape), a_k))
 
 
 def shift_16bit_rows(a: torch.Tensor, b: torch.Tensor, sms: int, pad: int = 0):

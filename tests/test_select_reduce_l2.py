@@ -684,6 +684,21 @@ def test_16bit_rows_less_a_shift_in_the_lean_loop(monkeypatch, device, offset, p
     assert "fp16/bf16 rows (lean loop): unshifted, exact near the origin only (HSR_SHIFT16=0)" in inertia.explain(sizes)
 
 
+def test_16bit_rows_whose_coordinates_come_first_are_shifted(monkeypatch, device):
+    """X declared [d, n] (its coordinates the first axis): the shift's pass moves the
+    contraction last (runtime.shift_16bit) and the kernel reads X less the shift through X's
+    own strides. Integer coordinates 1000 from the origin: the picks are the float64 ones
+    (unshifted, fp16 there misses)."""
+    monkeypatch.setenv("HSR_SHIFT16", "1")
+    assign = hsr.compile("X[d, n]: float\nC[k, d]: float\nassign[n] = argmin_k ||X_n - C_k||^2\n")
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(-3, 4, (24, 70), generator=g).double() + 1000
+    c = torch.randint(-3, 4, (37, 24), generator=g).double() + 1000
+    sq = ((x.t()[:, None] - c[None]) ** 2).sum(-1)
+    first = (sq == sq.amin(-1, keepdim=True)).double().argmax(-1)
+    assert torch.equal(assign(x.half().to(device), c.half().to(device)).cpu(), first)
+
+
 @pytest.mark.parametrize("transposed", [False, True])  # the points' coordinates outermost: shifted from a copy
 def test_a_point_whose_shift_rounds_is_ranked_again(monkeypatch, centre_ops, device, transposed):
     """A point 750 from the centres in one coordinate: x - c (c = 1000.5 there) is -750.125,

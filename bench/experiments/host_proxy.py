@@ -5,9 +5,10 @@ stubbed (integer outputs zeroed, so that the torch steps after it index safely) 
 is left is the Python and the torch ops on tiny CPU tensors, the part of a host-bound step that hsr's host path
 decides. Prints the step's microseconds (median of --rounds rounds of --calls) and each kept call's replay
 steps, and writes them as one JSON line to OUT/host_proxy.json. Run against another package tree with
-PYTHONPATH=TREE (bench/NOTES.md, session 53).
+PYTHONPATH=TREE (bench/NOTES.md, session 53). --kmeans: a call of the k-means assignment instead
+(examples/kmeans_assign.hsr, fp16 256 x 16 points against 32 centres 5 from the origin; HSR_SHIFT16 as set).
 
-    python3 bench/experiments/host_proxy.py [--out DIR]
+    python3 bench/experiments/host_proxy.py [--kmeans] [--out DIR]
 """
 import argparse
 import json
@@ -36,13 +37,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--kmeans", action="store_true")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     torch.manual_seed(0)
     Q = F.normalize(torch.randn(1, 8, 16), dim=-1).requires_grad_()
     H, W, b = (torch.randn(*s).requires_grad_() for s in ((1, 64, 24), (16, 24), (16,)))
+    assign = hsr.compile(Path(__file__).resolve().parents[2].joinpath("examples", "kmeans_assign.hsr").read_text())
+    x, c = (torch.randn(256, 16) + 5).half(), (torch.randn(32, 16) + 5).half()
 
     def step():
+        if args.kmeans:
+            return assign(x, c)
         Q.grad = H.grad = W.grad = b.grad = None
         maxsim_from_hidden(Q, H, W, b).sum().backward()
     for _ in range(3):
