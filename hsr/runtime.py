@@ -287,7 +287,8 @@ def shift_16bit_rows(a: torch.Tensor, b: torch.Tensor, sms: int, pad: int = 0):
     """shift_16bit for row matrices a, b [rows, k] whose strides empty_like keeps (the lean
     forward's): (c, b - c, |b - c|^2 with pad zeros past them, a - c)."""
     from . import shift16
-    return shift16.shift_rows(a.detach(), b.detach(), sms * shift16.WAVES, pad)
+    a, b = (x.detach() if x.requires_grad else x for x in (a, b))  # (a detach is a replay's step too)
+    return shift16.shift_rows(a, b, sms * shift16.WAVES, pad)
 
 
 def split_halves(x: torch.Tensor, lo: bool, centre: torch.Tensor | None = None, norms: bool = False,
