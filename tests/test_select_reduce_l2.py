@@ -635,16 +635,17 @@ def test_16bit_rows_are_shifted_where_asked_and_explain_says_so(monkeypatch):
                                                                                       "d": 128})
 
 
-@pytest.mark.parametrize("offset", [0.0, 1000.0])
+@pytest.mark.parametrize("dtype, offset", [(torch.float16, 0.0), (torch.float16, 1000.0), (torch.bfloat16, 100.0)])
 @pytest.mark.parametrize("parts", [False, True])
-def test_16bit_rows_less_a_shift_in_the_lean_loop(monkeypatch, device, offset, parts):
+def test_16bit_rows_less_a_shift_in_the_lean_loop(monkeypatch, device, dtype, offset, parts):
     """The shift where the lean forward runs (an L2 key under an outer sum: k-means' inertia),
     forced at this size (HSR_SHIFT16=1): each program's rows from X or X less the shift by the
     flag the centres' pass stores, C's tiles less it with the pass's norms (padded a tile
     ahead), the columns whole and in parts. Integer coordinates make every distance exact, so
     the sum and the picks are the float64 ones at 0 and 1000 from the origin (unshifted, fp16
-    at 1000 misses); a point whose shift rounds (a coordinate 750 from the centres') is ranked
-    again from its differences. By default a call of 2^20 rows is shifted, and explain() says so."""
+    at 1000 misses; bf16 at 100, where its integers are still exact); a point whose shift
+    rounds (a coordinate three quarters of the offset from the centres') is ranked again from
+    its differences. By default a call of 2^20 rows is shifted, and explain() says so."""
     from hsr import dispatch, kept, launcher
     monkeypatch.setenv("HSR_SHIFT16", "1")
     if parts:  # 16-column tiles under the interpreter, in as many parts
@@ -664,8 +665,8 @@ def test_16bit_rows_less_a_shift_in_the_lean_loop(monkeypatch, device, offset, p
     x = torch.randint(-3, 4, (2, 200, 24), generator=g).double() + offset
     c = torch.randint(-3, 4, (37, 24), generator=g).double() + offset
     c[36] = c[2]  # a tie: the lower index wins
-    x[0, 5, 0] = offset / 4 + 0.375  # at 1000: 750 from the centres, its shifted coordinate rounds
-    x, c = x.half(), c.half()
+    x[0, 5, 0] = offset / 4 + 0.375  # far from the centres: its shifted coordinate rounds
+    x, c = x.to(dtype), c.to(dtype)
     sq = ((x.double()[:, :, None] - c.double()[None, None]) ** 2).sum(-1)
     first = (sq == sq.amin(-1, keepdim=True)).double().argmax(-1)
     xd = x.to(device).requires_grad_(True)
@@ -674,7 +675,7 @@ def test_16bit_rows_less_a_shift_in_the_lean_loop(monkeypatch, device, offset, p
     assert torch.allclose(total.cpu().double(), sq.amin(-1).sum(-1), rtol=1e-7)
     inertia(xd, c.to(device)).sum().backward()
     want = 2 * (x.double() - c.double()[first])
-    assert torch.allclose(xd.grad.cpu().double(), want, rtol=torch.finfo(torch.float16).eps)
+    assert torch.allclose(xd.grad.cpu().double(), want, rtol=torch.finfo(dtype).eps)  # (in x's dtype)
     assert device != "cpu" or set(lean) == {2}, lean
     sizes = {"b": 1, "n": 1 << 20, "k": 1024, "d": 128}
     monkeypatch.delenv("HSR_SHIFT16")
