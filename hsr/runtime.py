@@ -258,13 +258,10 @@ def shift_16bit(a: torch.Tensor, b: torch.Tensor, a_k: int, b_k: int, sms: int):
     Each operand comes back as one row matrix with k innermost (a copy where it was not one)
     beside its shifted rows, which keep its strides: the kernel indexes both alike. Three
     launches, no host sync; sms: the device's multiprocessors (the passes run a few waves)."""
-    from . import shift16
-
     # (no view, move or detach where there is nothing to do: each is a step of a kept call's replay,
     # and the k-means assignment's rows need none; bench/NOTES.md, session 54)
     def rows_of(x, k):
-        moved = x.detach() if x.requires_grad else x
-        moved = moved if k % x.dim() == x.dim() - 1 else moved.movedim(k, -1)
+        moved = x if k % x.dim() == x.dim() - 1 else x.movedim(k, -1)
         if row_matrix(moved) is None or torch.empty_like(moved).stride() != moved.stride():
             moved = moved.contiguous()
         return moved
@@ -277,15 +274,15 @@ def shift_16bit(a: torch.Tensor, b: torch.Tensor, a_k: int, b_k: int, sms: int):
 
     a_m, b_m = rows_of(a, a_k), rows_of(b, b_k)
     kk = b_m.shape[-1]
-    c, b_s, norms, a_s = shift16.shift_rows(shaped(a_m, (a_m.numel() // kk, kk)), shaped(b_m, (b_m.numel() // kk, kk)),
-                                            sms * shift16.WAVES)
+    c, b_s, norms, a_s = shift_16bit_rows(shaped(a_m, (a_m.numel() // kk, kk)), shaped(b_m, (b_m.numel() // kk, kk)),
+                                          sms)
     return (c, moved_back(b_m, b_k), moved_back(shaped(b_s, b_m.shape), b_k), shaped(norms, b_m.shape[:-1]),
             moved_back(a_m, a_k), moved_back(shaped(a_s, a_m.shape), a_k))
 
 
 def shift_16bit_rows(a: torch.Tensor, b: torch.Tensor, sms: int, pad: int = 0):
-    """shift_16bit for row matrices a, b [rows, k] whose strides empty_like keeps (the lean
-    forward's): (c, b - c, |b - c|^2 with pad zeros past them, a - c)."""
+    """shift_16bit's passes on row matrices a, b [rows, k] whose strides empty_like keeps (the
+    lean forward passes its own): (c, b - c, |b - c|^2 with pad zeros past them, a - c)."""
     from . import shift16
     a, b = (x.detach() if x.requires_grad else x for x in (a, b))  # (a detach is a replay's step too)
     return shift16.shift_rows(a, b, sms * shift16.WAVES, pad)
