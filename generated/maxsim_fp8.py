@@ -1363,10 +1363,12 @@ def score_fwd(
 @triton.jit
 def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, col_dscale,
         BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr, SIZE_D: tl.constexpr, LOAD: tl.constexpr,
-        DOT_FP32: tl.constexpr, PARTIAL: tl.constexpr):
+        DOT_FP32: tl.constexpr, SWAP: tl.constexpr, PARTIAL: tl.constexpr):
     """Scores of a's rows against the D tile at t0 ([rows, BLOCK_T], fp32); a PARTIAL
     tile's columns past size_t (the next cell's rows, or zeros) are -inf. A contraction of
-    SIZE_D < BLOCK_D (not a power of two: pointer loads) reads zeros past its end."""
+    SIZE_D < BLOCK_D (not a power of two: pointer loads) reads zeros past its end.
+    SWAP (dispatch.lean_swap): the product taken as b a^T, the tile's columns on the MMA's M side, and
+    transposed back in registers."""
     # spec line 12: score[i, j] = sum_s qscale_s * max_t dscale_t * <Q_s, D_t>  where qmask, dmask
     offs_t = tl.arange(0, BLOCK_T)
     offs_d = tl.arange(0, BLOCK_D)
@@ -1379,6 +1381,8 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D, col_dsc
         b = tl.load(D_ptr + (b_row0 + t0 + offs_t).to(tl.int64)[:, None] * row_stride_D + offs_d[None, :])
     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
         dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
+    elif SWAP:
+        dot = tl.trans(tl.dot(b, tl.trans(a)))
     else:
         dot = tl.dot(a, tl.trans(b))
     # spec line 12: the selection's key on the tile, from the dot and the columns' terms
@@ -1400,7 +1404,7 @@ def score_fwd_lean(
     HAS_qmask: tl.constexpr,
     HAS_dmask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,
+    SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, SWAP: tl.constexpr, NEED_IDX: tl.constexpr,
     PHASE: tl.constexpr,
 ):
     """Forward of score in its common case (16-bit rows, d a power of two, masks as given):
@@ -1494,7 +1498,7 @@ def score_fwd_lean(
 
 
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, col_dscale,
-                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
+                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, SWAP, False)
             if HAS_dmask:  # the conditions on t, where a mask is given
                 t_ok = offs_t < t_hi
                 if HAS_dmask:
@@ -1520,7 +1524,7 @@ def score_fwd_lean(
 
 
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, col_dscale,
-                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
+                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, SWAP, True)
             if HAS_dmask:  # the conditions on t, where a mask is given
                 t_ok = offs_t < t_hi
                 if HAS_dmask:
@@ -1550,7 +1554,7 @@ def score_fwd_lean(
 
 
                     dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D, col_dscale,
-                                        BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
+                                        BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, SWAP, True)
                     if HAS_dmask:  # the conditions on t, where a mask is given
                         t_in = offs_t < size_t
                         t_ok = t_in
@@ -1635,7 +1639,8 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, qmask_, dmask_):
         HAS_dmask=dmask_ is not None,
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=dispatch.lean_block_k(a_rows),
         SIZE_D=sizes["d"], LOAD=load,
-        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None,
+        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, SWAP=dispatch.lean_swap(block_r, block_c, warps),
+        NEED_IDX=idx is not None,
         num_warps=warps, num_stages=stages)
     if parts > 1:
         launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)

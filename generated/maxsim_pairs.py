@@ -696,10 +696,12 @@ def score_fwd(
 @triton.jit
 def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
         BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr, SIZE_D: tl.constexpr, LOAD: tl.constexpr,
-        DOT_FP32: tl.constexpr, PARTIAL: tl.constexpr):
+        DOT_FP32: tl.constexpr, SWAP: tl.constexpr, PARTIAL: tl.constexpr):
     """Scores of a's rows against the D tile at t0 ([rows, BLOCK_T], fp32); a PARTIAL
     tile's columns past size_t (the next cell's rows, or zeros) are -inf. A contraction of
-    SIZE_D < BLOCK_D (not a power of two: pointer loads) reads zeros past its end."""
+    SIZE_D < BLOCK_D (not a power of two: pointer loads) reads zeros past its end.
+    SWAP (dispatch.lean_swap): the product taken as b a^T, the tile's columns on the MMA's M side, and
+    transposed back in registers."""
     # spec line 8: score[n] = sum_s max_t <Q_s, D_t>
     offs_t = tl.arange(0, BLOCK_T)
     offs_d = tl.arange(0, BLOCK_D)
@@ -712,6 +714,8 @@ def _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, size_t, row_stride_D,
         b = tl.load(D_ptr + (b_row0 + t0 + offs_t).to(tl.int64)[:, None] * row_stride_D + offs_d[None, :])
     if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
         dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")
+    elif SWAP:
+        dot = tl.trans(tl.dot(b, tl.trans(a)))
     else:
         dot = tl.dot(a, tl.trans(b))
     if PARTIAL:
@@ -725,7 +729,7 @@ def score_fwd_lean(
 
     size_n, size_s, size_t, row_stride_Q, row_stride_D, scale, part_len, n_parts, rows_cu_q, rows_cu_d,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr, CHECK_OFFSETS: tl.constexpr,
+    SIZE_D: tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, SWAP: tl.constexpr, NEED_IDX: tl.constexpr, CHECK_OFFSETS: tl.constexpr,
     PHASE: tl.constexpr,
 ):
     """Forward of score in its common case (16-bit rows, d a power of two, no mask given):
@@ -822,7 +826,7 @@ def score_fwd_lean(
             offs_t = t0 + tl.arange(0, BLOCK_T)
 
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
-                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, False)
+                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, SWAP, False)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its
                 # tile's start (a scalar: no column tile in the loop); the column is the start plus the slot, after the loop
                 idx2 = tl.where(dot > best, t0, idx2)
@@ -832,7 +836,7 @@ def score_fwd_lean(
             offs_t = t0 + tl.arange(0, BLOCK_T)
 
             dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
-                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
+                                BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, SWAP, True)
             if NEED_IDX:  # strictly better: an earlier tile keeps a tie; a NaN never counts here. Each slot keeps its
                 # tile's start (a scalar: no column tile in the loop); the column is the start plus the slot, after the loop
                 idx2 = tl.where(dot > best, t0, idx2)
@@ -850,7 +854,7 @@ def score_fwd_lean(
                     offs_t = t0 + tl.arange(0, BLOCK_T)
 
                     dot = _score_lean_tile(a, D_ptr, b_desc, b_row0, t0, t_hi, row_stride_D,
-                                        BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, True)
+                                        BLOCK_T, BLOCK_D, SIZE_D, LOAD, DOT_FP32, SWAP, True)
                     nan_idx = tl.minimum(nan_idx, tl.min(tl.where(dot != dot, offs_t[None, :], size_t), axis=1))
                 best_idx = tl.where(row_nan, nan_idx, best_idx)
     if PHASE == 1:  # this part's rows: their max and its index (-1: the part kept no column)
@@ -1195,7 +1199,8 @@ def _score_forward_lean(t, sizes, out, idx, stat, xsel, blocks, fold=0):
     meta = dict(
         BLOCK_S=block_r, BLOCK_T=block_c, BLOCK_D=dispatch.lean_block_k(a_rows),
         SIZE_D=sizes["d"], LOAD=load,
-        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, NEED_IDX=idx is not None, CHECK_OFFSETS=fold,
+        DOT_FP32=runtime.interpreting() and a_rows.dtype == torch.bfloat16, SWAP=dispatch.lean_swap(block_r, block_c, warps),
+        NEED_IDX=idx is not None, CHECK_OFFSETS=fold,
         num_warps=warps, num_stages=stages, **debug)
     if parts > 1:
         launcher.launch(score_fwd_lean, (target.numel() * parts,), *args, PHASE=1, **meta)

@@ -1016,21 +1016,20 @@ LEAN_INTERPRET_COLS = 64  # columns a tile under the interpreter
 # and visual (bench/results/h100-forward-variants-2026-11-24: 128 x 64, 8 warps, 3 stages, with TMA).
 LEAN_BLOCKS = (128, 64, 8, 3)
 LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group's wgmma rows)
-LEAN_TINY_BLOCKS = (32, 64, 2, 3)  # at most 32 rows: half the A tile of LEAN_SMALL_BLOCKS would be padding
-# (but not for fp8 rows: 2 warps take mma v2, which has no fp8 products; a 64-row wgmma tile, half padding, is
-# faster. H200, one query of 32 x 128 against stored fp8 documents: 300 tokens x 10000 0.145 ms against 0.162,
-# 512 x 20000 0.356 against 0.417, 300 x 1000 0.029 against 0.030; int8 keeps the 32-row tile, 0.121 against
-# 0.150 at 10000; bench/results/h200-byte-blocks-2026-11-28/byte_blocks_probe.jsonl)
-# A 16-bit dot key's query of at most 32 rows, of tile rows of at most 256 bytes (d <= 128), takes LEAN_SMALL_BLOCKS
-# (one warp group's 64 rows, half padding, 4 warps) too where the call launches two to three programs a
-# multiprocessor (cells x chunks x parts, LEAN_GROUP_BAND). H200, do_bench ms of the public call,
-# 32-row tile / 64-row (bench/results/h200-long-parts-2026-11-28/ and h200-lean-group-2026-11-28/): fitted on
-# 8 x 16 of 32 x 8192 0.0471 / 0.0413 and four other long-document calls (1.03-1.07x); held out in the band,
-# 17 of 19 faster (1.006-1.23x: 8 x 20 of 2048 0.0269 / 0.0219, d 96 4 x 40 of 8000 0.0681 / 0.0572, a cosine's
-# 1 x 32 of 16384 0.110 / 0.090), one level, one 0.965x. Out of it: d 256 (2.9 a multiprocessor) 0.0519 /
-# 0.0696; at 3.9 a multiprocessor 1 x 256 of 8192 0.139 / 0.154; below 2 no steady gain (16 x 8 of 3000 0.96x;
-# 20-50 us calls there read up to 1.3x apart on the same code).
-LEAN_GROUP_BAND = (2, 3)
+# At most 32 rows: one warp group's product swapped (lean_swap: b a^T, the 64 columns on wgmma's M side, the
+# rows its N), where a 64-row tile would be half padding and 2 warps run mma v2, which has no fp8 products.
+# H200, one query of 32 x 128 unless said, do_bench ms, before (2 warps of 32 rows; fp8 64 rows at 4 warps, as
+# 16-bit queries did where the call launched 2 to 3 programs a multiprocessor) / swapped
+# (bench/results/h200-lean-swap-2026-11-29/): stored fp8 300 tokens x 10000 0.1446 / 0.1197, 512 x 20000 0.356 /
+# 0.314, d 64 0.140 / 0.080; int8 level (0.1205 / 0.1197); fp16 8 x 16 of 8192 0.0409 / 0.0371, 4 x 40 of 8000 at
+# d 96 0.0567 / 0.0502, one query of 300 or 1024 tokens level. Held out (h200-lean-swap-held-out-2026-11-29/): fp8
+# faster or level on 6 of 6 (50000 x 120 0.365 / 0.263); int8 level on 4, 24 x 700 0.065 / 0.068, 2 x 1500 of
+# 400 0.079 / 0.103; 16-bit faster on 4 of 8 (a cosine's 2000 x 300 0.090 / 0.063, 16 x 8 of 3000 0.023 /
+# 0.021), level on 3, 8 x 20 of 2048 0.035 / 0.039; the Gaussian's L2 key 0.051 / 0.041 and 0.102 / 0.070, one
+# level. A tile that its rows' width cuts below 64 columns (d 256: 0.083 / 0.088) keeps LEAN_TINY_MMA2_BLOCKS.
+LEAN_TINY_BLOCKS = (32, 64, 4, 3)
+LEAN_TINY_MMA2_BLOCKS = (32, 64, 2, 3)
+LEAN_SWAP_MIN_COLS = 64  # wgmma's M a warp group
 # An L2 key carries its index through the loop (its value comes from the selected pair's differences): at
 # 128 x 64 and 8 warps that loop takes 254 registers a thread, MaxSim's 77. In 64-row chunks of 4 warps
 # its programs overlap better: H200, 1 query of 1024 tokens x 512 documents of 1024, the Gaussian MaxSim
@@ -1176,32 +1175,12 @@ def parts_words(axis: str, cells: int, rows: int, cols: int, machine: str, l2: b
             f"few cells, long rows, {sms} multiprocessors), each part's (value, index) merged in order")
 
 
-def lean_tile_words(rows: int, machine: str, l2: bool = False, byte: str = "", row_bytes: int = 0,
-                    cols: int = 0, out_cells: int = 0) -> str:
-    """explain()'s line on the lean forward's tile on a GPU (_gpu_lean_tile, lean_group) and why."""
+def lean_tile_words(rows: int, machine: str, l2: bool = False, byte: str = "", row_bytes: int = 0) -> str:
+    """explain()'s line on the lean forward's tile on a GPU (_gpu_lean_tile) and why."""
     if not machine.startswith("cuda"):
         return "  lean tile: the interpreter's small blocks (a GPU's: by the rows, the key, the rows' format and width)"
-    group = lean_group(rows, cols, out_cells, EXPLAIN_SMS, l2, byte, row_bytes)
-    (block_r, block_c, warps, stages), why = _gpu_lean_tile(rows, l2, byte, row_bytes, group)
-    if not group and rows <= LEAN_TINY_BLOCKS[0] and not l2 and not byte:
-        why += (f"; one warp group's 64 where the call launches {LEAN_GROUP_BAND[0]} to {LEAN_GROUP_BAND[1]} programs "
-                f"a multiprocessor and d is at most 128")
+    (block_r, block_c, warps, stages), why = _gpu_lean_tile(rows, l2, byte, row_bytes)
     return f"  lean tile: {block_r} rows x {block_c} columns, {warps} warps, {stages} stages ({why})"
-
-
-def lean_group(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: str = "",
-               row_bytes: int = 0) -> int:
-    """The programs a lean call of a query of at most 32 rows launches (cells x chunks x parts, as
-    column_parts counts them) where they are LEAN_GROUP_BAND a multiprocessor, the key is a 16-bit
-    dot's and a tile row holds at most 256 bytes: its programs then take one warp group's 64 rows.
-    0 elsewhere."""
-    if rows > LEAN_TINY_BLOCKS[0] or l2 or byte or cols < 1 or out_cells < 1 or \
-            row_bytes > LEAN_TILE_BYTES // LEAN_SMALL_BLOCKS[1]:
-        return 0
-    programs, parts, _ = gpu_lean_launch(rows, cols, out_cells, sms, l2, byte, row_bytes)
-    programs *= parts
-    low, high = LEAN_GROUP_BAND
-    return programs if low * sms <= programs < high * sms else 0
 
 
 def _major(device: torch.device) -> int:
@@ -1275,8 +1254,7 @@ def _few_long(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, 
 def gpu_lean_launch(rows: int, cols: int, out_cells: int, sms: int, l2: bool = False, byte: str = "",
                     row_bytes: int = 0) -> tuple[int, int, int]:
     """(programs before the split, parts, columns a part) of a lean call on a GPU at its
-    rows' tile (_gpu_lean_blocks; lean_group keeps its rows and columns): out_cells x chunks,
-    and column_parts' split of the selected axis."""
+    rows' tile (_gpu_lean_blocks): out_cells x chunks, and column_parts' split of the selected axis."""
     block_r, block_c = _gpu_lean_blocks(rows, l2, byte, row_bytes)[:2]
     programs = out_cells * -(-rows // block_r)
     return (programs, *column_parts(programs, cols, block_c, sms))
@@ -1295,19 +1273,18 @@ def lean_row_bytes(d: int, dtype: str) -> int:
     return next_pow2(d, 32 if byte else 16) * (1 if byte else 2)
 
 
-def _gpu_lean_tile(rows: int, l2: bool = False, byte: str = "", row_bytes: int = 0,
-                   group: int = 0) -> tuple[tuple[int, int, int, int], str]:
+def _gpu_lean_tile(rows: int, l2: bool = False, byte: str = "", row_bytes: int = 0) -> tuple[tuple[int, int, int, int], str]:
     """_gpu_lean_blocks' blocks and why, for explain(); a program of at most 64 rows
-    takes columns of at most LEAN_TILE_BYTES a tile where row_bytes is given; group: the
-    programs of a call that lean_group gives one warp group's rows."""
+    takes columns of at most LEAN_TILE_BYTES a tile where row_bytes is given."""
     (block_r, block_c, warps, stages), why = _gpu_lean_rows_tile(rows, l2, byte)
-    if group:
-        (block_r, block_c, warps, stages) = LEAN_SMALL_BLOCKS
-        why = (f"at most 32 rows, one warp group's 64 (half padding): the call launches {group} programs, "
-               f"{LEAN_GROUP_BAND[0]} to {LEAN_GROUP_BAND[1]} a multiprocessor")
     if block_r <= 64 and row_bytes and block_c * row_bytes > LEAN_TILE_BYTES:
         block_c = max(16, LEAN_TILE_BYTES // row_bytes)
         why += f"; {block_c} columns: rows of {row_bytes} bytes, a column tile of at most {LEAN_TILE_BYTES // 1024} KB"
+        if block_r <= 32 and warps >= 4 and block_c < LEAN_SWAP_MIN_COLS:
+            warps = LEAN_TINY_MMA2_BLOCKS[2]
+            why += f", {warps} warps (a swapped product takes {LEAN_SWAP_MIN_COLS})"
+    if lean_swap(block_r, block_c, warps):
+        why += "; the product swapped, the columns on one warp group's M side"
     return (block_r, block_c, warps, stages), why
 
 
@@ -1321,9 +1298,15 @@ def _gpu_lean_rows_tile(rows: int, l2: bool = False, byte: str = "") -> tuple[tu
         return LEAN_BLOCKS, "more than 64 rows"
     if rows > 32:
         return LEAN_SMALL_BLOCKS, "at most 64 rows, one warp group's"
-    if byte == "fp8":
-        return LEAN_SMALL_BLOCKS, "fp8 rows: 2 warps would run mma v2, which has no fp8 products"
     return LEAN_TINY_BLOCKS, "at most 32 rows"
+
+
+def lean_swap(block_r: int, block_c: int, warps: int) -> bool:
+    """Whether a lean program takes its product as b a^T (the kernel's SWAP): a tile of at
+    most 32 rows and LEAN_SWAP_MIN_COLS columns or more at 4 warps or more puts the columns
+    on the MMA's M side, so that Hopper's wgmma (64 rows a warp group) holds no padding rows
+    (under the interpreter too, whose tiles of at most 32 rows take 4 warps)."""
+    return block_r <= 32 and block_c >= LEAN_SWAP_MIN_COLS and warps >= 4
 
 
 def where(device: torch.device) -> str:
@@ -1357,8 +1340,7 @@ def lean_blocks(a: torch.Tensor, b: torch.Tensor, rows: int, cols: int, cells: i
             m.data_ptr() % 16 == 0 and m.stride(0) * m.element_size() % 16 == 0 for m in (a_rows, b_rows)))
         byte = BYTE_ROWS.get(str(a.dtype).removeprefix("torch."), "")
         row_bytes = lean_block_k(a) * a.element_size()
-        group = lean_group(rows, cols, out_cells, multiprocessors(a.device), l2, byte, row_bytes)
-        block_r, block_c, warps, stages = _gpu_lean_tile(rows, l2, byte, row_bytes, group)[0]
+        block_r, block_c, warps, stages = _gpu_lean_tile(rows, l2, byte, row_bytes)[0]
         return block_r, block_c, warps, stages, load, a_rows, b_rows
     # (a descriptor's block is a power of two, and the whole contraction)
     load = LEAN_INTERPRET_LOAD if a.shape[-1] in LEAN_DIMS and a.shape[-1] >= lean_block_k(a) else 0
@@ -1701,7 +1683,7 @@ def forward_kernel(term, signature, sizes: dict | None = None, dtype: str = "flo
         elif family == "lean":
             row_bytes = lean_row_bytes(d, dtype) if d else 0
             lines.append(parts_words(term.c, out_cells, rows, cols, machine, l2, term.a.quantized, row_bytes))
-            lines.append(lean_tile_words(rows, machine, l2, term.a.quantized, row_bytes, cols, out_cells))
+            lines.append(lean_tile_words(rows, machine, l2, term.a.quantized, row_bytes))
             if l2 or term.pair == "cos":
                 lines.append(col_norms_words(term, sizes, lean=True))
             if l2 and dtype in ("float16", "bfloat16", None):

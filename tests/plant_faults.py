@@ -248,6 +248,14 @@ FAULTS = (
           "hsr/shift16.py", "lo = tl.load(at, mask=p < n_parts, other=float(\"inf\"))",
           "lo = tl.load(at, mask=p < 1, other=float(\"inf\"))",
           ("tests/test_shift16.py",)),
+    Fault("the swap rule ignores the column tile (32 columns on wgmma's M side of 64)",
+          "hsr/dispatch.py", "return block_r <= 32 and block_c >= LEAN_SWAP_MIN_COLS and warps >= 4",
+          "return block_r <= 32 and warps >= 4",
+          ("tests/test_dispatch.py", "-k", "swapped")),
+    Fault("the lean host never asks for the swapped product",
+          "templates/select_reduce_host.py.jinja", "SWAP=dispatch.lean_swap(block_r, block_c, warps),",
+          "SWAP=False,",
+          ("tests/test_select_reduce.py", "-k", "swapped")),
 )
 
 SUMMARY = re.compile(r"\b(passed|failed|error|stopping after)\b")

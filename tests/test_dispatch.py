@@ -205,44 +205,34 @@ def test_an_l2_key_runs_the_lean_loop_in_smaller_chunks():
     for byte in ("int8", "fp8"):
         assert dispatch._gpu_lean_blocks(1024, byte=byte) == dispatch.LEAN_BYTE_BLOCKS  # 1-byte rows, many
         assert dispatch._gpu_lean_blocks(128, byte=byte) == dispatch.LEAN_BLOCKS
-    # at 32 rows, fp8 takes the 4-warp wgmma tile (2 warps run mma v2, which has no fp8 products); int8 does not
-    assert dispatch._gpu_lean_blocks(32, byte="fp8") == dispatch.LEAN_SMALL_BLOCKS
-    assert dispatch._gpu_lean_blocks(32, byte="int8") == dispatch.LEAN_TINY_BLOCKS
+    # at 32 rows, every format and key takes one warp group's product swapped (its 64 columns on wgmma's M side)
+    for byte in ("fp8", "int8", ""):
+        assert dispatch._gpu_lean_blocks(32, byte=byte) == dispatch.LEAN_TINY_BLOCKS
+    assert dispatch._gpu_lean_blocks(32, l2=True) == dispatch.LEAN_TINY_BLOCKS
     fp8 = hsr.compile(bundled_spec("maxsim_fp8")).explain(dict(i=1, j=10000, s=32, t=300, d=128), "fp8")
-    assert "lean tile: 64 rows x 64 columns, 4 warps, 3 stages (fp8 rows: 2 warps would run mma v2" in fp8
-    assert "lean tile: 32 rows x 64 columns, 2 warps" in hsr.compile(MAXSIM).explain(
+    assert ("lean tile: 32 rows x 64 columns, 4 warps, 3 stages (at most 32 rows; the product swapped, the columns "
+            "on one warp group's M side)") in fp8
+    assert "lean tile: 32 rows x 64 columns, 4 warps" in hsr.compile(MAXSIM).explain(
         dict(i=1, j=1000, s=32, t=300, d=128), torch.float16)
-    assert dispatch._gpu_lean_blocks(32, l2=True) == dispatch._gpu_lean_blocks(32)
     sizes = dict(i=1, j=1000, s=1024, t=300, d=128)
     gaussian = hsr.compile(MAXSIM.replace("<Q_s, D_t>", "exp(-||Q_s - D_t||^2)"))
     assert "whole in each of 16000 programs" in gaussian.explain(sizes, torch.float16)
     assert "whole in each of 8000 programs" in hsr.compile(MAXSIM).explain(sizes, torch.float16)
 
 
-def test_a_short_query_of_few_programs_takes_one_warp_group():
-    """dispatch.lean_group: a query of at most 32 rows runs 2-warp programs of 32 rows, but where the
-    call launches LEAN_GROUP_BAND programs a multiprocessor (cells x parts), one warp group's 64 rows
-    at 4 warps; L2 keys, 1-byte rows and rows past 128 coordinates keep their tiles."""
-    sms, (low, high) = dispatch.EXPLAIN_SMS, dispatch.LEAN_GROUP_BAND
-    row_bytes = dispatch.lean_row_bytes(128, "float16")
-    assert dispatch.lean_group(32, 8192, 128, sms, row_bytes=row_bytes) == 384  # 128 cells x 3 parts
-    assert dispatch.lean_group(32, 2048, 128, sms, row_bytes=row_bytes) == 0  # 2 parts: 1.9 a multiprocessor
-    assert dispatch.lean_group(32, 8192, 256, sms, row_bytes=row_bytes) == 0  # 512 programs: 3.9
-    assert dispatch.lean_group(32, 300, low * sms - 1, sms, row_bytes=row_bytes) == 0
-    assert dispatch.lean_group(32, 300, low * sms, sms, row_bytes=row_bytes) == low * sms
-    assert dispatch.lean_group(32, 300, high * sms - 1, sms, row_bytes=row_bytes) == high * sms - 1
-    assert dispatch.lean_group(32, 300, high * sms, sms, row_bytes=row_bytes) == 0
-    assert dispatch.lean_group(32, 300, 300, sms, row_bytes=dispatch.lean_row_bytes(96, "bfloat16")) == 300
-    assert dispatch.lean_group(32, 300, 300, sms, row_bytes=dispatch.lean_row_bytes(256, "float16")) == 0
-    assert dispatch.lean_group(48, 300, 300, sms, row_bytes=row_bytes) == 0  # 64-row programs already
-    assert dispatch.lean_group(32, 300, 300, sms, l2=True, row_bytes=row_bytes) == 0
-    assert dispatch.lean_group(32, 300, 300, sms, byte="int8", row_bytes=64) == 0
-    assert dispatch._gpu_lean_tile(32, row_bytes=row_bytes, group=300)[0] == dispatch.LEAN_SMALL_BLOCKS
-    few = hsr.compile(MAXSIM).explain(dict(i=8, j=16, s=32, t=8192, d=128), torch.float16)
-    assert "lean tile: 64 rows x 64 columns, 4 warps, 3 stages (at most 32 rows, one warp group's 64 (half " \
-           "padding): the call launches 384 programs, 2 to 3 a multiprocessor)" in few
-    many = hsr.compile(MAXSIM).explain(dict(i=1, j=1000, s=32, t=300, d=128), torch.float16)
-    assert "lean tile: 32 rows x 64 columns, 2 warps, 3 stages (at most 32 rows; one warp group's 64 where" in many
+def test_a_short_query_takes_its_product_swapped_where_a_warp_group_fills():
+    """dispatch.lean_swap: a lean tile of at most 32 rows at 4 warps takes b a^T where its column
+    tile fills wgmma's 64 rows; a tile that its rows' width cuts below 64 columns runs 2 warps
+    unswapped, as does a 64-row tile."""
+    assert dispatch.lean_swap(32, 64, 4) and dispatch.lean_swap(16, 128, 4)
+    assert not dispatch.lean_swap(32, 32, 4) and not dispatch.lean_swap(32, 64, 2) and not dispatch.lean_swap(64, 64, 4)
+    wide = dispatch._gpu_lean_blocks(32, row_bytes=dispatch.lean_row_bytes(256, "float16"))
+    assert wide == (32, 32, 2, 3) and not dispatch.lean_swap(*wide[:3])
+    assert dispatch.lean_swap(*dispatch._gpu_lean_blocks(32, byte="fp8", row_bytes=256)[:3])
+    text = hsr.compile(MAXSIM).explain(dict(i=1, j=1000, s=32, t=300, d=256), torch.float16)
+    assert "32 columns: rows of 512 bytes, a column tile of at most 16 KB, 2 warps (a swapped product takes 64)" in text
+    few = hsr.compile(MAXSIM).explain(dict(i=8, j=16, s=32, t=8192, d=128), torch.float16)  # few programs too
+    assert "lean tile: 32 rows x 64 columns, 4 warps, 3 stages (at most 32 rows; the product swapped" in few
 
 
 def test_wide_rows_of_few_query_rows_take_narrower_column_tiles():

@@ -299,10 +299,11 @@ def test_long_documents_in_parts_exact(monkeypatch):
     dm[2, :3000] = False  # the first parts of a document keep nothing
     dm[5] = False
     assert dispatch.column_parts(6, 5000, dispatch.LEAN_BLOCKS[1], dispatch.multiprocessors(torch.device(CUDA)))[0] > 1
-    got = []  # in parts and whole, in one warp group's 64 rows (dispatch.lean_group) and in 2-warp programs
-    for min_cols, band in ((dispatch.PART_MIN_COLS, (0, 3)), (10**9, (0, 3)), (dispatch.PART_MIN_COLS, (0, 0))):
+    got = []  # in parts and whole, one warp group's product swapped (dispatch.lean_swap) and 2-warp programs
+    for min_cols, tiny in ((dispatch.PART_MIN_COLS, dispatch.LEAN_TINY_BLOCKS), (10**9, dispatch.LEAN_TINY_BLOCKS),
+                           (dispatch.PART_MIN_COLS, dispatch.LEAN_TINY_MMA2_BLOCKS)):
         monkeypatch.setattr(dispatch, "PART_MIN_COLS", min_cols)
-        monkeypatch.setattr(dispatch, "LEAN_GROUP_BAND", band)
+        monkeypatch.setattr(dispatch, "LEAN_TINY_BLOCKS", tiny)
         kept.forget(launches=True)
         Qg = Q.to(CUDA).requires_grad_()
         out = maxsim(Qg, D.to(CUDA), d_mask=dm.to(CUDA))

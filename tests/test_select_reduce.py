@@ -758,6 +758,43 @@ def test_the_lean_forward_with_epilogues_and_row_terms(lean, lean_ops, device, n
         assert torch.allclose(mine.grad.cpu().double(), want.grad, rtol=2e-2, atol=2e-2)  # fp16 gradients
 
 
+@pytest.mark.parametrize("fmt", ["float16", "int8", "fp8"])
+def test_a_short_query_takes_its_product_swapped(monkeypatch, device, fmt):
+    """A query of at most 32 rows against column tiles of 64 (dispatch.lean_swap): the lean
+    kernel takes b a^T and transposes it back. Integer rows, a tie across two tiles (the lower
+    index wins) and a document with no kept token: values and indices as the float64
+    reference, in 16-bit, int8 and fp8 rows."""
+    if fmt == "fp8" and device == "cuda" and torch.cuda.get_device_capability() < (8, 9):
+        pytest.skip("fp8 tensor cores need compute capability 8.9 or more")
+    swapped, plain = [], launcher.launch
+
+    def spy(kernel, grid, *args, **kwargs):
+        if getattr(kernel, "fn", kernel).__name__.endswith("_fwd_lean"):
+            swapped.append(kwargs["SWAP"])
+        return plain(kernel, grid, *args, **kwargs)
+    monkeypatch.setattr(launcher, "launch", spy)
+    gen = torch.Generator().manual_seed(11)
+    Q, D = _ints((1, 20, 32), gen), _ints((2, 150, 32), gen)  # (|values| <= 3: exact in e4m3)
+    D[0, 130] = D[0, 70]  # a tie across tiles, both the best for some query token
+    Q[0, 0] = D[0, 70]
+    dmask = torch.ones(2, 150, dtype=torch.bool)
+    dmask[1] = False
+    if fmt == "float16":
+        op, args = hsr.compile(OPS / "maxsim.hsr"), (Q.half(), D.half())
+    else:
+        rows = (lambda x: x.to(torch.int8)) if fmt == "int8" else (lambda x: x.to(torch.float8_e4m3fn))
+        dscale = torch.rand(2, 150, generator=gen) + 0.5
+        dscale[0, 130] = dscale[0, 70]
+        op, args = hsr.compile(OPS / f"maxsim_{fmt}.hsr"), (rows(Q), rows(D), torch.rand(1, 20, generator=gen) + 0.5, dscale)
+    out, idx = op.forward_with_indices(*[x.to(device) for x in args], dmask=dmask.to(device))
+    ref, indices = op.reference(*args, dmask=dmask, return_indices=True)
+    assert swapped and all(swapped)
+    assert torch.allclose(out.cpu().double(), ref, rtol=1e-5, atol=1e-5)
+    (want, axes), = indices.values()
+    assert torch.equal(idx.cpu().long(), want.permute(*[axes.index(a) for a in ("i", "j", "s")]))
+    assert idx[0, 0, 0] == 70 and (idx[0, 1] == -1).all()
+
+
 @pytest.fixture
 def short_lean(monkeypatch):
     """Every row count counts as short (dispatch.LEAN_MIN_ROWS far above it): the lean

@@ -5,12 +5,15 @@ defaults, in one process: three interleaved rounds of do_bench medians (ms, host
     python3 bench/experiments/dispatch_probe.py --shapes 8x16x32x8192,1x32x32x16384:bfloat16 \\
         --set PART_PROGRAMS_PER_SM=4 --set 'LEAN_TINY_BLOCKS=(64, 64, 4, 3)' [--out DIR]
 
---shapes NQxNDxLQxLD[xD][:dtype][:cos] (d 128 and fp16 by default; cos: normalize=True). Each --set is one
+--shapes NQxNDxLQxLD[xD][:dtype][:cos] (d 128 and fp16 by default; cos: normalize=True; dtype int8 or fp8:
+an fp16 query against the documents stored quantized, hsr.ops.quantize_int8 / quantize_fp8). Each --set is one
 variant: NAME=VALUE, VALUE a Python literal, several joined by ';'; a NAME starting HSR_ is an environment switch
 (its VALUE the string); TABLE=PATH reads the shipped configs from that file (hsr/tuned.json's layout)
 instead, the process's kept and predicted configs dropped at each switch. --spec "score[i, j] = ..." times
 hsr.compile of that definition over Q[i, s, d] and D[j, t, d] instead of hsr.ops.maxsim. --grad: the forward with Q requiring a gradient (the index a backward reads is
-written; no backward runs). One JSON line a shape; each variant's median of the rounds' medians.
+written; no backward runs). --profile: each variant's kernels (us a call, torch.profiler) and the host's enqueue
+(kmeans_shift_probe's). One JSON line a shape; each variant's median of the rounds' medians; max_diff: the
+largest difference of a variant's scores from the default's.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import triton
 
 import hsr.ops
 from hsr import autotune, dispatch, kept, tuned
+from kmeans_shift_probe import _profile
 
 SHIPPED = tuned.SHIPPED
 
@@ -62,6 +66,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--spec", default="", help="a definition over Q[i, s, d] and D[j, t, d] to time instead")
     ap.add_argument("--grad", action="store_true", help="Q requires a gradient (the training forward)")
+    ap.add_argument("--profile", action="store_true", help="each variant's kernels and host enqueue, a call")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     args = ap.parse_args()
     variants = {"default": {}} | {text: variant(text) for text in args.sets}
@@ -78,20 +83,29 @@ def main():
             cos = shape.endswith(":cos")
             sizes, dtype = (shape.removesuffix(":cos").split(":") + ["float16"])[:2]
             nq, nd, lq, ld, dim = ([int(v) for v in sizes.split("x")] + [128])[:5]
-            q = torch.nn.functional.normalize(torch.randn(nq, lq, dim, device="cuda"), dim=-1).to(getattr(torch, dtype))
+            stored = {"int8": hsr.ops.quantize_int8, "fp8": hsr.ops.quantize_fp8}.get(dtype)
+            q = torch.nn.functional.normalize(torch.randn(nq, lq, dim, device="cuda"), dim=-1).to(
+                torch.float16 if stored else getattr(torch, dtype))
             d = torch.nn.functional.normalize(torch.randn(nd, ld, dim, device="cuda"), dim=-1).to(q.dtype)
+            d = stored(d) if stored else d
             q.requires_grad_(args.grad)
             times = {name: [] for name in variants}
-            for _ in range(args.rounds):
+            outs, profiled = {}, {}
+            for round_ in range(args.rounds):
                 for name, values in variants.items():
                     apply({**defaults, **values})
                     kept.forget(launches=True)
-                    call(q, d, cos)
+                    outs[name] = call(q, d, cos).detach().float()
                     times[name].append(triton.testing.do_bench(lambda: call(q, d, cos), warmup=25, rep=100))
+                    if args.profile and round_ == args.rounds - 1:
+                        profiled[name] = _profile(lambda: call(q, d, cos))
             apply(defaults)
             row = {"shape": f"{nq} x {nd} of {lq} x {ld}, d {dim} {dtype}" + (" cos" if cos else "") + (" grad" if args.grad else ""),
                    **({"spec": args.spec} if args.spec else {})}
             row.update({name: round(statistics.median(t), 4) for name, t in times.items()})
+            # each variant's scores against the default's: the variants change the schedule, not the result
+            row["max_diff"] = max((outs[name] - outs["default"]).abs().max().item() for name in outs)
+            row.update({"profile": profiled} if profiled else {})
             print(json.dumps(row), flush=True)
             lines.append(json.dumps(row))
     Path(args.out).mkdir(parents=True, exist_ok=True)

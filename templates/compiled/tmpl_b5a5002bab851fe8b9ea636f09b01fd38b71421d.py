@@ -261,7 +261,7 @@ def root(context, missing=missing):
             str(t_5((undefined(name='K') if l_1_K is missing else l_1_K))),
             ', SIZE_',
             str(t_5((undefined(name='K') if l_1_K is missing else l_1_K))),
-            ', LOAD, DOT_FP32, ',
+            ', LOAD, DOT_FP32, SWAP, ',
             str(l_1_partial),
             ')\n',
         ))
@@ -435,7 +435,7 @@ def root(context, missing=missing):
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr, SIZE_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield ': tl.constexpr, LOAD: tl.constexpr,\n        DOT_FP32: tl.constexpr, PARTIAL: tl.constexpr):\n    """Scores of a\'s rows against the '
+        yield ': tl.constexpr, LOAD: tl.constexpr,\n        DOT_FP32: tl.constexpr, SWAP: tl.constexpr, PARTIAL: tl.constexpr):\n    """Scores of a\'s rows against the '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' tile at '
         yield str((undefined(name='C') if l_0_C is missing else l_0_C))
@@ -449,7 +449,7 @@ def root(context, missing=missing):
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ' < BLOCK_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield ' (not a power of two: pointer loads) reads zeros past its end."""\n    # spec line '
+        yield ' (not a power of two: pointer loads) reads zeros past its end.\n    SWAP (dispatch.lean_swap): the product taken as b a^T, the tile\'s columns on the MMA\'s M side, and\n    transposed back in registers."""\n    # spec line '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair_line'))
         yield ': '
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'pair_text'))
@@ -497,15 +497,17 @@ def root(context, missing=missing):
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield ' + offs_'
         yield str((undefined(name='K') if l_0_K is missing else l_0_K))
-        yield '[None, :])\n    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n        dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b))'
-        yield str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 144 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield '[None, :])\n    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n        dot = tl.dot(a, tl.trans(b.to(tl.float32)), input_precision="ieee")\n    elif SWAP:\n        dot = tl.trans(tl.dot(b, tl.trans(a)))'
+        yield str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 146 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield '\n    else:\n        dot = tl.dot(a, tl.trans(b))'
+        yield str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 148 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n'
         if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'key'):
             pass
             yield '    # spec line '
             yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'line'))
             yield ": the selection's key on the tile, from the dot"
-            yield str((" and the columns' terms" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides') else cond_expr_undefined("the inline if-expression on line 146 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+            yield str((" and the columns' terms" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'col_sides') else cond_expr_undefined("the inline if-expression on line 150 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
             yield '\n    dot = '
             yield str(environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'key'))
             yield '\n'
@@ -533,8 +535,8 @@ def root(context, missing=missing):
         yield '_ptr, '
         yield str((undefined(name='B') if l_0_B is missing else l_0_B))
         yield '_ptr, a_desc, b_desc,'
-        yield str((str_join((' ', (undefined(name='A') if l_0_A is missing else l_0_A), 's_ptr, ', (undefined(name='B') if l_0_B is missing else l_0_B), 's_ptr, shift_ptr,', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 170 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 170 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((str_join((' ', (undefined(name='A') if l_0_A is missing else l_0_A), 's_ptr, ', (undefined(name='B') if l_0_B is missing else l_0_B), 's_ptr, shift_ptr,', )) if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 174 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' bsq_ptr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 174 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield ' out_ptr, idx_ptr,'
         for l_1_m in environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'masks'):
             _loop_vars = {}
@@ -618,9 +620,9 @@ def root(context, missing=missing):
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
         yield ': tl.constexpr,\n    SIZE_'
         yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
-        yield ': tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, NEED_IDX: tl.constexpr,'
-        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 184 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
-        yield str((' SHIFT_A: tl.constexpr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 184 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield ': tl.constexpr, LOAD: tl.constexpr, DOT_FP32: tl.constexpr, SWAP: tl.constexpr, NEED_IDX: tl.constexpr,'
+        yield str((' COL_NORMS: tl.constexpr,' if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'cos') or environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2')) else cond_expr_undefined("the inline if-expression on line 188 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str((' SHIFT_A: tl.constexpr,' if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 188 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'outer') in ('max', 'min')):
             pass
             yield ' FINAL: tl.constexpr,'
@@ -906,7 +908,7 @@ def root(context, missing=missing):
         yield '], float("'
         yield str(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'fill'))
         yield '"), tl.float32)\n        if NEED_IDX:'
-        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 293 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
+        yield str(("  # (L2: always, the selected pair's value comes from its index)" if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'l2') else cond_expr_undefined("the inline if-expression on line 297 in 'select_reduce/lean.py.jinja' evaluated to false and no else section was defined.")))
         yield '\n            idx2 = tl.zeros([BLOCK_'
         yield str(t_5((undefined(name='R') if l_0_R is missing else l_0_R)))
         yield ', BLOCK_'
@@ -1086,7 +1088,7 @@ def root(context, missing=missing):
             yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
             yield ', SIZE_'
             yield str(t_5((undefined(name='K') if l_0_K is missing else l_0_K)))
-            yield ', LOAD, DOT_FP32, True)\n'
+            yield ', LOAD, DOT_FP32, SWAP, True)\n'
             if environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'lean'), 'c_guard'):
                 pass
                 yield '                    '
@@ -1225,4 +1227,4 @@ def root(context, missing=missing):
             yield '        tl.store(out_ptr + cell.to(tl.int64) * n_chunks + chunk, share)\n'
 
 blocks = {}
-debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=244&57=246&58=259&59=268&60=272&61=276&62=283&63=292&64=294&66=304&67=308&71=315&72=319&74=327&76=334&80=337&81=343&82=345&84=347&85=349&86=351&90=359&91=364&93=367&94=371&95=373&96=375&98=379&99=383&101=385&105=387&107=393&108=399&110=402&111=408&115=413&116=415&117=418&125=421&126=433&128=439&129=445&130=449&131=453&132=457&133=461&135=465&136=467&137=471&138=481&140=491&144=501&145=503&146=506&147=510&149=512&153=515&158=518&164=522&169=530&170=532&172=570&174=588&175=592&177=595&178=599&180=602&181=610&183=614&184=620&188=631&189=637&190=639&191=641&192=643&194=655&195=658&196=664&197=668&201=673&202=675&203=677&205=679&210=683&211=687&213=691&218=693&219=697&221=701&222=705&223=708&224=712&226=716&227=719&228=723&230=728&231=732&232=734&234=738&235=742&236=756&237=760&238=764&239=768&240=774&243=782&247=784&248=787&250=791&251=794&256=800&257=806&258=810&259=816&260=820&261=828&263=832&264=834&267=837&268=843&269=851&276=861&277=871&280=877&281=880&285=883&287=885&288=887&289=891&290=893&291=895&292=903&293=909&294=911&295=915&296=918&297=922&298=928&299=936&301=944&303=946&304=949&306=953&308=957&310=959&311=962&312=968&314=971&315=983&316=991&317=993&318=997&319=1001&320=1003&321=1005&322=1008&323=1010&324=1012&326=1016&327=1018&328=1021&329=1023&331=1032&335=1035&336=1039&339=1042&340=1046&341=1054&342=1060&344=1063&348=1070&349=1072&350=1084&351=1090&352=1093&354=1096&357=1101&358=1103&359=1107&361=1109&363=1111&366=1113&367=1116&368=1118&369=1120&370=1122&373=1125&374=1129&375=1133&376=1136&377=1138&378=1144&379=1147&381=1149&382=1155&384=1159&386=1165&387=1168&390=1175&391=1179&392=1183&395=1187&396=1189&397=1191&398=1194&399=1196&400=1200&401=1202&402=1208&404=1212&405=1214&409=1216&413=1221&416=1223'
+debug_info = '3=43&4=55&5=58&6=61&8=65&9=68&10=72&11=78&12=83&13=92&15=98&17=106&18=112&19=113&20=122&21=126&22=128&25=145&29=151&30=152&31=157&32=163&33=167&34=171&36=177&40=184&41=192&42=193&43=194&44=196&45=204&47=212&48=220&50=225&51=232&52=236&54=238&56=244&57=246&58=259&59=268&60=272&61=276&62=283&63=292&64=294&66=304&67=308&71=315&72=319&74=327&76=334&80=337&81=343&82=345&84=347&85=349&86=351&90=359&91=364&93=367&94=371&95=373&96=375&98=379&99=383&101=385&105=387&107=393&108=399&110=402&111=408&115=413&116=415&117=418&125=421&126=433&128=439&129=445&130=449&133=453&134=457&135=461&137=465&138=467&139=471&140=481&142=491&146=501&148=503&149=505&150=508&151=512&153=514&157=517&162=520&168=524&173=532&174=534&176=572&178=590&179=594&181=597&182=601&184=604&185=612&187=616&188=622&192=633&193=639&194=641&195=643&196=645&198=657&199=660&200=666&201=670&205=675&206=677&207=679&209=681&214=685&215=689&217=693&222=695&223=699&225=703&226=707&227=710&228=714&230=718&231=721&232=725&234=730&235=734&236=736&238=740&239=744&240=758&241=762&242=766&243=770&244=776&247=784&251=786&252=789&254=793&255=796&260=802&261=808&262=812&263=818&264=822&265=830&267=834&268=836&271=839&272=845&273=853&280=863&281=873&284=879&285=882&289=885&291=887&292=889&293=893&294=895&295=897&296=905&297=911&298=913&299=917&300=920&301=924&302=930&303=938&305=946&307=948&308=951&310=955&312=959&314=961&315=964&316=970&318=973&319=985&320=993&321=995&322=999&323=1003&324=1005&325=1007&326=1010&327=1012&328=1014&330=1018&331=1020&332=1023&333=1025&335=1034&339=1037&340=1041&343=1044&344=1048&345=1056&346=1062&348=1065&352=1072&353=1074&354=1086&355=1092&356=1095&358=1098&361=1103&362=1105&363=1109&365=1111&367=1113&370=1115&371=1118&372=1120&373=1122&374=1124&377=1127&378=1131&379=1135&380=1138&381=1140&382=1146&383=1149&385=1151&386=1157&388=1161&390=1167&391=1170&394=1177&395=1181&396=1185&399=1189&400=1191&401=1193&402=1196&403=1198&404=1202&405=1204&406=1210&408=1214&409=1216&413=1218&417=1223&420=1225'
