@@ -143,7 +143,7 @@ def score_fwd(
     H_ptr, stride_H_j, stride_H_t, stride_H_h, W_ptr, stride_W_d, stride_W_h, bias_ptr, stride_bias_d, size_h, RX_FP32: tl.constexpr,  # D's inputs
     HAS_d_mask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr, SWAP: tl.constexpr,
 ):
     """Forward of score: one program per output cell (i, j), with
     BLOCK_I values of i stacked in one Q tile, so that each D tile
@@ -243,6 +243,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -363,6 +365,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -484,6 +488,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -616,6 +622,8 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -719,6 +727,8 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -917,6 +927,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1037,6 +1049,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1158,6 +1172,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1290,6 +1306,8 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1393,6 +1411,8 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1884,7 +1904,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 
         ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()), PERSIST=persist,
         PRECISION=precision,
-        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
+        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split, SWAP=dispatch.GENERAL_SWAP_FORMED,
     )
     other_cells = n_cells // sizes["i"] * n_chunks
 

@@ -177,7 +177,7 @@ def score_fwd(
     r_bucket, c_bucket, g_bucket,  # autotune keys only
     codes_ptr, stride_codes_j, stride_codes_t, centroids_ptr, stride_centroids_c, stride_centroids_d, residuals_ptr, stride_residuals_j, stride_residuals_t, stride_residuals_d, bucket_weights_ptr, stride_bucket_weights_b, size_c, size_b,  # D's inputs
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr, SWAP: tl.constexpr,
 ):
     """Forward of score: one program per output cell (i, j), with
     BLOCK_I values of i stacked in one Q tile, so that each D tile
@@ -273,6 +273,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -382,6 +384,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -490,6 +494,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -611,6 +617,8 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -701,6 +709,8 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -890,6 +900,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -999,6 +1011,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1107,6 +1121,8 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1228,6 +1244,8 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1318,6 +1336,8 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1804,7 +1824,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 
         ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()), PERSIST=persist,
         PRECISION=precision,
-        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
+        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split, SWAP=dispatch.GENERAL_SWAP_FORMED,
     )
     other_cells = n_cells // sizes["i"] * n_chunks
 

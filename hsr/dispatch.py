@@ -1030,6 +1030,10 @@ LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group'
 LEAN_TINY_BLOCKS = (32, 64, 4, 3)
 LEAN_TINY_MMA2_BLOCKS = (32, 64, 2, 3)
 LEAN_SWAP_MIN_COLS = 64  # wgmma's M a warp group
+# The general loop's tile of a computed operand (formed in the kernel, never a TMA tile) takes its product
+# swapped too, where a config's row block holds at most 32 rows and its column tile at least 64 (the kernel
+# decides from its blocks): the formed tile on the MMA's M side (an experiment: bench/NOTES.md, session 55).
+GENERAL_SWAP_FORMED = True
 # An L2 key carries its index through the loop (its value comes from the selected pair's differences): at
 # 128 x 64 and 8 warps that loop takes 254 registers a thread, MaxSim's 77. In 64-row chunks of 4 warps
 # its programs overlap better: H200, 1 query of 1024 tokens x 512 documents of 1024, the Gaussian MaxSim

@@ -84,7 +84,7 @@ def root(context, missing=missing):
         return concat(t_5)
     context.exported_vars.add('col_norms')
     context.vars['col_norms'] = l_0_col_norms = Macro(environment, macro, 'col_norms', ('full',), False, False, False, context.eval_ctx.autoescape)
-    def macro(l_1_tail, l_1_half, l_1_norms, l_1_rank, l_1_halves):
+    def macro(l_1_tail, l_1_half, l_1_norms, l_1_rank, l_1_halves, l_1_swap):
         t_6 = []
         l_1_t = resolve('t')
         l_1_range = resolve('range')
@@ -100,6 +100,8 @@ def root(context, missing=missing):
             l_1_rank = False
         if l_1_halves is missing:
             l_1_halves = False
+        if l_1_swap is missing:
+            l_1_swap = False
         pass
         (l_1_R, l_1_C, l_1_K) = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'R'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'C'), environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'K'))
         l_1_tile_norms = (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'l2') or (l_1_norms and (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'cos')))
@@ -304,9 +306,23 @@ def root(context, missing=missing):
                 t_6.append(
                     '    if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers\n',
                 )
+            t_6.append(
+                '        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n',
+            )
+            if l_1_swap:
+                pass
+                t_6.extend((
+                    '    elif SWAP & (',
+                    str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
+                    ' <= 32) & (',
+                    str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
+                    " >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)\n        dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))",
+                    str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 94 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    '\n',
+                ))
             t_6.extend((
-                '        dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 92 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                '    else:\n        dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)',
+                str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 97 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\nelif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_',
                 str(t_3((undefined(name='K') if l_1_K is missing else l_1_K))),
                 '\n    dot = tl.zeros([',
@@ -418,7 +434,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 124 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(BLOCK_', t_3((undefined(name='R') if l_1_R is missing else l_1_R)), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'a_coords') else cond_expr_undefined("the inline if-expression on line 129 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n            b = ',
                     str(('b_half' if l_1_half else 'b_desc')),
                     '.load([',
@@ -427,7 +443,7 @@ def root(context, missing=missing):
                     '0, ',
                     str((undefined(name='K') if l_1_K is missing else l_1_K)),
                     '0])',
-                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 125 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                    str((str_join(('.reshape(', (undefined(name='BC') if l_1_BC is missing else l_1_BC), ', BLOCK_', t_3((undefined(name='K') if l_1_K is missing else l_1_K)), ')', )) if environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'tma'), 'b_coords') else cond_expr_undefined("the inline if-expression on line 130 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n        else:\n            ',
                     str(t_1(t_2((undefined(name='pointer_loads') if l_1_pointer_loads is missing else l_1_pointer_loads)), 12)),
                     '\n',
@@ -456,7 +472,7 @@ def root(context, missing=missing):
                 )
             t_6.extend((
                 '        if DOT_FP32:\n            dot += tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")\n        else:\n            dot += tl.dot(a, tl.trans(b), input_precision=PRECISION)',
-                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 143 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
+                str(('.to(tl.float32)' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 148 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                 '\n',
             ))
             if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'normalize')):
@@ -610,7 +626,7 @@ def root(context, missing=missing):
                 )
         return concat(t_6)
     context.exported_vars.add('dot_tile')
-    context.vars['dot_tile'] = l_0_dot_tile = Macro(environment, macro, 'dot_tile', ('tail', 'half', 'norms', 'rank', 'halves'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['dot_tile'] = l_0_dot_tile = Macro(environment, macro, 'dot_tile', ('tail', 'half', 'norms', 'rank', 'halves', 'swap'), False, False, False, context.eval_ctx.autoescape)
     def macro(l_1_tail, l_1_nan_pass, l_1_half, l_1_ties, l_1_halves):
         t_8 = []
         l_1_t = resolve('t')
@@ -700,7 +716,7 @@ def root(context, missing=missing):
             ': ',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair_text')),
             '\n',
-            str(context.call((undefined(name='dot_tile') if l_0_dot_tile is missing else l_0_dot_tile), ((l_1_tail or l_1_nan_pass) or l_1_ties), l_1_half, norms=True, rank=environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_is_prim'), halves=l_1_halves)),
+            str(context.call((undefined(name='dot_tile') if l_0_dot_tile is missing else l_0_dot_tile), ((l_1_tail or l_1_nan_pass) or l_1_ties), l_1_half, norms=True, rank=environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_is_prim'), halves=l_1_halves, swap=environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'))),
             '\n',
         ))
         if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'cos'):
@@ -1403,4 +1419,4 @@ def root(context, missing=missing):
     context.vars['row_finish'] = l_0_row_finish = Macro(environment, macro, 'row_finish', ('halves', 'exact', 'tile_start', 'parts'), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&23=104&24=105&25=106&26=107&28=108&29=109&30=113&31=117&32=119&33=121&34=123&35=129&36=137&38=142&39=146&41=150&42=153&43=158&44=160&47=168&48=174&49=182&52=195&53=198&54=202&55=206&57=210&58=212&59=215&60=219&61=222&62=226&63=234&65=243&66=251&68=254&69=258&70=261&73=266&77=271&78=275&79=281&81=290&82=296&92=309&93=311&94=313&95=318&96=322&98=325&100=329&102=331&103=334&104=338&106=341&107=345&109=352&111=363&112=369&113=375&114=383&115=388&116=391&118=398&119=406&110=411&122=412&124=416&125=423&127=432&129=439&131=442&134=447&137=452&143=459&144=462&145=466&148=471&149=474&151=478&152=483&153=488&154=490&157=496&158=500&159=502&163=505&164=509&166=520&168=527&169=532&170=534&173=544&175=553&176=558&177=563&178=565&180=571&181=575&182=578&183=583&184=585&188=591&192=596&200=606&207=614&209=629&210=630&211=633&212=639&213=645&214=650&215=654&217=660&218=667&220=671&221=678&222=682&225=689&226=693&228=699&229=703&230=706&233=711&235=715&237=722&239=725&240=729&241=734&242=738&243=740&245=745&246=749&247=751&248=753&249=755&250=760&252=764&253=769&255=773&261=785&263=787&267=789&268=793&270=796&271=800&274=807&276=809&280=811&282=813&283=816&285=820&287=825&288=828&289=831&290=836&291=839&295=847&296=853&297=856&300=858&301=862&302=864&303=867&304=871&305=873&306=875&307=881&311=889&312=894&313=896&319=908&321=910&322=912&323=916&326=921&327=930&329=936&331=942&332=947&333=950&337=952&338=956&339=958&340=960&342=962&343=964&344=968&347=976&348=986&349=989&350=994&352=996&353=998&357=1004&362=1010&367=1024&368=1025&369=1028&371=1033&375=1037&381=1047&382=1050&386=1054&390=1059&391=1064&392=1068&394=1073&395=1081&396=1083&397=1087&398=1091&400=1094&403=1098&404=1102&405=1105&406=1110&407=1112&409=1124&410=1127&411=1132&412=1135&413=1139&415=1148&419=1154&422=1159&424=1163&426=1166&427=1170&429=1173&430=1177&433=1179&435=1183&436=1185&437=1189&438=1197&439=1199&440=1203&441=1207&442=1209&444=1212&446=1216&448=1219&450=1224&453=1231&456=1242&457=1245&460=1251&461=1255&462=1257&463=1262&465=1266&467=1277&468=1279&469=1282&470=1286&471=1289&472=1293&474=1296&475=1300&476=1302&477=1307&478=1311&479=1317&480=1321&481=1327&482=1333&483=1335&484=1337&486=1344&487=1346&488=1352&491=1359&495=1368&500=1377&501=1383&502=1388&503=1392'
+debug_info = '5=30&6=45&7=51&8=55&10=64&13=74&15=81&19=87&24=106&25=107&26=108&27=109&29=110&30=111&31=115&32=119&33=121&34=123&35=125&36=131&37=139&39=144&40=148&42=152&43=155&44=160&45=162&48=170&49=176&50=184&53=197&54=200&55=204&56=208&58=212&59=214&60=217&61=221&62=224&63=228&64=236&66=245&67=253&69=256&70=260&71=263&74=268&78=273&79=277&80=283&82=292&83=298&92=312&93=316&94=320&97=325&98=327&99=329&100=334&101=338&103=341&105=345&107=347&108=350&109=354&111=357&112=361&114=368&116=379&117=385&118=391&119=399&120=404&121=407&123=414&124=422&115=427&127=428&129=432&130=439&132=448&134=455&136=458&139=463&142=468&148=475&149=478&150=482&153=487&154=490&156=494&157=499&158=504&159=506&162=512&163=516&164=518&168=521&169=525&171=536&173=543&174=548&175=550&178=560&180=569&181=574&182=579&183=581&185=587&186=591&187=594&188=599&189=601&193=607&197=612&205=622&212=630&214=645&215=646&216=649&217=655&218=661&219=666&220=670&222=676&223=683&225=687&226=694&227=698&230=705&231=709&233=715&234=719&235=722&238=727&240=731&242=738&244=741&245=745&246=750&247=754&248=756&250=761&251=765&252=767&253=769&254=771&255=776&257=780&258=785&260=789&266=801&268=803&272=805&273=809&275=812&276=816&279=823&281=825&285=827&287=829&288=832&290=836&292=841&293=844&294=847&295=852&296=855&300=863&301=869&302=872&305=874&306=878&307=880&308=883&309=887&310=889&311=891&312=897&316=905&317=910&318=912&324=924&326=926&327=928&328=932&331=937&332=946&334=952&336=958&337=963&338=966&342=968&343=972&344=974&345=976&347=978&348=980&349=984&352=992&353=1002&354=1005&355=1010&357=1012&358=1014&362=1020&367=1026&372=1040&373=1041&374=1044&376=1049&380=1053&386=1063&387=1066&391=1070&395=1075&396=1080&397=1084&399=1089&400=1097&401=1099&402=1103&403=1107&405=1110&408=1114&409=1118&410=1121&411=1126&412=1128&414=1140&415=1143&416=1148&417=1151&418=1155&420=1164&424=1170&427=1175&429=1179&431=1182&432=1186&434=1189&435=1193&438=1195&440=1199&441=1201&442=1205&443=1213&444=1215&445=1219&446=1223&447=1225&449=1228&451=1232&453=1235&455=1240&458=1247&461=1258&462=1261&465=1267&466=1271&467=1273&468=1278&470=1282&472=1293&473=1295&474=1298&475=1302&476=1305&477=1309&479=1312&480=1316&481=1318&482=1323&483=1327&484=1333&485=1337&486=1343&487=1349&488=1351&489=1353&491=1360&492=1362&493=1368&496=1375&500=1384&505=1393&506=1399&507=1404&508=1408'
