@@ -25,7 +25,7 @@
 #     running selection (general loop): one per row, each tile reduced at once where no index is carried (inference); where one is (training, an index output): one per row where at least 256 stacked rows meet each tile and the selected axis is at most 1024 long, else a slot per row and tile column
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
 #     not lean: D is computed in the kernel (pointer loads of its inputs, not TMA tiles)
-#     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 2-bit codes, L2-normalised; never written to memory (one tile of d, at most 256)
+#     computed operand D: its rows formed in the kernel, a tile at a time, from centroids read at codes, bucket_weights read at residuals's 2-bit codes, L2-normalised; never written to memory (one tile of d, at most 256); where a config's row block holds at most 32 rows and its column tile 64 or more, the formed tile takes the MMA's M side (the product swapped)
 #     offsets' checks (max_seqlen given, on a GPU): one check launch before the forward
 #     stacking (general loop): values of 'i' share each D tile
 #     launch order (general loop, stacked): the blocks of Q rows lead the launch order where Q holds at most 8 MiB (each D tile read from memory once, from L2 by the other blocks), else the other cells do
@@ -273,7 +273,7 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                             dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -384,7 +384,7 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                             dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -494,7 +494,7 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                             dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -617,7 +617,7 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                                 dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -709,7 +709,7 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                                 dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -900,7 +900,7 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                             dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -1011,7 +1011,7 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                             dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -1121,7 +1121,7 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                             dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -1244,7 +1244,7 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                                 dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
@@ -1336,7 +1336,7 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)
+                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
                                 dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)

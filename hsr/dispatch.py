@@ -1032,7 +1032,10 @@ LEAN_TINY_MMA2_BLOCKS = (32, 64, 2, 3)
 LEAN_SWAP_MIN_COLS = 64  # wgmma's M a warp group
 # The general loop's tile of a computed operand (formed in the kernel, never a TMA tile) takes its product
 # swapped too, where a config's row block holds at most 32 rows and its column tile at least 64 (the kernel
-# decides from its blocks): the formed tile on the MMA's M side (an experiment: bench/NOTES.md, session 55).
+# decides from its blocks, the tuned config's): the formed tile on the MMA's M side, wgmma where mma v2 ran.
+# H200, one query of 32 x 128 against 100000 documents of 2-bit codes, ms, unswapped / swapped: the residual
+# spec 7.04 / 6.81, without normalize 6.85 / 6.52, the centroid term alone 3.13 / 3.17 (one process each;
+# bench/results/h200-general-swap-formed-2026-11-29/).
 GENERAL_SWAP_FORMED = True
 # An L2 key carries its index through the loop (its value comes from the selected pair's differences): at
 # 128 x 64 and 8 warps that loop takes 254 registers a thread, MaxSim's 77. In 64-row chunks of 4 warps
@@ -1561,9 +1564,11 @@ def computed_words(b) -> str:
     rows = b.computed.rows
     norm = ("" if not rows.normalize else ", L2-normalised" if not rows.for_cosine else
             ", L2-normalised (read by cosines only: a cosine of its rows is one of its normalised rows)")
+    swap = ("; where a config's row block holds at most 32 rows and its column tile 64 or more, the formed tile "
+            "takes the MMA's M side (the product swapped)") if GENERAL_SWAP_FORMED else ""
     return (f"  computed operand {b.name}: its rows formed in the kernel, a tile at a time, from {', '.join(parts)}"
             f"{norm}; never written to memory (" + (f"{b.axes[-1]} in chunks of {COMPUTED_BLOCK_K}" if COMPUTED_BLOCK_K
-                                                   else f"one tile of {b.axes[-1]}") + f", at most {COMPUTED_MAX_D})")
+                                                   else f"one tile of {b.axes[-1]}") + f", at most {COMPUTED_MAX_D}){swap}")
 
 
 def scalar_bound(kind: str, axes, grid, stacked: str | None) -> bool:

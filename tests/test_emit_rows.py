@@ -129,6 +129,7 @@ def test_packed_documents_and_explain(device):
     assert "computed operand D: its rows formed in the kernel" in text
     assert "C read at codes, w read at res's 4-bit codes, L2-normalised" in text
     assert "not lean: D is computed in the kernel" in text
+    assert "at most 32 rows and its column tile 64 or more, the formed tile takes the MMA's M side" in text
     assert "forward kernel: tiles" in text
 
 

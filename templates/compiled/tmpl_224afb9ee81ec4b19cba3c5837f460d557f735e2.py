@@ -316,7 +316,7 @@ def root(context, missing=missing):
                     str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'ROWS')),
                     ' <= 32) & (',
                     str((undefined(name='BC') if l_1_BC is missing else l_1_BC)),
-                    " >= 64):  # b a^T: the column tile on the MMA's M side (dispatch.general_swap)\n        dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))",
+                    " >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)\n        dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))",
                     str(('.to(tl.float32)  # int8 x int8: exact int32' if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'quantized') == 'int8') else cond_expr_undefined("the inline if-expression on line 94 in 'select_reduce/tile.py.jinja' evaluated to false and no else section was defined."))),
                     '\n',
                 ))
