@@ -24,7 +24,7 @@
 #     running selection (general loop): one per row, each tile reduced at once where no index is carried (inference); where one is (training, an index output): one per row where at least 256 stacked rows meet each tile and the selected axis is at most 1024 long, else a slot per row and tile column
 #     last, partial tile of 't' (general loop): in the tile loop where 't' is not a multiple of 128 and at most 1024 long, else after the loop
 #     not lean: D is computed in the kernel (pointer loads of its inputs, not TMA tiles)
-#     computed operand D: its rows formed in the kernel, a tile at a time, from H projected by W over 'h' (tensor cores, 32 at a time), bias, L2-normalised; never written to memory (one tile of d, at most 256); where a config's row block holds at most 32 rows and its column tile 64 or more, the formed tile takes the MMA's M side (the product swapped)
+#     computed operand D: its rows formed in the kernel, a tile at a time, from H projected by W over 'h' (tensor cores, 32 at a time), bias, L2-normalised; never written to memory (one tile of d, at most 256)
 #     stacking (general loop): values of 'i' share each D tile
 #     launch order (general loop, stacked): the blocks of Q rows lead the launch order where Q holds at most 8 MiB (each D tile read from memory once, from L2 by the other blocks), else the other cells do
 #     persistent programs (general loop, stacked): each keeps a block of 'i' (its Q tile loaded once) and walks a run of the other cells, where 's' is at most 64 long and the cells give 2 programs a multiprocessor 8 or more; else a program per cell
@@ -143,7 +143,7 @@ def score_fwd(
     H_ptr, stride_H_j, stride_H_t, stride_H_h, W_ptr, stride_W_d, stride_W_h, bias_ptr, stride_bias_d, size_h, RX_FP32: tl.constexpr,  # D's inputs
     HAS_d_mask: tl.constexpr,
     BLOCK_S: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr,
-    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr, SWAP: tl.constexpr,
+    NEED_IDX: tl.constexpr, PRECISION: tl.constexpr, DOT_FP32: tl.constexpr, DOT_MODE: tl.constexpr, ROW_SLOT: tl.constexpr, SMALL_D: tl.constexpr, BLOCK_I: tl.constexpr, G_FIRST: tl.constexpr, PERSIST: tl.constexpr, ONE_LOOP: tl.constexpr, SPLIT_S: tl.constexpr,
 ):
     """Forward of score: one program per output cell (i, j), with
     BLOCK_I values of i stacked in one Q tile, so that each D tile
@@ -243,8 +243,6 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -365,8 +363,6 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -488,8 +484,6 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -622,8 +616,6 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -727,8 +719,6 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -927,8 +917,6 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1049,8 +1037,6 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1172,8 +1158,6 @@ def score_fwd(
                         b = b.to(D_ptr.dtype.element_ty)
                         if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                             dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                        elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                            dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                         else:
                             dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                     elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1306,8 +1290,6 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1411,8 +1393,6 @@ def score_fwd(
                             b = b.to(D_ptr.dtype.element_ty)
                             if DOT_FP32:  # the interpreter (Triton 3.9) multiplies bf16 bit patterns as integers
                                 dot = tl.dot(a.to(tl.float32), tl.trans(b.to(tl.float32)), input_precision="ieee")
-                            elif SWAP & (BLOCK_I * BLOCK_S <= 32) & (BLOCK_T >= 64):  # b a^T: the formed tile on the MMA's M side (dispatch.GENERAL_SWAP_FORMED)
-                                dot = tl.trans(tl.dot(b, tl.trans(a), input_precision=PRECISION))
                             else:
                                 dot = tl.dot(a, tl.trans(b), input_precision=PRECISION)
                         elif DOT_MODE == 1:  # a long contraction, in chunks of BLOCK_D
@@ -1904,7 +1884,7 @@ def _score_forward_as_written(t, sizes, need_idx, launch=True, ties=False):
 
         ONE_LOOP=dispatch.one_loop(sizes["t"]), G_FIRST=dispatch.stacked_first(Q_.numel() * Q_.element_size()), PERSIST=persist,
         PRECISION=precision,
-        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split, SWAP=dispatch.GENERAL_SWAP_FORMED,
+        DOT_FP32=runtime.interpreting() and Q_.dtype == torch.bfloat16, SPLIT_S=split,
     )
     other_cells = n_cells // sizes["i"] * n_chunks
 

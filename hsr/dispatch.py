@@ -1035,7 +1035,8 @@ LEAN_SWAP_MIN_COLS = 64  # wgmma's M a warp group
 # decides from its blocks, the tuned config's): the formed tile on the MMA's M side, wgmma where mma v2 ran.
 # H200, one query of 32 x 128 against 100000 documents of 2-bit codes, ms, unswapped / swapped: the residual
 # spec 7.04 / 6.81, without normalize 6.85 / 6.52, the centroid term alone 3.13 / 3.17 (one process each;
-# bench/results/h200-general-swap-formed-2026-11-29/).
+# bench/results/h200-general-swap-formed-2026-11-29/). Not a projection's tile (maxsim_from_hidden's: the formed
+# tile an MMA's own result), whose swapped product has not run on a GPU yet.
 GENERAL_SWAP_FORMED = True
 # An L2 key carries its index through the loop (its value comes from the selected pair's differences): at
 # 128 x 64 and 8 warps that loop takes 254 registers a thread, MaxSim's 77. In 64-row chunks of 4 warps
@@ -1565,7 +1566,7 @@ def computed_words(b) -> str:
     norm = ("" if not rows.normalize else ", L2-normalised" if not rows.for_cosine else
             ", L2-normalised (read by cosines only: a cosine of its rows is one of its normalised rows)")
     swap = ("; where a config's row block holds at most 32 rows and its column tile 64 or more, the formed tile "
-            "takes the MMA's M side (the product swapped)") if GENERAL_SWAP_FORMED else ""
+            "takes the MMA's M side (the product swapped)") if GENERAL_SWAP_FORMED and not projected else ""
     return (f"  computed operand {b.name}: its rows formed in the kernel, a tile at a time, from {', '.join(parts)}"
             f"{norm}; never written to memory (" + (f"{b.axes[-1]} in chunks of {COMPUTED_BLOCK_K}" if COMPUTED_BLOCK_K
                                                    else f"one tile of {b.axes[-1]}") + f", at most {COMPUTED_MAX_D}){swap}")

@@ -716,7 +716,7 @@ def root(context, missing=missing):
             ': ',
             str(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair_text')),
             '\n',
-            str(context.call((undefined(name='dot_tile') if l_0_dot_tile is missing else l_0_dot_tile), ((l_1_tail or l_1_nan_pass) or l_1_ties), l_1_half, norms=True, rank=environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_is_prim'), halves=l_1_halves, swap=environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'))),
+            str(context.call((undefined(name='dot_tile') if l_0_dot_tile is missing else l_0_dot_tile), ((l_1_tail or l_1_nan_pass) or l_1_ties), l_1_half, norms=True, rank=environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'key_is_prim'), halves=l_1_halves, swap=(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows') and (not environment.getattr(environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'rows'), 'projects'))))),
             '\n',
         ))
         if (environment.getattr((undefined(name='t') if l_1_t is missing else l_1_t), 'pair') == 'cos'):

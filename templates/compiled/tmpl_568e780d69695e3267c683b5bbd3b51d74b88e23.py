@@ -967,7 +967,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
         yield ' TMA=tma is not None,'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and (not environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects'))):
         pass
         yield ' SWAP=dispatch.GENERAL_SWAP_FORMED,'
     yield '\n'

@@ -1379,7 +1379,7 @@ def root(context, missing=missing):
     if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'tma'):
         pass
         yield ' TMA: tl.constexpr,'
-    if environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'):
+    if (environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows') and (not environment.getattr(environment.getattr((undefined(name='t') if l_0_t is missing else l_0_t), 'rows'), 'projects'))):
         pass
         yield ' SWAP: tl.constexpr,'
     yield '\n):\n'
