@@ -1029,10 +1029,12 @@ LEAN_SMALL_BLOCKS = (64, 64, 4, 3)  # chunks of at most 64 rows (one warp group'
 # level. A tile that its rows' width cuts below 64 columns (d 256: 0.083 / 0.088) keeps LEAN_TINY_MMA2_BLOCKS.
 LEAN_TINY_BLOCKS = (32, 64, 4, 3)
 LEAN_TINY_MMA2_BLOCKS = (32, 64, 2, 3)
+LEAN_SWAP_MAX_ROWS = 32  # the rows a swapped product holds on wgmma's N side (a 64-row tile would be half padding)
 LEAN_SWAP_MIN_COLS = 64  # wgmma's M a warp group
 # The general loop's tile of a computed operand (formed in the kernel, never a TMA tile) takes its product
-# swapped too, where a config's row block holds at most 32 rows and its column tile at least 64 (the kernel
-# decides from its blocks, the tuned config's): the formed tile on the MMA's M side, wgmma where mma v2 ran.
+# swapped too, where a config's row block holds at most LEAN_SWAP_MAX_ROWS rows and its column tile at least
+# LEAN_SWAP_MIN_COLS (the kernel decides from its blocks, the tuned config's, by these two constants, which emit
+# renders into it): the formed tile on the MMA's M side, wgmma where mma v2 ran.
 # H200, one query of 32 x 128 against 100000 documents of 2-bit codes, ms, unswapped / swapped: the residual
 # spec 7.04 / 6.81, without normalize 6.85 / 6.52, the centroid term alone 3.13 / 3.17 (one process each;
 # bench/results/h200-general-swap-formed-2026-11-29/). Not a projection's tile (maxsim_from_hidden's: the formed
@@ -1288,7 +1290,7 @@ def _gpu_lean_tile(rows: int, l2: bool = False, byte: str = "", row_bytes: int =
     if block_r <= 64 and row_bytes and block_c * row_bytes > LEAN_TILE_BYTES:
         block_c = max(16, LEAN_TILE_BYTES // row_bytes)
         why += f"; {block_c} columns: rows of {row_bytes} bytes, a column tile of at most {LEAN_TILE_BYTES // 1024} KB"
-        if block_r <= 32 and warps >= 4 and block_c < LEAN_SWAP_MIN_COLS:
+        if block_r <= LEAN_SWAP_MAX_ROWS and warps >= 4 and block_c < LEAN_SWAP_MIN_COLS:
             warps = LEAN_TINY_MMA2_BLOCKS[2]
             why += f", {warps} warps (a swapped product takes {LEAN_SWAP_MIN_COLS})"
     if lean_swap(block_r, block_c, warps):
@@ -1311,10 +1313,10 @@ def _gpu_lean_rows_tile(rows: int, l2: bool = False, byte: str = "") -> tuple[tu
 
 def lean_swap(block_r: int, block_c: int, warps: int) -> bool:
     """Whether a lean program takes its product as b a^T (the kernel's SWAP): a tile of at
-    most 32 rows and LEAN_SWAP_MIN_COLS columns or more at 4 warps or more puts the columns
+    most LEAN_SWAP_MAX_ROWS rows and LEAN_SWAP_MIN_COLS columns or more at 4 warps or more puts the columns
     on the MMA's M side, so that Hopper's wgmma (64 rows a warp group) holds no padding rows
     (under the interpreter too, whose tiles of at most 32 rows take 4 warps)."""
-    return block_r <= 32 and block_c >= LEAN_SWAP_MIN_COLS and warps >= 4
+    return block_r <= LEAN_SWAP_MAX_ROWS and block_c >= LEAN_SWAP_MIN_COLS and warps >= 4
 
 
 def where(device: torch.device) -> str:
@@ -1565,8 +1567,9 @@ def computed_words(b) -> str:
     rows = b.computed.rows
     norm = ("" if not rows.normalize else ", L2-normalised" if not rows.for_cosine else
             ", L2-normalised (read by cosines only: a cosine of its rows is one of its normalised rows)")
-    swap = ("; where a config's row block holds at most 32 rows and its column tile 64 or more, the formed tile "
-            "takes the MMA's M side (the product swapped)") if GENERAL_SWAP_FORMED and not projected else ""
+    swap = (f"; where a config's row block holds at most {LEAN_SWAP_MAX_ROWS} rows and its column tile "
+            f"{LEAN_SWAP_MIN_COLS} or more, the formed tile takes the MMA's M side (the product swapped)"
+            ) if GENERAL_SWAP_FORMED and not projected else ""
     return (f"  computed operand {b.name}: its rows formed in the kernel, a tile at a time, from {', '.join(parts)}"
             f"{norm}; never written to memory (" + (f"{b.axes[-1]} in chunks of {COMPUTED_BLOCK_K}" if COMPUTED_BLOCK_K
                                                    else f"one tile of {b.axes[-1]}") + f", at most {COMPUTED_MAX_D}){swap}")

@@ -340,6 +340,7 @@ def _term_context(t: TermPlan, plan: Plan, source: str) -> dict:
         col_sides=[s for s in sides if s["side"] == "col"],
         quantized=t.a.quantized, key=t.key, key_is_prim=t.key_is_prim, key_linear=t.key_linear,
         cos=t.pair == "cos",
+        swap_rows=dispatch.LEAN_SWAP_MAX_ROWS, swap_cols=dispatch.LEAN_SWAP_MIN_COLS,  # (dispatch.GENERAL_SWAP_FORMED)
         h=t.h, post=t.post, value=t.value, weights=weights, ties=t.ties,
         row_grads=t.row_grads, col_grads=dict(t.col_grads), need_x=t.need_x, uses_value=t.uses_value,
         uniform=t.uniform, weighted=t.weighted, prim={"l1": "l1", "sqdist": "sq", "dist": "sq"}.get(t.pair, "dot"),
